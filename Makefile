@@ -1,0 +1,41 @@
+# Everything a fresh machine needs: `make demo` and `make test` create .venv, install torch (CPU
+# build, pinned: any other spec pulls CUDA packages) first, then the project.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install demo test lint typecheck bench sample clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/selene run configs/demo.yaml
+
+test: $(STAMP)
+	$(BIN)/ruff check selene tests benchmarks scripts
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check selene tests benchmarks scripts
+	$(BIN)/ruff format --check selene tests benchmarks scripts
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/ingest.py
+
+sample: $(STAMP)
+	$(BIN)/python scripts/build_sample.py
+
+clean:
+	rm -rf $(VENV) runs .pytest_cache .mypy_cache .ruff_cache

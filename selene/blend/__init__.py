@@ -1,0 +1,1 @@
+"""Blending: per-source weights and epochs to a seeded document sampling plan."""

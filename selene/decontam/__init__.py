@@ -1,0 +1,1 @@
+"""Decontamination: n-gram overlap of documents against evaluation tasks."""

@@ -1,0 +1,1 @@
+"""Fuzzy MinHash deduplication (datasketch): signatures, LSH bands, clusters, removal."""

@@ -1,0 +1,33 @@
+"""Errors a user can act on. The CLI prints their message (no traceback unless --debug).
+
+`ConfigError` and `UsageError` exit with 2 (bad usage or configuration); every other
+`SeleneError` exits with 1 (a runtime failure: unreadable input, unwritable output ...).
+"""
+
+from __future__ import annotations
+
+
+class SeleneError(Exception):
+    """Base of the errors whose message is meant for the user."""
+
+    exit_code = 1
+
+
+class ConfigError(SeleneError):
+    """A configuration file or option is invalid; the message names the field and what is accepted."""
+
+    exit_code = 2
+
+
+class UsageError(SeleneError):
+    """The command line is inconsistent (e.g. a glob that matches nothing)."""
+
+    exit_code = 2
+
+
+class InputError(SeleneError):
+    """An input file cannot be read at all; the message names the file and, where known, the offset."""
+
+
+class OutputError(SeleneError):
+    """An output location cannot be written."""

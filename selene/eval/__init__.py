@@ -1,0 +1,1 @@
+"""Evaluation: lm-evaluation-harness adapter, perplexity, Hugging Face export, generation."""

@@ -1,0 +1,91 @@
+"""How flows run the stages' parallel maps: Prefect tasks on a task runner, compute in processes.
+
+A stage exposes its parallel steps through a `Mapper` (see `selene.ingest.stage`). Here each item
+becomes a Prefect task run, so the dashboard shows every file and shard with its state. Tasks run on
+a thread pool; with ``executor="processes"`` each task hands its work to a process pool, so
+CPU-bound Python runs on every core while Prefect's bookkeeping stays in the flow's process.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import copy
+import logging
+import multiprocessing
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from prefect import task
+from prefect.cache_policies import NO_CACHE
+from prefect.futures import as_completed
+from prefect.task_runners import ThreadPoolTaskRunner
+
+T = TypeVar("T")
+ProgressHook = Callable[[str, int, int], None]
+_progress: list[ProgressHook] = []
+
+
+def set_progress_hook(hook: ProgressHook | None) -> None:
+    """Called as (step name, items done, items total) whenever an item of a map finishes."""
+    _progress.clear()
+    if hook is not None:
+        _progress.append(hook)
+
+
+def report(name: str, done: int, total: int) -> None:
+    for hook in _progress:
+        hook(name, done, total)
+
+
+def task_runner(workers: int) -> ThreadPoolTaskRunner:
+    return ThreadPoolTaskRunner(max_workers=max(1, workers))
+
+
+class PrefectMapper:
+    """A `Mapper` that runs each item as a Prefect task; use inside a flow."""
+
+    def __init__(self, executor: str, workers: int) -> None:
+        self.pool: cf.Executor | None = None
+        if executor == "processes" and workers > 1:
+            # forkserver: forking a process that runs Prefect's threads can deadlock; spawn would
+            # re-import everything per worker.
+            ctx = multiprocessing.get_context("forkserver")
+            self.pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+
+    def __call__(self, name: str, fn: Callable[..., T], args: Sequence[tuple]) -> list[T]:
+        pool = self.pool
+
+        def run(*a: Any) -> T:
+            return fn(*a) if pool is None else pool.submit(fn, *a).result()
+
+        t = task(run, name=name, cache_policy=NO_CACHE, retries=1, retry_delay_seconds=1)
+        futures = [t.with_options(task_run_name=f"{name}-{i:05d}").submit(*a) for i, a in enumerate(args)]
+        report(name, 0, len(futures))
+        for done, _ in enumerate(as_completed(futures), 1):
+            report(name, done, len(futures))
+        return [f.result() for f in futures]
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+
+
+class _NoTraceback(logging.Formatter):
+    """Console formatter that leaves tracebacks to the Prefect API/dashboard (and --debug)."""
+
+    def __init__(self, inner: logging.Formatter | None) -> None:
+        super().__init__()
+        self.inner = inner or logging.Formatter()
+
+    def format(self, record: logging.LogRecord) -> str:
+        r = copy.copy(record)
+        r.exc_info, r.exc_text, r.stack_info = None, None, None
+        return self.inner.format(r)
+
+
+def quiet_console_tracebacks() -> None:
+    """Keep Prefect's console logs to one line per event; the dashboard keeps the full traceback."""
+    for name in ("prefect", "prefect.flow_runs", "prefect.task_runs"):
+        for h in logging.getLogger(name).handlers:
+            if type(h).__name__ == "PrefectConsoleHandler" and not isinstance(h.formatter, _NoTraceback):
+                h.setFormatter(_NoTraceback(h.formatter))

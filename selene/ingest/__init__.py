@@ -1,0 +1,1 @@
+"""Raw files to documents: readers, cleaning, language id, filters, exact dedup."""

@@ -1,0 +1,88 @@
+"""Exact deduplication across the whole dataset, through files.
+
+Each document's normalised text is hashed (xxh3-128) while its input file is processed. Hashes are
+split into buckets by hash value; each bucket is sorted on its own (memory: one bucket), and in every
+group of equal hashes the first document in the global order (input file, then row) is kept. The
+global order is fixed by the inputs, so the result is the same on any number of workers.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pyarrow as pa
+import xxhash
+
+from selene.io import dataset, fs
+
+_PUNCT = re.compile(r"[^\w\s]+")
+DUP_DTYPE = np.dtype([("file", "<u4"), ("row", "<u4"), ("kept_file", "<u4"), ("kept_row", "<u4")])
+DUP_SCHEMA = pa.schema([("row", pa.uint32()), ("kept_id", pa.string())])
+
+
+def normalise(text: str) -> str:
+    """Case, punctuation and whitespace folded: copies that differ only there are one document."""
+    return " ".join(_PUNCT.sub(" ", text.lower()).split())
+
+
+def text_hash(text: str) -> tuple[int, int]:
+    """128-bit hash of the normalised text as two uint64 halves (collisions: ~2^-64 per pair)."""
+    d = xxhash.xxh3_128_intdigest(normalise(text).encode("utf-8"))
+    return d >> 64, d & 0xFFFFFFFFFFFFFFFF
+
+
+def dedup_bucket(bucket: int, buckets: int, docs_files: list[tuple[int, str]], out_path: str) -> str:
+    """Find the duplicates whose hash falls in `bucket`; write them as a DUP_DTYPE .npy file."""
+    if fs.exists(out_path):
+        return out_path
+    parts = []
+    for file_idx, path in docs_files:
+        t = dataset.open_parquet(path).read(columns=["h1", "h2"])
+        h1 = t.column("h1").to_numpy()
+        h2 = t.column("h2").to_numpy()
+        rows = np.nonzero(h2 % np.uint64(buckets) == np.uint64(bucket))[0]
+        if rows.size:
+            rec = np.empty(rows.size, dtype=[("h1", "<u8"), ("h2", "<u8"), ("file", "<u4"), ("row", "<u4")])
+            rec["h1"], rec["h2"], rec["file"], rec["row"] = h1[rows], h2[rows], file_idx, rows
+            parts.append(rec)
+    dups = np.empty(0, dtype=DUP_DTYPE)
+    if parts:
+        a = np.concatenate(parts)
+        a = a[np.lexsort((a["row"], a["file"], a["h2"], a["h1"]))]
+        same = (a["h1"][1:] == a["h1"][:-1]) & (a["h2"][1:] == a["h2"][:-1])
+        # index of the first member of each run of equal hashes
+        first = np.maximum.accumulate(np.where(np.concatenate([[True], ~same]), np.arange(a.size), 0))
+        is_dup = np.concatenate([[False], same])
+        dups = np.empty(int(is_dup.sum()), dtype=DUP_DTYPE)
+        dups["file"], dups["row"] = a["file"][is_dup], a["row"][is_dup]
+        dups["kept_file"], dups["kept_row"] = a["file"][first[is_dup]], a["row"][first[is_dup]]
+    with fs.atomic_open(out_path) as f:
+        np.save(f, dups)
+    return out_path
+
+
+def resolve(bucket_files: list[str], docs_paths: dict[int, str], out_dir: str) -> dict[int, str]:
+    """Group the duplicates by the file they are in, with the id of the document each duplicates.
+
+    Writes ``<out_dir>/NNNNN.parquet`` (row, kept_id) for every file with duplicates.
+    """
+    arrays = []
+    for p in bucket_files:
+        with fs.get_fs(p)[0].open(fs.get_fs(p)[1], "rb") as f:
+            arrays.append(np.load(f))
+    dups = np.concatenate(arrays) if arrays else np.empty(0, dtype=DUP_DTYPE)
+    kept_ids = np.empty(dups.size, dtype=object)
+    for kf in np.unique(dups["kept_file"]):
+        ids = dataset.open_parquet(docs_paths[int(kf)]).read(columns=["id"]).column("id").to_numpy(zero_copy_only=False)
+        sel = dups["kept_file"] == kf
+        kept_ids[sel] = ids[dups["kept_row"][sel]]
+    out: dict[int, str] = {}
+    for f_idx in np.unique(dups["file"]):
+        sel = np.nonzero(dups["file"] == f_idx)[0]
+        sel = sel[np.argsort(dups["row"][sel], kind="stable")]
+        path = fs.join(out_dir, f"{int(f_idx):05d}.parquet")
+        table = pa.table({"row": dups["row"][sel], "kept_id": list(kept_ids[sel])}, schema=DUP_SCHEMA)
+        dataset.write_table(path, table)
+        out[int(f_idx)] = path
+    return out

@@ -1,0 +1,409 @@
+"""The ingest stage: raw files → cleaned, filtered, exactly-deduplicated document dataset.
+
+Plain functions over paths and an `IngestConfig`; nothing here knows about Prefect. The work is
+three parallel maps joined by files, so any executor can run it (`Mapper`):
+
+1. `process_file` per input file: read, clean, identify language, filter, hash → a candidate file,
+   a removed file and a stats file (written last: the file's completion marker).
+2. `exact_dedup.dedup_bucket` per hash bucket → duplicates, grouped per file by `exact_dedup.resolve`.
+3. `write_shard` per output shard: the surviving documents in the global order (input file, record),
+   cut into shards of `shard_docs` documents, so the output does not depend on the number of workers.
+
+`finalize` writes ``removed.parquet`` and, last, ``manifest.json``. Work files live under
+``OUT/_work/<fingerprint>/`` (fingerprint of inputs + config), so a rerun after a kill reuses what
+finished and a changed config never reuses stale work.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, TypeVar
+
+import numpy as np
+import pyarrow as pa
+
+from selene.config import IngestConfig, SourceSpec
+from selene.errors import InputError, UsageError
+from selene.ingest import exact_dedup
+from selene.ingest.clean import clean_text
+from selene.ingest.filters import FilterChain
+from selene.ingest.langid import LanguageIdentifier
+from selene.ingest.readers import ReadStats, detect_format, read_records
+from selene.io import dataset, fs
+
+T = TypeVar("T")
+# Runs fn over argument tuples, returns results in input order. `name` labels the step.
+Mapper = Callable[[str, Callable[..., T], Sequence[tuple]], list[T]]
+
+CANDIDATE_SCHEMA = pa.schema(
+    [*dataset.DOC_SCHEMA, pa.field("h1", pa.uint64(), nullable=False), pa.field("h2", pa.uint64(), nullable=False)]
+)
+WORK = "_work"
+
+
+def serial_map(name: str, fn: Callable[..., T], args: Sequence[tuple]) -> list[T]:
+    return [fn(*a) for a in args]
+
+
+@dataclass(frozen=True)
+class InputFile:
+    idx: int
+    path: str
+    key: str  # "<source name>/<path relative to the glob root>"; document ids are "<key>#<index>"
+    source: str
+    override: bool
+    bytes: int
+
+
+@dataclass
+class IngestResult:
+    out: str
+    skipped: bool
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+
+# ------------------------------------------------------------------------------------- planning
+
+
+def plan_inputs(sources: Sequence[SourceSpec]) -> list[InputFile]:
+    if not sources:
+        raise UsageError("no inputs: give at least one --source NAME=GLOB (or `ingest.sources` in the config)")
+    seen: dict[str, str] = {}
+    out: list[InputFile] = []
+    for spec in sources:
+        files, root = fs.expand(spec.glob)
+        if not files:
+            raise UsageError(
+                f"--source {spec.name}={spec.glob}: the pattern matches no file. Paths are {fs.ACCEPTED_FORMS}."
+            )
+        for path in files:
+            detect_format(path)
+            if path in seen:
+                raise UsageError(f"{path} is matched by both source {seen[path]!r} and {spec.name!r}")
+            seen[path] = spec.name
+            rel = path[len(root) :].lstrip("/") if root and path.startswith(root) else path.rsplit("/", 1)[-1]
+            out.append(InputFile(len(out), path, f"{spec.name}/{rel}", spec.name, spec.source_override, fs.size(path)))
+    return out
+
+
+def fingerprint(inputs: Sequence[InputFile], cfg: IngestConfig) -> str:
+    """Identity of an ingest run: inputs (path, size) and every setting that changes the output."""
+    settings = cfg.model_dump(mode="json", exclude={"workers", "executor", "sources"})
+    body = {"inputs": [(i.key, i.path, i.source, i.override, i.bytes) for i in inputs], "config": settings}
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
+
+
+class Work:
+    """Paths of the intermediate files of one run."""
+
+    def __init__(self, out: str, fp: str) -> None:
+        self.root = fs.join(out, WORK, fp)
+
+    def docs(self, i: int) -> str:
+        return fs.join(self.root, "files", f"{i:05d}.docs.parquet")
+
+    def removed(self, i: int) -> str:
+        return fs.join(self.root, "files", f"{i:05d}.removed.parquet")
+
+    def stats(self, i: int) -> str:
+        return fs.join(self.root, "files", f"{i:05d}.stats.json")
+
+    def bucket(self, b: int) -> str:
+        return fs.join(self.root, "buckets", f"{b:04d}.npy")
+
+    def dups_dir(self) -> str:
+        return fs.join(self.root, "dups")
+
+    def part_done(self, k: int) -> str:
+        return fs.join(self.root, "parts", f"{k:05d}.json")
+
+
+# ------------------------------------------------------------------------------- 1. per file
+
+
+def process_file(inp: InputFile, cfg: IngestConfig, work_root: str) -> dict[str, Any]:
+    """Read one input file through cleaning, language id and filters; returns its stats."""
+    work = _work_at(work_root)
+    marker = work.stats(inp.idx)
+    if fs.exists(marker):
+        return json.loads(fs.read_text(marker))
+    chain = FilterChain(cfg.filters)
+    langid = LanguageIdentifier(cfg.langid) if cfg.langid.enabled else None
+    read_stats = ReadStats()
+    counts: dict[str, Counter[str]] = defaultdict(Counter)  # source → reason (or "kept") → n
+    docs = dataset.ParquetSink(work.docs(inp.idx), CANDIDATE_SCHEMA, cfg.row_group_docs)
+    removed = dataset.ParquetSink(work.removed(inp.idx), dataset.REMOVED_SCHEMA, cfg.row_group_docs)
+    try:
+        for rec in read_records(inp.path, cfg.max_record_bytes, read_stats):
+            source = rec.source if (rec.source and not inp.override) else inp.source
+            doc_id = f"{inp.key}#{rec.index}"
+            reject = (rec.reason, rec.detail) if rec.reason else None
+            text = rec.text or ""
+            if reject is None:
+                reject = chain.precheck(text, source)
+            if reject is None:
+                text = clean_text(text, cfg.clean)
+                reject = _langid(langid, text, source, rec.meta) or chain.check(text, source)
+            if reject is not None:
+                counts[source][reject[0]] += 1
+                removed.add(id=doc_id, source=source, reason=reject[0], detail=reject[1])
+                continue
+            counts[source]["kept"] += 1
+            h1, h2 = exact_dedup.text_hash(text)
+            docs.add(id=doc_id, text=text, source=source, meta=dataset.to_meta_json(rec.meta), h1=h1, h2=h2)
+    except BaseException:
+        docs.abort()
+        removed.abort()
+        raise
+    docs.close()
+    removed.close()
+    stats = {
+        "file": inp.path,
+        "key": inp.key,
+        "bytes": inp.bytes,
+        "counts": {s: dict(sorted(c.items())) for s, c in sorted(counts.items())},
+        "blank_lines": read_stats.blank_lines,
+        "other_records": dict(sorted(read_stats.other_records.items())),
+    }
+    fs.atomic_write(marker, json.dumps(stats, indent=1))
+    return stats
+
+
+def _langid(lid: LanguageIdentifier | None, text: str, source: str, meta: dict[str, Any]) -> tuple[str, str] | None:
+    if lid is None or source in lid.cfg.exclude_sources:
+        return None
+    lang, score = lid.predict(text)
+    meta["lang"], meta["lang_score"] = lang, round(score, 4)
+    return lid.decide(lang, score)
+
+
+def _work_at(root: str) -> Work:
+    w = Work.__new__(Work)
+    w.root = root
+    return w
+
+
+# ------------------------------------------------------------------------------ 3. per shard
+
+
+@dataclass(frozen=True)
+class ShardPlan:
+    index: int
+    segments: tuple[tuple[int, int, int], ...]  # (file idx, first row, end row) of candidate rows
+
+
+def plan_shards(n_candidates: dict[int, int], dup_rows: dict[int, np.ndarray], shard_docs: int) -> list[ShardPlan]:
+    """Cut the surviving documents, in global order, into shards of `shard_docs` documents."""
+    plans: list[ShardPlan] = []
+    current: list[tuple[int, int, int]] = []
+    room = shard_docs
+    for f_idx in sorted(n_candidates):
+        n = n_candidates[f_idx]
+        survivors = np.setdiff1d(np.arange(n), dup_rows.get(f_idx, np.empty(0, dtype=np.int64)))
+        pos = 0
+        while pos < survivors.size:
+            take = min(room, survivors.size - pos)
+            start = int(survivors[pos])
+            end = int(survivors[pos + take - 1]) + 1
+            current.append((f_idx, start, end))
+            pos += take
+            room -= take
+            if room == 0:
+                plans.append(ShardPlan(len(plans), tuple(current)))
+                current, room = [], shard_docs
+    if current:
+        plans.append(ShardPlan(len(plans), tuple(current)))
+    return plans
+
+
+def write_shard(plan: ShardPlan, work_root: str, dups: dict[int, str], out: str, row_group: int) -> dict[str, Any]:
+    """Write output shard `plan.index` from the candidate files, skipping duplicates."""
+    work = _work_at(work_root)
+    marker = work.part_done(plan.index)
+    target = fs.join(out, dataset.shard_name(plan.index))
+    if fs.exists(marker) and fs.exists(target):
+        return json.loads(fs.read_text(marker))
+    sink = dataset.ParquetSink(target, dataset.DOC_SCHEMA, row_group)
+    try:
+        for f_idx, start, end in plan.segments:
+            table = _read_rows(work.docs(f_idx), start, end)
+            if f_idx in dups:
+                dup = dataset.open_parquet(dups[f_idx]).read(columns=["row"]).column("row").to_numpy()
+                keep = ~np.isin(np.arange(start, end), dup)
+                table = table.filter(pa.array(keep))
+            sink.add_table(table.select(dataset.DOC_SCHEMA.names))
+    except BaseException:
+        sink.abort()
+        raise
+    written = sink.close().to_json()
+    fs.atomic_write(marker, json.dumps(written))
+    return written
+
+
+def _read_rows(path: str, start: int, end: int) -> pa.Table:
+    """Rows [start, end) of a Parquet file, reading only the row groups that hold them."""
+    pf = dataset.open_parquet(path)
+    groups, first, offset = [], None, 0
+    for g in range(pf.metadata.num_row_groups):
+        n = pf.metadata.row_group(g).num_rows
+        if offset + n > start and offset < end:
+            groups.append(g)
+            first = offset if first is None else first
+        offset += n
+    if not groups:
+        return dataset.DOC_SCHEMA.empty_table()
+    t = pf.read_row_groups(groups, columns=dataset.DOC_SCHEMA.names)
+    return t.slice(start - (first or 0), end - start)
+
+
+# ---------------------------------------------------------------------------------- the stage
+
+
+def run_ingest(
+    out: str, cfg: IngestConfig, *, mapper: Mapper | None = None, force: bool = False
+) -> IngestResult:
+    """Ingest `cfg.sources` into the document dataset `out`. Skipped when `out` is already complete."""
+    mapper = mapper or serial_map
+    inputs = plan_inputs(cfg.sources)
+    fp = fingerprint(inputs, cfg)
+    if not force and dataset.manifest_matches(out, fp):
+        return IngestResult(out, skipped=True, manifest=dataset.read_manifest(out) or {})
+    fs.check_writable(out)
+    fs.rm(fs.join(out, dataset.MANIFEST))  # from here on the directory is unfinished
+    fs.remove_temporaries(out)
+    work = Work(out, fp)
+
+    file_stats = mapper("ingest-file", process_file, [(i, cfg, work.root) for i in inputs])
+    n_candidates = {i.idx: _count_kept(s) for i, s in zip(inputs, file_stats, strict=True)}
+    docs_files = [(i.idx, work.docs(i.idx)) for i in inputs]
+
+    dup_files: dict[int, str] = {}
+    if cfg.exact_dedup.enabled:
+        nb = cfg.exact_dedup.buckets
+        buckets = mapper(
+            "exact-dedup-bucket", exact_dedup.dedup_bucket, [(b, nb, docs_files, work.bucket(b)) for b in range(nb)]
+        )
+        dup_files = exact_dedup.resolve(buckets, dict(docs_files), work.dups_dir())
+    dup_rows = {f: dataset.open_parquet(p).read(columns=["row"]).column("row").to_numpy() for f, p in dup_files.items()}
+
+    plans = plan_shards(n_candidates, dup_rows, cfg.shard_docs)
+    shards = mapper("write-shard", write_shard, [(p, work.root, dup_files, out, cfg.row_group_docs) for p in plans])
+    _remove_stale_parts(out, {s["name"] for s in shards})
+    manifest = finalize(out, inputs, file_stats, dup_files, work, shards, cfg, fp)
+    fs.rm(fs.join(out, WORK), recursive=True)
+    return IngestResult(out, skipped=False, manifest=manifest)
+
+
+def _count_kept(stats: dict[str, Any]) -> int:
+    return sum(c.get("kept", 0) for c in stats["counts"].values())
+
+
+def _remove_stale_parts(out: str, keep: set[str]) -> None:
+    for p in fs.ls(out):
+        name = p.rsplit("/", 1)[-1]
+        if name.startswith("part-") and name.endswith(".parquet") and name not in keep:
+            fs.rm(p)
+
+
+def finalize(
+    out: str,
+    inputs: Sequence[InputFile],
+    file_stats: Sequence[dict[str, Any]],
+    dup_files: dict[int, str],
+    work: Work,
+    shards: Sequence[dict[str, Any]],
+    cfg: IngestConfig,
+    fp: str,
+) -> dict[str, Any]:
+    """Write removed.parquet (filter/lang/malformed records, then duplicates, per input file) and
+    the manifest, after checking that every input record is accounted for."""
+    input_n: Counter[str] = Counter()
+    kept_n: Counter[str] = Counter()
+    removed_n: dict[str, Counter[str]] = defaultdict(Counter)
+    sink = dataset.ParquetSink(fs.join(out, dataset.REMOVED), dataset.REMOVED_SCHEMA, 10_000)
+    try:
+        for inp, st in zip(inputs, file_stats, strict=True):
+            for src, c in st["counts"].items():
+                for reason, n in c.items():
+                    input_n[src] += n
+                    if reason == "kept":
+                        kept_n[src] += n
+                    else:
+                        removed_n[src][reason] += n
+            sink.add_table(dataset.open_parquet(work.removed(inp.idx)).read())
+            if inp.idx in dup_files:
+                dups = dataset.open_parquet(dup_files[inp.idx]).read()
+                cand = dataset.open_parquet(work.docs(inp.idx)).read(columns=["id", "source"])
+                rows = dups.column("row").to_numpy()
+                ids = cand.column("id").take(pa.array(rows))
+                srcs = cand.column("source").take(pa.array(rows))
+                kept_ids = dups.column("kept_id").to_pylist()
+                for src in srcs.to_pylist():
+                    kept_n[src] -= 1
+                    removed_n[src]["exact_dup"] += 1
+                reasons = [f"exact_dup_of:{k}" for k in kept_ids]
+                sink.add_table(
+                    pa.table(
+                        {"id": ids, "source": srcs, "reason": reasons, "detail": ["same normalised text"] * len(rows)},
+                        schema=dataset.REMOVED_SCHEMA,
+                    )
+                )
+    except BaseException:
+        sink.abort()
+        raise
+    removed_file = sink.close()
+    shard_rows = sum(s["rows"] for s in shards)
+    _check_accounting(input_n, kept_n, removed_n, shard_rows, removed_file.rows)
+    sources = sorted(input_n)
+    manifest = {
+        "stage": "ingest",
+        "fingerprint": fp,
+        "config": cfg.model_dump(mode="json"),
+        "inputs": [
+            {"path": i.path, "key": i.key, "source": i.source, "format": ".".join(filter(None, detect_format(i.path))), "bytes": i.bytes}
+            for i in inputs
+        ],
+        "shards": list(shards),
+        "removed": removed_file.to_json(),
+        "stats": {
+            "documents_in": sum(input_n.values()),
+            "documents_out": shard_rows,
+            "documents_removed": removed_file.rows,
+            "per_source": {
+                s: {"in": input_n[s], "kept": kept_n[s], "removed": dict(sorted(removed_n[s].items()))} for s in sources
+            },
+            "files": [
+                {k: st[k] for k in ("file", "bytes", "blank_lines", "other_records")} for st in file_stats
+            ],
+        },
+    }
+    dataset.write_manifest(out, manifest)
+    return manifest
+
+
+def _check_accounting(
+    input_n: Counter[str], kept_n: Counter[str], removed_n: dict[str, Counter[str]], shard_rows: int, removed_rows: int
+) -> None:
+    for s in input_n:
+        if input_n[s] != kept_n[s] + sum(removed_n[s].values()):
+            raise InputError(f"internal accounting error for source {s!r}: in != kept + removed")
+    if sum(kept_n.values()) != shard_rows or sum(sum(c.values()) for c in removed_n.values()) != removed_rows:
+        raise InputError("internal accounting error: shard/removed rows differ from the per-file counts")
+
+
+def summary_rows(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per source × reason, for tables (CLI, Prefect artifact)."""
+    rows = []
+    for src, st in manifest["stats"]["per_source"].items():
+        rows.append({"source": src, "in": st["in"], "kept": st["kept"], "removed": sum(st["removed"].values()),
+                     "top reasons": ", ".join(f"{r}={n}" for r, n in sorted(st["removed"].items(), key=lambda x: -x[1])[:3])})
+    return rows
+
+
+__all__ = ["IngestResult", "InputFile", "Mapper", "process_file", "run_ingest", "serial_map", "write_shard"]
+_ = (asdict, os)

@@ -1,0 +1,1 @@
+"""Documents on disk: fsspec paths, atomic writes, Parquet shards, removed records, manifests."""

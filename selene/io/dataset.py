@@ -1,0 +1,200 @@
+"""The document dataset on disk (DESIGN.md, data contracts).
+
+A directory of ``part-NNNNN.parquet`` shards (``id``, ``text``, ``source``, ``meta``), a
+``removed.parquet`` (``id``, ``source``, ``reason``, ``detail``) and a ``manifest.json`` written
+last: the manifest is the completion marker, so a directory without one is unfinished.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from selene import __version__
+from selene.errors import InputError
+from selene.io import fs
+
+DOC_SCHEMA = pa.schema(
+    [
+        pa.field("id", pa.string(), nullable=False),
+        pa.field("text", pa.string(), nullable=False),
+        pa.field("source", pa.string(), nullable=False),
+        pa.field("meta", pa.string(), nullable=False),
+    ]
+)
+REMOVED_SCHEMA = pa.schema(
+    [
+        pa.field("id", pa.string(), nullable=False),
+        pa.field("source", pa.string(), nullable=False),
+        pa.field("reason", pa.string(), nullable=False),
+        pa.field("detail", pa.string(), nullable=False),
+    ]
+)
+MANIFEST = "manifest.json"
+REMOVED = "removed.parquet"
+# zstd: ~30% smaller than snappy on web text at a similar decode speed. Statistics off for `text`
+# because min/max of whole documents bloat the footer and help no query.
+_WRITE_OPTS: dict[str, Any] = {
+    "compression": "zstd",
+    "compression_level": 3,
+    "write_statistics": ["id", "source"],
+    "use_dictionary": ["source"],
+}
+
+
+def shard_name(index: int) -> str:
+    return f"part-{index:05d}.parquet"
+
+
+@dataclass
+class WrittenFile:
+    name: str
+    rows: int
+    bytes: int
+    sha256: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "rows": self.rows, "bytes": self.bytes, "sha256": self.sha256}
+
+
+class ParquetSink:
+    """Streams record batches into one Parquet file, atomically (temp name, renamed on close).
+
+    Memory is one row group: rows are buffered until `row_group` of them are ready.
+    """
+
+    def __init__(self, path: str, schema: pa.Schema, row_group: int = 1000) -> None:
+        self.path, self.schema, self.row_group = path, schema, row_group
+        self.rows = 0
+        self._cols: dict[str, list[Any]] = {n: [] for n in schema.names}
+        self._ctx = fs.atomic_open(path, "wb")
+        self._file = self._ctx.__enter__()
+        self._writer = pq.ParquetWriter(self._file, schema, **_opts(schema))
+
+    def add(self, **row: Any) -> None:
+        for name, col in self._cols.items():
+            col.append(row[name])
+        if len(self._cols[self.schema.names[0]]) >= self.row_group:
+            self._flush()
+
+    def add_table(self, table: pa.Table) -> None:
+        self._flush()
+        if table.num_rows:
+            self._writer.write_table(table.select(self.schema.names).cast(self.schema), self.row_group)
+            self.rows += table.num_rows
+
+    def _flush(self) -> None:
+        n = len(self._cols[self.schema.names[0]])
+        if n:
+            self._writer.write_table(pa.table(self._cols, schema=self.schema), self.row_group)
+            self.rows += n
+            self._cols = {k: [] for k in self._cols}
+
+    def close(self) -> WrittenFile:
+        self._flush()
+        self._writer.close()
+        self._ctx.__exit__(None, None, None)
+        return WrittenFile(self.path.rsplit("/", 1)[-1], self.rows, fs.size(self.path), fs.sha256_file(self.path))
+
+    def abort(self) -> None:
+        with contextlib.suppress(Exception):
+            self._writer.close()
+        with contextlib.suppress(Exception):
+            self._ctx.__exit__(RuntimeError, RuntimeError("aborted"), None)
+
+
+def _opts(schema: pa.Schema) -> dict[str, Any]:
+    opts = dict(_WRITE_OPTS)
+    names = set(schema.names)
+    opts["write_statistics"] = [c for c in opts["write_statistics"] if c in names]
+    opts["use_dictionary"] = [c for c in opts["use_dictionary"] if c in names]
+    return opts
+
+
+def write_table(path: str, table: pa.Table, row_group: int = 1000) -> WrittenFile:
+    sink = ParquetSink(path, table.schema, row_group)
+    try:
+        sink.add_table(table)
+    except BaseException:
+        sink.abort()
+        raise
+    return sink.close()
+
+
+# ------------------------------------------------------------------------------------- reading
+
+
+def open_parquet(path: str) -> pq.ParquetFile:
+    f, p = fs.get_fs(path)
+    try:
+        return pq.ParquetFile(f.open(p, "rb"))
+    except (OSError, pa.ArrowInvalid) as e:
+        raise InputError(f"{path}: not a readable Parquet file ({e})") from None
+
+
+def list_shards(directory: str) -> list[str]:
+    """The shard files of a finished dataset, in order; a clear error when it is not one."""
+    manifest = read_manifest(directory)
+    if manifest is None:
+        if not fs.exists(directory):
+            raise InputError(f"{directory!r} does not exist — did you run the stage that writes it?")
+        raise InputError(
+            f"{directory!r} has no {MANIFEST}: the stage that writes it did not finish. Rerun it; "
+            "finished shards are reused."
+        )
+    return [fs.join(directory, s["name"]) for s in manifest["shards"]]
+
+
+def iter_batches(directory: str, columns: Sequence[str] | None = None, batch_size: int = 1024) -> Iterator[pa.RecordBatch]:
+    for path in list_shards(directory):
+        yield from open_parquet(path).iter_batches(batch_size=batch_size, columns=list(columns) if columns else None)
+
+
+def iter_documents(directory: str) -> Iterator[dict[str, Any]]:
+    for batch in iter_batches(directory):
+        yield from batch.to_pylist()
+
+
+def read_removed(directory: str) -> pa.Table:
+    return open_parquet(fs.join(directory, REMOVED)).read()
+
+
+# ------------------------------------------------------------------------------------ manifest
+
+
+def read_manifest(directory: str) -> dict[str, Any] | None:
+    path = fs.join(directory, MANIFEST)
+    if not fs.exists(path):
+        return None
+    try:
+        return json.loads(fs.read_text(path))
+    except (ValueError, UnicodeDecodeError) as e:
+        raise InputError(f"{path}: corrupt manifest ({e}); delete it to rerun the stage") from None
+
+
+def write_manifest(directory: str, manifest: dict[str, Any]) -> None:
+    body = {"selene_version": __version__, **manifest}
+    fs.atomic_write(fs.join(directory, MANIFEST), json.dumps(body, indent=2, sort_keys=False) + "\n")
+
+
+def manifest_matches(directory: str, fingerprint: str) -> bool:
+    """True when `directory` holds a finished output made from the same inputs and config."""
+    m = read_manifest(directory)
+    return bool(m) and m.get("fingerprint") == fingerprint and all(
+        fs.exists(fs.join(directory, s["name"])) for s in m.get("shards", [])
+    )
+
+
+def to_meta_json(meta: dict[str, Any]) -> str:
+    return json.dumps(meta, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def concat_removed(paths: Iterable[str]) -> Iterator[pa.Table]:
+    for p in paths:
+        yield open_parquet(p).read()

@@ -1,0 +1,190 @@
+"""One path type for local disks and object stores, through fsspec.
+
+A path is a plain string: a local path (``data/x``), or an fsspec URL (``file://``, ``memory://``,
+``s3://``, ``gs://`` ...). Everything that touches files goes through here, so a stage that works on a
+laptop works on a bucket. Writes are atomic: data goes to a temporary sibling that is renamed into
+place, so a reader never sees a half-written file under its final name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob as _glob
+import hashlib
+import os
+import uuid
+from collections.abc import Iterator
+from typing import IO, Any
+
+import fsspec
+from fsspec.core import url_to_fs
+
+from selene.errors import OutputError, UsageError
+
+ACCEPTED_FORMS = "a local path or glob (data/*.jsonl.zst), or an fsspec URL (file://, memory://, s3://, gs://)"
+_TMP_MARK = ".tmp-"
+
+
+def get_fs(path: str) -> tuple[fsspec.AbstractFileSystem, str]:
+    """The filesystem of `path` and the path in that filesystem's own form."""
+    try:
+        fs, p = url_to_fs(path)
+    except (ValueError, ImportError) as e:
+        raise UsageError(f"cannot open {path!r}: {e}. Paths are {ACCEPTED_FORMS}.") from None
+    return fs, p
+
+
+def is_local(path: str) -> bool:
+    fs, _ = get_fs(path)
+    return "file" in _protocols(fs)
+
+
+def _protocols(fs: fsspec.AbstractFileSystem) -> tuple[str, ...]:
+    proto = fs.protocol
+    return (proto,) if isinstance(proto, str) else tuple(proto)
+
+
+def join(base: str, *parts: str) -> str:
+    out = base.rstrip("/")
+    for p in parts:
+        out = f"{out}/{p.strip('/')}"
+    return out
+
+
+def unstrip(fs: fsspec.AbstractFileSystem, path: str) -> str:
+    """A path of `fs` back in the URL form the user gave (keeps memory://, s3:// ...)."""
+    if "file" in _protocols(fs):
+        return path
+    url = fs.unstrip_protocol(path)
+    # memory:// keeps a leading "/" in its paths; give back the form users write
+    return "memory://" + url[len("memory:///") :] if url.startswith("memory:///") else url
+
+
+def expand(pattern: str) -> tuple[list[str], str]:
+    """Files matching `pattern` (sorted, URL form) and the pattern's static root directory.
+
+    The root (the part before the first wildcard) lets callers name files relative to it.
+    """
+    fs, p = get_fs(pattern)
+    magic = _glob.has_magic(p)
+    if magic:
+        matches = [m for m in fs.glob(p) if fs.isfile(m)]
+        static = p[: min(p.find(c) for c in "*?[" if c in p)]
+        root = static if static.endswith("/") else os.path.dirname(static)
+    elif fs.isdir(p):
+        matches = [m for m in fs.find(p) if fs.isfile(m)]
+        root = p
+    elif fs.exists(p):
+        matches, root = [p], os.path.dirname(p)
+    else:
+        matches, root = [], os.path.dirname(p)
+    return sorted(unstrip(fs, m) for m in matches), unstrip(fs, root.rstrip("/")) if root else ""
+
+
+def exists(path: str) -> bool:
+    fs, p = get_fs(path)
+    return bool(fs.exists(p))
+
+
+def size(path: str) -> int:
+    fs, p = get_fs(path)
+    return int(fs.size(p))
+
+
+def makedirs(path: str) -> None:
+    fs, p = get_fs(path)
+    try:
+        fs.makedirs(p, exist_ok=True)
+    except OSError as e:
+        raise OutputError(f"cannot create directory {path!r}: {e.strerror or e}") from None
+
+
+def rm(path: str, recursive: bool = False) -> None:
+    fs, p = get_fs(path)
+    if fs.exists(p):
+        fs.rm(p, recursive=recursive)
+
+
+def ls(path: str) -> list[str]:
+    fs, p = get_fs(path)
+    if not fs.exists(p):
+        return []
+    return sorted(unstrip(fs, x) for x in fs.ls(p, detail=False))
+
+
+def read_bytes(path: str) -> bytes:
+    fs, p = get_fs(path)
+    with fs.open(p, "rb") as f:
+        return f.read()
+
+
+def read_text(path: str) -> str:
+    return read_bytes(path).decode("utf-8")
+
+
+@contextlib.contextmanager
+def atomic_open(path: str, mode: str = "wb") -> Iterator[IO[Any]]:
+    """Open `path` for writing through a temporary sibling renamed into place on success.
+
+    On any error the temporary file is removed and the final name is untouched, so a killed
+    or failed writer never leaves something a later run could take for a complete file.
+    """
+    fs, p = get_fs(path)
+    tmp = f"{p}{_TMP_MARK}{uuid.uuid4().hex[:12]}"
+    parent = os.path.dirname(p)
+    try:
+        if parent:
+            fs.makedirs(parent, exist_ok=True)
+        f = fs.open(tmp, mode)
+    except OSError as e:
+        raise OutputError(f"cannot write {path!r}: {e.strerror or e}") from None
+    try:
+        with f:
+            yield f
+        if "file" in _protocols(fs):
+            os.replace(tmp, p)  # atomic on POSIX, also over an existing file
+        else:
+            fs.mv(tmp, p)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            fs.rm(tmp)
+        raise
+
+
+def atomic_write(path: str, data: bytes | str) -> None:
+    with atomic_open(path, "wb") as f:
+        f.write(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def sha256_file(path: str, chunk: int = 1 << 22) -> str:
+    fs, p = get_fs(path)
+    h = hashlib.sha256()
+    with fs.open(p, "rb") as f:
+        while b := f.read(chunk):
+            h.update(b)
+    return h.hexdigest()
+
+
+def remove_temporaries(path: str) -> None:
+    """Delete leftovers of killed writers (``*.tmp-*``) below `path`."""
+    fs, p = get_fs(path)
+    if not fs.exists(p):
+        return
+    for f in fs.find(p):
+        if _TMP_MARK in os.path.basename(f):
+            fs.rm(f)
+
+
+def check_writable(path: str) -> None:
+    """Fail early, naming the path, when the output location cannot be written."""
+    probe = join(path, f".selene-write-probe-{uuid.uuid4().hex[:8]}")
+    fs, p = get_fs(probe)
+    try:
+        fs.makedirs(os.path.dirname(p), exist_ok=True)
+        with fs.open(p, "wb") as f:
+            f.write(b"ok")
+        fs.rm(p)
+    except OSError as e:
+        raise OutputError(
+            f"output {path!r} is not writable ({e.strerror or e}); choose another -o or fix its permissions"
+        ) from None

@@ -1,0 +1,1 @@
+"""Planning: FLOPs, memory and time model, parallel layout search."""

@@ -1,0 +1,1 @@
+"""Tokenization: sentencepiece, Megatron-compatible indexed shards, the GPT sample index."""

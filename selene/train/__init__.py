@@ -1,0 +1,1 @@
+"""Training: plain-PyTorch model, parallelism applied from outside, DCP checkpoints, loop."""

@@ -1,0 +1,79 @@
+"""Config: YAML → pydantic, errors that name the field, the bad value and what is accepted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from selene.config import IngestConfig, PipelineConfig, SourceSpec, load_pipeline_config, load_stage_config
+from selene.errors import ConfigError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    p = tmp_path / "c.yaml"
+    p.write_text(text)
+    return p
+
+
+def test_demo_config_is_valid() -> None:
+    cfg = load_pipeline_config(ROOT / "configs" / "demo.yaml")
+    assert isinstance(cfg, PipelineConfig) and cfg.ingest.sources
+    assert cfg.stage_dir("ingest") == "runs/demo/ingest"
+
+
+def test_unknown_key_names_the_key_its_line_and_the_accepted_keys(tmp_path: Path) -> None:
+    p = write(tmp_path, "run_dir: r\ningest:\n  workers: 2\n  wrokers: 3\n")
+    with pytest.raises(ConfigError) as e:
+        load_pipeline_config(p)
+    msg = str(e.value)
+    assert "ingest.wrokers (line 4): unknown key" in msg
+    assert "accepted keys here: sources, clean, langid, filters" in msg
+
+
+def test_bad_value_names_field_value_and_accepted(tmp_path: Path) -> None:
+    p = write(tmp_path, "run_dir: r\ningest:\n  executor: gpus\n  clean:\n    normalization: NFX\n")
+    msg = str(pytest.raises(ConfigError, load_pipeline_config, p).value)
+    assert "ingest.executor (line 3): got 'gpus': Input should be 'threads' or 'processes'" in msg
+    assert "ingest.clean.normalization (line 5): got 'NFX'" in msg and "'NFC', 'NFKC' or 'none'" in msg
+
+
+def test_missing_required_and_bad_types(tmp_path: Path) -> None:
+    msg = str(pytest.raises(ConfigError, load_pipeline_config, write(tmp_path, "ingest: {workers: zero}\n")).value)
+    assert "run_dir: Field required" in msg
+    assert "ingest.workers (line 1): got 'zero'" in msg
+
+
+def test_not_yaml_and_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_pipeline_config(write(tmp_path, "a: [1,\n"))
+    with pytest.raises(ConfigError, match="does not exist"):
+        load_pipeline_config(tmp_path / "nope.yaml")
+    with pytest.raises(ConfigError, match="must be a mapping"):
+        load_pipeline_config(write(tmp_path, "- 1\n- 2\n"))
+
+
+def test_stage_config_from_stage_or_pipeline_file(tmp_path: Path) -> None:
+    p = write(tmp_path, "workers: 3\n")
+    assert load_stage_config(p, IngestConfig, "ingest").workers == 3
+    q = tmp_path / "pipe.yaml"
+    q.write_text("run_dir: r\ningest: {workers: 4}\n")
+    assert load_stage_config(q, IngestConfig, "ingest").workers == 4
+    msg = str(pytest.raises(ConfigError, load_stage_config, write(tmp_path, "langid: {min_score: 2}\n"), IngestConfig, "ingest").value)
+    assert "langid.min_score (line 1): got 2: Input should be less than or equal to 1" in msg
+
+
+def test_source_spec_parsing() -> None:
+    s = SourceSpec.parse("pile=data/*.jsonl.zst")
+    assert (s.name, s.glob, s.source_override) == ("pile", "data/*.jsonl.zst", False)
+    with pytest.raises(ConfigError, match="expected NAME=GLOB"):
+        SourceSpec.parse("data/*.jsonl")
+    with pytest.raises(ConfigError, match="source names use letters"):
+        SourceSpec.parse("bad/name=x")
+
+
+def test_duplicate_source_names_rejected() -> None:
+    with pytest.raises(ValueError, match="repeated: a"):
+        IngestConfig(sources=[SourceSpec(name="a", glob="x"), SourceSpec(name="a", glob="y")])

@@ -1,0 +1,93 @@
+"""Dataset I/O: fsspec paths, atomic writes, Parquet shards and manifests."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from selene.errors import InputError, OutputError
+from selene.io import dataset, fs
+
+
+@pytest.fixture(params=["local", "memory"])
+def root(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    return str(tmp_path / "ds") if request.param == "local" else f"memory://selene-{uuid.uuid4().hex[:8]}/ds"
+
+
+def test_parquet_sink_roundtrip_and_contract(root: str) -> None:
+    path = fs.join(root, dataset.shard_name(0))
+    sink = dataset.ParquetSink(path, dataset.DOC_SCHEMA, row_group=2)
+    for i in range(5):
+        sink.add(id=f"s/f#{i}", text=f"text {i}", source="s", meta="{}")
+    written = sink.close()
+    assert written.name == "part-00000.parquet" and written.rows == 5
+    assert written.sha256 == fs.sha256_file(path)
+    pf = dataset.open_parquet(path)
+    assert pf.schema_arrow == dataset.DOC_SCHEMA
+    assert pf.metadata.num_row_groups == 3
+    assert pf.read().column("id").to_pylist() == [f"s/f#{i}" for i in range(5)]
+    assert fs.ls(root) == [path]  # no temporary left behind
+
+
+def test_aborted_write_leaves_nothing(root: str) -> None:
+    path = fs.join(root, "x.parquet")
+    sink = dataset.ParquetSink(path, dataset.DOC_SCHEMA)
+    sink.add(id="a", text="b", source="c", meta="{}")
+    sink.abort()
+    assert not fs.exists(path)
+    assert fs.ls(root) == []
+    with pytest.raises(RuntimeError), fs.atomic_open(fs.join(root, "y.bin")) as f:
+        f.write(b"half")
+        raise RuntimeError("killed")
+    assert fs.ls(root) == []
+
+
+def test_manifest_is_the_completion_marker(root: str) -> None:
+    fs.makedirs(root)
+    with pytest.raises(InputError, match="did not finish"):
+        dataset.list_shards(root)
+    shard = fs.join(root, dataset.shard_name(0))
+    w = dataset.write_table(shard, dataset.DOC_SCHEMA.empty_table())
+    dataset.write_manifest(root, {"stage": "t", "fingerprint": "abc", "shards": [w.to_json()]})
+    assert dataset.list_shards(root) == [shard]
+    assert dataset.manifest_matches(root, "abc") and not dataset.manifest_matches(root, "other")
+    fs.rm(shard)
+    assert not dataset.manifest_matches(root, "abc")  # a listed shard went missing
+
+
+def test_missing_dataset_says_what_to_run(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="does not exist"):
+        dataset.list_shards(str(tmp_path / "nope"))
+
+
+def test_expand_globs_local_and_memory(tmp_path: Path) -> None:
+    for name in ("a/1.jsonl", "a/2.jsonl", "a/sub/3.jsonl", "a/x.txt"):
+        p = tmp_path / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("{}")
+    files, root = fs.expand(str(tmp_path / "a" / "*.jsonl"))
+    assert [Path(f).name for f in files] == ["1.jsonl", "2.jsonl"] and root == str(tmp_path / "a")
+    files, _ = fs.expand(str(tmp_path / "a" / "**" / "*.jsonl"))
+    assert len(files) == 3
+    fs.atomic_write("memory://globtest/d/1.jsonl", b"{}")
+    files, root = fs.expand("memory://globtest/d/*.jsonl")
+    assert files == ["memory://globtest/d/1.jsonl"] and root == "memory://globtest/d"
+    assert fs.expand(str(tmp_path / "nothing*.jsonl"))[0] == []
+
+
+def test_unwritable_output_names_the_path(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(OutputError, match=r"file/out.*not writable"):
+        fs.check_writable(str(blocker / "out"))
+
+
+def test_parquet_bytes_are_deterministic(tmp_path: Path) -> None:
+    t = dataset.DOC_SCHEMA.empty_table()
+    a = dataset.write_table(str(tmp_path / "a.parquet"), t)
+    b = dataset.write_table(str(tmp_path / "b.parquet"), t)
+    assert a.sha256 == b.sha256
+    assert pq.read_table(str(tmp_path / "a.parquet")).num_rows == 0
