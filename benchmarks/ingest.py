@@ -101,7 +101,8 @@ def run(tmp: Path, repeat: int) -> None:
 
     t_raw, n = raw_pile_rate(pile)
     assert n == n_docs
-    t_parse, recs = timed(lambda: sum(1 for _ in read_records(str(pile), 1 << 28, ReadStats())))
+    t_parse, n_parsed = timed(lambda: sum(1 for _ in read_records(str(pile), 1 << 28, ReadStats())))
+    assert n_parsed == n_docs
     cfg = cfg_for(pile, "pile")
     inputs = stage.plan_inputs(cfg.sources)
     work = stage.Work(str(tmp / "out-full"), "bench")

@@ -33,7 +33,10 @@ app = typer.Typer(
 config_app = typer.Typer(help="Validate and show configuration files.", no_args_is_help=True)
 app.add_typer(config_app, name="config")
 # Recent typer versions carry their own copy of click: catch the exceptions of both.
-_CLICK_ERRORS = (click.ClickException, *(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"))
+_CLICK_ERRORS: tuple[type[Exception], ...] = (
+    click.ClickException,
+    *(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"),
+)
 _EXITS = (click.exceptions.Exit, typer.Exit)
 _ABORTS = (click.exceptions.Abort, typer.Abort)
 console = Console(stderr=False)
@@ -113,15 +116,24 @@ def ingest(
 
 
 def print_ingest_summary(m: dict[str, Any], out: str, skipped: bool) -> None:
+    from selene.ingest.stage import reason_totals
+
     st = m["stats"]
     table = Table(title=f"ingest → {out}" + (" (complete already: reused)" if skipped else ""))
-    for col, just in (("source", "left"), ("in", "right"), ("kept", "right"), ("removed", "right"), ("top reasons", "left")):
-        table.add_column(col, justify=just)  # type: ignore[arg-type]
+    for col in ("source", "in", "kept", "removed", "kept %"):
+        table.add_column(col, justify="left" if col == "source" else "right")
     for src, s in st["per_source"].items():
-        top = sorted(s["removed"].items(), key=lambda x: -x[1])[:3]
-        table.add_row(src, str(s["in"]), str(s["kept"]), str(sum(s["removed"].values())), ", ".join(f"{r} {n}" for r, n in top))
-    table.add_row("[b]total", f"[b]{st['documents_in']}", f"[b]{st['documents_out']}", f"[b]{st['documents_removed']}", "")
+        removed = sum(s["removed"].values())
+        table.add_row(src, str(s["in"]), str(s["kept"]), str(removed), f"{s['kept'] / max(s['in'], 1):.0%}")
+    n_in, n_out = st["documents_in"], st["documents_out"]
+    table.add_row("[b]total", f"[b]{n_in}", f"[b]{n_out}", f"[b]{st['documents_removed']}", f"[b]{n_out / max(n_in, 1):.0%}")
     console.print(table)
+    reasons = Table(title="removed, by reason (details in removed.parquet)")
+    reasons.add_column("reason")
+    reasons.add_column("documents", justify="right")
+    for reason, n in reason_totals(m):
+        reasons.add_row(reason, str(n))
+    console.print(reasons)
     console.print(f"{len(m['shards'])} shard(s) and removed.parquet in [b]{out}[/b]; counts in {out}/manifest.json")
 
 

@@ -9,7 +9,7 @@ os.environ.setdefault("PREFECT_HOME", tempfile.mkdtemp(prefix="selene-prefect-")
 os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
 
-import pytest  # noqa: E402
+import pytest
 
 
 @pytest.fixture(scope="session")

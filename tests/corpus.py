@@ -7,12 +7,12 @@ import io
 import json
 from pathlib import Path
 
+# Real prose (the Python language reference, via pydoc_data), so the Gopher rules see real text.
+from pydoc_data.topics import topics
+
 import zstandard
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
-
-# Real prose (the Python language reference, via pydoc_data), so the Gopher rules see real text.
-from pydoc_data.topics import topics
 
 PROSE = [t for t in (topics[k] for k in sorted(topics)) if len(t.split()) > 120]
 

@@ -35,13 +35,17 @@ def test_unknown_key_names_the_key_its_line_and_the_accepted_keys(tmp_path: Path
 
 def test_bad_value_names_field_value_and_accepted(tmp_path: Path) -> None:
     p = write(tmp_path, "run_dir: r\ningest:\n  executor: gpus\n  clean:\n    normalization: NFX\n")
-    msg = str(pytest.raises(ConfigError, load_pipeline_config, p).value)
+    with pytest.raises(ConfigError) as e:
+        load_pipeline_config(p)
+    msg = str(e.value)
     assert "ingest.executor (line 3): got 'gpus': Input should be 'threads' or 'processes'" in msg
     assert "ingest.clean.normalization (line 5): got 'NFX'" in msg and "'NFC', 'NFKC' or 'none'" in msg
 
 
 def test_missing_required_and_bad_types(tmp_path: Path) -> None:
-    msg = str(pytest.raises(ConfigError, load_pipeline_config, write(tmp_path, "ingest: {workers: zero}\n")).value)
+    with pytest.raises(ConfigError) as e:
+        load_pipeline_config(write(tmp_path, "ingest: {workers: zero}\n"))
+    msg = str(e.value)
     assert "run_dir: Field required" in msg
     assert "ingest.workers (line 1): got 'zero'" in msg
 
@@ -61,7 +65,9 @@ def test_stage_config_from_stage_or_pipeline_file(tmp_path: Path) -> None:
     q = tmp_path / "pipe.yaml"
     q.write_text("run_dir: r\ningest: {workers: 4}\n")
     assert load_stage_config(q, IngestConfig, "ingest").workers == 4
-    msg = str(pytest.raises(ConfigError, load_stage_config, write(tmp_path, "langid: {min_score: 2}\n"), IngestConfig, "ingest").value)
+    with pytest.raises(ConfigError) as e:
+        load_stage_config(write(tmp_path, "langid: {min_score: 2}\n"), IngestConfig, "ingest")
+    msg = str(e.value)
     assert "langid.min_score (line 1): got 2: Input should be less than or equal to 1" in msg
 
 

@@ -276,7 +276,7 @@ def test_repetition_duplicated_ngrams() -> None:
     phrase = random_words(rng, 7)
     four = " ".join([*words[:40], *phrase, *words[40:80], *phrase, *words[80:], *phrase, "the", *phrase])
     # Four copies of the 7-gram: the first is the original, three are duplicates (12% of the
-    # characters, under every bound; counting the original too would give 16% > 0.15).
+    # characters, under every threshold; counting the original too would give 16% > 0.15).
     chars = sum(map(len, four.split()))
     assert f"{3 * sum(map(len, phrase)) / chars:.3f}" == "0.123"
     assert only("gopher_repetition").check(four, "web") is None

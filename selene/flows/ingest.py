@@ -8,7 +8,7 @@ from prefect import flow
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from selene.config import IngestConfig
-from selene.flows.runtime import PrefectMapper, task_runner
+from selene.flows.runtime import PrefectMapper
 from selene.ingest.stage import IngestResult, run_ingest, summary_rows
 
 
@@ -41,7 +41,3 @@ def publish_ingest_artifacts(result: IngestResult) -> None:
         markdown="### Ingest: every input document, kept or removed with its reason\n\n" + "\n".join(lines),
         key="ingest-reasons",
     )
-
-
-def ingest_flow_with_runner(cfg: IngestConfig) -> Any:
-    return ingest_flow.with_options(task_runner=task_runner(cfg.workers))

@@ -37,7 +37,8 @@ def report(name: str, done: int, total: int) -> None:
         hook(name, done, total)
 
 
-def task_runner(workers: int) -> ThreadPoolTaskRunner:
+def task_runner(workers: int) -> Any:
+    """Threads for the tasks; with executor=processes the compute goes to `PrefectMapper`'s pool."""
     return ThreadPoolTaskRunner(max_workers=max(1, workers))
 
 
@@ -58,7 +59,7 @@ class PrefectMapper:
         def run(*a: Any) -> T:
             return fn(*a) if pool is None else pool.submit(fn, *a).result()
 
-        t = task(run, name=name, cache_policy=NO_CACHE, retries=1, retry_delay_seconds=1)
+        t = task(run, name=name, cache_policy=NO_CACHE, retries=1, retry_delay_seconds=1)  # type: ignore[call-overload]
         futures = [t.with_options(task_run_name=f"{name}-{i:05d}").submit(*a) for i, a in enumerate(args)]
         report(name, 0, len(futures))
         for done, _ in enumerate(as_completed(futures), 1):

@@ -36,7 +36,7 @@ def decode_html(body: bytes, http_charset: str | None) -> tuple[str, str]:
     Returns the text and the charset used. Undecodable bytes fall back to UTF-8 then
     Windows-1252 (resiliparse's `bytes_to_str`), so decoding never raises.
     """
-    charset = http_charset or detect_encoding(body, from_html_meta=True)
+    charset = http_charset or detect_encoding(body, from_html_meta=True) or "utf-8"
     return bytes_to_str(body, charset), charset
 
 

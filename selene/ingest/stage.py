@@ -18,10 +18,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import numpy as np
@@ -397,13 +396,19 @@ def _check_accounting(
 
 
 def summary_rows(manifest: dict[str, Any]) -> list[dict[str, Any]]:
-    """One row per source × reason, for tables (CLI, Prefect artifact)."""
-    rows = []
-    for src, st in manifest["stats"]["per_source"].items():
-        rows.append({"source": src, "in": st["in"], "kept": st["kept"], "removed": sum(st["removed"].values()),
-                     "top reasons": ", ".join(f"{r}={n}" for r, n in sorted(st["removed"].items(), key=lambda x: -x[1])[:3])})
-    return rows
+    """One row per source (documents in, kept, removed), for tables (CLI, Prefect artifact)."""
+    return [
+        {"source": src, "in": st["in"], "kept": st["kept"], "removed": sum(st["removed"].values())}
+        for src, st in manifest["stats"]["per_source"].items()
+    ]
+
+
+def reason_totals(manifest: dict[str, Any]) -> list[tuple[str, int]]:
+    """Removal reasons over all sources, most frequent first."""
+    total: Counter[str] = Counter()
+    for st in manifest["stats"]["per_source"].values():
+        total.update(st["removed"])
+    return sorted(total.items(), key=lambda x: (-x[1], x[0]))
 
 
 __all__ = ["IngestResult", "InputFile", "Mapper", "process_file", "run_ingest", "serial_map", "write_shard"]
-_ = (asdict, os)

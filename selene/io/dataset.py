@@ -186,9 +186,9 @@ def write_manifest(directory: str, manifest: dict[str, Any]) -> None:
 def manifest_matches(directory: str, fingerprint: str) -> bool:
     """True when `directory` holds a finished output made from the same inputs and config."""
     m = read_manifest(directory)
-    return bool(m) and m.get("fingerprint") == fingerprint and all(
-        fs.exists(fs.join(directory, s["name"])) for s in m.get("shards", [])
-    )
+    if m is None or m.get("fingerprint") != fingerprint:
+        return False
+    return all(fs.exists(fs.join(directory, s["name"])) for s in m.get("shards", []))
 
 
 def to_meta_json(meta: dict[str, Any]) -> str:

@@ -1,0 +1,44 @@
+"""Prefect wiring: the ingest flow publishes its artifacts; `selene run` runs the pipeline flow."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from selene.cli import main
+from selene.config import IngestConfig
+from selene.io import dataset
+from tests.test_ingest import build_corpus
+
+
+@pytest.fixture(scope="module")
+def specs(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    return build_corpus(tmp_path_factory.mktemp("flow-corpus"))[0]
+
+
+def test_ingest_flow_publishes_stats_artifacts(specs, tmp_path: Path, prefect_harness: None) -> None:  # type: ignore[no-untyped-def]
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+
+    from selene.flows.ingest import ingest_flow
+
+    out = str(tmp_path / "ingest")
+    result = ingest_flow(out, IngestConfig(sources=specs, executor="threads", workers=2))
+    assert not result["skipped"] and result["manifest"]["stats"]["documents_in"] == 25
+    with get_client(sync_client=True) as client:
+        arts = client.read_artifacts(artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=["ingest-stats", "ingest-reasons"])))
+    by_key = {a.key: a for a in arts}
+    assert set(by_key) == {"ingest-stats", "ingest-reasons"}
+    assert "Books3" in str(by_key["ingest-stats"].data) and "lang:de" in str(by_key["ingest-reasons"].data)
+    again = ingest_flow(out, IngestConfig(sources=specs, executor="threads", workers=2))
+    assert again["skipped"]
+
+
+def test_selene_run_writes_each_stage_under_run_dir(specs, tmp_path: Path, prefect_harness: None, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    cfg = tmp_path / "p.yaml"
+    sources = "\n".join(f"    - {{name: {s.name}, glob: '{s.glob}'}}" for s in specs)
+    cfg.write_text(f"name: t\nrun_dir: {tmp_path / 'run'}\ningest:\n  workers: 1\n  sources:\n{sources}\n")
+    assert main(["run", str(cfg)]) == 0
+    assert dataset.read_manifest(str(tmp_path / "run" / "ingest"))["stats"]["documents_in"] == 25  # type: ignore[index]
+    assert "run directory" in capsys.readouterr().out
