@@ -7,6 +7,7 @@ Exit codes: 0 success, 2 bad usage or configuration, 1 runtime failure. Errors p
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import traceback
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ from typing import Annotated, Any
 import click
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -107,7 +109,10 @@ def ingest(
         cfg.sources = specs
     if workers is not None:
         cfg.workers = workers
-    from selene.flows.ingest import ingest_flow, publish_ingest_artifacts  # noqa: F401  (Prefect import is slow)
+    from selene.ingest.stage import preflight
+
+    preflight(output, cfg)  # bad globs or an unwritable output fail here, before Prefect starts
+    from selene.flows.ingest import ingest_flow
     from selene.flows.runtime import task_runner
 
     with _progress():
@@ -182,6 +187,8 @@ def run(
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Embedded Prefect server: no telemetry calls (they fail offline and log errors).
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     args = [a for a in args if a != "--debug"]  # accepted anywhere, not only before the command
@@ -207,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     except SeleneError as e:
         if debug:
             traceback.print_exc()
-        err_console.print(f"[red]error:[/red] {e}", markup=True, highlight=False)
+        err_console.print(f"[red]error:[/red] {escape(str(e))}", markup=True, highlight=False, soft_wrap=True)
         return e.exit_code
     except KeyboardInterrupt:
         err_console.print("interrupted")
@@ -216,9 +223,10 @@ def main(argv: list[str] | None = None) -> int:
         if debug:
             traceback.print_exc()
         err_console.print(
-            f"[red]error:[/red] {type(e).__name__}: {e}\n(rerun with --debug for the traceback)",
+            f"[red]error:[/red] {type(e).__name__}: {escape(str(e))}\n(rerun with --debug for the traceback)",
             markup=True,
             highlight=False,
+            soft_wrap=True,
         )
         return 1
 

@@ -73,3 +73,29 @@ def test_ingest_workers_1_and_2_are_byte_identical(tmp_path: Path, corpus: Path,
     assert [s["sha256"] for s in a["shards"]] == [s["sha256"] for s in b["shards"]]
     assert a["removed"]["sha256"] == b["removed"]["sha256"]
     assert a["stats"] == b["stats"]
+
+
+def test_failure_inside_the_flow_prints_no_traceback(tmp_path: Path, corpus: Path) -> None:
+    """Prefect logs to its own console handler; run the real command to see what a user sees."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "import selene.ingest.stage as stage\n"
+        "def boom(*a):\n"
+        "    raise RuntimeError('disk on fire')\n"
+        "stage.process_file = boom\n"
+        "from selene.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    args = ["ingest", "-o", str(tmp_path / "o"), "--workers", "1", "--source", f"pile={corpus}/pile/*.jsonl.zst"]
+    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect"), "PREFECT_LOGGING_LEVEL": "INFO"}
+    env.pop("PREFECT_API_URL", None)
+    quiet = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, env=env, timeout=120)
+    assert quiet.returncode == 1
+    assert "RuntimeError: disk on fire" in quiet.stderr and "--debug" in quiet.stderr
+    assert "Traceback" not in quiet.stderr + quiet.stdout
+    loud = subprocess.run([sys.executable, "-c", script, *args, "--debug"], capture_output=True, text=True, env=env, timeout=120)
+    assert loud.returncode == 1 and "Traceback" in loud.stderr

@@ -35,6 +35,17 @@ def test_ingest_flow_publishes_stats_artifacts(specs, tmp_path: Path, prefect_ha
     assert again["skipped"]
 
 
+def test_memory_paths_run_with_processes_requested(specs, prefect_harness: None) -> None:  # type: ignore[no-untyped-def]
+    from selene.config import SourceSpec
+    from selene.flows.ingest import ingest_flow
+    from selene.io import fs
+
+    fs.atomic_write("memory://flowin/00.jsonl.zst", Path(specs[0].glob).parent.joinpath("00.jsonl.zst").read_bytes())
+    cfg = IngestConfig(sources=[SourceSpec(name="p", glob="memory://flowin/*.jsonl.zst")], executor="processes", workers=2)
+    result = ingest_flow("memory://flowout/ingest", cfg)
+    assert result["manifest"]["stats"]["documents_in"] == 10
+
+
 def test_selene_run_writes_each_stage_under_run_dir(specs, tmp_path: Path, prefect_harness: None, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
     cfg = tmp_path / "p.yaml"
     sources = "\n".join(f"    - {{name: {s.name}, glob: '{s.glob}'}}" for s in specs)

@@ -86,7 +86,7 @@ class _NoTraceback(logging.Formatter):
 
 def quiet_console_tracebacks() -> None:
     """Keep Prefect's console logs to one line per event; the dashboard keeps the full traceback."""
-    for name in ("prefect", "prefect.flow_runs", "prefect.task_runs"):
+    for name in ("", "prefect", "prefect.flow_runs", "prefect.task_runs"):
         for h in logging.getLogger(name).handlers:
             if type(h).__name__ == "PrefectConsoleHandler" and not isinstance(h.formatter, _NoTraceback):
                 h.setFormatter(_NoTraceback(h.formatter))

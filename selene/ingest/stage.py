@@ -90,6 +90,13 @@ def plan_inputs(sources: Sequence[SourceSpec]) -> list[InputFile]:
     return out
 
 
+def preflight(out: str, cfg: IngestConfig) -> list[InputFile]:
+    """The checks that need no reading: inputs exist and have known formats, `out` is writable."""
+    inputs = plan_inputs(cfg.sources)
+    fs.check_writable(out)
+    return inputs
+
+
 def fingerprint(inputs: Sequence[InputFile], cfg: IngestConfig) -> str:
     """Identity of an ingest run: inputs (path, size) and every setting that changes the output."""
     settings = cfg.model_dump(mode="json", exclude={"workers", "executor", "sources"})
@@ -102,6 +109,13 @@ class Work:
 
     def __init__(self, out: str, fp: str) -> None:
         self.root = fs.join(out, WORK, fp)
+
+    @classmethod
+    def at(cls, root: str) -> Work:
+        """The work directory `root` (what tasks receive: a path, not an object)."""
+        w = cls.__new__(cls)
+        w.root = root
+        return w
 
     def docs(self, i: int) -> str:
         return fs.join(self.root, "files", f"{i:05d}.docs.parquet")
@@ -127,7 +141,7 @@ class Work:
 
 def process_file(inp: InputFile, cfg: IngestConfig, work_root: str) -> dict[str, Any]:
     """Read one input file through cleaning, language id and filters; returns its stats."""
-    work = _work_at(work_root)
+    work = Work.at(work_root)
     marker = work.stats(inp.idx)
     if fs.exists(marker):
         return json.loads(fs.read_text(marker))
@@ -181,12 +195,6 @@ def _langid(lid: LanguageIdentifier | None, text: str, source: str, meta: dict[s
     return lid.decide(lang, score)
 
 
-def _work_at(root: str) -> Work:
-    w = Work.__new__(Work)
-    w.root = root
-    return w
-
-
 # ------------------------------------------------------------------------------ 3. per shard
 
 
@@ -222,7 +230,7 @@ def plan_shards(n_candidates: dict[int, int], dup_rows: dict[int, np.ndarray], s
 
 def write_shard(plan: ShardPlan, work_root: str, dups: dict[int, str], out: str, row_group: int) -> dict[str, Any]:
     """Write output shard `plan.index` from the candidate files, skipping duplicates."""
-    work = _work_at(work_root)
+    work = Work.at(work_root)
     marker = work.part_done(plan.index)
     target = fs.join(out, dataset.shard_name(plan.index))
     if fs.exists(marker) and fs.exists(target):

@@ -39,6 +39,12 @@ def is_local(path: str) -> bool:
     return "file" in _protocols(fs)
 
 
+def process_local(path: str) -> bool:
+    """True for filesystems that live inside one process (memory://): other workers cannot see them."""
+    fs, _ = get_fs(path)
+    return "memory" in _protocols(fs)
+
+
 def _protocols(fs: fsspec.AbstractFileSystem) -> tuple[str, ...]:
     proto = fs.protocol
     return (proto,) if isinstance(proto, str) else tuple(proto)
