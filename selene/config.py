@@ -138,7 +138,7 @@ class FiltersConfig(_Model):
 
 
 class ExactDedupConfig(_Model):
-    """Exact deduplication on normalised text (case, punctuation and whitespace folded), corpus-wide."""
+    """Exact deduplication on normalised text (case, ASCII punctuation and whitespace folded), corpus-wide."""
 
     enabled: bool = True
     buckets: int = Field(default=16, ge=1, le=4096, description="Hash-prefix buckets; memory is one bucket.")

@@ -181,3 +181,11 @@ def test_huge_document_is_filtered_by_length_before_cleaning(tmp_path: Path) -> 
     removed = dataset.read_removed(res.out).to_pylist()
     assert [r["reason"] for r in removed] == ["filter:length.max_chars"]
     assert res.manifest["stats"]["documents_out"] == 1
+
+
+def test_dedup_normalisation_folds_case_punctuation_and_whitespace() -> None:
+    from selene.ingest.exact_dedup import normalise, text_hash
+
+    assert normalise("Hello,  World!\n\tIt's\x1fme_2") == b"hello world it s me_2"
+    assert normalise("Ünïcode — stays: ÄÖ") == "ünïcode — stays äö".encode()
+    assert text_hash("A b. C") == text_hash("a B c") != text_hash("a b d")

@@ -8,27 +8,33 @@ global order is fixed by the inputs, so the result is the same on any number of 
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pyarrow as pa
 import xxhash
 
 from selene.io import dataset, fs
 
-_PUNCT = re.compile(r"[^\w\s]+")
+# ASCII punctuation and control bytes → space; letters, digits, '_', whitespace and UTF-8 bytes kept.
+# On bytes, translate + split run at memory speed; a Unicode regex over the text costs 3x the rest.
+_FOLD = bytes(
+    b if b >= 0x80 or chr(b).isalnum() or chr(b) == "_" or chr(b) in " \t\n\r\x0b\x0c" else 0x20
+    for b in range(256)
+)
 DUP_DTYPE = np.dtype([("file", "<u4"), ("row", "<u4"), ("kept_file", "<u4"), ("kept_row", "<u4")])
 DUP_SCHEMA = pa.schema([("row", pa.uint32()), ("kept_id", pa.string())])
 
 
-def normalise(text: str) -> str:
-    """Case, punctuation and whitespace folded: copies that differ only there are one document."""
-    return " ".join(_PUNCT.sub(" ", text.lower()).split())
+def normalise(text: str) -> bytes:
+    """UTF-8 of the text with case, ASCII punctuation and whitespace folded, so that copies which
+    differ only there are one document. Non-ASCII punctuation is kept: cleaning has already turned
+    curly quotes and exotic spaces into ASCII ones, and folding the rest needs a Unicode-aware pass
+    that would triple the cost of this step."""
+    return b" ".join(text.lower().encode("utf-8").translate(_FOLD).split())
 
 
 def text_hash(text: str) -> tuple[int, int]:
     """128-bit hash of the normalised text as two uint64 halves (collisions: ~2^-64 per pair)."""
-    d = xxhash.xxh3_128_intdigest(normalise(text).encode("utf-8"))
+    d = xxhash.xxh3_128_intdigest(normalise(text))
     return d >> 64, d & 0xFFFFFFFFFFFFFFFF
 
 
