@@ -21,8 +21,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from selene import __version__
-from selene.config import IngestConfig, SourceSpec, dump_config, load_pipeline_config, load_stage_config
-from selene.errors import SeleneError
+from selene.config import (
+    DecontamConfig,
+    DedupConfig,
+    IngestConfig,
+    SourceSpec,
+    dump_config,
+    load_pipeline_config,
+    load_stage_config,
+)
+from selene.errors import ConfigError, SeleneError, UsageError
 
 app = typer.Typer(
     name="selene",
@@ -74,7 +82,7 @@ def config_defaults(
     stage: Annotated[str, typer.Argument(help="Stage whose default settings to print.")] = "ingest",
 ) -> None:
     """Print the default settings of a stage, as YAML to start a config from."""
-    models = {"ingest": IngestConfig}
+    models = {"ingest": IngestConfig, "dedup": DedupConfig, "decontaminate": DecontamConfig}
     if stage not in models:
         raise typer.BadParameter(f"unknown stage {stage!r}; known: {', '.join(models)}")
     console.print(dump_config(models[stage]()), end="", markup=False, highlight=False)
@@ -117,29 +125,7 @@ def ingest(
 
     with _progress():
         result = ingest_flow.with_options(task_runner=task_runner(cfg.workers))(output, cfg, force=force)
-    print_ingest_summary(result["manifest"], result["out"], result["skipped"])
-
-
-def print_ingest_summary(m: dict[str, Any], out: str, skipped: bool) -> None:
-    from selene.ingest.stage import reason_totals
-
-    st = m["stats"]
-    table = Table(title=f"ingest → {out}" + (" (complete already: reused)" if skipped else ""))
-    for col in ("source", "in", "kept", "removed", "kept %"):
-        table.add_column(col, justify="left" if col == "source" else "right")
-    for src, s in st["per_source"].items():
-        removed = sum(s["removed"].values())
-        table.add_row(src, str(s["in"]), str(s["kept"]), str(removed), f"{s['kept'] / max(s['in'], 1):.0%}")
-    n_in, n_out = st["documents_in"], st["documents_out"]
-    table.add_row("[b]total", f"[b]{n_in}", f"[b]{n_out}", f"[b]{st['documents_removed']}", f"[b]{n_out / max(n_in, 1):.0%}")
-    console.print(table)
-    reasons = Table(title="removed, by reason (details in removed.parquet)")
-    reasons.add_column("reason")
-    reasons.add_column("documents", justify="right")
-    for reason, n in reason_totals(m):
-        reasons.add_row(reason, str(n))
-    console.print(reasons)
-    console.print(f"{len(m['shards'])} shard(s) and removed.parquet in [b]{out}[/b]; counts in {out}/manifest.json")
+    print_stage_summary("ingest", result["manifest"], result["out"], result["skipped"])
 
 
 @contextlib.contextmanager
@@ -164,6 +150,116 @@ def _progress() -> Iterator[None]:
             set_progress_hook(None)
 
 
+# -------------------------------------------------------------------------------------- dedup
+
+
+def _with_overrides(cfg: Any, **overrides: Any) -> Any:
+    """`cfg` with the options given on the command line (None = not given), validated together."""
+    from pydantic import ValidationError
+
+    from selene.config import format_validation_error
+
+    data = cfg.model_dump()
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return type(cfg).model_validate(data)
+    except ValidationError as e:
+        raise ConfigError(format_validation_error(e, where="command-line options", root=type(cfg))) from None
+
+
+@app.command()
+def dedup(
+    input: Annotated[str, typer.Option("--input", "-i", help="Document dataset to deduplicate.")],
+    output: Annotated[str, typer.Option("--output", "-o", help="Output dataset directory or fsspec URL.")],
+    threshold: Annotated[float | None, typer.Option(help="Jaccard similarity of a duplicate [0.8].")] = None,
+    num_perm: Annotated[int | None, typer.Option("--num-perm", help="MinHash permutations [128].")] = None,
+    ngram: Annotated[int | None, typer.Option(help="Shingle size [5].")] = None,
+    shingle: Annotated[str | None, typer.Option(help="word | char [word].")] = None,
+    bands: Annotated[int | None, typer.Option(help="LSH bands (with --rows); default: chosen from threshold.")] = None,
+    rows: Annotated[int | None, typer.Option(help="LSH rows per band (with --bands).")] = None,
+    verify: Annotated[str | None, typer.Option(help="signature | exact | none [signature].")] = None,
+    keep: Annotated[str | None, typer.Option(help="first | longest [first].")] = None,
+    config: Annotated[str | None, typer.Option("--config", "-c", help="YAML: dedup settings or a pipeline file.")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", "-w", min=1, help="Parallel workers.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Redo even if OUT is complete for this input.")] = False,
+) -> None:
+    """Remove near-duplicate documents (MinHash LSH); duplicates go to OUT/removed.parquet as dup_of:<id>."""
+    cfg: DedupConfig = load_stage_config(config, DedupConfig, "dedup")
+    cfg = _with_overrides(
+        cfg, threshold=threshold, num_perm=num_perm, ngram=ngram, shingle=shingle, bands=bands, rows=rows,
+        verify=verify, keep=keep, workers=workers,
+    )
+    from selene.dedup.stage import input_dataset
+
+    input_dataset(input)
+    fs_check_writable(output)
+    from selene.flows.dedup import dedup_flow
+    from selene.flows.runtime import task_runner
+
+    with _progress():
+        result = dedup_flow.with_options(task_runner=task_runner(cfg.workers))(input, output, cfg, force=force)
+    print_stage_summary("dedup", result["manifest"], result["out"], result["skipped"])
+
+
+@app.command()
+def decontaminate(
+    input: Annotated[str, typer.Option("--input", "-i", help="Document dataset to decontaminate.")],
+    output: Annotated[str, typer.Option("--output", "-o", help="Output dataset directory or fsspec URL.")],
+    tasks: Annotated[
+        list[str] | None, typer.Option("--tasks", "-t", help="Task jsonl file or lm-eval task directory (repeatable).")
+    ] = None,
+    ngram: Annotated[int | None, typer.Option(help="Overlap length in words [13].")] = None,
+    config: Annotated[str | None, typer.Option("--config", "-c", help="YAML: settings or a pipeline file.")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", "-w", min=1, help="Parallel workers.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Redo even if OUT is complete for this input.")] = False,
+) -> None:
+    """Remove evaluation-task text (13-gram overlaps ± 200 characters) from a document dataset."""
+    cfg: DecontamConfig = load_stage_config(config, DecontamConfig, "decontaminate")
+    cfg = _with_overrides(cfg, tasks=tasks or None, ngram=ngram, workers=workers)
+    if not cfg.tasks:
+        raise UsageError("no evaluation tasks: give --tasks PATH (a jsonl file or an lm-eval task directory)")
+    from selene.decontam.stage import preflight
+
+    preflight(input, output, cfg)
+    from selene.flows.decontam import decontam_flow
+    from selene.flows.runtime import task_runner
+
+    with _progress():
+        result = decontam_flow.with_options(task_runner=task_runner(cfg.workers))(input, output, cfg, force=force)
+    print_stage_summary("decontaminate", result["manifest"], result["out"], result["skipped"])
+
+
+def fs_check_writable(path: str) -> None:
+    from selene.io import fs
+
+    fs.check_writable(path)
+
+
+def print_stage_summary(stage: str, m: dict[str, Any], out: str, skipped: bool) -> None:
+    """Documents per source in, kept and removed, then removals by reason: every stage's table."""
+    from selene.ingest.stage import reason_totals
+
+    st = m["stats"]
+    table = Table(title=f"{stage} → {out}" + (" (complete already: reused)" if skipped else ""))
+    for col in ("source", "in", "kept", "removed", "kept %"):
+        table.add_column(col, justify="left" if col == "source" else "right")
+    for src, s in st["per_source"].items():
+        removed = sum(s["removed"].values())
+        table.add_row(src, str(s["in"]), str(s["kept"]), str(removed), f"{s['kept'] / max(s['in'], 1):.0%}")
+    n_in, n_out = st["documents_in"], st["documents_out"]
+    table.add_row("[b]total", f"[b]{n_in}", f"[b]{n_out}", f"[b]{st['documents_removed']}", f"[b]{n_out / max(n_in, 1):.0%}")
+    console.print(table)
+    totals = reason_totals(m)
+    if totals:
+        reasons = Table(title="removed, by reason (details in removed.parquet)")
+        reasons.add_column("reason")
+        reasons.add_column("documents", justify="right")
+        for reason, n in totals:
+            reasons.add_row(reason, str(n))
+        console.print(reasons)
+    console.print(f"{len(m['shards'])} shard(s) and removed.parquet in [b]{out}[/b]; counts in {out}/manifest.json")
+
+
 # --------------------------------------------------------------------------------------- run
 
 
@@ -178,8 +274,8 @@ def run(
 
     with _progress():
         result = pipeline_flow(cfg, force=force)
-    ing = result["ingest"]
-    print_ingest_summary(ing["manifest"], ing["out"], ing["skipped"])
+    for stage, r in result.items():
+        print_stage_summary(stage, r["manifest"], r["out"], r["skipped"])
     console.print(f"run directory: [b]{cfg.run_dir}[/b]")
 
 

@@ -171,6 +171,56 @@ class IngestConfig(_Model):
         return self
 
 
+# -------------------------------------------------------------------------------------- dedup
+
+
+class DedupConfig(_Model):
+    """`selene dedup`: fuzzy near-duplicate removal with MinHash LSH."""
+
+    threshold: float = Field(default=0.8, gt=0.0, lt=1.0, description="Jaccard similarity that makes a duplicate.")
+    num_perm: int = Field(default=128, ge=8, le=1024, description="MinHash permutations (signature length).")
+    ngram: int = Field(default=5, ge=1, le=64, description="Shingle size, in words or characters.")
+    shingle: Literal["word", "char"] = Field(default="word", description="Shingle on words or on characters.")
+    bands: int | None = Field(default=None, ge=1, description="LSH bands; chosen from `threshold` when unset.")
+    rows: int | None = Field(default=None, ge=1, description="Rows per band; set together with `bands`.")
+    false_positive_weight: float = Field(default=0.5, ge=0.0, le=1.0, description="For the bands × rows choice.")
+    verify: Literal["signature", "exact", "none"] = Field(
+        default="signature",
+        description="Check candidate pairs: estimated Jaccard from full signatures, exact Jaccard on "
+        "shingles, or keep every LSH candidate.",
+    )
+    keep: Literal["first", "longest"] = Field(default="first", description="Which document of a cluster stays.")
+    seed: int = Field(default=1, description="MinHash permutation seed (datasketch's `seed`).")
+    workers: int = Field(default=1, ge=1)
+    executor: Literal["threads", "processes"] = "processes"
+
+    @model_validator(mode="after")
+    def _bands_rows(self) -> DedupConfig:
+        if (self.bands is None) != (self.rows is None):
+            raise ValueError("set both `bands` and `rows`, or neither (they are then chosen from `threshold`)")
+        if self.bands is not None and self.rows is not None and self.bands * self.rows > self.num_perm:
+            raise ValueError(f"bands × rows = {self.bands * self.rows} exceeds num_perm = {self.num_perm}")
+        return self
+
+
+# ------------------------------------------------------------------------------ decontaminate
+
+
+class DecontamConfig(_Model):
+    """`selene decontaminate`: remove evaluation-task text from the training data (GPT-3 / MT-NLG)."""
+
+    tasks: list[str] = Field(default_factory=list, description="jsonl files or lm-eval task directories.")
+    ngram: int = Field(default=13, ge=3, le=64, description="Overlap length in normalised words.")
+    min_ngram: int = Field(
+        default=8, ge=3, description="Shorter n for tasks whose examples are shorter than `ngram` words."
+    )
+    margin_chars: int = Field(default=200, ge=0, description="Characters removed on each side of a match.")
+    min_piece_chars: int = Field(default=200, ge=0, description="Pieces shorter than this are dropped.")
+    max_splits: int = Field(default=10, ge=0, description="Documents split more often are dropped whole.")
+    workers: int = Field(default=1, ge=1)
+    executor: Literal["threads", "processes"] = "processes"
+
+
 # ------------------------------------------------------------------------------------- pipeline
 
 
@@ -181,6 +231,8 @@ class PipelineConfig(_Model):
     run_dir: str = Field(description="Directory (or fsspec URL) every stage writes under.")
     seed: int = 1234
     ingest: IngestConfig = Field(default_factory=IngestConfig)
+    dedup: DedupConfig = Field(default_factory=DedupConfig)
+    decontaminate: DecontamConfig = Field(default_factory=DecontamConfig)
 
     def stage_dir(self, stage: str) -> str:
         return f"{self.run_dir.rstrip('/')}/{stage}"

@@ -8,18 +8,14 @@ from prefect import flow
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from selene.config import IngestConfig
-from selene.flows.runtime import PrefectMapper
+from selene.flows.runtime import mapper_for
 from selene.ingest.stage import IngestResult, run_ingest, summary_rows
-from selene.io import fs
 
 
 @flow(name="ingest", log_prints=True, validate_parameters=False)
 def ingest_flow(out: str, cfg: IngestConfig, force: bool = False) -> dict[str, Any]:
     """Raw files → cleaned, filtered, exactly-deduplicated documents in `out`."""
-    executor = cfg.executor
-    if any(fs.process_local(p) for p in [out, *(s.glob for s in cfg.sources)]):
-        executor = "threads"  # a memory:// filesystem is invisible to worker processes
-    mapper = PrefectMapper(executor, cfg.workers)
+    mapper = mapper_for(cfg.executor, cfg.workers, [out, *(s.glob for s in cfg.sources)])
     try:
         result = run_ingest(out, cfg, mapper=mapper, force=force)
     finally:

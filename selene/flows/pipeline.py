@@ -1,7 +1,8 @@
 """`pipeline_flow`: the whole pipeline as one Prefect flow, each stage a sub-flow.
 
-Stages write into ``<run_dir>/<stage>/``; a stage whose manifest matches its inputs and config is
-skipped. Later stages (dedup, decontaminate, blend, tokenize, train, eval) join here as they land.
+Stages write into ``<run_dir>/<stage>/`` and read the previous stage's directory; a stage whose
+manifest matches its inputs and config is skipped. Decontamination runs when tasks are configured.
+Later stages (blend, tokenize, train, eval) join here as they land.
 """
 
 from __future__ import annotations
@@ -11,11 +12,22 @@ from typing import Any
 from prefect import flow
 
 from selene.config import PipelineConfig
+from selene.flows.decontam import decontam_flow
+from selene.flows.dedup import dedup_flow
 from selene.flows.ingest import ingest_flow
 from selene.flows.runtime import task_runner
 
 
 @flow(name="selene-pipeline", log_prints=True, validate_parameters=False)
 def pipeline_flow(cfg: PipelineConfig, force: bool = False) -> dict[str, Any]:
+    results: dict[str, Any] = {}
     ingest = ingest_flow.with_options(task_runner=task_runner(cfg.ingest.workers))
-    return {"ingest": ingest(cfg.stage_dir("ingest"), cfg.ingest, force=force)}
+    results["ingest"] = ingest(cfg.stage_dir("ingest"), cfg.ingest, force=force)
+    dedup = dedup_flow.with_options(task_runner=task_runner(cfg.dedup.workers))
+    results["dedup"] = dedup(cfg.stage_dir("ingest"), cfg.stage_dir("dedup"), cfg.dedup, force=force)
+    if cfg.decontaminate.tasks:
+        decontam = decontam_flow.with_options(task_runner=task_runner(cfg.decontaminate.workers))
+        results["decontaminate"] = decontam(
+            cfg.stage_dir("dedup"), cfg.stage_dir("decontaminate"), cfg.decontaminate, force=force
+        )
+    return results

@@ -20,6 +20,8 @@ from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 
+from selene.io import fs
+
 T = TypeVar("T")
 ProgressHook = Callable[[str, int, int], None]
 _progress: list[ProgressHook] = []
@@ -69,6 +71,13 @@ class PrefectMapper:
     def close(self) -> None:
         if self.pool is not None:
             self.pool.shutdown(cancel_futures=True)
+
+
+def mapper_for(executor: str, workers: int, paths: Sequence[str]) -> PrefectMapper:
+    """The mapper of a stage run; memory:// paths force threads (worker processes cannot see them)."""
+    if any(fs.process_local(p) for p in paths):
+        executor = "threads"
+    return PrefectMapper(executor, workers)
 
 
 class _NoTraceback(logging.Formatter):

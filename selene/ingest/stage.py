@@ -16,18 +16,19 @@ finished and a changed config never reuses stale work.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
+from selene import executor
 from selene.config import IngestConfig, SourceSpec
 from selene.errors import InputError, UsageError
+from selene.executor import Mapper, serial_map
 from selene.ingest import exact_dedup
 from selene.ingest.clean import clean_text
 from selene.ingest.filters import FilterChain
@@ -35,18 +36,10 @@ from selene.ingest.langid import LanguageIdentifier
 from selene.ingest.readers import ReadStats, detect_format, read_records
 from selene.io import dataset, fs
 
-T = TypeVar("T")
-# Runs fn over argument tuples, returns results in input order. `name` labels the step.
-Mapper = Callable[[str, Callable[..., T], Sequence[tuple]], list[T]]
-
 CANDIDATE_SCHEMA = pa.schema(
     [*dataset.DOC_SCHEMA, pa.field("h1", pa.uint64(), nullable=False), pa.field("h2", pa.uint64(), nullable=False)]
 )
 WORK = "_work"
-
-
-def serial_map(name: str, fn: Callable[..., T], args: Sequence[tuple]) -> list[T]:
-    return [fn(*a) for a in args]
 
 
 @dataclass(frozen=True)
@@ -100,8 +93,7 @@ def preflight(out: str, cfg: IngestConfig) -> list[InputFile]:
 def fingerprint(inputs: Sequence[InputFile], cfg: IngestConfig) -> str:
     """Identity of an ingest run: inputs (path, size) and every setting that changes the output."""
     settings = cfg.model_dump(mode="json", exclude={"workers", "executor", "sources"})
-    body = {"inputs": [(i.key, i.path, i.source, i.override, i.bytes) for i in inputs], "config": settings}
-    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
+    return executor.fingerprint([(i.key, i.path, i.source, i.override, i.bytes) for i in inputs], settings)
 
 
 class Work:

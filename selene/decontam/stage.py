@@ -1,0 +1,219 @@
+"""The decontaminate stage: evaluation-task n-grams cut out of a document dataset, shard by shard.
+
+The task n-gram index is built once and written to the work directory; each shard task loads it
+(once per process) and makes one pass over its documents. A document without a match is copied as
+it is; a touched one is cut into pieces (ids ``<id>.p<k>``, meta ``decontam_parent``) or dropped.
+removed.parquet gets one row per touched document (reason ``decontam:<task>``, detail ``split: ...`` or
+``dropped: ...``); the manifest has, per task, the n-grams matched (with examples) and the documents
+split or dropped, and per source the documents in, kept (whole or in pieces) and dropped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import pickle
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from selene import executor
+from selene.config import DecontamConfig
+from selene.decontam.overlap import NgramIndex, add_to_report, decontaminate, merge_reports
+from selene.decontam.tasks import TaskText, load_tasks
+from selene.errors import InputError
+from selene.executor import Mapper, serial_map
+from selene.io import dataset, fs
+
+WORK = "_work"
+_INDEX_CACHE: dict[str, NgramIndex] = {}
+
+
+@dataclass
+class DecontamResult:
+    out: str
+    skipped: bool
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+
+def input_dataset(inp: str) -> dict[str, Any]:
+    m = dataset.read_manifest(inp)
+    if m is None:
+        dataset.list_shards(inp)  # raises the message that says what to run
+        raise InputError(f"{inp!r} has no manifest")
+    if not m.get("shards"):
+        raise InputError(f"{inp!r} is an empty dataset (no shards): nothing to decontaminate")
+    return m
+
+
+def preflight(inp: str, out: str, cfg: DecontamConfig) -> list[TaskText]:
+    """Input dataset complete, tasks readable, output writable — before any work starts."""
+    input_dataset(inp)
+    tasks = load_tasks(cfg.tasks)
+    fs.check_writable(out)
+    return tasks
+
+
+def _tasks_digest(tasks: Sequence[TaskText]) -> str:
+    h = hashlib.sha256()
+    for t in tasks:
+        h.update(t.task.encode())
+        for text in t.texts:
+            h.update(b"\0" + text.encode())
+    return h.hexdigest()[:16]
+
+
+def _index(path: str) -> NgramIndex:
+    if path not in _INDEX_CACHE:
+        _INDEX_CACHE.clear()
+        _INDEX_CACHE[path] = pickle.loads(fs.read_bytes(path))
+    return _INDEX_CACHE[path]
+
+
+def decontam_shard(root: str, k: int, shard: str, out: str, cfg: DecontamConfig) -> dict[str, Any]:
+    """Shard `k` → output shard `k` and its removed rows; returns counts and the per-task report."""
+    marker = fs.join(root, "done", f"{k:05d}.json")
+    target = fs.join(out, dataset.shard_name(k))
+    if fs.exists(marker) and fs.exists(target):
+        return json.loads(fs.read_text(marker))
+    index = _index(fs.join(root, "index.pkl"))
+    sink = dataset.ParquetSink(target, dataset.DOC_SCHEMA)
+    removed = dataset.ParquetSink(fs.join(root, "removed", f"{k:05d}.parquet"), dataset.REMOVED_SCHEMA)
+    report: dict[str, dict[str, Any]] = {}
+    counts: dict[str, Counter[str]] = {}
+    try:
+        for batch in dataset.open_parquet(shard).iter_batches(batch_size=1024, columns=dataset.DOC_SCHEMA.names):
+            for doc in batch.to_pylist():
+                c = counts.setdefault(doc["source"], Counter())
+                c["in"] += 1
+                res = decontaminate(doc["text"], index, cfg.margin_chars, cfg.min_piece_chars, cfg.max_splits)
+                if res.reason is None:
+                    sink.add(**doc)
+                    continue
+                add_to_report(report, res)
+                kind = "dropped" if res.dropped else "split"
+                c[kind] += 1
+                c[res.reason] += int(res.dropped)
+                detail = f"{kind}: {res.detail}; {res.removed_chars} of {len(doc['text'])} chars removed"
+                removed.add(id=doc["id"], source=doc["source"], reason=res.reason, detail=detail)
+                meta = json.loads(doc["meta"] or "{}")
+                for i, piece in enumerate(res.pieces):
+                    m = dataset.to_meta_json({**meta, "decontam_parent": doc["id"], "piece": i})
+                    sink.add(id=f"{doc['id']}.p{i}", text=piece, source=doc["source"], meta=m)
+                c["pieces"] += len(res.pieces)
+    except BaseException:
+        sink.abort()
+        removed.abort()
+        raise
+    written = sink.close().to_json()
+    removed.close()
+    result = {"shard": written, "counts": {s: dict(c) for s, c in sorted(counts.items())}, "report": report}
+    fs.atomic_write(marker, json.dumps(result))
+    return result
+
+
+def run_decontam(
+    inp: str, out: str, cfg: DecontamConfig, *, mapper: Mapper | None = None, force: bool = False
+) -> DecontamResult:
+    mapper = mapper or serial_map
+    tasks = preflight(inp, out, cfg)
+    m_in = input_dataset(inp)
+    settings = cfg.model_dump(mode="json", exclude={"workers", "executor", "tasks"})
+    fp = executor.fingerprint([s["sha256"] for s in m_in["shards"]], settings, _tasks_digest(tasks))
+    if not force and dataset.manifest_matches(out, fp):
+        fs.rm(fs.join(out, WORK), recursive=True)
+        return DecontamResult(out, skipped=True, manifest=dataset.read_manifest(out) or {})
+    fs.rm(fs.join(out, dataset.MANIFEST))
+    fs.remove_temporaries(out)
+    root = fs.join(out, WORK, fp)
+    index = NgramIndex.build(tasks, cfg.ngram, cfg.min_ngram)
+    fs.atomic_write(fs.join(root, "index.pkl"), pickle.dumps(index))
+    shards = [fs.join(inp, s["name"]) for s in m_in["shards"]]
+    results = mapper("decontam-shard", decontam_shard, [(root, k, p, out, cfg) for k, p in enumerate(shards)])
+    manifest = finalize(out, inp, m_in, root, results, index, cfg, fp)
+    fs.rm(fs.join(out, WORK), recursive=True)
+    return DecontamResult(out, skipped=False, manifest=manifest)
+
+
+def finalize(
+    out: str, inp: str, m_in: dict[str, Any], root: str, results: Sequence[dict[str, Any]],
+    index: NgramIndex, cfg: DecontamConfig, fp: str,
+) -> dict[str, Any]:
+    sink = dataset.ParquetSink(fs.join(out, dataset.REMOVED), dataset.REMOVED_SCHEMA, 10_000)
+    try:
+        for k in range(len(results)):
+            sink.add_table(dataset.open_parquet(fs.join(root, "removed", f"{k:05d}.parquet")).read())
+    except BaseException:
+        sink.abort()
+        raise
+    removed = sink.close()
+    report: dict[str, dict[str, Any]] = {}
+    per_source: dict[str, dict[str, Any]] = {}
+    totals: Counter[str] = Counter()
+    for r in results:
+        report = merge_reports(report, r["report"])
+        for src, c in r["counts"].items():
+            s = per_source.setdefault(src, {"in": 0, "kept": 0, "split": 0, "pieces": 0, "removed": {}})
+            s["in"] += c.get("in", 0)
+            s["split"] += c.get("split", 0)
+            s["pieces"] += c.get("pieces", 0)
+            s["kept"] += c.get("in", 0) - c.get("dropped", 0)
+            for reason, n in c.items():
+                if reason.startswith("decontam:") and n:
+                    s["removed"][reason] = s["removed"].get(reason, 0) + n
+            totals.update({k: v for k, v in c.items() if k in ("in", "split", "dropped", "pieces")})
+    n_in = sum(s["rows"] for s in m_in["shards"])
+    if totals["in"] != n_in or removed.rows != totals["split"] + totals["dropped"]:
+        raise InputError("internal accounting error: documents in/touched differ from the shard counts")
+    shards = [r["shard"] for r in results]
+    manifest = {
+        "stage": "decontaminate",
+        "fingerprint": fp,
+        "config": cfg.model_dump(mode="json"),
+        "inputs": {"dataset": inp, "fingerprint": m_in.get("fingerprint"), "tasks": cfg.tasks},
+        "shards": shards,
+        "removed": removed.to_json(),
+        "tasks": {t.task: _task_entry(t, report.get(t.task)) for t in index.stats},
+        "stats": {
+            "documents_in": n_in,
+            "documents_out": sum(s["rows"] for s in shards),
+            "documents_removed": totals["dropped"],
+            "documents_split": totals["split"],
+            "pieces_out": totals["pieces"],
+            "per_source": per_source,
+        },
+    }
+    dataset.write_manifest(out, manifest)
+    return manifest
+
+
+def _task_entry(t: Any, rep: dict[str, Any] | None) -> dict[str, Any]:
+    rep = rep or {"ngrams": 0, "documents": 0, "split": 0, "dropped": 0, "examples": []}
+    return {
+        "n": t.n,
+        "examples": t.examples,
+        "indexed_examples": t.indexed_examples,
+        "task_ngrams": t.ngrams,
+        "matched_ngrams": rep["ngrams"],
+        "documents_touched": rep["documents"],
+        "documents_split": rep["split"],
+        "documents_dropped": rep["dropped"],
+        "matched_examples": rep["examples"],
+    }
+
+
+def report_rows(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per task for tables: n, task n-grams, matches, documents split and dropped."""
+    return [
+        {
+            "task": task,
+            "n": t["n"],
+            "task n-grams": t["task_ngrams"],
+            "matched n-grams": t["matched_ngrams"],
+            "documents split": t["documents_split"],
+            "documents dropped": t["documents_dropped"],
+            "examples": " | ".join(t["matched_examples"][:3]),
+        }
+        for task, t in manifest["tasks"].items()
+    ]

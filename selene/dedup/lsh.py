@@ -1,0 +1,151 @@
+"""Locality-sensitive hashing of MinHash signatures: bands × rows, the S-curve, one key per band.
+
+A signature of `bands * rows` values is cut into `bands` runs of `rows` values; two documents become a
+candidate pair when all values of at least one band agree, which happens with probability
+P(J) = 1 - (1 - J^rows)^bands for Jaccard similarity J: an S-shaped curve whose steep part sits near
+(1/bands)^(1/rows). Bands and rows are chosen by datasketch's own routine, so `MinHashLSH(threshold,
+num_perm)` and the file-based stage bucket documents alike.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+
+import numpy as np
+
+from selene.dedup.shingle import _GOLDEN, _fmix64
+from selene.io import fs
+
+_MASK64 = (1 << 64) - 1
+
+
+@functools.cache
+def choose_bands_rows(threshold: float, num_perm: int, false_positive_weight: float = 0.5) -> tuple[int, int]:
+    """(bands, rows) that `datasketch.MinHashLSH(threshold, num_perm, weights=(w, 1 - w))` picks.
+
+    datasketch minimises w·(false-positive area) + (1 - w)·(false-negative area) over all b·r <= num_perm
+    (see `curve_summary`). It takes ~0.02 s per call plus ~0.7 s to import scipy once, hence the cache.
+    MinHashLSH refuses bands < 2; this function returns whatever the optimum is.
+    """
+    if not 0.0 < threshold < 1.0:
+        raise ValueError(f"threshold must be in (0, 1), got {threshold}")
+    if not 0.0 <= false_positive_weight <= 1.0:
+        raise ValueError(f"false_positive_weight must be in [0, 1], got {false_positive_weight}")
+    from datasketch.lsh import _optimal_param
+
+    bands, rows = _optimal_param(threshold, num_perm, false_positive_weight, 1.0 - false_positive_weight)
+    return int(bands), int(rows)
+
+
+def candidate_probability(jaccard: float | np.ndarray, bands: int, rows: int) -> float | np.ndarray:
+    """P(two documents share at least one band | their Jaccard similarity) = 1 - (1 - J^r)^b."""
+    return 1.0 - (1.0 - np.power(jaccard, rows)) ** bands
+
+
+def s_curve(bands: int, rows: int, points: int = 101) -> list[tuple[float, float]]:
+    """The S-curve at `points` evenly spaced Jaccard values in [0, 1]: [(J, P(candidate | J)), ...]."""
+    js = np.linspace(0.0, 1.0, points)
+    ps = np.asarray(candidate_probability(js, bands, rows))
+    return [(float(j), float(p)) for j, p in zip(js, ps, strict=True)]
+
+
+def curve_summary(bands: int, rows: int, threshold: float) -> dict[str, float]:
+    """Summary of the banding for the manifest.
+
+    `false_positive_area` = ∫_0^t P(J) dJ and `false_negative_area` = ∫_t^1 (1 - P(J)) dJ are the two
+    integrals datasketch weighs to choose bands and rows (computed by its own functions);
+    `p_at_threshold` is P(t); `steepest_jaccard` ≈ (1/b)^(1/r), where the curve is steepest.
+    """
+    from datasketch.lsh import _false_negative_probability, _false_positive_probability
+
+    return {
+        "false_positive_area": float(_false_positive_probability(threshold, bands, rows)),
+        "false_negative_area": float(_false_negative_probability(threshold, bands, rows)),
+        "p_at_threshold": float(candidate_probability(threshold, bands, rows)),
+        "steepest_jaccard": float((1.0 / bands) ** (1.0 / rows)),
+    }
+
+
+def band_keys(sigs: np.ndarray, bands: int, rows: int) -> np.ndarray:
+    """One 64-bit key per band of each signature: (n, bands) uint64.
+
+    Band j of a signature is values [j*rows, (j+1)*rows); its key is a hash of those values seeded
+    with j, so equal band values give equal keys within a band and (almost surely) different keys in
+    different bands: keys of all bands can share one bucket table. Keys of different band contents
+    collide with probability ~2^-64 per pair. Vectorised over documents and bands; loops over rows.
+    """
+    sigs = np.asarray(sigs)
+    if sigs.ndim != 2:
+        raise ValueError(f"signatures must be a 2-D array (documents × num_perm), got shape {sigs.shape}")
+    if bands < 1 or rows < 1 or bands * rows > sigs.shape[1]:
+        raise ValueError(f"bands × rows = {bands} × {rows} must be >= 1 and <= num_perm = {sigs.shape[1]}")
+    values = sigs[:, : bands * rows].astype(np.uint64).reshape(len(sigs), bands, rows)
+    seeds = np.array([((j + 1) * int(_GOLDEN)) & _MASK64 for j in range(bands)], dtype=np.uint64)
+    h = np.repeat(_fmix64(seeds)[None, :], len(sigs), axis=0)
+    for k in range(rows):
+        h ^= values[:, :, k]
+        h *= _GOLDEN
+        h = (h << np.uint64(31)) | (h >> np.uint64(33))
+    return _fmix64(h)
+
+
+def plot_s_curve(bands: int, rows: int, threshold: float, path: str) -> str:
+    """Draw the S-curve with the threshold marked; returns the path written (local or fsspec URL).
+
+    A `.svg` path gets an SVG written by hand. Any other path gets a PNG through matplotlib when it is
+    installed; otherwise (matplotlib is not a dependency of selene) the SVG, at `path` with its suffix
+    replaced by `.svg`.
+    """
+    title = f"b={bands} r={rows}, threshold {threshold:g}"
+    name = path.rsplit("/", 1)[-1]
+    if name.endswith(".svg") or importlib.util.find_spec("matplotlib") is None:
+        svg_path = (
+            path if name.endswith(".svg") else path[: len(path) - len(name)] + name.rsplit(".", 1)[0] + ".svg"
+        )
+        fs.atomic_write(svg_path, _svg(bands, rows, threshold, title))
+        return svg_path
+    import matplotlib  # pragma: no cover - not installed where the tests run
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    js, ps = zip(*s_curve(bands, rows), strict=True)
+    fig, ax = plt.subplots(figsize=(4, 3), dpi=100)
+    ax.plot(js, ps)
+    ax.axvline(threshold, color="red", linestyle="--")
+    ax.set(xlabel="Jaccard similarity", ylabel="P(candidate)", title=title)
+    with fs.atomic_open(path, "wb") as f:
+        fig.savefig(f, format="png", bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def _svg(bands: int, rows: int, threshold: float, title: str) -> str:
+    """A 320×240 SVG: axes, the curve as a polyline, the threshold as a dashed red line."""
+    x0, y0, w, h = 40, 200, 260, 170  # plot area: origin at bottom left, y grows downwards in SVG
+
+    def xy(j: float, p: float) -> str:
+        return f"{x0 + j * w:.1f},{y0 - p * h:.1f}"
+
+    curve = " ".join(xy(j, p) for j, p in s_curve(bands, rows))
+    tx = x0 + threshold * w
+    return "\n".join(
+        [
+            '<svg xmlns="http://www.w3.org/2000/svg" width="320" height="240" font-family="sans-serif" '
+            'font-size="11">',
+            '<rect width="320" height="240" fill="white"/>',
+            f'<text x="160" y="16" text-anchor="middle">{title}</text>',
+            f'<polyline points="{xy(0, 1)} {xy(0, 0)} {xy(1, 0)}" fill="none" stroke="black"/>',
+            f'<polyline points="{curve}" fill="none" stroke="steelblue" stroke-width="2"/>',
+            f'<line x1="{tx:.1f}" y1="{y0}" x2="{tx:.1f}" y2="{y0 - h}" stroke="red" stroke-dasharray="4 3"/>',
+            f'<text x="{x0 - 4}" y="{y0 - h + 4}" text-anchor="end">1</text>',
+            f'<text x="{x0 - 4}" y="{y0 + 4}" text-anchor="end">0</text>',
+            f'<text x="{x0 + w}" y="{y0 + 14}" text-anchor="end">1</text>',
+            f'<text x="{x0 + w / 2}" y="{y0 + 28}" text-anchor="middle">Jaccard similarity</text>',
+            f'<text x="12" y="{y0 - h / 2}" transform="rotate(-90 12 {y0 - h / 2})" text-anchor="middle">'
+            "P(candidate)</text>",
+            "</svg>",
+            "",
+        ]
+    )
