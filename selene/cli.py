@@ -121,10 +121,10 @@ def ingest(
 
     preflight(output, cfg)  # bad globs or an unwritable output fail here, before Prefect starts
     from selene.flows.ingest import ingest_flow
-    from selene.flows.runtime import task_runner
+    from selene.flows.runtime import runner_for
 
     with _progress():
-        result = ingest_flow.with_options(task_runner=task_runner(cfg.workers))(output, cfg, force=force)
+        result = ingest_flow.with_options(task_runner=runner_for(cfg))(output, cfg, force=force)
     print_stage_summary("ingest", result["manifest"], result["out"], result["skipped"])
 
 
@@ -194,10 +194,10 @@ def dedup(
     input_dataset(input)
     fs_check_writable(output)
     from selene.flows.dedup import dedup_flow
-    from selene.flows.runtime import task_runner
+    from selene.flows.runtime import runner_for
 
     with _progress():
-        result = dedup_flow.with_options(task_runner=task_runner(cfg.workers))(input, output, cfg, force=force)
+        result = dedup_flow.with_options(task_runner=runner_for(cfg))(input, output, cfg, force=force)
     print_stage_summary("dedup", result["manifest"], result["out"], result["skipped"])
 
 
@@ -222,10 +222,10 @@ def decontaminate(
 
     preflight(input, output, cfg)
     from selene.flows.decontam import decontam_flow
-    from selene.flows.runtime import task_runner
+    from selene.flows.runtime import runner_for
 
     with _progress():
-        result = decontam_flow.with_options(task_runner=task_runner(cfg.workers))(input, output, cfg, force=force)
+        result = decontam_flow.with_options(task_runner=runner_for(cfg))(input, output, cfg, force=force)
     print_stage_summary("decontaminate", result["manifest"], result["out"], result["skipped"])
 
 

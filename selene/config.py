@@ -158,9 +158,12 @@ class IngestConfig(_Model):
         default=256 * 2**20, ge=1024, description="Records larger than this are quarantined unread."
     )
     workers: int = Field(default=1, ge=1, description="Parallel workers over input files and shards.")
-    executor: Literal["threads", "processes"] = Field(
-        default="processes", description="How workers run locally (Prefect task runner)."
+    executor: Literal["threads", "processes", "dask"] = Field(
+        default="processes",
+        description="threads or processes on this machine, or dask (prefect-dask: a LocalCluster of "
+        "`workers` processes, or the scheduler at `dask_address`).",
     )
+    dask_address: str | None = Field(default=None, description="tcp://host:8786 of a running Dask scheduler.")
 
     @model_validator(mode="after")
     def _unique_source_names(self) -> IngestConfig:
@@ -192,7 +195,8 @@ class DedupConfig(_Model):
     keep: Literal["first", "longest"] = Field(default="first", description="Which document of a cluster stays.")
     seed: int = Field(default=1, description="MinHash permutation seed (datasketch's `seed`).")
     workers: int = Field(default=1, ge=1)
-    executor: Literal["threads", "processes"] = "processes"
+    executor: Literal["threads", "processes", "dask"] = "processes"
+    dask_address: str | None = None
 
     @model_validator(mode="after")
     def _bands_rows(self) -> DedupConfig:
@@ -218,7 +222,8 @@ class DecontamConfig(_Model):
     min_piece_chars: int = Field(default=200, ge=0, description="Pieces shorter than this are dropped.")
     max_splits: int = Field(default=10, ge=0, description="Documents split more often are dropped whole.")
     workers: int = Field(default=1, ge=1)
-    executor: Literal["threads", "processes"] = "processes"
+    executor: Literal["threads", "processes", "dask"] = "processes"
+    dask_address: str | None = None
 
 
 # ------------------------------------------------------------------------------------- pipeline

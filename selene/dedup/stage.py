@@ -273,10 +273,10 @@ def write_shard(plan: Plan, k: int, dup_file: str | None, out: str, cluster_info
     """Shard `k` without its duplicates, plus its part of removed.parquet."""
     marker = plan.path("done", k, "json")
     target = fs.join(out, dataset.shard_name(k))
-    if fs.exists(marker) and fs.exists(target):
+    removed_path = plan.path("removed", k, "parquet")
+    if fs.exists(marker) and fs.exists(target) and fs.exists(removed_path):
         return json.loads(fs.read_text(marker))
     table = dataset.open_parquet(plan.shards[k]).read(columns=dataset.DOC_SCHEMA.names)
-    removed_path = plan.path("removed", k, "parquet")
     if dup_file is not None:
         dups = dataset.open_parquet(dup_file).read()
         rows = dups.column("row").to_numpy().astype(np.int64)

@@ -15,18 +15,18 @@ from selene.config import PipelineConfig
 from selene.flows.decontam import decontam_flow
 from selene.flows.dedup import dedup_flow
 from selene.flows.ingest import ingest_flow
-from selene.flows.runtime import task_runner
+from selene.flows.runtime import runner_for
 
 
 @flow(name="selene-pipeline", log_prints=True, validate_parameters=False)
 def pipeline_flow(cfg: PipelineConfig, force: bool = False) -> dict[str, Any]:
     results: dict[str, Any] = {}
-    ingest = ingest_flow.with_options(task_runner=task_runner(cfg.ingest.workers))
+    ingest = ingest_flow.with_options(task_runner=runner_for(cfg.ingest))
     results["ingest"] = ingest(cfg.stage_dir("ingest"), cfg.ingest, force=force)
-    dedup = dedup_flow.with_options(task_runner=task_runner(cfg.dedup.workers))
+    dedup = dedup_flow.with_options(task_runner=runner_for(cfg.dedup))
     results["dedup"] = dedup(cfg.stage_dir("ingest"), cfg.stage_dir("dedup"), cfg.dedup, force=force)
     if cfg.decontaminate.tasks:
-        decontam = decontam_flow.with_options(task_runner=task_runner(cfg.decontaminate.workers))
+        decontam = decontam_flow.with_options(task_runner=runner_for(cfg.decontaminate))
         results["decontaminate"] = decontam(
             cfg.stage_dir("dedup"), cfg.stage_dir("decontaminate"), cfg.decontaminate, force=force
         )

@@ -20,6 +20,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 
+from selene.errors import UsageError
 from selene.io import fs
 
 T = TypeVar("T")
@@ -39,15 +40,32 @@ def report(name: str, done: int, total: int) -> None:
         hook(name, done, total)
 
 
-def task_runner(workers: int) -> Any:
-    """Threads for the tasks; with executor=processes the compute goes to `PrefectMapper`'s pool."""
+def task_runner(workers: int, executor: str = "threads", dask_address: str | None = None) -> Any:
+    """The Prefect task runner of a stage flow.
+
+    threads/processes: a thread per running task (with processes, `PrefectMapper` sends the compute
+    to its process pool). dask: prefect-dask's DaskTaskRunner on the scheduler at `dask_address`, or
+    on a LocalCluster of `workers` single-threaded processes; tasks then run on the Dask workers.
+    """
+    if executor == "dask":
+        from prefect_dask import DaskTaskRunner
+
+        if dask_address:
+            return DaskTaskRunner(address=dask_address)
+        return DaskTaskRunner(cluster_kwargs={"n_workers": workers, "threads_per_worker": 1, "processes": True})
     return ThreadPoolTaskRunner(max_workers=max(1, workers))
+
+
+def runner_for(cfg: Any) -> Any:
+    """`task_runner` from a stage config (workers, executor, dask_address)."""
+    return task_runner(cfg.workers, cfg.executor, getattr(cfg, "dask_address", None))
 
 
 class PrefectMapper:
     """A `Mapper` that runs each item as a Prefect task; use inside a flow."""
 
     def __init__(self, executor: str, workers: int) -> None:
+        # threads and dask: the task runner runs the work itself; processes: our pool does
         self.pool: cf.Executor | None = None
         if executor == "processes" and workers > 1:
             # forkserver: forking a process that runs Prefect's threads can deadlock; spawn would
@@ -76,6 +94,8 @@ class PrefectMapper:
 def mapper_for(executor: str, workers: int, paths: Sequence[str]) -> PrefectMapper:
     """The mapper of a stage run; memory:// paths force threads (worker processes cannot see them)."""
     if any(fs.process_local(p) for p in paths):
+        if executor == "dask":
+            raise UsageError("memory:// paths cannot be shared with Dask workers; use a local path or s3://, gs://")
         executor = "threads"
     return PrefectMapper(executor, workers)
 
