@@ -69,3 +69,22 @@ def wet_bytes(docs: list[tuple[str, str]]) -> bytes:
         )
         w.write_record(rec)
     return buf.getvalue()
+
+
+def write_dataset(directory: str, docs: list[tuple[str, str]], shard_docs: int = 100, source: str = "s") -> str:
+    """A finished document dataset (shards + empty removed.parquet + manifest) of (id, text) pairs."""
+    import pyarrow as pa
+
+    from selene.io import dataset
+
+    shards = []
+    for k in range(0, max(len(docs), 1), shard_docs):
+        part = docs[k : k + shard_docs]
+        table = pa.table(
+            {"id": [d[0] for d in part], "text": [d[1] for d in part], "source": [source] * len(part), "meta": ["{}"] * len(part)},
+            schema=dataset.DOC_SCHEMA,
+        )
+        shards.append(dataset.write_table(f"{directory}/{dataset.shard_name(len(shards))}", table).to_json())
+    dataset.write_table(f"{directory}/{dataset.REMOVED}", dataset.REMOVED_SCHEMA.empty_table())
+    dataset.write_manifest(directory, {"stage": "test", "fingerprint": "test", "shards": shards})
+    return directory

@@ -99,3 +99,21 @@ def test_failure_inside_the_flow_prints_no_traceback(tmp_path: Path, corpus: Pat
     assert "Traceback" not in quiet.stderr + quiet.stdout
     loud = subprocess.run([sys.executable, "-c", script, *args, "--debug"], capture_output=True, text=True, env=env, timeout=120)
     assert loud.returncode == 1 and "Traceback" in loud.stderr
+
+
+def test_dedup_and_decontaminate_commands(tmp_path: Path, corpus: Path, capsys: pytest.CaptureFixture[str], prefect_harness: None) -> None:
+    ing = tmp_path / "ingest"
+    assert main(["ingest", "-o", str(ing), *sources(corpus)]) == 0
+    assert main(["dedup", "-i", str(ing), "-o", str(tmp_path / "dedup"), "--threshold", "0.7", "--shingle", "char", "--ngram", "6"]) == 0
+    assert dataset.read_manifest(str(tmp_path / "dedup"))["config"]["shingle"] == "char"  # type: ignore[index]
+    tasks = ROOT / "data" / "tasks"
+    assert main(["decontaminate", "-i", str(tmp_path / "dedup"), "-o", str(tmp_path / "dc"), "--tasks", str(tasks / "mini_piqa.jsonl"), "--tasks", str(tasks / "mini_lambada")]) == 0
+    out = capsys.readouterr().out
+    assert "dedup →" in out and "decontaminate →" in out
+    # bad usage: exit 2 with the field named; a dataset that is not one: exit 1 naming it
+    assert main(["dedup", "-i", str(ing), "-o", str(tmp_path / "x"), "--bands", "4"]) == 2
+    assert "set both `bands` and `rows`" in capsys.readouterr().err
+    assert main(["dedup", "-i", str(tmp_path / "nothing"), "-o", str(tmp_path / "x")]) == 1
+    assert "does not exist" in capsys.readouterr().err
+    assert main(["decontaminate", "-i", str(ing), "-o", str(tmp_path / "y")]) == 2
+    assert "--tasks" in capsys.readouterr().err

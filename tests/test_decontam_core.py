@@ -27,8 +27,9 @@ from selene.decontam.tasks import TaskText, load_tasks
 from selene.errors import ConfigError, InputError
 
 DATA = Path(__file__).parent / "data" / "decontam"
-PIQA = str(DATA / "mini_piqa.jsonl")
-LAMBADA_DIR = str(DATA / "tasks")
+TASKS = Path(__file__).resolve().parents[1] / "data" / "tasks"
+PIQA = str(TASKS / "mini_piqa.jsonl")
+LAMBADA_DIR = str(TASKS / "mini_lambada")
 FILLER = (DATA / "filler.txt").read_text()
 
 
@@ -70,9 +71,9 @@ def test_load_jsonl_task_every_string_field(tasks: list[TaskText]) -> None:
 
 def test_load_harness_task_dir_and_yaml(tasks: list[TaskText]) -> None:
     lam = tasks[1]
-    rows = [json.loads(x) for x in (DATA / "tasks/mini_lambada/mini_lambada.jsonl").read_text().splitlines()]
+    rows = [json.loads(x) for x in (TASKS / "mini_lambada/mini_lambada.jsonl").read_text().splitlines()]
     assert lam.task == "mini_lambada" and lam.texts == [r["text"] for r in rows]
-    (one,) = load_tasks([str(DATA / "tasks/mini_lambada/mini_lambada.yaml")])
+    (one,) = load_tasks([str(TASKS / "mini_lambada/mini_lambada.yaml")])
     assert one == lam
 
 

@@ -90,7 +90,10 @@ def test_shingle_hashes_count_the_distinct_shingles(bases):
 
 
 def test_shingle_hashes_are_deterministic_across_processes(bases):
-    code = "import sys, tests.test_minhash as t; print(t.digest_of(sys.stdin.read()))"
+    code = (
+        "import hashlib, sys; from selene.dedup.shingle import shingle_hashes as s; t = sys.stdin.read(); "
+        "print(hashlib.sha1(s(t, 5).tobytes() + s(t, 4, 'char').tobytes()).hexdigest())"
+    )
     others = {
         subprocess.run(
             [sys.executable, "-c", code],
@@ -120,6 +123,9 @@ def test_short_and_empty_documents():
     assert len(short) == 1  # one shingle: the whole document
     assert not np.array_equal(short, shingle_hashes("only three", 5))
     assert len(shingle_hashes("ab", 5, "char")) == 1
+    assert (
+        len(shingle_hashes("a\ud800b c", 2, "char")) == 4
+    )  # a lone surrogate (invalid UTF-8) is a character
     with pytest.raises(ValueError, match="ngram"):
         shingle_hashes("x", 0)
     with pytest.raises(ValueError, match="kind"):

@@ -42,8 +42,8 @@ def input_dataset(inp: str) -> dict[str, Any]:
     if m is None:
         dataset.list_shards(inp)  # raises the message that says what to run
         raise InputError(f"{inp!r} has no manifest")
-    if not m.get("shards"):
-        raise InputError(f"{inp!r} is an empty dataset (no shards): nothing to decontaminate")
+    if not sum(s["rows"] for s in m.get("shards", [])):
+        raise InputError(f"{inp!r} is an empty dataset (0 documents): nothing to decontaminate")
     return m
 
 

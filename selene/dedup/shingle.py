@@ -22,7 +22,7 @@ import xxhash
 ShingleKind = Literal["word", "char"]
 
 # ASCII: upper → lower; punctuation (string.punctuation, '_' included) and control bytes → space.
-# On ASCII text, bytes.translate + split run at memory speed (~15 µs for 5 KB, 6x the regex path).
+# On ASCII text, bytes.translate + split run at memory speed (~15 µs for 5 KB, 5x the regex path).
 _ASCII_FOLD = bytes(
     0x20 if b < 0x20 or b == 0x7F or chr(b) in string.punctuation else (b + 32 if 65 <= b <= 90 else b)
     for b in range(256)
@@ -160,7 +160,7 @@ def shingle_hashes(text: str, ngram: int, kind: ShingleKind = "word") -> np.ndar
         if not norm:
             return np.empty(0, dtype=np.uint64)
         # UTF-32 gives one uint32 per code point: the characters as an array without a Python loop.
-        tokens = np.frombuffer(norm.encode("utf-32-le"), dtype="<u4").astype(np.uint64)
+        tokens = np.frombuffer(norm.encode("utf-32-le", "surrogatepass"), dtype="<u4").astype(np.uint64)
         tokens = _fmix64(tokens ^ _CHAR_SALT)
     else:
         raise ValueError(f"shingle kind must be 'word' or 'char', got {kind!r}")

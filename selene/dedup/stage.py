@@ -69,8 +69,8 @@ def input_dataset(inp: str) -> dict[str, Any]:
     if m is None:
         dataset.list_shards(inp)  # raises the right message (missing dir / unfinished)
         raise InputError(f"{inp!r} has no manifest")
-    if not m.get("shards"):
-        raise InputError(f"{inp!r} is an empty dataset (no shards): nothing to deduplicate")
+    if not sum(s["rows"] for s in m.get("shards", [])):
+        raise InputError(f"{inp!r} is an empty dataset (0 documents): nothing to deduplicate")
     return m
 
 
@@ -137,9 +137,9 @@ def band_pairs(plan: Plan, band: int, cfg: DedupConfig) -> str:
     idx = np.concatenate(gidx)
     order = np.lexsort((idx, key))
     key, idx = key[order], idx[order]
-    same = key[1:] == key[:-1]
+    same = key[1:] == key[:-1] if key.size else np.empty(0, dtype=bool)
     run_start = np.maximum.accumulate(np.where(np.concatenate([[True], ~same]), np.arange(key.size), 0))
-    member = np.concatenate([[False], same])
+    member = np.concatenate([[False], same]) if key.size else np.empty(0, dtype=bool)
     # a star from the first document of each run: the same clusters as all pairs, linear in size
     a, b = idx[run_start[member]], idx[member]
     edges = np.empty(a.size, dtype=EDGE_DTYPE)

@@ -4,8 +4,8 @@ depend on the Python version's copy of the manual.
 
     python tests/data/decontam/make_data.py
 
-- ``mini_piqa.jsonl``: 30 PIQA-style examples (goal, sol1, sol2, label), each field a real sentence.
-- ``tasks/mini_lambada/mini_lambada.jsonl``: 30 LAMBADA-style passages (``text``: 2-3 sentences),
+- ``data/tasks/mini_piqa.jsonl``: 30 PIQA-style examples (goal, sol1, sol2, label), each field a real sentence.
+- ``data/tasks/mini_lambada/mini_lambada.jsonl``: 30 LAMBADA-style passages (``text``: 2-3 sentences),
   read through the lm-eval-harness task config ``mini_lambada.yaml`` next to it.
 - ``filler.txt``: prose from other topics, the "clean training text" the tests embed task text in.
 """
@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 
 HERE = Path(__file__).parent
+TASKS = HERE.parents[2] / "data" / "tasks"  # shipped: the demo decontaminates against them
 
 
 def sentences(topic: str) -> list[str]:
@@ -50,10 +51,10 @@ def main() -> None:
         {"goal": goals[3 * i], "sol1": goals[3 * i + 1], "sol2": goals[3 * i + 2], "label": 0}
         for i in range(30)
     ]
-    (HERE / "mini_piqa.jsonl").write_text("".join(json.dumps(x) + "\n" for x in piqa))
+    (TASKS / "mini_piqa.jsonl").write_text("".join(json.dumps(x) + "\n" for x in piqa))
 
     lambada = [{"text": " ".join(pool_b[3 * i : 3 * i + 3])} for i in range(30)]
-    path = HERE / "tasks" / "mini_lambada" / "mini_lambada.jsonl"
+    path = TASKS / "mini_lambada" / "mini_lambada.jsonl"
     path.write_text("".join(json.dumps(x) + "\n" for x in lambada))
 
     # the manual repeats phrases across topics ("may only occur syntactically nested in a for or while

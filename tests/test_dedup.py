@@ -1,0 +1,119 @@
+"""The dedup stage end to end: quality against brute-force Jaccard, determinism, executors, bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from selene.config import DedupConfig
+from selene.dedup.stage import run_dedup
+from selene.errors import InputError
+from selene.io import dataset, fs
+from tests.corpus import write_dataset
+from tests.dedup_corpus import pairs_at_least, planted_corpus
+
+THRESHOLD = 0.8
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    corpus = planted_corpus(n_base=60, seed=3)
+    root = tmp_path_factory.mktemp("planted")
+    inp = write_dataset(str(root / "in"), corpus.docs, shard_docs=150)
+    return corpus, inp, root
+
+
+@pytest.fixture(scope="module")
+def deduped(planted):  # type: ignore[no-untyped-def]
+    _, inp, root = planted
+    return run_dedup(inp, str(root / "out"), DedupConfig(threshold=THRESHOLD))
+
+
+def clusters_of(out: str) -> dict[str, str]:
+    """Document id → id of the document its cluster kept (kept documents map to themselves)."""
+    kept = {d["id"]: d["id"] for d in dataset.iter_documents(out)}
+    for r in dataset.read_removed(out).to_pylist():
+        assert r["reason"].startswith("dup_of:") and "cluster=" in r["detail"]
+        kept[r["id"]] = r["reason"][len("dup_of:") :]
+    return kept
+
+
+def test_recall_and_precision_against_exact_jaccard(planted, deduped) -> None:  # type: ignore[no-untyped-def]
+    corpus, _, _ = planted
+    ids = [d[0] for d in corpus.docs]
+    cluster = clusters_of(deduped.out)
+    truth = pairs_at_least(corpus.docs, THRESHOLD - 0.1)
+    must = [(i, j) for (i, j), jac in truth.items() if jac >= THRESHOLD + 0.05]
+    assert len(must) >= 100, "the planted corpus should hold enough near-duplicate pairs"
+    found = sum(cluster[ids[i]] == cluster[ids[j]] for i, j in must)
+    assert found / len(must) >= 0.95
+    flagged = [(r["id"], r["reason"][len("dup_of:") :]) for r in dataset.read_removed(deduped.out).to_pylist()]
+    pos = {d: i for i, d in enumerate(ids)}
+    good = sum(tuple(sorted((pos[a], pos[b]))) in truth for a, b in flagged)
+    assert flagged and good / len(flagged) >= 0.95
+
+
+def test_accounting_and_manifest(planted, deduped) -> None:  # type: ignore[no-untyped-def]
+    corpus, _, _ = planted
+    m = deduped.manifest
+    st = m["stats"]
+    assert st["documents_in"] == len(corpus.docs) == st["documents_out"] + st["documents_removed"]
+    assert st["clusters"]["duplicates"] == st["documents_removed"] > 0
+    assert sum(int(k) * v for k, v in st["clusters"]["cluster_sizes"].items()) == st["clusters"]["documents_in_clusters"]
+    lsh = m["lsh"]
+    assert lsh["bands"] * lsh["rows"] <= 128 and len(lsh["s_curve"]) == 101
+    assert fs.exists(fs.join(deduped.out, "s_curve.svg"))
+    assert "kept" in fs.read_text(fs.join(deduped.out, "clusters.md"))
+    kept_ids = [d["id"] for d in dataset.iter_documents(deduped.out)]
+    assert kept_ids == sorted(kept_ids, key=[d[0] for d in corpus.docs].index)  # corpus order kept
+
+
+def test_keep_longest(tmp_path: Path) -> None:
+    base = " ".join(f"word{i} common text about the python language reference" for i in range(40))
+    docs = [("a", base), ("b", base + " and a longer tail of words"), ("c", base + " tail")]
+    inp = write_dataset(str(tmp_path / "in"), docs)
+    res = run_dedup(inp, str(tmp_path / "out"), DedupConfig(keep="longest", threshold=0.7))
+    assert [d["id"] for d in dataset.iter_documents(res.out)] == ["b"]
+    first = run_dedup(inp, str(tmp_path / "out2"), DedupConfig(keep="first", threshold=0.7))
+    assert [d["id"] for d in dataset.iter_documents(first.out)] == ["a"]
+
+
+def test_rerun_skips_and_parameters_are_not_reused(planted, deduped) -> None:  # type: ignore[no-untyped-def]
+    _, inp, _ = planted
+    assert run_dedup(inp, deduped.out, DedupConfig(threshold=THRESHOLD)).skipped
+    other = run_dedup(inp, deduped.out, DedupConfig(threshold=0.5))
+    assert not other.skipped and other.manifest["stats"]["documents_removed"] > deduped.manifest["stats"]["documents_removed"]
+    run_dedup(inp, deduped.out, DedupConfig(threshold=THRESHOLD))
+
+
+def test_exact_verification_and_char_shingles(planted, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    _, inp, _ = planted
+    exact = run_dedup(inp, str(tmp_path / "exact"), DedupConfig(threshold=THRESHOLD, verify="exact"))
+    assert exact.manifest["stats"]["documents_removed"] > 0
+    chars = run_dedup(inp, str(tmp_path / "chars"), DedupConfig(threshold=THRESHOLD, shingle="char", ngram=8))
+    assert chars.manifest["stats"]["documents_removed"] > 0
+
+
+def test_bad_input(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="does not exist"):
+        run_dedup(str(tmp_path / "missing"), str(tmp_path / "o"), DedupConfig())
+    (tmp_path / "unfinished").mkdir()
+    with pytest.raises(InputError, match="did not finish"):
+        run_dedup(str(tmp_path / "unfinished"), str(tmp_path / "o"), DedupConfig())
+    empty = write_dataset(str(tmp_path / "empty"), [])
+    with pytest.raises(InputError, match="empty"):
+        run_dedup(empty, str(tmp_path / "o"), DedupConfig())
+
+
+def test_workers_and_dask_give_identical_bytes(planted, deduped, tmp_path: Path, prefect_harness: None) -> None:  # type: ignore[no-untyped-def]
+    from selene.flows.dedup import dedup_flow
+    from selene.flows.runtime import runner_for
+
+    _, inp, _ = planted
+    want = ([s["sha256"] for s in deduped.manifest["shards"]], deduped.manifest["removed"]["sha256"])
+    for executor in ("processes", "dask"):
+        cfg = DedupConfig(threshold=THRESHOLD, workers=2, executor=executor)  # type: ignore[arg-type]
+        res = dedup_flow.with_options(task_runner=runner_for(cfg))(inp, str(tmp_path / executor), cfg)
+        got = ([s["sha256"] for s in res["manifest"]["shards"]], res["manifest"]["removed"]["sha256"])
+        assert got == want, executor
