@@ -33,6 +33,7 @@ typecheck: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/ingest.py
+	$(BIN)/python benchmarks/dedup.py
 
 sample: $(STAMP)
 	$(BIN)/python scripts/build_sample.py

@@ -246,9 +246,12 @@ def print_stage_summary(stage: str, m: dict[str, Any], out: str, skipped: bool) 
     for src, s in st["per_source"].items():
         removed = sum(s["removed"].values())
         table.add_row(src, str(s["in"]), str(s["kept"]), str(removed), f"{s['kept'] / max(s['in'], 1):.0%}")
-    n_in, n_out = st["documents_in"], st["documents_out"]
-    table.add_row("[b]total", f"[b]{n_in}", f"[b]{n_out}", f"[b]{st['documents_removed']}", f"[b]{n_out / max(n_in, 1):.0%}")
+    n_in = st["documents_in"]
+    kept = sum(s["kept"] for s in st["per_source"].values())
+    table.add_row("[b]total", f"[b]{n_in}", f"[b]{kept}", f"[b]{st['documents_removed']}", f"[b]{kept / max(n_in, 1):.0%}")
     console.print(table)
+    if "documents_split" in st:
+        console.print(f"{st['documents_split']} document(s) split into pieces: {st['documents_out']} rows out")
     totals = reason_totals(m)
     if totals:
         reasons = Table(title="removed, by reason (details in removed.parquet)")

@@ -35,7 +35,7 @@ from selene.io import dataset, fs
 
 WORK = "_work"
 EDGE_DTYPE = np.dtype([("a", "<i8"), ("b", "<i8"), ("j", "<f4")])
-SIG_BATCH = 256
+SIG_BATCH = 1024
 
 
 @dataclass
@@ -362,7 +362,7 @@ def finalize(
         gone.update(w["removed_sources"])
     per_source: dict[str, Any] = defaultdict(dict)
     for src in sorted(set(kept) | set(gone)):
-        per_source[src] = {"in": kept[src] + gone[src], "kept": kept[src], "removed": {"dup": gone[src]} if gone[src] else {}}
+        per_source[src] = {"in": kept[src] + gone[src], "kept": kept[src], "removed": {"near_dup": gone[src]} if gone[src] else {}}
     shards = [{k: v for k, v in w.items() if k in ("name", "rows", "bytes", "sha256")} for w in written]
     n_in = sum(s["rows"] for s in m_in["shards"])
     if sum(s["rows"] for s in shards) + removed.rows != n_in:

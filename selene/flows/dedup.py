@@ -32,7 +32,7 @@ def publish_dedup_artifacts(result: DedupResult, cfg: DedupConfig) -> None:
         return
     st = m["stats"]
     create_table_artifact(
-        table=[{"source": s, "in": v["in"], "kept": v["kept"], "duplicates": v["removed"].get("dup", 0)} for s, v in st["per_source"].items()],
+        table=[{"source": s, "in": v["in"], "kept": v["kept"], "duplicates": v["removed"].get("near_dup", 0)} for s, v in st["per_source"].items()],
         key="dedup-stats",
         description=f"Near-duplicates removed in `{result.out}` (threshold {cfg.threshold})",
     )
