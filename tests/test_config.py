@@ -38,7 +38,7 @@ def test_bad_value_names_field_value_and_accepted(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as e:
         load_pipeline_config(p)
     msg = str(e.value)
-    assert "ingest.executor (line 3): got 'gpus': Input should be 'threads' or 'processes'" in msg
+    assert "ingest.executor (line 3): got 'gpus': Input should be 'threads', 'processes' or 'dask'" in msg
     assert "ingest.clean.normalization (line 5): got 'NFX'" in msg and "'NFC', 'NFKC' or 'none'" in msg
 
 

@@ -49,7 +49,14 @@ def test_memory_paths_run_with_processes_requested(specs, prefect_harness: None)
 def test_selene_run_writes_each_stage_under_run_dir(specs, tmp_path: Path, prefect_harness: None, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
     cfg = tmp_path / "p.yaml"
     sources = "\n".join(f"    - {{name: {s.name}, glob: '{s.glob}'}}" for s in specs)
-    cfg.write_text(f"name: t\nrun_dir: {tmp_path / 'run'}\ningest:\n  workers: 1\n  sources:\n{sources}\n")
+    tasks = Path(__file__).resolve().parents[1] / "data" / "tasks" / "mini_piqa.jsonl"
+    cfg.write_text(
+        f"name: t\nrun_dir: {tmp_path / 'run'}\ningest:\n  workers: 1\n  sources:\n{sources}\n"
+        f"decontaminate:\n  tasks: ['{tasks}']\n"
+    )
     assert main(["run", str(cfg)]) == 0
-    assert dataset.read_manifest(str(tmp_path / "run" / "ingest"))["stats"]["documents_in"] == 25  # type: ignore[index]
+    manifests = {s: dataset.read_manifest(str(tmp_path / "run" / s)) for s in ("ingest", "dedup", "decontaminate")}
+    assert manifests["ingest"]["stats"]["documents_in"] == 25  # type: ignore[index]
+    assert manifests["dedup"]["stats"]["documents_in"] == manifests["ingest"]["stats"]["documents_out"]  # type: ignore[index]
+    assert manifests["decontaminate"]["stats"]["documents_in"] == manifests["dedup"]["stats"]["documents_out"]  # type: ignore[index]
     assert "run directory" in capsys.readouterr().out
