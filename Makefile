@@ -34,6 +34,7 @@ typecheck: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/ingest.py
 	$(BIN)/python benchmarks/dedup.py
+	$(BIN)/python benchmarks/decontam.py
 
 sample: $(STAMP)
 	$(BIN)/python scripts/build_sample.py

@@ -117,3 +117,27 @@ def test_workers_and_dask_give_identical_bytes(planted, deduped, tmp_path: Path,
         res = dedup_flow.with_options(task_runner=runner_for(cfg))(inp, str(tmp_path / executor), cfg)
         got = ([s["sha256"] for s in res["manifest"]["shards"]], res["manifest"]["removed"]["sha256"])
         assert got == want, executor
+
+
+def test_resume_after_a_kill_gives_identical_output(planted, deduped, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from selene.dedup import stage
+
+    _, inp, _ = planted
+    cfg = DedupConfig(threshold=THRESHOLD)
+
+    def dying_map(name, fn, args):  # type: ignore[no-untyped-def]
+        if name == "dedup-band":  # "killed" after the signatures, before any band finished
+            raise KeyboardInterrupt
+        return [fn(*a) for a in args]
+
+    out = str(tmp_path / "out")
+    with pytest.raises(KeyboardInterrupt):
+        run_dedup(inp, out, cfg, mapper=dying_map)
+    assert dataset.read_manifest(out) is None
+    shingled: list[int] = []
+    original = stage.shingle.shingle_hashes
+    monkeypatch.setattr(stage.shingle, "shingle_hashes", lambda *a: shingled.append(1) or original(*a))
+    res = run_dedup(inp, out, cfg)
+    assert shingled == []  # the signatures of the killed run were reused, not recomputed
+    assert [s["sha256"] for s in res.manifest["shards"]] == [s["sha256"] for s in deduped.manifest["shards"]]
+    assert res.manifest["removed"]["sha256"] == deduped.manifest["removed"]["sha256"]
