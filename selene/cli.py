@@ -121,11 +121,17 @@ def ingest(
 
     preflight(output, cfg)  # bad globs or an unwritable output fail here, before Prefect starts
     from selene.flows.ingest import ingest_flow
+
+    _run_stage("ingest", ingest_flow, cfg, output, cfg, force=force)
+
+
+def _run_stage(stage: str, flow: Any, cfg: Any, *args: Any, force: bool) -> None:
+    """Run a stage's flow on the task runner its config asks for, with progress, then its summary."""
     from selene.flows.runtime import runner_for
 
     with _progress():
-        result = ingest_flow.with_options(task_runner=runner_for(cfg))(output, cfg, force=force)
-    print_stage_summary("ingest", result["manifest"], result["out"], result["skipped"])
+        result = flow.with_options(task_runner=runner_for(cfg))(*args, force=force)
+    print_stage_summary(stage, result["manifest"], result["out"], result["skipped"])
 
 
 @contextlib.contextmanager
@@ -190,15 +196,13 @@ def dedup(
         verify=verify, keep=keep, workers=workers,
     )
     from selene.dedup.stage import input_dataset
+    from selene.io import fs
 
     input_dataset(input)
-    fs_check_writable(output)
+    fs.check_writable(output)
     from selene.flows.dedup import dedup_flow
-    from selene.flows.runtime import runner_for
 
-    with _progress():
-        result = dedup_flow.with_options(task_runner=runner_for(cfg))(input, output, cfg, force=force)
-    print_stage_summary("dedup", result["manifest"], result["out"], result["skipped"])
+    _run_stage("dedup", dedup_flow, cfg, input, output, cfg, force=force)
 
 
 @app.command()
@@ -222,17 +226,8 @@ def decontaminate(
 
     preflight(input, output, cfg)
     from selene.flows.decontam import decontam_flow
-    from selene.flows.runtime import runner_for
 
-    with _progress():
-        result = decontam_flow.with_options(task_runner=runner_for(cfg))(input, output, cfg, force=force)
-    print_stage_summary("decontaminate", result["manifest"], result["out"], result["skipped"])
-
-
-def fs_check_writable(path: str) -> None:
-    from selene.io import fs
-
-    fs.check_writable(path)
+    _run_stage("decontaminate", decontam_flow, cfg, input, output, cfg, force=force)
 
 
 def print_stage_summary(stage: str, m: dict[str, Any], out: str, skipped: bool) -> None:

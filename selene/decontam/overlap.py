@@ -12,7 +12,7 @@ words. Tasks and documents go through the same `words` function. Tokens come fro
 would move spans: "ß" folds to "ss"); ASCII text, the common case, is lower-cased and tokenised as bytes.
 
 Hashes. Each word is hashed with xxh64; an n-gram's hash is the polynomial of its word hashes modulo
-2**64, computed for all positions of a text in n vectorised numpy steps, then bit-mixed (splitmix64)
+2**64, computed for all positions of a text in n vectorised numpy steps, then bit-mixed (MurmurHash3's finaliser)
 so its top bits can address a bitmap. 64 bits: with 1e8 task n-grams and 1e12 document n-grams the
 expected number of chance collisions is about 5 (1e20 / 2**64), each costing at most one cut.
 
@@ -34,12 +34,11 @@ import numpy as np
 import xxhash
 
 from selene.decontam.tasks import TaskText
+from selene.hashing import fmix64
 
 _WORD = re.compile(r"[^\W_]+")
 _WORD_ASCII = re.compile(rb"[a-z0-9]+")  # the same tokens as _WORD on lower-cased ASCII text
 _P = np.uint64(0x9E3779B97F4A7C15)  # odd multiplier of the n-gram polynomial
-_M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)  # splitmix64 finaliser
-_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
 
 
 def words(text: str) -> list[bytes]:
@@ -65,12 +64,7 @@ def ngram_hashes(wh: np.ndarray, n: int) -> np.ndarray:
     for j in range(1, n):  # uint64 arithmetic wraps: the polynomial is modulo 2**64
         h *= _P
         h += wh[j : j + k]
-    h ^= h >> _S30
-    h *= _M1
-    h ^= h >> _S27
-    h *= _M2
-    h ^= h >> _S31
-    return h
+    return fmix64(h)
 
 
 def task_ngram(lengths: Iterable[int], ngram: int, min_ngram: int) -> int:

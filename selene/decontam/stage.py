@@ -38,13 +38,7 @@ class DecontamResult:
 
 
 def input_dataset(inp: str) -> dict[str, Any]:
-    m = dataset.read_manifest(inp)
-    if m is None:
-        dataset.list_shards(inp)  # raises the message that says what to run
-        raise InputError(f"{inp!r} has no manifest")
-    if not sum(s["rows"] for s in m.get("shards", [])):
-        raise InputError(f"{inp!r} is an empty dataset (0 documents): nothing to decontaminate")
-    return m
+    return dataset.require_documents(inp, "decontaminate")
 
 
 def preflight(inp: str, out: str, cfg: DecontamConfig) -> list[TaskText]:

@@ -14,7 +14,7 @@ import importlib.util
 
 import numpy as np
 
-from selene.dedup.shingle import _GOLDEN, _fmix64
+from selene.hashing import GOLDEN, fmix64
 from selene.io import fs
 
 _MASK64 = (1 << 64) - 1
@@ -81,13 +81,13 @@ def band_keys(sigs: np.ndarray, bands: int, rows: int) -> np.ndarray:
     if bands < 1 or rows < 1 or bands * rows > sigs.shape[1]:
         raise ValueError(f"bands × rows = {bands} × {rows} must be >= 1 and <= num_perm = {sigs.shape[1]}")
     values = sigs[:, : bands * rows].astype(np.uint64).reshape(len(sigs), bands, rows)
-    seeds = np.array([((j + 1) * int(_GOLDEN)) & _MASK64 for j in range(bands)], dtype=np.uint64)
-    h = np.repeat(_fmix64(seeds)[None, :], len(sigs), axis=0)
+    seeds = np.array([((j + 1) * int(GOLDEN)) & _MASK64 for j in range(bands)], dtype=np.uint64)
+    h = np.repeat(fmix64(seeds)[None, :], len(sigs), axis=0)
     for k in range(rows):
         h ^= values[:, :, k]
-        h *= _GOLDEN
+        h *= GOLDEN
         h = (h << np.uint64(31)) | (h >> np.uint64(33))
-    return _fmix64(h)
+    return fmix64(h)
 
 
 def plot_s_curve(bands: int, rows: int, threshold: float, path: str) -> str:

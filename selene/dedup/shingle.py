@@ -19,6 +19,8 @@ from typing import Literal
 import numpy as np
 import xxhash
 
+from selene.hashing import GOLDEN, fmix64
+
 ShingleKind = Literal["word", "char"]
 
 # ASCII: upper → lower; punctuation (string.punctuation, '_' included) and control bytes → space.
@@ -28,9 +30,6 @@ _ASCII_FOLD = bytes(
     for b in range(256)
 )
 _NON_BMP = re.compile("[\U00010000-\U0010ffff]")
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # odd: multiplication by it is a bijection mod 2^64
-_FMIX1 = np.uint64(0xFF51AFD7ED558CCD)
-_FMIX2 = np.uint64(0xC4CEB9FE1A85EC53)
 _CHAR_SALT = np.uint64(0x243F6A8885A308D3)  # keeps a code point's hash away from its small value
 
 
@@ -112,16 +111,6 @@ def normalise(text: str) -> str:
     return b" ".join(_words(text)).decode("utf-8", "surrogatepass")
 
 
-def _fmix64(h: np.ndarray) -> np.ndarray:
-    """MurmurHash3's 64-bit finaliser, in place: an avalanching bijection on uint64."""
-    h ^= h >> np.uint64(33)
-    h *= _FMIX1
-    h ^= h >> np.uint64(33)
-    h *= _FMIX2
-    h ^= h >> np.uint64(33)
-    return h
-
-
 def _combine(tokens: np.ndarray, n: int) -> np.ndarray:
     """Hash of every run of `n` consecutive uint64 token hashes (one run of all when fewer than `n`).
 
@@ -130,12 +119,12 @@ def _combine(tokens: np.ndarray, n: int) -> np.ndarray:
     """
     n = min(n, len(tokens))
     count = len(tokens) - n + 1
-    h = np.full(count, (n * int(_GOLDEN)) & 0xFFFFFFFFFFFFFFFF, dtype=np.uint64)
+    h = np.full(count, (n * int(GOLDEN)) & 0xFFFFFFFFFFFFFFFF, dtype=np.uint64)
     for k in range(n):
         h ^= tokens[k : k + count]
-        h *= _GOLDEN
+        h *= GOLDEN
         h = (h << np.uint64(31)) | (h >> np.uint64(33))
-    return _fmix64(h)
+    return fmix64(h)
 
 
 def shingle_hashes(text: str, ngram: int, kind: ShingleKind = "word") -> np.ndarray:
@@ -161,7 +150,7 @@ def shingle_hashes(text: str, ngram: int, kind: ShingleKind = "word") -> np.ndar
             return np.empty(0, dtype=np.uint64)
         # UTF-32 gives one uint32 per code point: the characters as an array without a Python loop.
         tokens = np.frombuffer(norm.encode("utf-32-le", "surrogatepass"), dtype="<u4").astype(np.uint64)
-        tokens = _fmix64(tokens ^ _CHAR_SALT)
+        tokens = fmix64(tokens ^ _CHAR_SALT)
     else:
         raise ValueError(f"shingle kind must be 'word' or 'char', got {kind!r}")
     return _distinct(_combine(tokens, ngram))

@@ -65,13 +65,7 @@ class Plan:
 
 
 def input_dataset(inp: str) -> dict[str, Any]:
-    m = dataset.read_manifest(inp)
-    if m is None:
-        dataset.list_shards(inp)  # raises the right message (missing dir / unfinished)
-        raise InputError(f"{inp!r} has no manifest")
-    if not sum(s["rows"] for s in m.get("shards", [])):
-        raise InputError(f"{inp!r} is an empty dataset (0 documents): nothing to deduplicate")
-    return m
+    return dataset.require_documents(inp, "deduplicate")
 
 
 def bands_rows(cfg: DedupConfig) -> tuple[int, int]:

@@ -151,6 +151,17 @@ def list_shards(directory: str) -> list[str]:
     return [fs.join(directory, s["name"]) for s in manifest["shards"]]
 
 
+def require_documents(directory: str, stage: str) -> dict[str, Any]:
+    """The manifest of a finished, non-empty dataset that `stage` reads; a clear error otherwise."""
+    m = read_manifest(directory)
+    if m is None:
+        list_shards(directory)  # raises the message that says what to run
+    assert m is not None
+    if not sum(s["rows"] for s in m.get("shards", [])):
+        raise InputError(f"{directory!r} is an empty dataset (0 documents): nothing to {stage}")
+    return m
+
+
 def iter_batches(directory: str, columns: Sequence[str] | None = None, batch_size: int = 1024) -> Iterator[pa.RecordBatch]:
     for path in list_shards(directory):
         yield from open_parquet(path).iter_batches(batch_size=batch_size, columns=list(columns) if columns else None)
