@@ -233,6 +233,62 @@ class DecontamConfig(_Model):
     dask_address: str | None = None
 
 
+# -------------------------------------------------------------------------------------- blend
+
+
+class BlendConfig(_Model):
+    """`selene blend`: per-source weights (shares of the mix) or epochs → a shuffled document dataset."""
+
+    weights: dict[str, float] = Field(
+        default_factory=dict, description="Source → share of the training tokens (normalised to sum 1)."
+    )
+    epochs: dict[str, float] = Field(
+        default_factory=dict, description="Source → passes over it (e.g. Books3: 1.5); fixed, not normalised."
+    )
+    target_tokens: int | None = Field(
+        default=None, ge=1, description="Tokens of the mix; default: the tokens of the weighted sources, once."
+    )
+    tokenizer: str | None = Field(
+        default=None, description="sentencepiece model to count tokens with; else tokens are estimated."
+    )
+    bytes_per_token: float = Field(
+        default=4.0, gt=0, description="Token estimate without a tokenizer (GPT-2-like BPE: ~4 bytes/token)."
+    )
+    token_sample_docs: int = Field(default=2000, ge=1, description="Documents per source to count tokens on.")
+    shuffle_buckets: int = Field(
+        default=16, ge=1, description="Out-of-core shuffle: documents scatter to buckets, each shuffled in memory."
+    )
+    shard_docs: int = Field(default=20_000, ge=1, description="Documents per output shard.")
+    seed: int = 1234
+    workers: int = Field(default=1, ge=1)
+    executor: Literal["threads", "processes", "dask"] = "processes"
+    dask_address: str | None = None
+
+
+# ----------------------------------------------------------------------------------- tokenize
+
+
+class TokenizeConfig(_Model):
+    """`selene tokenize`: sentencepiece, then Megatron-LM indexed shards (.bin + .idx)."""
+
+    tokenizer: str | None = Field(default=None, description="An existing sentencepiece .model; else one is trained.")
+    vocab_size: int = Field(default=32_000, ge=64, le=1_000_000)
+    model_type: Literal["bpe", "unigram"] = "bpe"
+    character_coverage: float = Field(default=0.9995, gt=0.0, le=1.0)
+    byte_fallback: bool = Field(default=True, description="Unknown characters become UTF-8 byte pieces.")
+    sample_docs: int = Field(default=100_000, ge=1, description="Documents of the seeded training sample.")
+    sample_chars: int = Field(default=200_000_000, ge=1000, description="Characters of the sample, at most.")
+    max_sentence_length: int = Field(default=16_384, ge=256, description="Longer training lines are cut.")
+    eod_piece: str = Field(default="</s>", description="End-of-document piece (a control symbol).")
+    prefix: str = Field(default="data_text_document", description="Output prefix: <prefix>.bin, <prefix>.idx.")
+    encode_batch: int = Field(default=512, ge=1, description="Documents per sentencepiece batch call.")
+    threads: int = Field(default=1, ge=1, description="sentencepiece threads per worker.")
+    seed: int = 1234
+    workers: int = Field(default=1, ge=1)
+    executor: Literal["threads", "processes", "dask"] = "processes"
+    dask_address: str | None = None
+
+
 # ------------------------------------------------------------------------------------- pipeline
 
 
@@ -245,6 +301,8 @@ class PipelineConfig(_Model):
     ingest: IngestConfig = Field(default_factory=IngestConfig)
     dedup: DedupConfig = Field(default_factory=DedupConfig)
     decontaminate: DecontamConfig = Field(default_factory=DecontamConfig)
+    blend: BlendConfig = Field(default_factory=BlendConfig)
+    tokenize: TokenizeConfig = Field(default_factory=TokenizeConfig)
 
     def stage_dir(self, stage: str) -> str:
         return f"{self.run_dir.rstrip('/')}/{stage}"
