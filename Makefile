@@ -35,6 +35,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/ingest.py
 	$(BIN)/python benchmarks/dedup.py
 	$(BIN)/python benchmarks/decontam.py
+	$(BIN)/python benchmarks/tokenization.py
 
 sample: $(STAMP)
 	$(BIN)/python scripts/build_sample.py

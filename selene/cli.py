@@ -22,10 +22,12 @@ from rich.table import Table
 
 from selene import __version__
 from selene.config import (
+    BlendConfig,
     DecontamConfig,
     DedupConfig,
     IngestConfig,
     SourceSpec,
+    TokenizeConfig,
     dump_config,
     load_pipeline_config,
     load_stage_config,
@@ -82,7 +84,13 @@ def config_defaults(
     stage: Annotated[str, typer.Argument(help="Stage whose default settings to print.")] = "ingest",
 ) -> None:
     """Print the default settings of a stage, as YAML to start a config from."""
-    models = {"ingest": IngestConfig, "dedup": DedupConfig, "decontaminate": DecontamConfig}
+    models = {
+        "ingest": IngestConfig,
+        "dedup": DedupConfig,
+        "decontaminate": DecontamConfig,
+        "blend": BlendConfig,
+        "tokenize": TokenizeConfig,
+    }
     if stage not in models:
         raise typer.BadParameter(f"unknown stage {stage!r}; known: {', '.join(models)}")
     console.print(dump_config(models[stage]()), end="", markup=False, highlight=False)
@@ -230,6 +238,77 @@ def decontaminate(
     _run_stage("decontaminate", decontam_flow, cfg, input, output, cfg, force=force)
 
 
+def _mapping(option: str, value: str | None) -> dict[str, float] | None:
+    """``SRC=W,SRC=W`` → {SRC: W}; the error names the item that is not of that form."""
+    if value is None:
+        return None
+    out: dict[str, float] = {}
+    for item in filter(None, (x.strip() for x in value.split(","))):
+        name, sep, num = item.rpartition("=")
+        try:
+            if not sep or not name.strip():
+                raise ValueError
+            out[name.strip()] = float(num)
+        except ValueError:
+            raise ConfigError(f"{option}: {item!r} is not SOURCE=NUMBER (e.g. {option} Books3=1.5,Pile-CC=0.5)") from None
+    return out
+
+
+@app.command()
+def blend(
+    input: Annotated[str, typer.Option("--input", "-i", help="Document dataset to blend.")],
+    output: Annotated[str, typer.Option("--output", "-o", help="Output dataset directory or fsspec URL.")],
+    weights: Annotated[str | None, typer.Option(help="SRC=W,...: shares of the mix (normalised).")] = None,
+    epochs: Annotated[str | None, typer.Option(help="SRC=E,...: passes over a source (e.g. Books3=1.5).")] = None,
+    target_tokens: Annotated[int | None, typer.Option("--target-tokens", help="Tokens of the mix.")] = None,
+    tokenizer: Annotated[str | None, typer.Option(help="sentencepiece model to count tokens with.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Sampling and shuffling seed.")] = None,
+    config: Annotated[str | None, typer.Option("--config", "-c", help="YAML: blend settings or a pipeline file.")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", "-w", min=1, help="Parallel workers.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Redo even if OUT is complete for this input.")] = False,
+) -> None:
+    """Sample each source by weight or epochs (MT-NLG style) and shuffle globally into OUT."""
+    cfg: BlendConfig = load_stage_config(config, BlendConfig, "blend")
+    cfg = _with_overrides(
+        cfg, weights=_mapping("--weights", weights), epochs=_mapping("--epochs", epochs),
+        target_tokens=target_tokens, tokenizer=tokenizer, seed=seed, workers=workers,
+    )
+    if not cfg.weights and not cfg.epochs:
+        raise UsageError("give --weights SRC=W,... or --epochs SRC=E,... (or blend.weights/epochs in --config)")
+    from selene.io import dataset, fs
+
+    dataset.require_documents(input, "blend")
+    fs.check_writable(output)
+    from selene.flows.blend import blend_flow
+
+    _run_stage("blend", blend_flow, cfg, input, output, cfg, force=force)
+
+
+@app.command()
+def tokenize(
+    input: Annotated[str, typer.Option("--input", "-i", help="Document dataset to tokenize.")],
+    output: Annotated[str, typer.Option("--output", "-o", help="Output directory: <prefix>.bin/.idx, tokenizer.model.")],
+    tokenizer: Annotated[str | None, typer.Option(help="An existing sentencepiece .model (else one is trained).")] = None,
+    vocab_size: Annotated[int | None, typer.Option("--vocab-size", help="Vocabulary of a trained tokenizer [32000].")] = None,
+    model_type: Annotated[str | None, typer.Option("--model-type", help="bpe | unigram [bpe].")] = None,
+    config: Annotated[str | None, typer.Option("--config", "-c", help="YAML: tokenize settings or a pipeline file.")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", "-w", min=1, help="Parallel workers.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Redo even if OUT is complete for this input.")] = False,
+) -> None:
+    """Encode documents with sentencepiece into Megatron-LM's indexed format (.bin + .idx), EOD-terminated."""
+    cfg: TokenizeConfig = load_stage_config(config, TokenizeConfig, "tokenize")
+    cfg = _with_overrides(cfg, tokenizer=tokenizer, vocab_size=vocab_size, model_type=model_type, workers=workers)
+    if cfg.tokenizer and (vocab_size is not None or model_type is not None):
+        raise UsageError("--tokenizer loads a trained model: --vocab-size and --model-type only apply to training one")
+    from selene.io import dataset, fs
+
+    dataset.require_documents(input, "tokenize")
+    fs.check_writable(output)
+    from selene.flows.tokenize import tokenize_flow
+
+    _run_stage("tokenize", tokenize_flow, cfg, input, output, cfg, force=force)
+
+
 def print_stage_summary(stage: str, m: dict[str, Any], out: str, skipped: bool) -> None:
     """Documents per source in, kept and removed, then removals by reason: every stage's table."""
     from selene.ingest.stage import reason_totals
@@ -245,6 +324,8 @@ def print_stage_summary(stage: str, m: dict[str, Any], out: str, skipped: bool) 
     kept = sum(s["kept"] for s in st["per_source"].values())
     table.add_row("[b]total", f"[b]{n_in}", f"[b]{kept}", f"[b]{st['documents_removed']}", f"[b]{kept / max(n_in, 1):.0%}")
     console.print(table)
+    if "tokens" in st:
+        console.print(f"{st['tokens']:,} tokens in {st['sequences']:,} sequences (EOD-terminated documents)")
     if "documents_split" in st:
         console.print(f"{st['documents_split']} document(s) split into pieces: {st['documents_out']} rows out")
     totals = reason_totals(m)

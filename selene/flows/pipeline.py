@@ -1,8 +1,8 @@
 """`pipeline_flow`: the whole pipeline as one Prefect flow, each stage a sub-flow.
 
 Stages write into ``<run_dir>/<stage>/`` and read the previous stage's directory; a stage whose
-manifest matches its inputs and config is skipped. Decontamination runs when tasks are configured.
-Later stages (blend, tokenize, train, eval) join here as they land.
+manifest matches its inputs and config is skipped. Decontamination runs when tasks are configured,
+blending when weights or epochs are; tokenization always. Training and evaluation join as they land.
 """
 
 from __future__ import annotations
@@ -12,10 +12,12 @@ from typing import Any
 from prefect import flow
 
 from selene.config import PipelineConfig
+from selene.flows.blend import blend_flow
 from selene.flows.decontam import decontam_flow
 from selene.flows.dedup import dedup_flow
 from selene.flows.ingest import ingest_flow
 from selene.flows.runtime import runner_for
+from selene.flows.tokenize import tokenize_flow
 
 
 @flow(name="selene-pipeline", log_prints=True, validate_parameters=False)
@@ -25,9 +27,17 @@ def pipeline_flow(cfg: PipelineConfig, force: bool = False) -> dict[str, Any]:
     results["ingest"] = ingest(cfg.stage_dir("ingest"), cfg.ingest, force=force)
     dedup = dedup_flow.with_options(task_runner=runner_for(cfg.dedup))
     results["dedup"] = dedup(cfg.stage_dir("ingest"), cfg.stage_dir("dedup"), cfg.dedup, force=force)
+    last = "dedup"
     if cfg.decontaminate.tasks:
         decontam = decontam_flow.with_options(task_runner=runner_for(cfg.decontaminate))
         results["decontaminate"] = decontam(
-            cfg.stage_dir("dedup"), cfg.stage_dir("decontaminate"), cfg.decontaminate, force=force
+            cfg.stage_dir(last), cfg.stage_dir("decontaminate"), cfg.decontaminate, force=force
         )
+        last = "decontaminate"
+    if cfg.blend.weights or cfg.blend.epochs:
+        blend = blend_flow.with_options(task_runner=runner_for(cfg.blend))
+        results["blend"] = blend(cfg.stage_dir(last), cfg.stage_dir("blend"), cfg.blend, force=force)
+        last = "blend"
+    tokenize = tokenize_flow.with_options(task_runner=runner_for(cfg.tokenize))
+    results["tokenize"] = tokenize(cfg.stage_dir(last), cfg.stage_dir("tokenize"), cfg.tokenize, force=force)
     return results

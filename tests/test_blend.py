@@ -1,0 +1,387 @@
+"""selene.blend: weights and epochs → a seeded, globally shuffled training mix, accounted per source."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from collections import Counter
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from pydoc_data.topics import topics
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from selene.blend import plan
+from selene.blend.stage import BLEND_JSON, REASON, report_rows, run_blend
+from selene.config import BlendConfig
+from selene.errors import ConfigError
+from selene.io import dataset
+
+WORDS = " ".join(topics[k] for k in sorted(topics)).split()
+SIZES = {"Books3": 2000, "Pile-CC": 4000, "Wikipedia": 3000}
+
+
+def make_docs(source: str, n: int, seed: int) -> list[tuple[str, str, str]]:
+    """`n` documents of real words, of lognormal lengths (5 to 2000 words, median 90).
+
+    Realised shares differ from the requested ones by the sampling noise of the partial passes, about
+    CV(length) · sqrt((1 - f) / (f · n)) of a share: these sizes keep it well under 1%.
+    """
+    gen = np.random.default_rng(seed)
+    lengths = np.clip(gen.lognormal(4.5, 0.6, size=n), 5, 2000).astype(int)
+    starts = gen.integers(0, len(WORDS) - 2000, size=n)
+    return [
+        (f"{source}-{i}", " ".join(WORDS[s : s + m]), source)
+        for i, (s, m) in enumerate(zip(starts, lengths, strict=True))
+    ]
+
+
+def write_sources(
+    directory: Path, docs: Sequence[tuple[str, str, str]], shard_docs: int = 500, seed: int = 0
+) -> str:
+    """A finished dataset of (id, text, source) documents, sources mixed inside the shards."""
+    order = np.random.default_rng(seed).permutation(len(docs)) if seed >= 0 else np.arange(len(docs))
+    rows = [docs[i] for i in order]
+    shards: list[dict[str, Any]] = []
+    for k in range(0, len(rows), shard_docs):
+        part = rows[k : k + shard_docs]
+        cols = {"id": [d[0] for d in part], "text": [d[1] for d in part], "source": [d[2] for d in part]}
+        table = pa.table({**cols, "meta": ["{}"] * len(part)}, schema=dataset.DOC_SCHEMA)
+        shards.append(dataset.write_table(f"{directory}/{dataset.shard_name(len(shards))}", table).to_json())
+    dataset.write_table(f"{directory}/{dataset.REMOVED}", dataset.REMOVED_SCHEMA.empty_table())
+    dataset.write_manifest(str(directory), {"stage": "test", "fingerprint": "test", "shards": shards})
+    return str(directory)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> str:
+    docs = [d for i, (s, n) in enumerate(SIZES.items()) for d in make_docs(s, n, i)]
+    return write_sources(tmp_path_factory.mktemp("blend-in"), docs)
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> str:
+    docs = [d for i, s in enumerate(SIZES) for d in make_docs(s, 30, i)]
+    docs += [(f"Empty-{i}", "", "Empty") for i in range(5)]
+    return write_sources(tmp_path_factory.mktemp("blend-small"), docs, shard_docs=40)
+
+
+def read_out(out: str) -> pa.Table:
+    return pa.concat_tables(dataset.open_parquet(p).read() for p in dataset.list_shards(out))
+
+
+def thread_map(name: str, fn: Callable[..., Any], args: Sequence[tuple]) -> list[Any]:
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return [f.result() for f in [pool.submit(fn, *a) for a in args]]
+
+
+def shard_digests(out: str) -> list[str]:
+    return [hashlib.sha256(Path(p).read_bytes()).hexdigest() for p in dataset.list_shards(out)]
+
+
+# --------------------------------------------------------------------------------- the plan
+
+
+def test_sample_documents_passes() -> None:
+    pairs = plan.sample_documents(1000, 2.5, np.random.default_rng(0))
+    per_doc = np.bincount(pairs[:, 0], minlength=1000)
+    assert set(per_doc.tolist()) == {2, 3} and (per_doc == 3).sum() == 500
+    assert sorted(set(pairs[:, 1].tolist())) == [0, 1, 2] and (pairs[:, 1] == 2).sum() == 500
+    assert len({(d, p) for d, p in pairs.tolist()}) == len(pairs)  # (document, pass) unique
+    assert plan.sample_documents(10, 0.0, np.random.default_rng(0)).shape == (0, 2)
+    assert plan.sample_documents(7, 1.0, np.random.default_rng(0))[:, 0].tolist() == list(range(7))
+
+
+def test_partial_split_is_exact_over_shards() -> None:
+    split = plan.partial_split({"a": [100, 0, 333, 67]}, {"a": 1.3}, seed=5)
+    assert split["a"].sum() == round(0.3 * 500) and split["a"][1] == 0
+    assert (split["a"] <= [100, 0, 333, 67]).all()
+    assert (
+        plan.partial_split({"a": [100, 0, 333, 67]}, {"a": 1.3}, seed=5)["a"].tolist() == split["a"].tolist()
+    )
+
+
+def test_plan_epochs_weights_and_epochs() -> None:
+    sizes = {
+        s: plan.SourceSize(100, 4000 * t, 1000 * t, "estimated", 0.25)
+        for s, t in (("a", 1), ("b", 2), ("c", 4))
+    }
+    cfg = BlendConfig(weights={"a": 1, "b": 1}, epochs={"c": 0.5}, target_tokens=10_000)
+    ep = plan.plan_epochs(sizes, cfg)
+    # c takes 2000 tokens; a and b share the other 8000 equally
+    assert ep == pytest.approx({"a": 4.0, "b": 2.0, "c": 0.5})
+    ep = plan.plan_epochs(sizes, BlendConfig(weights={"a": 3, "b": 1}))
+    assert ep == pytest.approx({"a": 2.25, "b": 0.375, "c": 0.0})  # target: a + b once = 3000
+
+
+# -------------------------------------------------------------------------------- the stage
+
+
+def test_weights_realise_requested_token_shares(corpus: str, tmp_path: Path) -> None:
+    weights = {"Books3": 0.5, "Pile-CC": 0.3, "Wikipedia": 0.2}
+    res = run_blend(corpus, str(tmp_path / "out"), BlendConfig(weights=weights, seed=7, shard_docs=700))
+    b = res.manifest["blend"]["sources"]
+    for src, w in weights.items():
+        assert b[src]["share_requested"] == pytest.approx(w)
+        assert abs(b[src]["share_realised"] - w) < 0.01, (src, b[src])
+    # the realised shares are those of the documents actually written
+    table = read_out(res.out)
+    nbytes: Counter[str] = Counter()
+    for src, text in zip(table.column("source").to_pylist(), table.column("text").to_pylist(), strict=True):
+        nbytes[src] += len(text.encode())
+    assert {s: b[s]["bytes_sampled"] for s in weights} == dict(nbytes)
+    assert Counter(table.column("source").to_pylist()) == {s: b[s]["documents_sampled"] for s in weights}
+    assert len(table.column("id").unique()) == table.num_rows
+    assert dataset.open_parquet(dataset.list_shards(res.out)[0]).schema_arrow == dataset.DOC_SCHEMA
+    assert res.manifest["blend"]["totals"]["max_share_error"] < 0.01
+
+
+def test_epochs_repeat_documents_with_new_ids(corpus: str, tmp_path: Path) -> None:
+    cfg = BlendConfig(epochs={"Books3": 2.5, "Wikipedia": 1.0}, shard_docs=1000)
+    res = run_blend(corpus, str(tmp_path / "out"), cfg)
+    ids = read_out(res.out).column("id").to_pylist()
+    assert len(set(ids)) == len(ids)
+    base = Counter(i.split("@")[0] for i in ids if i.startswith("Books3"))
+    n = SIZES["Books3"]
+    assert len(base) == n and set(base.values()) == {2, 3}
+    assert sum(1 for c in base.values() if c == 3) == round(0.5 * n)
+    assert {i.partition("@")[2] for i in ids if i.startswith("Books3")} == {"", "1", "2"}
+    assert Counter(i.split("-")[0] for i in ids if "@" not in i)["Wikipedia"] == SIZES["Wikipedia"]
+    assert not any(i.startswith("Pile-CC") for i in ids)
+    removed = dataset.read_removed(res.out)
+    assert removed.num_rows == SIZES["Pile-CC"] and set(removed.column("reason").to_pylist()) == {REASON}
+    assert "neither blend.weights nor blend.epochs" in removed.column("detail")[0].as_py()
+    stats = res.manifest["stats"]
+    assert stats["documents_out"] == int(2.5 * n) + SIZES["Wikipedia"]
+    n_cc = SIZES["Pile-CC"]
+    assert stats["per_source"]["Pile-CC"] == {"in": n_cc, "kept": 0, "removed": {REASON: n_cc}}
+    assert stats["per_source"]["Books3"] == {"in": n, "kept": n, "removed": {}}
+
+
+def test_partial_pass_not_sampled_are_audited(corpus: str, tmp_path: Path) -> None:
+    res = run_blend(
+        corpus, str(tmp_path / "out"), BlendConfig(epochs={"Pile-CC": 0.5, "Books3": 1, "Wikipedia": 1})
+    )
+    removed = dataset.read_removed(res.out)
+    half = SIZES["Pile-CC"] // 2
+    assert removed.num_rows == half
+    assert set(removed.column("detail").to_pylist()) == {"source Pile-CC at 0.5 epochs"}
+    written = set(read_out(res.out).column("id").to_pylist())
+    assert not written & set(removed.column("id").to_pylist())
+    assert res.manifest["stats"]["per_source"]["Pile-CC"] == {
+        "in": 2 * half,
+        "kept": half,
+        "removed": {REASON: half},
+    }
+
+
+def test_epochs_and_weights_mixed(corpus: str, tmp_path: Path) -> None:
+    cfg = BlendConfig(epochs={"Books3": 1.5}, weights={"Pile-CC": 3, "Wikipedia": 1}, target_tokens=1_500_000)
+    res = run_blend(corpus, str(tmp_path / "out"), cfg)
+    b, totals = res.manifest["blend"]["sources"], res.manifest["blend"]["totals"]
+    assert b["Books3"]["epochs"] == 1.5 and b["Books3"]["documents_sampled"] == 3000
+    rest = 1_500_000 - 1.5 * b["Books3"]["tokens"]
+    assert b["Pile-CC"]["tokens_planned"] == pytest.approx(rest * 0.75, abs=1)
+    assert b["Wikipedia"]["tokens_planned"] == pytest.approx(rest * 0.25, abs=1)
+    assert totals["tokens_planned"] == pytest.approx(1_500_000, abs=2)
+    assert totals["tokens_sampled"] == pytest.approx(1_500_000, rel=0.02)
+    for s in b.values():
+        assert abs(s["share_realised"] - s["share_requested"]) < 0.01
+
+
+def test_same_seed_same_bytes_whatever_the_workers(corpus: str, tmp_path: Path) -> None:
+    cfg = BlendConfig(
+        weights={"Books3": 2, "Pile-CC": 1}, epochs={"Wikipedia": 0.7}, shuffle_buckets=5, shard_docs=300
+    )
+    a = run_blend(corpus, str(tmp_path / "a"), cfg)
+    b = run_blend(corpus, str(tmp_path / "b"), cfg, mapper=thread_map)
+    assert shard_digests(a.out) == shard_digests(b.out)
+    assert [s["sha256"] for s in a.manifest["shards"]] == [s["sha256"] for s in b.manifest["shards"]]
+    assert Path(a.out, dataset.REMOVED).read_bytes() == Path(b.out, dataset.REMOVED).read_bytes()
+    c = run_blend(corpus, str(tmp_path / "c"), cfg.model_copy(update={"seed": 99}))
+    ids_a, ids_c = read_out(a.out).column("id").to_pylist(), read_out(c.out).column("id").to_pylist()
+    assert ids_a != ids_c and len(ids_a) == len(ids_c)
+
+
+def test_out_of_core_shuffle_interleaves_sources(corpus: str, tmp_path: Path) -> None:
+    cfg = BlendConfig(epochs=dict.fromkeys(SIZES, 1.0), shuffle_buckets=4, shard_docs=400)
+    res = run_blend(corpus, str(tmp_path / "out"), cfg)
+    table = read_out(res.out)
+    ids = table.column("id").to_pylist()
+    assert sorted(ids) == sorted(f"{s}-{i}" for s, n in SIZES.items() for i in range(n))  # a permutation
+    sources = table.column("source").to_pylist()
+    changes = sum(1 for x, y in itertools.pairwise(sources) if x != y)
+    assert changes > len(sources) / 2  # random order: ~63% of neighbours differ; grouped: 2 changes
+    names = [s["name"] for s in res.manifest["shards"]]
+    assert names == [dataset.shard_name(i) for i in range(len(names))]
+    assert all(s["rows"] <= 400 for s in res.manifest["shards"])
+    # each of the 4 buckets starts its own parts: at least ceil(rows / 400), at most 4 more
+    assert len(ids) / 400 <= len(names) <= len(ids) // 400 + 4
+
+
+def test_adding_a_source_keeps_the_others_sample(tmp_path: Path) -> None:
+    ab = [d for i, s in enumerate(("a", "b")) for d in make_docs(s, 200, i)]
+    one = write_sources(tmp_path / "one", ab, shard_docs=100)
+    two = write_sources(tmp_path / "two", ab, shard_docs=100)
+    extra = make_docs("c", 100, 9)  # source c arrives in a shard of its own
+    table = pa.table(
+        {
+            "id": [d[0] for d in extra],
+            "text": [d[1] for d in extra],
+            "source": ["c"] * 100,
+            "meta": ["{}"] * 100,
+        },
+        schema=dataset.DOC_SCHEMA,
+    )
+    m = dataset.read_manifest(two)
+    assert m is not None
+    m["shards"].append(dataset.write_table(f"{two}/{dataset.shard_name(4)}", table).to_json())
+    dataset.write_manifest(two, m)
+    cfg = BlendConfig(epochs={"a": 0.5, "b": 1.5})
+    got = [
+        set(read_out(run_blend(d, str(tmp_path / f"out-{i}"), cfg).out).column("id").to_pylist())
+        for i, d in enumerate((one, two))
+    ]
+    assert got[0] == got[1]
+
+
+def test_manifest_blend_json_and_report(corpus: str, tmp_path: Path) -> None:
+    cfg = BlendConfig(weights={"Books3": 1, "Wikipedia": 1}, epochs={"Pile-CC": 0.25})
+    res = run_blend(corpus, str(tmp_path / "out"), cfg)
+    m = dataset.read_manifest(res.out)
+    assert m is not None and m == json.loads(json.dumps(res.manifest)) | {
+        "selene_version": m["selene_version"]
+    }
+    assert m["stage"] == "blend" and m["config"] == cfg.model_dump(mode="json")
+    assert set(m) >= {"fingerprint", "inputs", "shards", "removed", "blend", "stats"}
+    assert json.loads(Path(res.out, BLEND_JSON).read_text()) == m["blend"]
+    books = m["blend"]["sources"]["Books3"]
+    assert books["weight_requested"] == 1 and books["epochs_requested"] is None
+    assert books["tokens_method"] == "estimated" and books["tokens"] == round(books["bytes"] / 4.0)
+    assert m["blend"]["sources"]["Pile-CC"]["epochs_requested"] == 0.25
+    assert m["stats"]["documents_in"] == sum(SIZES.values())
+    not_sampled = sum(s["in"] - s["kept"] for s in m["stats"]["per_source"].values())
+    assert m["stats"]["documents_removed"] == m["removed"]["rows"] == not_sampled > SIZES["Pile-CC"] * 0.75
+    assert (
+        sum(s["rows"] for s in m["shards"])
+        == m["stats"]["documents_out"]
+        == m["blend"]["totals"]["documents_sampled"]
+    )
+    rows = report_rows(m)
+    assert [r["source"] for r in rows] == sorted(SIZES)
+    assert set(rows[0]) >= {"source", "epochs", "requested share", "realised share", "documents", "tokens"}
+    assert sum(r["realised share"] for r in rows) == pytest.approx(1.0, abs=1e-3)
+
+
+def test_skip_on_rerun_and_force(corpus: str, tmp_path: Path) -> None:
+    cfg = BlendConfig(weights={"Books3": 1, "Pile-CC": 1})
+    first = run_blend(corpus, str(tmp_path / "out"), cfg)
+    assert not first.skipped and not Path(first.out, "_work").exists()
+    again = run_blend(corpus, str(tmp_path / "out"), cfg)
+    assert again.skipped and again.manifest["fingerprint"] == first.manifest["fingerprint"]
+    digests = shard_digests(first.out)
+    forced = run_blend(corpus, str(tmp_path / "out"), cfg, force=True)
+    assert not forced.skipped and shard_digests(forced.out) == digests
+    changed = run_blend(corpus, str(tmp_path / "out"), cfg.model_copy(update={"shard_docs": 10_000}))
+    assert not changed.skipped and len(dataset.list_shards(changed.out)) <= cfg.shuffle_buckets
+    assert sorted(p.name for p in Path(changed.out).glob("part-*")) == [
+        s["name"] for s in changed.manifest["shards"]
+    ]
+
+
+def test_killed_run_resumes_from_its_markers(corpus: str, tmp_path: Path) -> None:
+    cfg = BlendConfig(weights={"Books3": 1, "Wikipedia": 2}, epochs={"Pile-CC": 0.3}, shuffle_buckets=3)
+    ref = run_blend(corpus, str(tmp_path / "ref"), cfg)
+    calls: list[tuple[str, int]] = []
+
+    def killed(name: str, fn: Callable[..., Any], args: Sequence[tuple]) -> list[Any]:
+        if name == "blend-shuffle":
+            fn(*args[0])
+            raise KeyboardInterrupt  # the first bucket is written, then the run dies
+        return [fn(*a) for a in args]
+
+    def counting(name: str, fn: Callable[..., Any], args: Sequence[tuple]) -> list[Any]:
+        calls.append((name, len(args)))
+        return [fn(*a) for a in args]
+
+    with pytest.raises(KeyboardInterrupt):
+        run_blend(corpus, str(tmp_path / "out"), cfg, mapper=killed)
+    assert not (tmp_path / "out" / dataset.MANIFEST).exists() and (tmp_path / "out" / "_work").exists()
+    res = run_blend(corpus, str(tmp_path / "out"), cfg, mapper=counting)
+    assert [n for n, _ in calls] == ["blend-scan", "blend-scatter", "blend-shuffle"]
+    assert shard_digests(res.out) == shard_digests(ref.out)
+
+
+def test_sampled_token_counts_with_a_tokenizer(corpus: str, tmp_path: Path) -> None:
+    spm = pytest.importorskip("sentencepiece")
+    lines = [" ".join(WORDS[i : i + 40]) for i in range(0, 40_000, 40)]
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(lines), model_prefix=str(tmp_path / "sp"), vocab_size=300, model_type="bpe",
+        minloglevel=2, num_threads=1,
+    )  # fmt: skip
+    model = str(tmp_path / "sp.model")
+    cfg = BlendConfig(weights=dict.fromkeys(SIZES, 1.0), tokenizer=model, token_sample_docs=1500)
+    b = run_blend(corpus, str(tmp_path / "out"), cfg).manifest["blend"]["sources"]
+    sp = spm.SentencePieceProcessor(model_file=model)
+    table = dataset.open_parquet(dataset.list_shards(corpus)[0]).read()
+    for src in SIZES:
+        assert b[src]["tokens_method"] == ("counted" if SIZES[src] <= 1500 else "sampled")
+        texts = [
+            t
+            for t, s in zip(table.column("text").to_pylist(), table.column("source").to_pylist(), strict=True)
+            if s == src
+        ]
+        true_tpb = sum(len(x) for x in sp.encode(texts)) / sum(len(t.encode()) for t in texts)
+        assert b[src]["tokens_per_byte"] == pytest.approx(true_tpb, rel=0.05)
+        assert abs(b[src]["share_realised"] - 1 / 3) < 0.01
+    with pytest.raises(ConfigError, match=r"does-not-exist\.model"):
+        run_blend(
+            corpus,
+            str(tmp_path / "bad"),
+            cfg.model_copy(update={"tokenizer": str(tmp_path / "does-not-exist.model")}),
+        )
+
+
+# ------------------------------------------------------------------------------------ errors
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (
+            {"weights": {"Books4": 1.0}},
+            r"blend.weights: source 'Books4' is not in the dataset; its sources are: Books3, Empty, Pile-CC, Wikipedia",
+        ),
+        ({"epochs": {"Github": 1.0}}, r"blend.epochs: source 'Github' is not in the dataset"),
+        ({"weights": {"Books3": -1.0}}, r"blend.weights.Books3: got -1.0"),
+        ({"epochs": {"Pile-CC": -0.5}}, r"blend.epochs.Pile-CC: got -0.5"),
+        ({"epochs": {"Pile-CC": float("nan")}}, r"blend.epochs.Pile-CC: got nan"),
+        ({"weights": {"Books3": 0.0, "Pile-CC": 0.0}}, r"all weights are 0 \(Books3, Pile-CC\)"),
+        (
+            {"weights": {"Books3": 1.0}, "epochs": {"Books3": 2.0}},
+            r"source 'Books3' has both a weight and epochs",
+        ),
+        ({}, r"give `weights` .* or `epochs`"),
+        (
+            {"weights": {"Empty": 1.0, "Books3": 1.0}},
+            r"blend.weights.Empty: source 'Empty' has 5 documents but 0 tokens",
+        ),
+        ({"weights": {"Books3": 1.0}, "epochs": {"Pile-CC": 50.0}}, r"epoch sources take .* \(Pile-CC 50 × "),
+        (
+            {"epochs": {"Books3": 1.0}, "target_tokens": 1000},
+            r"target_tokens is set but no source has a weight",
+        ),
+        ({"epochs": {"Books3": 0.001}}, r"the plan samples no documents"),
+    ],
+)
+def test_bad_blend_configs_name_the_source(
+    small: str, tmp_path: Path, kwargs: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ConfigError, match=message):
+        run_blend(small, str(tmp_path / "out"), BlendConfig(**kwargs))
+    assert not (tmp_path / "out" / dataset.MANIFEST).exists()
