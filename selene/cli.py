@@ -336,7 +336,21 @@ def print_stage_summary(stage: str, m: dict[str, Any], out: str, skipped: bool) 
         for reason, n in totals:
             reasons.add_row(reason, str(n))
         console.print(reasons)
-    console.print(f"{len(m['shards'])} shard(s) and removed.parquet in [b]{out}[/b]; counts in {out}/manifest.json")
+    if "blend" in m:
+        from selene.blend.stage import report_rows
+
+        rows = report_rows(m)
+        mix = Table(title="blend: requested vs realised")
+        for col in rows[0] if rows else []:
+            mix.add_column(col, justify="left" if col == "source" else "right")
+        for r in rows:
+            mix.add_row(*(f"{v:.3f}" if isinstance(v, float) else str(v) for v in r.values()))
+        console.print(mix)
+    if "prefix" in m:
+        files = f"{m['prefix']}.bin/.idx and tokenizer.model"
+    else:
+        files = f"{len(m['shards'])} shard(s) and removed.parquet"
+    console.print(f"{files} in [b]{out}[/b]; counts in {out}/manifest.json")
 
 
 # --------------------------------------------------------------------------------------- run

@@ -246,7 +246,10 @@ class BlendConfig(_Model):
         default_factory=dict, description="Source → passes over it (e.g. Books3: 1.5); fixed, not normalised."
     )
     target_tokens: int | None = Field(
-        default=None, ge=1, description="Tokens of the mix; default: the tokens of the weighted sources, once."
+        default=None,
+        ge=1,
+        description="Tokens of the mix; default: the weighted sources' own tokens (shared by weight) plus "
+        "what the epoch sources ask for.",
     )
     tokenizer: str | None = Field(
         default=None, description="sentencepiece model to count tokens with; else tokens are estimated."

@@ -117,6 +117,9 @@ def test_plan_epochs_weights_and_epochs() -> None:
     assert ep == pytest.approx({"a": 4.0, "b": 2.0, "c": 0.5})
     ep = plan.plan_epochs(sizes, BlendConfig(weights={"a": 3, "b": 1}))
     assert ep == pytest.approx({"a": 2.25, "b": 0.375, "c": 0.0})  # target: a + b once = 3000
+    # no target: a and b share their own 3000 tokens by weight; c's epochs come on top
+    ep = plan.plan_epochs(sizes, BlendConfig(weights={"a": 1, "b": 1}, epochs={"c": 0.5}))
+    assert ep == pytest.approx({"a": 1.5, "b": 0.75, "c": 0.5})
 
 
 # -------------------------------------------------------------------------------- the stage
@@ -371,7 +374,10 @@ def test_sampled_token_counts_with_a_tokenizer(corpus: str, tmp_path: Path) -> N
             {"weights": {"Empty": 1.0, "Books3": 1.0}},
             r"blend.weights.Empty: source 'Empty' has 5 documents but 0 tokens",
         ),
-        ({"weights": {"Books3": 1.0}, "epochs": {"Pile-CC": 50.0}}, r"epoch sources take .* \(Pile-CC 50 × "),
+        (
+            {"weights": {"Books3": 1.0}, "epochs": {"Pile-CC": 50.0}, "target_tokens": 1000},
+            r"epoch sources take .* \(Pile-CC 50 × ",
+        ),
         (
             {"epochs": {"Books3": 1.0}, "target_tokens": 1000},
             r"target_tokens is set but no source has a weight",

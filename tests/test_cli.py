@@ -117,3 +117,20 @@ def test_dedup_and_decontaminate_commands(tmp_path: Path, corpus: Path, capsys: 
     assert "does not exist" in capsys.readouterr().err
     assert main(["decontaminate", "-i", str(ing), "-o", str(tmp_path / "y")]) == 2
     assert "--tasks" in capsys.readouterr().err
+
+
+def test_blend_and_tokenize_commands(tmp_path: Path, corpus: Path, capsys: pytest.CaptureFixture[str], prefect_harness: None) -> None:
+    ing = tmp_path / "ingest"
+    assert main(["ingest", "-o", str(ing), *sources(corpus)]) == 0
+    assert main(["blend", "-i", str(ing), "-o", str(tmp_path / "blend"), "--weights", "Books3=0.5,ArXiv=0.3", "--epochs", "cc=2"]) == 0
+    blend = dataset.read_manifest(str(tmp_path / "blend"))
+    assert blend is not None and blend["blend"]["sources"]["cc"]["epochs"] == 2.0  # type: ignore[index]
+    assert main(["tokenize", "-i", str(tmp_path / "blend"), "-o", str(tmp_path / "tok"), "--vocab-size", "600"]) == 0
+    out = capsys.readouterr().out
+    assert "requested vs realised" in out and "data_text_document.bin/.idx" in out
+    assert main(["blend", "-i", str(ing), "-o", str(tmp_path / "b2"), "--weights", "Books3=abc"]) == 2
+    assert "is not SOURCE=NUMBER" in capsys.readouterr().err
+    assert main(["blend", "-i", str(ing), "-o", str(tmp_path / "b2"), "--weights", "Nope=1"]) == 2
+    assert "Nope" in capsys.readouterr().err
+    model = str(tmp_path / "tok" / "tokenizer.model")
+    assert main(["tokenize", "-i", str(ing), "-o", str(tmp_path / "t2"), "--tokenizer", model, "--vocab-size", "9"]) == 2

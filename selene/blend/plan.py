@@ -171,8 +171,9 @@ def source_sizes(
 def plan_epochs(sizes: Mapping[str, SourceSize], cfg: BlendConfig) -> dict[str, float]:
     """Epochs per source: as given for `epochs` sources; from the weights for the others; 0 if in neither.
 
-    The target T is `target_tokens`, or the tokens of the weighted sources taken once; the weighted
-    sources share T minus the tokens the epoch sources take, in proportion to their weights.
+    With `target_tokens` T, the weighted sources share T minus the tokens the epoch sources take, in
+    proportion to their weights. Without it, they share their own size (their tokens taken once) and
+    the epoch sources come on top: the mix is that much plus what the epochs ask for.
     """
     check_config(cfg)
     check_sources(cfg, list(sizes))
@@ -195,14 +196,14 @@ def _weighted_epochs(sizes: Mapping[str, SourceSize], cfg: BlendConfig, epochs: 
                 f"({sizes[src].bytes} bytes of text); it cannot take a share of the mix — drop its weight"
             )
     fixed = sum(sizes[src].tokens * e for src, e in cfg.epochs.items())
-    target = cfg.target_tokens or sum(sizes[s].tokens for s, w in cfg.weights.items() if w > 0)
+    own = sum(sizes[s].tokens for s, w in cfg.weights.items() if w > 0)
+    target = cfg.target_tokens or own + fixed
     rest = target - fixed
     if rest < 0:
         taken = ", ".join(f"{s} {e:g} × {sizes[s].tokens:,}" for s, e in sorted(cfg.epochs.items()))
         raise ConfigError(
             f"blend: the epoch sources take {fixed:,.0f} tokens ({taken}), more than the target of {target:,} "
-            f"({'blend.target_tokens' if cfg.target_tokens else 'the weighted sources once'}); raise "
-            "blend.target_tokens or lower blend.epochs"
+            "(blend.target_tokens); raise blend.target_tokens or lower blend.epochs"
         )
     total_w = sum(cfg.weights.values())
     for src, w in cfg.weights.items():
