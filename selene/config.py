@@ -292,6 +292,108 @@ class TokenizeConfig(_Model):
     dask_address: str | None = None
 
 
+# -------------------------------------------------------------------------------------- train
+
+
+class ModelConfig(_Model):
+    """Decoder-only transformer: a named preset, any field overridable."""
+
+    preset: Literal["debug", "125m", "350m", "1.3b", "7b", "mt-nlg-530b"] = "debug"
+    n_layers: int | None = Field(default=None, ge=1)
+    dim: int | None = Field(default=None, ge=8)
+    n_heads: int | None = Field(default=None, ge=1)
+    ffn_dim: int | None = Field(default=None, ge=8)
+    max_seq_len: int | None = Field(default=None, ge=8)
+    norm: Literal["rmsnorm", "layernorm"] | None = None
+    positions: Literal["rope", "learned"] | None = None
+    mlp: Literal["swiglu", "gelu"] | None = None
+    tie_embeddings: bool | None = None
+    dropout: float = Field(default=0.0, ge=0.0, lt=1.0)
+    init_std: float = Field(default=0.02, gt=0.0, description="Std of the normal init (GPT-3/Megatron).")
+    vocab_size: int | None = Field(
+        default=None, ge=8, description="Default: the tokenizer's vocabulary (from the token dataset)."
+    )
+
+
+class ParallelConfig(_Model):
+    """3D layout: pp × dp_replicate × dp_shard × tp must equal the number of processes."""
+
+    dp_replicate: int = Field(default=1, ge=1, description="Replicated data parallel (HSDP outer dimension).")
+    dp_shard: int = Field(default=-1, ge=-1, description="FSDP2 sharding degree; -1: whatever is left.")
+    tp: int = Field(default=1, ge=1, description="Tensor parallel degree (inside a node).")
+    pp: int = Field(default=1, ge=1, description="Pipeline parallel degree.")
+    sequence_parallel: bool = Field(default=True, description="Shard norms/dropout activations over tp.")
+    pp_schedule: Literal["1f1b", "interleaved_1f1b", "gpipe"] = "1f1b"
+    pp_microbatches: int = Field(default=4, ge=1)
+    pp_stages_per_rank: int = Field(default=1, ge=1, description="Virtual stages (interleaved 1F1B: >= 2).")
+    pp_layout: list[int] | None = Field(default=None, description="Layers per stage; default: split evenly.")
+    reshard_after_forward: bool = Field(default=True, description="FSDP: ZeRO-3 (True) or ZeRO-2 (False).")
+    mixed_precision: Literal["bf16", "fp32"] = Field(default="fp32", description="bf16 params on GPU.")
+    recompute: Literal["none", "selective", "full"] = "none"
+    compile: bool = Field(default=False, description="torch.compile each transformer block.")
+
+
+class OptimConfig(_Model):
+    """AdamW with linear warmup and cosine decay to `min_lr_ratio` × lr."""
+
+    lr: float = Field(default=3e-4, gt=0)
+    min_lr_ratio: float = Field(default=0.1, ge=0, le=1)
+    warmup_steps: int = Field(default=100, ge=0)
+    decay_steps: int | None = Field(default=None, ge=1, description="Default: all training steps.")
+    beta1: float = 0.9
+    beta2: float = 0.95
+    eps: float = 1e-8
+    weight_decay: float = 0.1
+    grad_clip: float = Field(default=1.0, gt=0)
+
+
+class BatchConfig(_Model):
+    """Sequences per optimizer step, and the MT-NLG ramp-up (32 → 1920 in steps of 32 over 12B tokens)."""
+
+    seq_len: int = Field(default=256, ge=8)
+    global_batch: int = Field(default=8, ge=1, description="Sequences per optimizer step (after ramp-up).")
+    micro_batch: int = Field(default=2, ge=1, description="Sequences per data-parallel rank per forward.")
+    ramp_start: int | None = Field(default=None, ge=1, description="Global batch at step 0 (ramp-up).")
+    ramp_increment: int = Field(default=32, ge=1)
+    ramp_tokens: int = Field(default=0, ge=0, description="Tokens over which the batch ramps to global_batch.")
+
+
+class TrainDataConfig(_Model):
+    """Token data: one prefix, or Megatron-style weighted prefixes."""
+
+    prefixes: list[str] = Field(default_factory=list, description="Indexed dataset prefixes (.bin/.idx).")
+    weights: list[float] | None = Field(default=None, description="One weight per prefix (blended).")
+    valid_fraction: float = Field(default=0.02, ge=0.0, lt=0.5, description="Documents held out for validation.")
+    seed: int = 1234
+
+
+class CheckpointConfig(_Model):
+    every: int = Field(default=100, ge=1, description="Save every N steps (and at the end, and on SIGTERM).")
+    keep: int = Field(default=2, ge=1, description="Keep the last K checkpoints.")
+    resume: bool = Field(default=True, description="Continue from the latest checkpoint in the run.")
+    load: str | None = Field(default=None, description="Start from this checkpoint directory instead.")
+
+
+class TrainConfig(_Model):
+    """`selene train`: 3D-parallel pretraining with torchrun."""
+
+    model: ModelConfig = Field(default_factory=ModelConfig)
+    parallel: ParallelConfig = Field(default_factory=ParallelConfig)
+    optim: OptimConfig = Field(default_factory=OptimConfig)
+    batch: BatchConfig = Field(default_factory=BatchConfig)
+    data: TrainDataConfig = Field(default_factory=TrainDataConfig)
+    checkpoint: CheckpointConfig = Field(default_factory=CheckpointConfig)
+    steps: int = Field(default=100, ge=1, description="Optimizer steps.")
+    eval_every: int = Field(default=50, ge=1)
+    eval_batches: int = Field(default=4, ge=1)
+    log_every: int = Field(default=1, ge=1)
+    seed: int = 1234
+    device: Literal["auto", "cpu", "cuda"] = "auto"
+    peak_tflops: float | None = Field(default=None, gt=0, description="Peak per device for MFU; default by device type.")
+    tensorboard: bool = True
+    out: str | None = Field(default=None, description="Output directory; default <run_dir>/train.")
+
+
 # ------------------------------------------------------------------------------------- pipeline
 
 
@@ -306,6 +408,7 @@ class PipelineConfig(_Model):
     decontaminate: DecontamConfig = Field(default_factory=DecontamConfig)
     blend: BlendConfig = Field(default_factory=BlendConfig)
     tokenize: TokenizeConfig = Field(default_factory=TokenizeConfig)
+    train: TrainConfig = Field(default_factory=TrainConfig)
 
     def stage_dir(self, stage: str) -> str:
         return f"{self.run_dir.rstrip('/')}/{stage}"
