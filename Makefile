@@ -36,6 +36,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/dedup.py
 	$(BIN)/python benchmarks/decontam.py
 	$(BIN)/python benchmarks/tokenization.py
+	$(BIN)/python benchmarks/train.py
 
 sample: $(STAMP)
 	$(BIN)/python scripts/build_sample.py

@@ -309,6 +309,25 @@ def tokenize(
     _run_stage("tokenize", tokenize_flow, cfg, input, output, cfg, force=force)
 
 
+@app.command()
+def train(
+    config: Annotated[str, typer.Argument(help="Pipeline YAML (its train: section) or a training YAML with out:.")],
+    nproc_per_node: Annotated[
+        int | None, typer.Option("--nproc-per-node", min=1, help="Processes on this node [train.nproc_per_node].")
+    ] = None,
+    nnodes: Annotated[int, typer.Option("--nnodes", min=1, help="Nodes.")] = 1,
+    node_rank: Annotated[int, typer.Option("--node-rank", min=0, help="This node's rank.")] = 0,
+    rdzv_endpoint: Annotated[str | None, typer.Option("--rdzv-endpoint", help="HOST:PORT of the rendezvous.")] = None,
+    set_: Annotated[list[str] | None, typer.Option("--set", help="key=value override, e.g. parallel.tp=2.")] = None,
+) -> None:
+    """Pretrain with torchrun: data × tensor × pipeline parallel, DCP checkpoints, exact resume."""
+    from selene.train.launch import launch, load_train_config
+
+    cfg, out = load_train_config(config, set_ or [])
+    launch(cfg, out, nproc_per_node or cfg.nproc_per_node, nnodes, node_rank, rdzv_endpoint)
+    console.print(f"checkpoints in [b]{out}/checkpoints[/b]; metrics in {out}/metrics.jsonl")
+
+
 def print_stage_summary(stage: str, m: dict[str, Any], out: str, skipped: bool) -> None:
     """Documents per source in, kept and removed, then removals by reason: every stage's table."""
     from selene.ingest.stage import reason_totals
@@ -368,6 +387,14 @@ def run(
     with _progress():
         result = pipeline_flow(cfg, force=force)
     for stage, r in result.items():
+        if stage == "train":
+            last = r["last"]
+            console.print(
+                f"train → {r['out']}: step {last.get('step')}, loss {last.get('loss', float('nan')):.4f}"
+                + (f", validation loss {last['val_loss']:.4f}" if "val_loss" in last else "")
+                + f"\nmodel (last checkpoint): [b]{r['checkpoint']}[/b]; loss curve {r['out']}/loss.svg"
+            )
+            continue
         print_stage_summary(stage, r["manifest"], r["out"], r["skipped"])
     console.print(f"run directory: [b]{cfg.run_dir}[/b]")
 

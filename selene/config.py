@@ -350,7 +350,7 @@ class OptimConfig(_Model):
 class BatchConfig(_Model):
     """Sequences per optimizer step, and the MT-NLG ramp-up (32 → 1920 in steps of 32 over 12B tokens)."""
 
-    seq_len: int = Field(default=256, ge=8)
+    seq_len: int | None = Field(default=None, ge=8, description="Tokens per sequence; default: the model's max_seq_len.")
     global_batch: int = Field(default=8, ge=1, description="Sequences per optimizer step (after ramp-up).")
     micro_batch: int = Field(default=2, ge=1, description="Sequences per data-parallel rank per forward.")
     ramp_start: int | None = Field(default=None, ge=1, description="Global batch at step 0 (ramp-up).")
@@ -392,6 +392,7 @@ class TrainConfig(_Model):
     peak_tflops: float | None = Field(default=None, gt=0, description="Peak per device for MFU; default by device type.")
     tensorboard: bool = True
     out: str | None = Field(default=None, description="Output directory; default <run_dir>/train.")
+    nproc_per_node: int = Field(default=1, ge=1, description="Processes `selene run` starts (torchrun).")
 
 
 # ------------------------------------------------------------------------------------- pipeline

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -53,10 +54,15 @@ def test_selene_run_writes_each_stage_under_run_dir(specs, tmp_path: Path, prefe
     cfg.write_text(
         f"name: t\nrun_dir: {tmp_path / 'run'}\ningest:\n  workers: 1\n  sources:\n{sources}\n"
         f"decontaminate:\n  tasks: ['{tasks}']\n"
+        "tokenize: {vocab_size: 600}\n"
+        "train: {steps: 2, batch: {global_batch: 4, micro_batch: 2}, eval_every: 1, eval_batches: 1}\n"
     )
     assert main(["run", str(cfg)]) == 0
     manifests = {s: dataset.read_manifest(str(tmp_path / "run" / s)) for s in ("ingest", "dedup", "decontaminate")}
     assert manifests["ingest"]["stats"]["documents_in"] == 25  # type: ignore[index]
     assert manifests["dedup"]["stats"]["documents_in"] == manifests["ingest"]["stats"]["documents_out"]  # type: ignore[index]
     assert manifests["decontaminate"]["stats"]["documents_in"] == manifests["dedup"]["stats"]["documents_out"]  # type: ignore[index]
+    metrics = (tmp_path / "run" / "train" / "metrics.jsonl").read_text().splitlines()
+    assert [json.loads(x)["step"] for x in metrics] == [1, 2]
+    assert (tmp_path / "run" / "train" / "checkpoints" / "step-000002" / "meta.json").exists()
     assert "run directory" in capsys.readouterr().out

@@ -2,7 +2,7 @@
 
 Stages write into ``<run_dir>/<stage>/`` and read the previous stage's directory; a stage whose
 manifest matches its inputs and config is skipped. Decontamination runs when tasks are configured,
-blending when weights or epochs are; tokenization always. Training and evaluation join as they land.
+blending when weights or epochs are; tokenization and training always. Evaluation joins as it lands.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from selene.flows.dedup import dedup_flow
 from selene.flows.ingest import ingest_flow
 from selene.flows.runtime import runner_for
 from selene.flows.tokenize import tokenize_flow
+from selene.flows.train import train_flow
 
 
 @flow(name="selene-pipeline", log_prints=True, validate_parameters=False)
@@ -40,4 +41,8 @@ def pipeline_flow(cfg: PipelineConfig, force: bool = False) -> dict[str, Any]:
         last = "blend"
     tokenize = tokenize_flow.with_options(task_runner=runner_for(cfg.tokenize))
     results["tokenize"] = tokenize(cfg.stage_dir(last), cfg.stage_dir("tokenize"), cfg.tokenize, force=force)
+    train_cfg = cfg.train.model_copy(deep=True)
+    if not train_cfg.data.prefixes:
+        train_cfg.data.prefixes = [f"{cfg.stage_dir('tokenize')}/{cfg.tokenize.prefix}"]
+    results["train"] = train_flow(train_cfg, train_cfg.out or cfg.stage_dir("train"), train_cfg.nproc_per_node)
     return results

@@ -1,0 +1,117 @@
+"""Training throughput (tokens/s, TFLOP/s, MFU) and activation memory against Korthikanti et al. 2022.
+
+    python benchmarks/train.py [--preset debug] [--layers L --dim H --heads A --seq S --batch B] [--steps N]
+
+One process, the model as built by selene (no parallelism: per-device figures). MFU is against the
+matmul rate this device measures in the same run (on a GPU, bf16; on this CPU, fp32).
+
+Activation memory: the bytes of the tensors autograd saves for backward during one forward pass,
+counted with `saved_tensors_hooks` (unique storages), for recompute none / selective / full, next to
+Korthikanti et al.'s per-layer formula (16-bit activations, no TP/SP): s·b·h·(34 + 5·a·s/h) bytes
+without recomputation, 34·s·b·h selective, 2·s·b·h full (only the layer input). The formula assumes
+the GPT block (LayerNorm, GELU MLP of 4h, dropout after attention and MLP): the benchmark builds that
+shape, in fp32, so the measured bytes are compared with 2× the formula.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from selene.config import ModelConfig  # noqa: E402
+from selene.train.flops import flops_per_token, measured_matmul_tflops  # noqa: E402
+from selene.train.model import Transformer, model_args, num_params  # noqa: E402
+from selene.train.parallelize import apply_ac  # noqa: E402
+
+
+def build(cfg: ModelConfig, vocab: int, recompute: str, device: torch.device) -> tuple[Transformer, object]:
+    args = model_args(cfg, vocab)
+    with torch.device("meta"):
+        model = Transformer(args)
+    apply_ac(model, recompute)
+    model.to_empty(device=device)
+    model.init_weights(seed=0)
+    return model, args
+
+
+def saved_bytes(model: Transformer, tokens: torch.Tensor) -> int:
+    """Bytes autograd keeps for backward over one forward pass (each storage counted once)."""
+    seen: dict[int, int] = {}
+
+    def pack(t: torch.Tensor) -> torch.Tensor:
+        if t.device.type != "meta":
+            st = t.untyped_storage()
+            seen[st.data_ptr()] = st.nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        logits = model(tokens)
+    del logits
+    return sum(seen.values())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--preset", default="debug")
+    ap.add_argument("--layers", type=int, default=4)
+    ap.add_argument("--dim", type=int, default=256)
+    ap.add_argument("--heads", type=int, default=8)
+    ap.add_argument("--seq", type=int, default=256)
+    ap.add_argument("--batch", type=int, default=4)
+    ap.add_argument("--vocab", type=int, default=8192)
+    ap.add_argument("--steps", type=int, default=5)
+    args = ap.parse_args()
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    torch.manual_seed(0)
+    peak = measured_matmul_tflops(device, torch.bfloat16 if device.type == "cuda" else torch.float32, n=2048)
+
+    # throughput: the preset's architecture at the benchmark's shape
+    cfg = ModelConfig(preset=args.preset, n_layers=args.layers, dim=args.dim, n_heads=args.heads, ffn_dim=4 * args.dim, max_seq_len=args.seq)  # type: ignore[arg-type]
+    model, margs = build(cfg, args.vocab, "none", device)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    tokens = torch.randint(0, args.vocab, (args.batch, args.seq + 1), device=device)
+    x, y = tokens[:, :-1], tokens[:, 1:]
+    times = []
+    for _ in range(args.steps + 1):
+        t = time.perf_counter()
+        loss = F.cross_entropy(model(x).flatten(0, 1), y.flatten())
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+        times.append(time.perf_counter() - t)
+    step = sorted(times[1:])[len(times[1:]) // 2]  # median, first step (allocation) excluded
+    tps = args.batch * args.seq / step
+    tflops = flops_per_token(margs, args.seq) * tps / 1e12
+    print(f"device: {device}; matmul peak measured here: {peak:.3f} TFLOP/s")
+    print(f"model: {args.preset} architecture, {args.layers} layers × dim {args.dim}, {num_params(model) / 1e6:.1f}M params")
+    print(f"throughput: {tps:,.0f} tokens/s, {tflops:.3f} TFLOP/s, MFU {tflops / peak:.1%} (batch {args.batch} × seq {args.seq})")
+
+    # activation memory: the GPT block Korthikanti's formula describes
+    gpt = ModelConfig(preset="mt-nlg-530b", n_layers=args.layers, dim=args.dim, n_heads=args.heads, ffn_dim=4 * args.dim, max_seq_len=args.seq, dropout=0.1)
+    s, b, h, a, L = args.seq, args.batch, args.dim, args.heads, args.layers
+    formula = {"none": s * b * h * (34 + 5 * a * s / h), "selective": 34 * s * b * h, "full": 2 * s * b * h}
+    print(f"\nactivation memory per layer (fp32 = 2 × the 16-bit formula), s={s} b={b} h={h} a={a}, {L} layers")
+    print(f"{'recompute':<12}{'measured MiB':>14}{'formula MiB':>14}{'ratio':>8}")
+    for mode in ("none", "selective", "full"):
+        m, _ = build(gpt, args.vocab, mode, device)
+        m.train()
+        # the embedding/output layers are outside the per-layer formula: subtract a 0-layer model's bytes
+        base, _ = build(gpt.model_copy(update={"n_layers": 1}), args.vocab, mode, device)
+        toks = torch.randint(0, args.vocab, (b, s), device=device)
+        per_layer = (saved_bytes(m, toks) - saved_bytes(base, toks)) / (L - 1)
+        want = 2 * formula[mode]
+        print(f"{mode:<12}{per_layer / 2**20:>14.2f}{want / 2**20:>14.2f}{per_layer / want:>8.2f}")
+
+
+if __name__ == "__main__":
+    main()

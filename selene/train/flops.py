@@ -1,0 +1,62 @@
+"""FLOPs of a training step and model FLOPs utilisation (MFU).
+
+Model FLOPs (what MFU counts; recomputation is not counted, as in PaLM and Narayanan et al. 2021):
+a forward pass costs, per token,
+    2 × (matmul parameters)                               weights: 2 FLOPs per multiply-add
+  + 2 × 2 × n_layers × seq_len × dim                      attention scores QKᵀ and the weighted sum AV
+and a training step 3× the forward (the backward pass costs twice the forward). Matmul parameters
+are every Linear weight of the blocks plus the output projection (embeddings are lookups, norms are
+negligible). For the GPT-3/MT-NLG shape (ffn = 4·dim) this is 72·B·s·l·h²·(1 + s/(6h) + V/(12·l·h))
+per iteration: Narayanan et al.'s 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)) counts a fourth pass for full
+recomputation of the blocks (not of the logits); without it 96 → 72 and the logit term becomes V/(12·l·h).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import torch
+
+# Dense bf16 tensor-core peaks (TFLOP/s), from the vendors' data sheets.
+PEAK_TFLOPS = {"a100": 312.0, "a100-40g": 312.0, "a100-80g": 312.0, "h100": 989.0, "h200": 989.0}
+
+
+def matmul_params(args: Any) -> int:
+    """Parameters that take part in matmuls per token: attention, MLP and the output layer."""
+    per_layer = 4 * args.dim * args.dim + (3 if args.mlp == "swiglu" else 2) * args.dim * args.ffn_dim
+    return args.n_layers * per_layer + args.dim * args.vocab_size
+
+
+def flops_per_token(args: Any, seq_len: int) -> float:
+    """Training FLOPs per token (forward + backward), attention included."""
+    forward = 2 * matmul_params(args) + 4 * args.n_layers * seq_len * args.dim
+    return 3.0 * forward
+
+
+def peak_tflops(device: torch.device, configured: float | None) -> tuple[float, str]:
+    """Peak TFLOP/s of one device and where the figure comes from."""
+    if configured:
+        return configured, "configured"
+    if device.type == "cuda":
+        name = torch.cuda.get_device_name(device).lower()
+        for key, value in PEAK_TFLOPS.items():
+            if key.split("-")[0] in name:
+                return value, f"data sheet ({key})"
+        return measured_matmul_tflops(device, torch.bfloat16), "measured bf16 matmul"
+    return measured_matmul_tflops(device, torch.float32), "measured fp32 matmul"
+
+
+def measured_matmul_tflops(device: torch.device, dtype: torch.dtype, n: int = 1024, repeat: int = 5) -> float:
+    """The matmul rate this device reaches on square n×n matrices (a practical peak)."""
+    a = torch.randn(n, n, device=device, dtype=dtype)
+    b = torch.randn(n, n, device=device, dtype=dtype)
+    a @ b  # warm-up
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    t = time.perf_counter()
+    for _ in range(repeat):
+        a @ b
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    return 2 * n**3 * repeat / (time.perf_counter() - t) / 1e12

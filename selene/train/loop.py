@@ -1,0 +1,219 @@
+"""The training loop, run in every process that torchrun starts (`selene.train.worker`).
+
+One step: the global batch for this step (ramp-up) is read from the data cursor, each data-parallel
+rank takes its share, gradients are accumulated over micro-batches (or over the pipeline's
+micro-batches), clipped by the global norm across every mesh dimension, and AdamW steps with the
+learning rate of the step. Everything a step depends on — weights, optimizer state, step, data cursor,
+RNG — is in the checkpoint, so a resumed run logs exactly the losses of an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import time
+from typing import Any
+
+import torch
+import torch.distributed as dist
+
+from selene.config import TrainConfig
+from selene.errors import ConfigError
+from selene.tokenize.gpt_dataset import Cursor
+from selene.train import checkpoint
+from selene.train.data import build_data, global_batch, rank_share, to_inputs
+from selene.train.dims import ParallelDims
+from selene.train.flops import flops_per_token, peak_tflops
+from selene.train.metrics import MetricsLogger
+from selene.train.model import model_args, num_params
+from selene.train.parallelize import build_parallel_model
+from selene.train.schedule import batch_at, lr_at, samples_needed
+
+
+def resolve_device(cfg: TrainConfig) -> tuple[torch.device, str]:
+    if cfg.device == "cuda" or (cfg.device == "auto" and torch.cuda.is_available()):
+        local = int(os.environ.get("LOCAL_RANK", "0"))
+        torch.cuda.set_device(local)
+        return torch.device("cuda", local), "nccl"
+    return torch.device("cpu"), "gloo"
+
+
+def init_distributed(backend: str) -> tuple[int, int]:
+    """Join torchrun's process group; a plain `python` run becomes a group of one."""
+    if not dist.is_initialized():
+        if "RANK" not in os.environ:
+            os.environ.update(RANK="0", WORLD_SIZE="1", LOCAL_RANK="0", MASTER_ADDR="127.0.0.1")
+            os.environ.setdefault("MASTER_PORT", str(_free_port()))
+        dist.init_process_group(backend)
+    return dist.get_rank(), dist.get_world_size()
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def vocab_size_of(cfg: TrainConfig) -> int:
+    """The model's vocabulary: configured, or the tokenizer's (manifest next to the token data)."""
+    if cfg.model.vocab_size:
+        return cfg.model.vocab_size
+    for prefix in cfg.data.prefixes:
+        manifest = os.path.join(os.path.dirname(prefix) or ".", "manifest.json")
+        if os.path.exists(manifest):
+            with open(manifest) as f:
+                return int(json.load(f)["tokenizer"]["vocab_size"])
+    raise ConfigError("train.model.vocab_size is not set and no tokenize manifest.json sits next to the data prefix")
+
+
+def _optimizers(parts: list[torch.nn.Module], cfg: TrainConfig) -> list[torch.optim.Optimizer]:
+    """AdamW per model part; no weight decay on norms and biases (1-D parameters)."""
+    out: list[torch.optim.Optimizer] = []
+    for part in parts:
+        decay = [p for p in part.parameters() if p.ndim >= 2]
+        rest = [p for p in part.parameters() if p.ndim < 2]
+        groups = [{"params": decay, "weight_decay": cfg.optim.weight_decay}, {"params": rest, "weight_decay": 0.0}]
+        out.append(
+            torch.optim.AdamW(
+                groups, lr=cfg.optim.lr, betas=(cfg.optim.beta1, cfg.optim.beta2), eps=cfg.optim.eps, foreach=False
+            )
+        )
+    return out
+
+
+class _Stop:
+    """SIGTERM (a preempted job): finish the step, save a checkpoint, exit cleanly."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        signal.signal(signal.SIGTERM, self._handler)
+
+    def _handler(self, signum: int, frame: Any) -> None:
+        self.requested = True
+
+
+def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
+    device, backend = resolve_device(cfg)
+    rank, world = init_distributed(backend)
+    dims = ParallelDims(cfg.parallel.dp_replicate, cfg.parallel.dp_shard, cfg.parallel.tp, cfg.parallel.pp, world)
+    mesh = dims.build_mesh(device.type)
+    margs = model_args(cfg.model, vocab_size_of(cfg))
+    seq = cfg.batch.seq_len or margs.max_seq_len
+    if seq > margs.max_seq_len:
+        raise ConfigError(f"train.batch.seq_len {seq} exceeds the model's max_seq_len {margs.max_seq_len}")
+    torch.manual_seed(cfg.seed)
+    pm = build_parallel_model(margs, cfg.parallel, dims, mesh, device, cfg.seed)
+    optims = _optimizers(pm.parts, cfg)
+    dp_size = dims.dp
+    dp_rank = dims.get_mesh("dp").get_local_rank()
+    valid_size = cfg.eval_batches * cfg.batch.global_batch
+    data = build_data(cfg.data, seq, samples_needed(cfg.steps, cfg.batch, seq), valid_size)
+    ckpt_root = os.path.join(out, "checkpoints")
+    step, tokens_seen, cursor = 0, 0, Cursor.start(data.train)
+    source = cfg.checkpoint.load or (
+        checkpoint.step_dir(ckpt_root, checkpoint.complete_steps(ckpt_root)[-1])
+        if cfg.checkpoint.resume and checkpoint.complete_steps(ckpt_root)
+        else None
+    )
+    if source:
+        meta = checkpoint.load(source, pm.parts, optims)
+        step, tokens_seen, cursor = meta["step"], meta["tokens_seen"], Cursor.from_dict(meta["cursor"])
+    logger = MetricsLogger(out, cfg.tensorboard, enabled=rank == 0)
+    logger.truncate_after(step)
+    fpt = flops_per_token(margs, seq)
+    peak, peak_source = peak_tflops(device, cfg.peak_tflops)
+    if rank == 0:
+        info = {"parameters": num_params(pm.parts[0]) if dims.pp == 1 else None, "layout": dims.describe(),
+                "peak_tflops": peak, "peak_source": peak_source, "resumed_from": source}
+        with open(os.path.join(out, "run.json"), "w") as f:
+            json.dump({"config": cfg.model_dump(mode="json"), **info}, f, indent=1)
+    stop = _Stop()
+    last: dict[str, Any] = {}
+
+    def save() -> None:
+        meta = {"tokens_seen": tokens_seen, "cursor": cursor.to_dict(), "config": cfg.model_dump(mode="json"),
+                "layout": dims.describe()}
+        checkpoint.save(ckpt_root, step, pm.parts, optims, meta, cfg.checkpoint.keep)
+
+    while step < cfg.steps:
+        t0 = time.perf_counter()
+        batch = batch_at(tokens_seen, cfg.batch)
+        lr = lr_at(step, cfg.optim, cfg.steps)
+        for o in optims:
+            for g in o.param_groups:
+                g["lr"] = lr
+            o.zero_grad(set_to_none=True)
+        rows, cursor = global_batch(data.train, cursor, batch)
+        local = rank_share(rows, dp_rank, dp_size)
+        loss = _forward_backward(pm, local, cfg, dims.pp > 1, device)
+        grad_norm = pm.clip_grad_norm(cfg.optim.grad_clip)
+        for o in optims:
+            o.step()
+        step += 1
+        tokens_seen += batch * seq
+        dt = time.perf_counter() - t0
+        tps = batch * seq / dt
+        tflops = fpt * tps / world / 1e12
+        last = {"step": step, "loss": loss, "lr": lr, "grad_norm": grad_norm, "batch": batch,
+                "tokens": tokens_seen, "tokens_per_s": tps, "tflops_per_device": tflops, "mfu": tflops / peak,
+                "step_time_s": dt, "peak_memory_gib": _peak_memory(device)}
+        if data.valid is not None and (step % cfg.eval_every == 0 or step == cfg.steps):
+            last["val_loss"] = _validate(pm, data.valid, cfg, dp_rank, dp_size, device)
+        if step % cfg.log_every == 0 or step == cfg.steps or "val_loss" in last:
+            logger.log(last)
+        stopping = _any(stop.requested)
+        if step % cfg.checkpoint.every == 0 or step == cfg.steps or stopping:
+            save()
+        if stopping:
+            break
+    logger.close()
+    return last
+
+
+def _forward_backward(pm: Any, local: Any, cfg: TrainConfig, pipelined: bool, device: torch.device) -> float:
+    """Loss of this step (mean over the global batch), gradients accumulated and averaged."""
+    if pipelined:  # the schedule splits the batch into its micro-batches itself
+        return float(pm.forward_backward(*to_inputs(local, device)))
+    micro = cfg.batch.micro_batch
+    if len(local) % micro:
+        raise ConfigError(f"per-rank batch {len(local)} is not divisible by train.batch.micro_batch {micro}")
+    chunks = [local[i : i + micro] for i in range(0, len(local), micro)]
+    losses = [float(pm.forward_backward(*to_inputs(c, device))) for c in chunks]
+    if len(chunks) > 1:
+        for part in pm.parts:
+            for p in part.parameters():
+                if p.grad is not None:
+                    p.grad.div_(len(chunks))
+    return sum(losses) / len(losses)
+
+
+@torch.no_grad()
+def _validate(pm: Any, valid: Any, cfg: TrainConfig, dp_rank: int, dp_size: int, device: torch.device) -> float:
+    """Mean loss over the first `eval_batches` global batches of the held-out split (the same each time)."""
+    cursor = Cursor.start(valid)
+    total = 0.0
+    for _ in range(cfg.eval_batches):
+        rows, cursor = global_batch(valid, cursor, cfg.batch.global_batch)
+        total += float(pm.evaluate(*to_inputs(rank_share(rows, dp_rank, dp_size), device)))
+    return total / cfg.eval_batches
+
+
+def _any(flag: bool) -> bool:
+    """True on every rank when any rank got the signal (they must stop at the same step)."""
+    t = torch.tensor([int(flag)])
+    if dist.is_initialized() and dist.get_backend() == "gloo":
+        dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    elif dist.is_initialized():
+        t = t.cuda()
+        dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    return bool(t.item())
+
+
+def _peak_memory(device: torch.device) -> float:
+    if device.type == "cuda":
+        return torch.cuda.max_memory_allocated(device) / 2**30
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20

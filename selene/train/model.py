@@ -1,0 +1,383 @@
+"""Decoder-only transformer in plain PyTorch (torchtitan's Llama layout), no parallelism inside.
+
+Parallelism is applied from outside (`selene.train.parallelize`), so the model only keeps three
+accommodations, all layout-agnostic:
+- the layers live in an `nn.ModuleDict` keyed "0", "1", ... so a pipeline stage can delete the layers
+  it does not own and the survivors keep their fully-qualified names (FQNs);
+- `forward` skips `tok_embeddings` / `pos_embeddings` / `norm` / `output` when a stage set them to None;
+- attention derives its head count from the (possibly tensor-parallel, local) projection shape.
+
+Checkpoints are keyed by FQN (`layers.3.attention.wq.weight`), so they load under any layout.
+
+Initialisation follows Megatron/GPT-3: normal(0, init_std) for every weight, the two output
+projections of each block (`wo`, `w2`) scaled by 1/sqrt(2·n_layers), zeros for biases, ones for norms.
+Each parameter's initial value is a pure function of (seed, FQN, shape) — see `initial_value` — so a
+pipeline stage that owns only layers 2–3, or a sharded copy, gets exactly the values the whole
+single-process model gets. The model is built on the meta device and materialised with
+`to_empty(device=...)` then `init_weights(...)`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from selene.config import ModelConfig
+from selene.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class ModelArgs:
+    """Shape and flavour of the transformer. `bias` adds biases to every Linear and LayerNorm (GPT/Megatron)."""
+
+    n_layers: int
+    dim: int
+    n_heads: int
+    ffn_dim: int
+    vocab_size: int
+    max_seq_len: int
+    norm: Literal["rmsnorm", "layernorm"] = "rmsnorm"
+    positions: Literal["rope", "learned"] = "rope"
+    mlp: Literal["swiglu", "gelu"] = "swiglu"
+    tie_embeddings: bool = False
+    dropout: float = 0.0
+    init_std: float = 0.02
+    norm_eps: float = 1e-5
+    rope_theta: float = 10000.0
+    bias: bool = False
+
+    def __post_init__(self) -> None:
+        if self.dim % self.n_heads:
+            raise ConfigError(f"model.dim {self.dim} is not divisible by model.n_heads {self.n_heads}")
+        if self.positions == "rope" and (self.dim // self.n_heads) % 2:
+            raise ConfigError(
+                f"RoPE needs an even head dimension, got dim/n_heads = {self.dim // self.n_heads}"
+            )
+
+    @property
+    def head_dim(self) -> int:
+        return self.dim // self.n_heads
+
+
+def _llama(n_layers: int, dim: int, n_heads: int, ffn_dim: int, max_seq_len: int) -> ModelArgs:
+    """Llama flavour (RMSNorm, RoPE, SwiGLU, untied); the vocabulary (0 here) comes from `model_args`."""
+    return ModelArgs(
+        n_layers,
+        dim,
+        n_heads,
+        ffn_dim,
+        vocab_size=0,
+        max_seq_len=max_seq_len,
+        norm="rmsnorm",
+        positions="rope",
+        mlp="swiglu",
+        tie_embeddings=False,
+    )
+
+
+PRESETS: dict[str, ModelArgs] = {
+    # Tiny and fast: 4 layers so that pp=2 × 2 virtual stages still has one layer per stage.
+    "debug": _llama(n_layers=4, dim=64, n_heads=4, ffn_dim=192, max_seq_len=64),
+    # GPT-3 shapes (Brown et al. 2020, table 2.1) in the Llama flavour; SwiGLU hidden ≈ 8/3·dim, multiple of 256.
+    "125m": _llama(n_layers=12, dim=768, n_heads=12, ffn_dim=2048, max_seq_len=2048),
+    "350m": _llama(n_layers=24, dim=1024, n_heads=16, ffn_dim=2816, max_seq_len=2048),
+    "1.3b": _llama(n_layers=24, dim=2048, n_heads=16, ffn_dim=5632, max_seq_len=2048),
+    # Llama 2 7B (Touvron et al. 2023).
+    "7b": _llama(n_layers=32, dim=4096, n_heads=32, ffn_dim=11008, max_seq_len=4096),
+    # MT-NLG 530B (Smith et al. 2022): GPT-style, 105 layers, hidden 20480, 128 heads, FFN 4·h, seq 2048.
+    # Megatron ties the output layer to the input embedding through an all-reduce between the first and
+    # last pipeline stage; we keep them separate (+1.05B parameters, 0.2%) so the preset works with PP.
+    "mt-nlg-530b": ModelArgs(
+        n_layers=105,
+        dim=20480,
+        n_heads=128,
+        ffn_dim=81920,
+        vocab_size=0,
+        max_seq_len=2048,
+        norm="layernorm",
+        positions="learned",
+        mlp="gelu",
+        tie_embeddings=False,
+        bias=True,
+    ),
+}
+
+# Every ModelConfig field but `preset` overrides the preset field of the same name; `bias`,
+# `norm_eps` and `rope_theta` have no config field and come from the preset.
+_OVERRIDABLE = tuple(name for name in ModelConfig.model_fields if name != "preset")
+
+
+def model_args(cfg: ModelConfig, vocab_size: int) -> ModelArgs:
+    """The preset of `cfg` with the fields the config sets explicitly; `vocab_size` unless the config sets one.
+
+    `dropout` and `init_std` have non-None defaults in ModelConfig, so they override the preset only when
+    the config names them (pydantic's `model_fields_set`), never by their default.
+    """
+    base = PRESETS[cfg.preset]
+    changes: dict[str, object] = {"vocab_size": vocab_size}
+    for name in _OVERRIDABLE:
+        value = getattr(cfg, name)
+        if value is not None and (name in cfg.model_fields_set or name == "vocab_size"):
+            changes[name] = value
+    return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------------------------------------- modules
+
+
+def rope_tables(head_dim: int, max_seq_len: int, theta: float, device: torch.device | None) -> torch.Tensor:
+    """cos and sin of the rotary angles, stacked: (2, max_seq_len, head_dim // 2), float32.
+
+    Real tables rather than torchtitan's complex `freqs_cis`, so the buffer survives `to_empty`,
+    deep copies and any dtype cast without a complex dtype in sight.
+    """
+    freqs = 1.0 / (theta ** (torch.arange(0, head_dim, 2, device=device, dtype=torch.float32) / head_dim))
+    angles = torch.outer(torch.arange(max_seq_len, device=device, dtype=torch.float32), freqs)
+    return torch.stack([angles.cos(), angles.sin()])
+
+
+def apply_rope(x: torch.Tensor, tables: torch.Tensor) -> torch.Tensor:
+    """Rotate consecutive pairs of x (batch, seq, heads, head_dim) — Llama's (interleaved) convention."""
+    seq = x.shape[1]
+    cos, sin = tables[0, :seq, None, :], tables[1, :seq, None, :]
+    pairs = x.float().unflatten(-1, (-1, 2))
+    even, odd = pairs[..., 0], pairs[..., 1]
+    out = torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1)
+    return out.flatten(-2).type_as(x)
+
+
+class ScaledDotProductAttention(nn.Module):
+    """The attention core (softmax(QKᵀ/√d)·V, causal) as its own parameterless module.
+
+    A module boundary lets selective activation checkpointing recompute exactly this part
+    (Korthikanti et al. 2022) by wrapping it, without touching any parameter name.
+    """
+
+    def __init__(self, dropout: float) -> None:
+        super().__init__()
+        self.dropout = dropout
+
+    def forward(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        p = self.dropout if self.training else 0.0
+        return F.scaled_dot_product_attention(q, k, v, dropout_p=p, is_causal=True)
+
+
+class Attention(nn.Module):
+    def __init__(self, args: ModelArgs) -> None:
+        super().__init__()
+        self.head_dim = args.head_dim
+        self.rope = args.positions == "rope"
+        self.wq = nn.Linear(args.dim, args.dim, bias=args.bias)
+        self.wk = nn.Linear(args.dim, args.dim, bias=args.bias)
+        self.wv = nn.Linear(args.dim, args.dim, bias=args.bias)
+        self.wo = nn.Linear(args.dim, args.dim, bias=args.bias)
+        self.sdpa = ScaledDotProductAttention(args.dropout)
+
+    def forward(self, x: torch.Tensor, rope: torch.Tensor | None) -> torch.Tensor:
+        bs, seq, _ = x.shape
+        # -1 heads: under tensor parallelism wq holds only this rank's heads.
+        q = self.wq(x).view(bs, seq, -1, self.head_dim)
+        k = self.wk(x).view(bs, seq, -1, self.head_dim)
+        v = self.wv(x).view(bs, seq, -1, self.head_dim)
+        if self.rope and rope is not None:
+            q, k = apply_rope(q, rope), apply_rope(k, rope)
+        out = self.sdpa(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2))
+        return self.wo(out.transpose(1, 2).reshape(bs, seq, -1))
+
+
+class FeedForward(nn.Module):
+    """SwiGLU (w2(silu(w1·x) ⊙ w3·x), Llama) or GELU (w2(gelu(w1·x)), GPT/Megatron)."""
+
+    def __init__(self, args: ModelArgs) -> None:
+        super().__init__()
+        self.swiglu = args.mlp == "swiglu"
+        self.w1 = nn.Linear(args.dim, args.ffn_dim, bias=args.bias)
+        self.w2 = nn.Linear(args.ffn_dim, args.dim, bias=args.bias)
+        self.w3 = nn.Linear(args.dim, args.ffn_dim, bias=args.bias) if self.swiglu else None
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.w3 is not None:
+            return self.w2(F.silu(self.w1(x)) * self.w3(x))
+        return self.w2(F.gelu(self.w1(x)))
+
+
+def _norm(args: ModelArgs) -> nn.Module:
+    if args.norm == "rmsnorm":
+        return nn.RMSNorm(args.dim, eps=args.norm_eps)
+    return nn.LayerNorm(args.dim, eps=args.norm_eps, bias=args.bias)
+
+
+class TransformerBlock(nn.Module):
+    """Pre-norm block: h = x + attn(norm(x)); out = h + ffn(norm(h))."""
+
+    def __init__(self, args: ModelArgs) -> None:
+        super().__init__()
+        self.attention_norm = _norm(args)
+        self.attention = Attention(args)
+        self.ffn_norm = _norm(args)
+        self.feed_forward = FeedForward(args)
+        self.dropout = nn.Dropout(args.dropout)
+
+    def forward(self, x: torch.Tensor, rope: torch.Tensor | None) -> torch.Tensor:
+        h = x + self.dropout(self.attention(self.attention_norm(x), rope))
+        return h + self.dropout(self.feed_forward(self.ffn_norm(h)))
+
+
+class Transformer(nn.Module):
+    """Token ids (batch, seq) → logits (batch, seq, vocab); a pipeline stage maps hidden → hidden/logits."""
+
+    rope: torch.Tensor | None  # a buffer: cos/sin tables with rotary positions, else None
+
+    def __init__(self, args: ModelArgs) -> None:
+        super().__init__()
+        self.args = args
+        self.tok_embeddings: nn.Embedding | None = nn.Embedding(args.vocab_size, args.dim)
+        self.pos_embeddings: nn.Embedding | None = (
+            nn.Embedding(args.max_seq_len, args.dim) if args.positions == "learned" else None
+        )
+        self.emb_dropout = nn.Dropout(args.dropout)
+        self.layers = nn.ModuleDict({str(i): TransformerBlock(args) for i in range(args.n_layers)})
+        self.norm: nn.Module | None = _norm(args)
+        self.output: nn.Linear | None = nn.Linear(args.dim, args.vocab_size, bias=False)
+        self._tie()
+        # Not persistent: recomputed by init_weights, never part of a checkpoint.
+        self.register_buffer(
+            "rope",
+            rope_tables(args.head_dim, args.max_seq_len, args.rope_theta, None)
+            if args.positions == "rope"
+            else None,
+            persistent=False,
+        )
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        if self.tok_embeddings is not None:
+            h = self.tok_embeddings(tokens)
+            if self.pos_embeddings is not None:
+                positions = torch.arange(tokens.shape[1], device=tokens.device)
+                h = h + self.pos_embeddings(positions)
+            h = self.emb_dropout(h)
+        else:  # a later pipeline stage: the input is the previous stage's hidden state
+            h = tokens
+        for layer in self.layers.values():
+            h = layer(h, self.rope)
+        if self.norm is not None:
+            h = self.norm(h)
+        return self.output(h) if self.output is not None else h
+
+    def _tie(self) -> None:
+        if self.args.tie_embeddings and self.output is not None and self.tok_embeddings is not None:
+            self.output.weight = self.tok_embeddings.weight
+
+    def to_empty(self, *, device: torch.device | str | int | None, recurse: bool = True) -> Transformer:
+        """`Module.to_empty`, keeping tied embeddings tied: moving a plain (non-DTensor) parameter off
+        the meta device makes a new Parameter per module that holds it, which would untie them.
+        (DTensor parameters are swapped in place and stay tied.)"""
+        super().to_empty(device=device, recurse=recurse)
+        self._tie()
+        return self
+
+    def init_weights(
+        self,
+        buffer_device: torch.device | None = None,
+        *,
+        seed: int = 0,
+        fill: Callable[[torch.Tensor, torch.Tensor], None] | None = None,
+    ) -> None:
+        """Megatron/GPT-3 initialisation, deterministic in (seed, FQN); recomputes the RoPE tables.
+
+        `fill(param, full_value)` writes a parameter's full initial value into it; the default copies
+        it. `selene.train.parallelize` passes one that keeps only this rank's shard of a DTensor, so a
+        sharded model starts from exactly the single-process values.
+        """
+        fill = fill or _copy_into
+        with torch.no_grad():
+            if self.rope is not None:
+                device = buffer_device or self.rope.device
+                self.rope = rope_tables(
+                    self.args.head_dim, self.args.max_seq_len, self.args.rope_theta, device
+                )
+            for name, param in self.named_parameters():
+                fqn = canonical_fqn(name)
+                full = initial_value(
+                    self.init_rule(fqn), param.shape, param.dtype, _local_device(param), seed, fqn
+                )
+                fill(param, full)
+
+    def init_rule(self, fqn: str) -> tuple[str, float]:
+        """('normal', std) | ('zeros', 0) | ('ones', 0) for the parameter named `fqn` (canonical)."""
+        owner, _, leaf = fqn.rpartition(".")
+        last = owner.rpartition(".")[2]
+        if last in ("attention_norm", "ffn_norm", "norm"):
+            return ("ones", 0.0) if leaf == "weight" else ("zeros", 0.0)
+        if leaf == "bias":
+            return ("zeros", 0.0)
+        if fqn.endswith(("attention.wo.weight", "feed_forward.w2.weight")):
+            # Residual-branch outputs: the sum of 2·n_layers of them keeps unit scale (GPT-2/Megatron).
+            return ("normal", self.args.init_std / math.sqrt(2 * self.args.n_layers))
+        return ("normal", self.args.init_std)
+
+
+# Wrappers that activation checkpointing and torch.compile put into parameter names.
+_WRAPPER_PARTS = ("_checkpoint_wrapped_module.", "_orig_mod.", "_fsdp_wrapped_module.")
+
+
+def canonical_fqn(name: str) -> str:
+    """The parameter's name in the plain model: wrapper prefixes removed (as DCP's state_dict does)."""
+    for part in _WRAPPER_PARTS:
+        name = name.replace(part, "")
+    return name
+
+
+def param_seed(seed: int, fqn: str) -> int:
+    """A 63-bit generator seed per (seed, FQN): independent of module order and of which layers exist."""
+    digest = hashlib.sha256(f"{seed}:{fqn}".encode()).digest()
+    return int.from_bytes(digest[:8], "little") & ((1 << 63) - 1)
+
+
+def initial_value(
+    rule: tuple[str, float], shape: torch.Size, dtype: torch.dtype, device: torch.device, seed: int, fqn: str
+) -> torch.Tensor:
+    """The full initial tensor of one parameter. Normal draws are in float32, then cast, so a bf16
+    parameter starts from the rounded float32 value; the stream depends on the device type (CPU and CUDA
+    generators differ), so parity is per device type."""
+    kind, std = rule
+    if kind == "ones":
+        return torch.ones(shape, dtype=dtype, device=device)
+    if kind == "zeros":
+        return torch.zeros(shape, dtype=dtype, device=device)
+    gen = torch.Generator(device=device).manual_seed(param_seed(seed, fqn))
+    return torch.empty(shape, dtype=torch.float32, device=device).normal_(0.0, std, generator=gen).to(dtype)
+
+
+def _copy_into(param: torch.Tensor, full: torch.Tensor) -> None:
+    param.copy_(full)
+
+
+def _local_device(param: torch.Tensor) -> torch.device:
+    # A DTensor reports its mesh's device type; the local tensor is what the generator must match.
+    local = getattr(param, "_local_tensor", param)
+    return local.device
+
+
+def num_params(model: nn.Module, exclude_embeddings: bool = False) -> int:
+    """Parameters of `model` (a whole model or one pipeline stage), counted once when tied.
+
+    Counts global sizes: a DTensor parameter counts its full shape, not this rank's shard.
+    `exclude_embeddings` leaves out the input token and position embeddings (the usual "non-embedding
+    parameters" of scaling-law papers); a tied output layer then disappears with them.
+    """
+    skip: set[int] = set()
+    if exclude_embeddings:
+        for name in ("tok_embeddings", "pos_embeddings"):
+            module = getattr(model, name, None)
+            if module is not None:
+                skip.update(id(p) for p in module.parameters())
+    return sum(p.numel() for p in model.parameters() if id(p) not in skip)
