@@ -109,3 +109,36 @@ def test_checkpoint_loads_under_another_layout(tokens: str, tmp_path: Path) -> N
     ref, got = losses(ref_out), losses(out)
     for step in range(4, 7):
         assert got[step] == pytest.approx(ref[step], abs=2e-4), step
+
+
+def test_sigterm_saves_a_checkpoint_and_exits_cleanly(tokens: str, tmp_path: Path) -> None:
+    out = tmp_path / "term"
+    cfg = config(tokens, out, 500)
+    cfg.checkpoint.every = 2
+    os.makedirs(out, exist_ok=True)
+    (out / "cfg.json").write_text(json.dumps(cfg.model_dump(mode="json")))
+    env = {**os.environ, "RANK": "0", "WORLD_SIZE": "1", "LOCAL_RANK": "0", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": "29733"}
+    proc = subprocess.Popen([sys.executable, "-m", "selene.train.worker", str(out / "cfg.json"), str(out)], env=env)
+    deadline = time.time() + 120
+    while not (out / "checkpoints" / "step-000002" / "meta.json").exists():
+        assert proc.poll() is None and time.time() < deadline
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=120) == 0
+    last = max(losses(out))
+    assert last < 500 and (out / "checkpoints" / f"step-{last:06d}" / "meta.json").exists()
+
+
+def test_blended_prefixes_follow_their_weights(tokens: str, tmp_path: Path) -> None:
+    from selene.config import TrainDataConfig
+    from selene.train.data import build_data
+
+    other = str(tmp_path / "other")
+    from selene.tokenize.indexed import IndexedWriter
+
+    with IndexedWriter(other, np.uint16) as w:
+        for _ in range(100):
+            w.add_document(np.full(50, 7, dtype=np.uint16))
+    data = build_data(TrainDataConfig(prefixes=[tokens, other], weights=[3, 1]), 32, 400, 8)
+    from_other = sum(bool((data.train[i] == 7).all()) for i in range(400))
+    assert from_other == 100  # Megatron's greedy blend: exactly a quarter of the samples
