@@ -9,9 +9,11 @@ RNG — is in the checkpoint, so a resumed run logs exactly the losses of an uni
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import resource
+import shutil
 import signal
 import time
 from typing import Any
@@ -133,10 +135,12 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
             json.dump({"config": cfg.model_dump(mode="json"), **info}, f, indent=1)
     stop = _Stop()
     last: dict[str, Any] = {}
+    tokenizer = _copy_tokenizer(cfg, out) if rank == 0 else None
 
     def save() -> None:
         meta = {"tokens_seen": tokens_seen, "cursor": cursor.to_dict(), "config": cfg.model_dump(mode="json"),
-                "layout": dims.describe()}
+                "layout": dims.describe(), "model_args": dataclasses.asdict(margs), "seq_len": seq,
+                "tokenizer": tokenizer}
         checkpoint.save(ckpt_root, step, pm.parts, optims, meta, cfg.checkpoint.keep)
 
     while step < cfg.steps:
@@ -172,6 +176,18 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
             break
     logger.close()
     return last
+
+
+def _copy_tokenizer(cfg: TrainConfig, out: str) -> str | None:
+    """The tokenizer of the training data, copied next to the checkpoints so that a checkpoint
+    directory is self-contained for evaluation and export (``../../tokenizer.model``)."""
+    for prefix in cfg.data.prefixes:
+        src = os.path.join(os.path.dirname(prefix) or ".", "tokenizer.model")
+        if os.path.exists(src):
+            dst = os.path.join(out, "tokenizer.model")
+            shutil.copyfile(src, dst)
+            return "../../tokenizer.model"
+    return None
 
 
 def _forward_backward(pm: Any, local: Any, cfg: TrainConfig, pipelined: bool, device: torch.device) -> float:
