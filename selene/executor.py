@@ -21,6 +21,14 @@ def serial_map(name: str, fn: Callable[..., T], args: Sequence[tuple]) -> list[T
     return [fn(*a) for a in args]
 
 
+EXECUTION_FIELDS = {"workers", "executor", "dask_address"}
+
+
+def settings(cfg: Any, *exclude: str) -> dict[str, Any]:
+    """A stage config's settings that change its output: how it runs (workers, executor) does not."""
+    return dict(cfg.model_dump(mode="json", exclude=EXECUTION_FIELDS | set(exclude)))
+
+
 def fingerprint(*parts: Any) -> str:
     """A short, stable identity of JSON-serialisable inputs and settings (work dirs, skip checks)."""
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]

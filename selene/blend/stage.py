@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -38,18 +37,14 @@ from selene.errors import ConfigError, InputError
 from selene.executor import Mapper, serial_map
 from selene.io import dataset, fs
 
-WORK = "_work"
+WORK = dataset.WORK
 BLEND_JSON = "blend.json"
 REASON = "blend:not_sampled"
 KEY = "shuffle_key"
 _SP_CACHE: dict[str, Any] = {}
 
 
-@dataclass
-class BlendResult:
-    out: str
-    skipped: bool
-    manifest: dict[str, Any] = field(default_factory=dict)
+BlendResult = dataset.StageResult
 
 
 def input_dataset(inp: str) -> dict[str, Any]:
@@ -253,14 +248,10 @@ def run_blend(
     mapper = mapper or serial_map
     plan.check_config(cfg)
     m_in = input_dataset(inp)
-    settings = cfg.model_dump(mode="json", exclude={"workers", "executor", "dask_address"})
+    settings = executor.settings(cfg)
     fp = executor.fingerprint([s["sha256"] for s in m_in["shards"]], settings, _tokenizer_digest(cfg))
-    if not force and dataset.manifest_matches(out, fp):
-        fs.rm(fs.join(out, WORK), recursive=True)
-        return BlendResult(out, skipped=True, manifest=dataset.read_manifest(out) or {})
-    fs.check_writable(out)
-    fs.rm(fs.join(out, dataset.MANIFEST))
-    fs.remove_temporaries(out)
+    if (done := dataset.open_output(out, fp, force)) is not None:
+        return done
     root = fs.join(out, WORK, fp)
     shards = [fs.join(inp, s["name"]) for s in m_in["shards"]]
 

@@ -15,7 +15,6 @@ import json
 import pickle
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from selene import executor
@@ -26,15 +25,11 @@ from selene.errors import InputError
 from selene.executor import Mapper, serial_map
 from selene.io import dataset, fs
 
-WORK = "_work"
+WORK = dataset.WORK
 _INDEX_CACHE: dict[str, NgramIndex] = {}
 
 
-@dataclass
-class DecontamResult:
-    out: str
-    skipped: bool
-    manifest: dict[str, Any] = field(default_factory=dict)
+DecontamResult = dataset.StageResult
 
 
 def input_dataset(inp: str) -> dict[str, Any]:
@@ -113,13 +108,10 @@ def run_decontam(
     mapper = mapper or serial_map
     tasks = preflight(inp, out, cfg)
     m_in = input_dataset(inp)
-    settings = cfg.model_dump(mode="json", exclude={"workers", "executor", "tasks"})
+    settings = executor.settings(cfg, "tasks")
     fp = executor.fingerprint([s["sha256"] for s in m_in["shards"]], settings, _tasks_digest(tasks))
-    if not force and dataset.manifest_matches(out, fp):
-        fs.rm(fs.join(out, WORK), recursive=True)
-        return DecontamResult(out, skipped=True, manifest=dataset.read_manifest(out) or {})
-    fs.rm(fs.join(out, dataset.MANIFEST))
-    fs.remove_temporaries(out)
+    if (done := dataset.open_output(out, fp, force)) is not None:
+        return done
     root = fs.join(out, WORK, fp)
     index = NgramIndex.build(tasks, cfg.ngram, cfg.min_ngram)
     fs.atomic_write(fs.join(root, "index.pkl"), pickle.dumps(index))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -33,16 +33,12 @@ from selene.executor import Mapper, serial_map
 from selene.ingest import exact_dedup
 from selene.io import dataset, fs
 
-WORK = "_work"
+WORK = dataset.WORK
 EDGE_DTYPE = np.dtype([("a", "<i8"), ("b", "<i8"), ("j", "<f4")])
 SIG_BATCH = 1024
 
 
-@dataclass
-class DedupResult:
-    out: str
-    skipped: bool
-    manifest: dict[str, Any] = field(default_factory=dict)
+DedupResult = dataset.StageResult
 
 
 @dataclass(frozen=True)
@@ -308,14 +304,10 @@ def run_dedup(inp: str, out: str, cfg: DedupConfig, *, mapper: Mapper | None = N
     mapper = mapper or serial_map
     m_in = input_dataset(inp)
     bands, rows = bands_rows(cfg)
-    settings = cfg.model_dump(mode="json", exclude={"workers", "executor"})
+    settings = executor.settings(cfg)
     fp = executor.fingerprint([s["sha256"] for s in m_in["shards"]], settings, bands, rows)
-    if not force and dataset.manifest_matches(out, fp):
-        fs.rm(fs.join(out, WORK), recursive=True)
-        return DedupResult(out, skipped=True, manifest=dataset.read_manifest(out) or {})
-    fs.check_writable(out)
-    fs.rm(fs.join(out, dataset.MANIFEST))
-    fs.remove_temporaries(out)
+    if (done := dataset.open_output(out, fp, force)) is not None:
+        return done
     shards = [fs.join(inp, s["name"]) for s in m_in["shards"]]
     offsets = np.concatenate([[0], np.cumsum([s["rows"] for s in m_in["shards"]])])
     plan = Plan(tuple(shards), tuple(int(x) for x in offsets[:-1]), bands, rows, fs.join(out, WORK, fp))

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -39,7 +39,7 @@ from selene.io import dataset, fs
 CANDIDATE_SCHEMA = pa.schema(
     [*dataset.DOC_SCHEMA, pa.field("h1", pa.uint64(), nullable=False), pa.field("h2", pa.uint64(), nullable=False)]
 )
-WORK = "_work"
+WORK = dataset.WORK
 
 
 @dataclass(frozen=True)
@@ -52,11 +52,7 @@ class InputFile:
     bytes: int
 
 
-@dataclass
-class IngestResult:
-    out: str
-    skipped: bool
-    manifest: dict[str, Any] = field(default_factory=dict)
+IngestResult = dataset.StageResult
 
 
 # ------------------------------------------------------------------------------------- planning
@@ -92,7 +88,7 @@ def preflight(out: str, cfg: IngestConfig) -> list[InputFile]:
 
 def fingerprint(inputs: Sequence[InputFile], cfg: IngestConfig) -> str:
     """Identity of an ingest run: inputs (path, size) and every setting that changes the output."""
-    settings = cfg.model_dump(mode="json", exclude={"workers", "executor", "sources"})
+    settings = executor.settings(cfg, "sources")
     return executor.fingerprint([(i.key, i.path, i.source, i.override, i.bytes) for i in inputs], settings)
 
 
@@ -270,12 +266,8 @@ def run_ingest(
     mapper = mapper or serial_map
     inputs = plan_inputs(cfg.sources)
     fp = fingerprint(inputs, cfg)
-    if not force and dataset.manifest_matches(out, fp):
-        fs.rm(fs.join(out, WORK), recursive=True)  # left behind if a run was killed right after its manifest
-        return IngestResult(out, skipped=True, manifest=dataset.read_manifest(out) or {})
-    fs.check_writable(out)
-    fs.rm(fs.join(out, dataset.MANIFEST))  # from here on the directory is unfinished
-    fs.remove_temporaries(out)
+    if (done := dataset.open_output(out, fp, force)) is not None:
+        return done
     work = Work(out, fp)
 
     file_stats = mapper("ingest-file", process_file, [(i, cfg, work.root) for i in inputs])

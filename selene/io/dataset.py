@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
@@ -46,6 +46,31 @@ _WRITE_OPTS: dict[str, Any] = {
     "write_statistics": ["id", "source"],
     "use_dictionary": ["source"],
 }
+
+
+WORK = "_work"  # a stage's intermediate files, under <out>/_work/<fingerprint>/
+
+
+@dataclass
+class StageResult:
+    """What a stage run returns: its output, whether it was complete already, its manifest."""
+
+    out: str
+    skipped: bool
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+
+def open_output(out: str, fingerprint: str, force: bool) -> StageResult | None:
+    """The result of a finished run when `out` is complete for `fingerprint` (the stage is skipped);
+    otherwise `out` is made ready for a new run: writable, manifest removed (from here on the directory
+    is unfinished), leftovers of killed writers deleted. Returns None then."""
+    if not force and manifest_matches(out, fingerprint):
+        fs.rm(fs.join(out, WORK), recursive=True)  # left behind when a run was killed right after its manifest
+        return StageResult(out, skipped=True, manifest=read_manifest(out) or {})
+    fs.check_writable(out)
+    fs.rm(fs.join(out, MANIFEST))
+    fs.remove_temporaries(out)
+    return None
 
 
 def shard_name(index: int) -> str:

@@ -14,7 +14,6 @@ import itertools
 import json
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -26,16 +25,12 @@ from selene.executor import Mapper, serial_map
 from selene.io import dataset, fs
 from selene.tokenize import indexed, spm
 
-WORK = "_work"
+WORK = dataset.WORK
 TOKENIZER = "tokenizer.model"
 _SP_CACHE: dict[str, Any] = {}
 
 
-@dataclass
-class TokenizeResult:
-    out: str
-    skipped: bool
-    manifest: dict[str, Any] = field(default_factory=dict)
+TokenizeResult = dataset.StageResult
 
 
 def _processor(path: str, eod_piece: str) -> Any:
@@ -96,14 +91,10 @@ def run_tokenize(
     mapper = mapper or serial_map
     m_in = dataset.require_documents(inp, "tokenize")
     given = hashlib.sha256(fs.read_bytes(cfg.tokenizer)).hexdigest() if cfg.tokenizer else None
-    settings = cfg.model_dump(mode="json", exclude={"workers", "executor", "dask_address", "tokenizer"})
+    settings = executor.settings(cfg, "tokenizer")
     fp = executor.fingerprint([s["sha256"] for s in m_in["shards"]], settings, given)
-    if not force and dataset.manifest_matches(out, fp):
-        fs.rm(fs.join(out, WORK), recursive=True)
-        return TokenizeResult(out, skipped=True, manifest=dataset.read_manifest(out) or {})
-    fs.check_writable(out)
-    fs.rm(fs.join(out, dataset.MANIFEST))
-    fs.remove_temporaries(out)
+    if (done := dataset.open_output(out, fp, force)) is not None:
+        return done
     root = fs.join(out, WORK, fp)
     model = prepare_tokenizer(inp, root, m_in, cfg)
     fs.atomic_write(fs.join(root, TOKENIZER), model)
