@@ -328,6 +328,63 @@ def train(
     console.print(f"checkpoints in [b]{out}/checkpoints[/b]; metrics in {out}/metrics.jsonl")
 
 
+@app.command("eval")
+def eval_(
+    checkpoint: Annotated[str, typer.Option("--checkpoint", help="Checkpoint dir (step-NNNNNN), or a train dir: its latest.")],
+    tasks: Annotated[str | None, typer.Option(help="Comma-separated harness tasks [the local selene_* tasks].")] = None,
+    num_fewshot: Annotated[int | None, typer.Option("--num-fewshot", min=0, help="Few-shot examples [0].")] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="Documents per task, at most.")] = None,
+    batch_size: Annotated[int | None, typer.Option("--batch-size", min=1, help="Requests per forward [8].")] = None,
+    output: Annotated[str | None, typer.Option("--output", "-o", help="Results directory [<checkpoint>/eval].")] = None,
+    config: Annotated[str | None, typer.Option("--config", "-c", help="YAML: eval settings or a pipeline file.")] = None,
+) -> None:
+    """Evaluate a checkpoint on lm-evaluation-harness tasks (offline), plus held-out perplexity."""
+    from selene.config import EvalConfig
+
+    cfg: EvalConfig = load_stage_config(config, EvalConfig, "eval")
+    cfg = _with_overrides(
+        cfg, tasks=[t.strip() for t in tasks.split(",") if t.strip()] if tasks else None,
+        num_fewshot=num_fewshot, limit=limit, batch_size=batch_size, checkpoint=checkpoint,
+    )
+    from selene.eval.stage import print_results, run_eval
+
+    result = run_eval(cfg, output)
+    print_results(result, console)
+
+
+@app.command()
+def export(
+    checkpoint: Annotated[str, typer.Option("--checkpoint", help="Checkpoint dir (step-NNNNNN), or a train dir.")],
+    output: Annotated[str, typer.Option("--output", "-o", help="Hugging Face model directory to write.")],
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing export.")] = False,
+) -> None:
+    """Export a checkpoint (any parallel layout) to Hugging Face transformers format (Llama-style)."""
+    from selene.eval.export import export_hf
+
+    info = export_hf(checkpoint, output, overwrite=overwrite)
+    console.print(f"exported to [b]{output}[/b]: {info}")
+
+
+@app.command()
+def generate(
+    checkpoint: Annotated[str, typer.Option("--checkpoint", help="Checkpoint dir (step-NNNNNN), or a train dir.")],
+    prompt: Annotated[str, typer.Option(help="Text to continue.")],
+    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1, help="Tokens to generate.")] = 64,
+    temperature: Annotated[float, typer.Option(min=0.0, help="0: greedy.")] = 1.0,
+    top_p: Annotated[float, typer.Option("--top-p", min=0.0, max=1.0, help="Nucleus sampling.")] = 1.0,
+    seed: Annotated[int | None, typer.Option(help="Seed: the same seed gives the same text.")] = None,
+) -> None:
+    """Sample a continuation with a KV cache."""
+    from selene.eval.checkpoint_io import eod_id, load_model, tokenizer
+    from selene.eval.generate import generate as sample
+
+    loaded = load_model(checkpoint)
+    sp = tokenizer(checkpoint)
+    ids = sample(loaded.model, loaded.args, sp.encode(prompt), max_tokens, temperature=temperature, top_p=top_p,
+                 seed=seed, stop_ids=(eod_id(sp, loaded.meta),))
+    console.print(prompt + sp.decode(ids), markup=False, highlight=False)
+
+
 def print_stage_summary(stage: str, m: dict[str, Any], out: str, skipped: bool) -> None:
     """Documents per source in, kept and removed, then removals by reason: every stage's table."""
     from selene.ingest.stage import reason_totals
@@ -387,6 +444,11 @@ def run(
     with _progress():
         result = pipeline_flow(cfg, force=force)
     for stage, r in result.items():
+        if stage == "eval":
+            from selene.eval.stage import print_results
+
+            print_results(r["summary"], console)
+            continue
         if stage == "train":
             last = r["last"]
             console.print(

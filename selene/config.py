@@ -395,6 +395,27 @@ class TrainConfig(_Model):
     nproc_per_node: int = Field(default=1, ge=1, description="Processes `selene run` starts (torchrun).")
 
 
+# --------------------------------------------------------------------------------------- eval
+
+
+class EvalConfig(_Model):
+    """`selene eval`: lm-evaluation-harness tasks, perplexity and bits per byte of a checkpoint."""
+
+    checkpoint: str | None = Field(default=None, description="Checkpoint dir; default: the run's latest.")
+    tasks: list[str] = Field(
+        default_factory=lambda: ["selene_cloze", "selene_piqa", "selene_hellaswag", "selene_firstword"],
+        description="Harness task names: selene's local tasks or any task whose data is local.",
+    )
+    include_path: str | None = Field(default=None, description="Extra directory of harness task YAMLs.")
+    num_fewshot: int = Field(default=0, ge=0)
+    limit: int | None = Field(default=None, ge=1, description="Documents per task, at most.")
+    batch_size: int = Field(default=8, ge=1)
+    perplexity: bool = Field(default=True, description="Also perplexity and bits/byte on the held-out split.")
+    perplexity_documents: int | None = Field(default=None, ge=1, description="Held-out documents to score, at most.")
+    device: Literal["auto", "cpu", "cuda"] = "auto"
+    seed: int = 1234
+
+
 # ------------------------------------------------------------------------------------- pipeline
 
 
@@ -410,6 +431,7 @@ class PipelineConfig(_Model):
     blend: BlendConfig = Field(default_factory=BlendConfig)
     tokenize: TokenizeConfig = Field(default_factory=TokenizeConfig)
     train: TrainConfig = Field(default_factory=TrainConfig)
+    eval: EvalConfig = Field(default_factory=EvalConfig)
 
     def stage_dir(self, stage: str) -> str:
         return f"{self.run_dir.rstrip('/')}/{stage}"

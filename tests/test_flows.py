@@ -56,6 +56,7 @@ def test_selene_run_writes_each_stage_under_run_dir(specs, tmp_path: Path, prefe
         f"decontaminate:\n  tasks: ['{tasks}']\n"
         "tokenize: {vocab_size: 600}\n"
         "train: {steps: 2, batch: {global_batch: 4, micro_batch: 2}, eval_every: 1, eval_batches: 1}\n"
+        "eval: {limit: 2, tasks: [selene_piqa]}\n"
     )
     assert main(["run", str(cfg)]) == 0
     manifests = {s: dataset.read_manifest(str(tmp_path / "run" / s)) for s in ("ingest", "dedup", "decontaminate")}
@@ -65,4 +66,6 @@ def test_selene_run_writes_each_stage_under_run_dir(specs, tmp_path: Path, prefe
     metrics = (tmp_path / "run" / "train" / "metrics.jsonl").read_text().splitlines()
     assert [json.loads(x)["step"] for x in metrics] == [1, 2]
     assert (tmp_path / "run" / "train" / "checkpoints" / "step-000002" / "meta.json").exists()
+    summary = json.loads((tmp_path / "run" / "eval" / "summary.json").read_text())
+    assert "acc" in summary["tasks"]["selene_piqa"]
     assert "run directory" in capsys.readouterr().out

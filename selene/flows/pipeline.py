@@ -2,7 +2,7 @@
 
 Stages write into ``<run_dir>/<stage>/`` and read the previous stage's directory; a stage whose
 manifest matches its inputs and config is skipped. Decontamination runs when tasks are configured,
-blending when weights or epochs are; tokenization and training always. Evaluation joins as it lands.
+blending when weights or epochs are; tokenization, training and evaluation always.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from selene.config import PipelineConfig
 from selene.flows.blend import blend_flow
 from selene.flows.decontam import decontam_flow
 from selene.flows.dedup import dedup_flow
+from selene.flows.eval import eval_flow
 from selene.flows.ingest import ingest_flow
 from selene.flows.runtime import runner_for
 from selene.flows.tokenize import tokenize_flow
@@ -45,4 +46,6 @@ def pipeline_flow(cfg: PipelineConfig, force: bool = False) -> dict[str, Any]:
     if not train_cfg.data.prefixes:
         train_cfg.data.prefixes = [f"{cfg.stage_dir('tokenize')}/{cfg.tokenize.prefix}"]
     results["train"] = train_flow(train_cfg, train_cfg.out or cfg.stage_dir("train"), train_cfg.nproc_per_node)
+    checkpoint = cfg.eval.checkpoint or results["train"]["checkpoint"]
+    results["eval"] = eval_flow(cfg.eval, checkpoint, cfg.stage_dir("eval"), force=force)
     return results

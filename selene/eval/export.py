@@ -1,0 +1,196 @@
+"""Export a checkpoint to Hugging Face transformers format (`LlamaForCausalLM` + a fast tokenizer).
+
+Only the Llama-style architecture (RMSNorm, RoPE, SwiGLU) has an exact transformers counterpart;
+the GPT/Megatron presets (LayerNorm, learned positions, GELU) are refused rather than approximated.
+
+Two conversions are not just renames:
+
+- RoPE. selene rotates *interleaved* pairs (2i, 2i+1) of each head (Meta's/torchtitan's complex
+  convention, `selene.train.model.apply_rope`); transformers rotates *halves* (i, i + head_dim/2)
+  (`rotate_half`). Same frequencies per pair, so permuting the rows of wq and wk inside each head
+  (pair i's two rows go to rows i and i + head_dim/2) makes q·k identical — Meta's `permute` in
+  transformers' `convert_llama_weights_to_hf.py`. v and o are untouched (the dot product is
+  invariant to a shared permutation of q and k).
+- The tokenizer. selene's sentencepiece models prepend one "▁" to the whole text, keep runs of
+  spaces as pieces, and have "\\n" / "\\t" as ordinary pieces. transformers' `LlamaTokenizer` treats
+  those two as added tokens and re-prefixes every segment between them, so it encodes differently.
+  We write a `tokenizers` pipeline that reproduces sentencepiece exactly: normalizer Prepend("▁") +
+  Replace(" ", "▁") once over the text, a pre-tokenizer that cuts where sentencepiece's
+  split_by_whitespace does (a run of "▁" + the word after it, a trailing run, "\\n", "\\t"), the BPE
+  vocabulary and merges transformers extracts from the .model, and `split_special_tokens` so the
+  literal text "</s>" stays text as in sentencepiece. No BOS (selene has none): `add_bos_token=False`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from typing import Any
+
+import torch
+
+from selene.errors import ConfigError, OutputError
+from selene.eval.checkpoint_io import check_vocab, eod_id, load_model, tokenizer
+from selene.train.model import ModelArgs, Transformer
+
+# sentencepiece's split_by_whitespace words: whitespace run + word, a trailing run, or a line/tab piece.
+_SPM_WORDS = "▁*[^▁\n\t]+|▁+|[\n\t]"
+
+
+def check_exportable(args: ModelArgs) -> None:
+    flavour = {"norm": args.norm, "positions": args.positions, "mlp": args.mlp}
+    if flavour != {"norm": "rmsnorm", "positions": "rope", "mlp": "swiglu"}:
+        raise ConfigError(
+            f"only the Llama-style architecture (norm=rmsnorm, positions=rope, mlp=swiglu) exports to "
+            f"Hugging Face format; this checkpoint has {flavour}"
+        )
+
+
+def rope_permute(w: torch.Tensor, n_heads: int) -> torch.Tensor:
+    """Rows of a q/k projection (weight (dim, in) or bias (dim,)) from interleaved to rotate-half order."""
+    head_dim = w.shape[0] // n_heads
+    rest = w.shape[1:]
+    return w.reshape(n_heads, head_dim // 2, 2, *rest).transpose(1, 2).reshape(w.shape)
+
+
+def hf_state_dict(model: Transformer, args: ModelArgs) -> dict[str, torch.Tensor]:
+    """selene parameter FQNs → `LlamaForCausalLM` names; lm_head left out when tied (transformers re-ties)."""
+    src = {k: v.detach().float().contiguous() for k, v in model.state_dict().items()}
+    out: dict[str, torch.Tensor] = {"model.embed_tokens.weight": src["tok_embeddings.weight"]}
+    names = {
+        "attention.wq": "self_attn.q_proj", "attention.wk": "self_attn.k_proj",
+        "attention.wv": "self_attn.v_proj", "attention.wo": "self_attn.o_proj",
+        "feed_forward.w1": "mlp.gate_proj", "feed_forward.w3": "mlp.up_proj", "feed_forward.w2": "mlp.down_proj",
+    }
+    for i in range(args.n_layers):
+        ours, theirs = f"layers.{i}.", f"model.layers.{i}."
+        out[theirs + "input_layernorm.weight"] = src[ours + "attention_norm.weight"]
+        out[theirs + "post_attention_layernorm.weight"] = src[ours + "ffn_norm.weight"]
+        for a, b in names.items():
+            for leaf in ("weight", "bias"):
+                key = f"{ours}{a}.{leaf}"
+                if key not in src:
+                    continue
+                t = src[key]
+                if a in ("attention.wq", "attention.wk"):
+                    t = rope_permute(t, args.n_heads)
+                out[f"{theirs}{b}.{leaf}"] = t.contiguous()
+    out["model.norm.weight"] = src["norm.weight"]
+    if not args.tie_embeddings:
+        out["lm_head.weight"] = src["output.weight"]
+    # safetensors refuses tensors that share memory; every exported tensor must own its storage.
+    return {k: v.clone() for k, v in out.items()}
+
+
+def hf_tokenizer(model_file: str, eos_piece: str) -> Any:
+    """A `PreTrainedTokenizerFast` that encodes and decodes exactly as the sentencepiece model does."""
+    from tokenizers import Regex, Tokenizer, decoders, normalizers, pre_tokenizers
+    from transformers import LlamaTokenizer, PreTrainedTokenizerFast
+
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copyfile(model_file, os.path.join(tmp, "tokenizer.model"))
+        # transformers' sentencepiece extraction gives the BPE vocabulary (ids = sentencepiece ids) and merges.
+        base = LlamaTokenizer.from_pretrained(tmp)
+    backend = base.backend_tokenizer
+    backend.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
+    backend.pre_tokenizer = pre_tokenizers.Split(Regex(_SPM_WORDS), behavior="isolated")
+    backend.decoder = decoders.Sequence(
+        [decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse(), decoders.Strip(content=" ", left=1)]
+    )
+    backend.post_processor = None
+    spec = json.loads(backend.to_str())
+    # Keep only true control symbols as added tokens: user-defined pieces ("\n", "\t") and the BOS
+    # transformers invents would be split out before normalisation and change the encoding.
+    vocab = spec["model"]["vocab"]
+    spec["added_tokens"] = [
+        a for a in spec["added_tokens"] if a["content"] in ("<unk>", eos_piece) and vocab.get(a["content"]) == a["id"]
+    ]
+    return PreTrainedTokenizerFast(
+        tokenizer_object=Tokenizer.from_str(json.dumps(spec)),
+        eos_token=eos_piece,
+        unk_token="<unk>",
+        add_bos_token=False,
+        split_special_tokens=True,
+        clean_up_tokenization_spaces=False,
+    )
+
+
+def export_hf(checkpoint: str, out_dir: str, overwrite: bool = False) -> dict[str, Any]:
+    """Write `checkpoint` as a transformers model directory `out_dir`; returns a summary.
+
+    Written into a temporary sibling and renamed, so `out_dir` is either absent, the previous export
+    (until the rename) or complete.
+    """
+    from safetensors.torch import save_file
+    from transformers import GenerationConfig, LlamaConfig
+
+    loaded = load_model(checkpoint)
+    args = loaded.args
+    check_exportable(args)
+    if os.path.exists(out_dir) and os.listdir(out_dir) and not overwrite:
+        raise OutputError(f"{out_dir} exists and is not empty; pass overwrite=True (--overwrite) to replace it")
+    eos: int | None = None
+    sp = None
+    if loaded.tokenizer_path is not None:
+        sp = tokenizer(loaded.path)
+        check_vocab(sp, args, loaded.meta, loaded.path)
+        eos = eod_id(sp, loaded.meta)
+    config = LlamaConfig(
+        vocab_size=args.vocab_size,
+        hidden_size=args.dim,
+        intermediate_size=args.ffn_dim,
+        num_hidden_layers=args.n_layers,
+        num_attention_heads=args.n_heads,
+        num_key_value_heads=args.n_heads,
+        head_dim=args.head_dim,
+        hidden_act="silu",
+        max_position_embeddings=args.max_seq_len,
+        rms_norm_eps=args.norm_eps,
+        rope_parameters={"rope_type": "default", "rope_theta": args.rope_theta},
+        tie_word_embeddings=args.tie_embeddings,
+        attention_bias=args.bias,
+        mlp_bias=args.bias,
+        initializer_range=args.init_std,
+        bos_token_id=None,  # selene has no BOS: documents are separated by EOD only
+        eos_token_id=eos,
+        pad_token_id=None,
+        architectures=["LlamaForCausalLM"],
+        dtype="float32",
+    )
+    parent = os.path.dirname(os.path.abspath(out_dir))
+    try:
+        os.makedirs(parent, exist_ok=True)
+        tmp = tempfile.mkdtemp(prefix=".export-", dir=parent)
+    except OSError as e:
+        raise OutputError(f"cannot write under {parent}: {e}") from None
+    try:
+        config.save_pretrained(tmp)
+        save_file(hf_state_dict(loaded.model, args), os.path.join(tmp, "model.safetensors"), metadata={"format": "pt"})
+        GenerationConfig(eos_token_id=eos, bos_token_id=None, max_length=args.max_seq_len).save_pretrained(tmp)
+        if sp is not None and loaded.tokenizer_path is not None and eos is not None:
+            hf_tokenizer(loaded.tokenizer_path, sp.id_to_piece(eos)).save_pretrained(tmp)
+        with open(os.path.join(tmp, "selene_export.json"), "w") as f:
+            json.dump({"checkpoint": os.path.abspath(loaded.path), "step": loaded.meta.get("step"),
+                       "model_args": loaded.meta.get("model_args")}, f, indent=1)
+        if os.path.exists(out_dir):
+            old = tmp + ".old"
+            os.replace(out_dir, old)
+            os.replace(tmp, out_dir)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, out_dir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return {
+        "out": out_dir,
+        "checkpoint": loaded.path,
+        "step": loaded.meta.get("step"),
+        "parameters": sum(p.numel() for p in loaded.model.parameters()),
+        "vocab_size": args.vocab_size,
+        "tokenizer": sp is not None,
+        "eos_token_id": eos,
+        "files": sorted(os.listdir(out_dir)),
+    }

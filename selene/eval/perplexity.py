@@ -1,0 +1,100 @@
+"""Perplexity and bits per byte of a checkpoint on the documents its training held out.
+
+The held-out documents are recomputed, not stored: `selene.train.data.split_documents` is a pure
+function of (number of documents, valid_fraction, seed), and the checkpoint's meta.json keeps the
+training config, so we get exactly the documents training never saw (per prefix of a blend).
+
+Each document is scored as training saw documents: its tokens end with EOD, and its first token is
+conditioned on EOD (the end of whatever came before it in the packed stream). A document longer than
+the context is scored in disjoint windows of `max_seq_len` predictions, each conditioned on the
+tokens just before it (`SeleneLM.loglikelihood_rolling`'s scheme), so every token counts once.
+
+Bits per byte divides by the UTF-8 bytes of the decoded text instead of by tokens, so models with
+different tokenizers (or vocabulary sizes) are comparable: bpb = total nats / ln 2 / total bytes.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any
+
+from lm_eval.utils import get_rolling_token_windows, make_disjoint_window
+
+from selene.errors import ConfigError, InputError
+
+
+def heldout_perplexity(
+    checkpoint: str,
+    *,
+    prefixes: list[str] | None = None,
+    valid_fraction: float | None = None,
+    seed: int | None = None,
+    max_documents: int | None = None,
+    batch_size: int = 8,
+    device: str = "cpu",
+) -> dict[str, Any]:
+    """{tokens, documents, loss (nats/token), perplexity, bits_per_byte} on the held-out split.
+
+    `prefixes`, `valid_fraction` and `seed` default to the checkpoint's training data config; override
+    `prefixes` when the token data moved. `max_documents` caps the documents scored (the first ones
+    of each prefix's held-out split, in id order) for a quick estimate.
+    """
+    from selene.eval.lm import SeleneLM
+    from selene.tokenize.indexed import IndexedDataset
+    from selene.train.data import split_documents
+
+    lm = SeleneLM(checkpoint, batch_size=batch_size, device=device)
+    data_cfg = _data_config(lm)
+    prefixes = prefixes if prefixes is not None else list(data_cfg.get("prefixes") or [])
+    fraction = float(valid_fraction if valid_fraction is not None else data_cfg.get("valid_fraction", 0.02))
+    seed = int(seed if seed is not None else data_cfg.get("seed", 1234))
+    if not prefixes:
+        raise ConfigError(f"checkpoint {lm.checkpoint} names no token data prefixes; pass prefixes=[...]")
+
+    eod = lm.eot_token_id
+    windows: list[tuple[Any, list[int], list[int]]] = []
+    n_tokens = n_bytes = n_docs = 0
+    for prefix in prefixes:
+        if not (os.path.exists(prefix + ".idx") and os.path.exists(prefix + ".bin")):
+            raise InputError(f"token dataset {prefix}.bin/.idx not found; pass the moved prefix explicitly")
+        ds = IndexedDataset(prefix)
+        _, valid = split_documents(len(ds), fraction, seed)
+        for doc_id in valid[:max_documents] if max_documents else valid:
+            tokens = [int(t) for t in ds[int(doc_id)]]
+            if tokens and tokens[-1] != eod:  # data written without EOD: score it as training would see it
+                tokens.append(eod)
+            n_tokens += len(tokens)
+            n_bytes += len(lm.tok_decode([t for t in tokens if t != eod]).encode("utf-8"))
+            n_docs += 1
+            for ctx, cont in map(
+                make_disjoint_window,
+                get_rolling_token_windows(tokens, prefix_token=eod, max_seq_len=lm.max_length, context_len=1),
+            ):
+                windows.append((None, ctx, cont))
+    if not n_tokens:
+        raise InputError(
+            f"no held-out documents in {prefixes} (valid_fraction={fraction}); train with a larger "
+            "train.data.valid_fraction or pass valid_fraction"
+        )
+    nats = -sum(lp for lp, _ in lm._score(windows))
+    loss = nats / n_tokens
+    return {
+        "tokens": n_tokens,
+        "documents": n_docs,
+        "loss": loss,
+        "perplexity": math.exp(loss),
+        "bits_per_byte": nats / math.log(2) / max(n_bytes, 1),
+        "bytes": n_bytes,
+        "prefixes": prefixes,
+        "valid_fraction": fraction,
+        "seed": seed,
+    }
+
+
+def _data_config(lm: Any) -> dict[str, Any]:
+    from selene.eval import checkpoint_io
+
+    meta = checkpoint_io.read_meta(lm.checkpoint)
+    data = meta.get("config", {}).get("data", {})
+    return data if isinstance(data, dict) else {}

@@ -1,0 +1,87 @@
+"""The eval stage: harness tasks and held-out perplexity of a checkpoint, written next to it.
+
+Results: ``<out>/results.json`` (the harness's, JSON-safe), ``<out>/results.md`` (a table) and
+``<out>/perplexity.json`` (loss, perplexity, bits per byte on the documents training held out).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from selene.config import EvalConfig
+from selene.errors import ConfigError, InputError
+from selene.eval import harness
+from selene.eval.checkpoint_io import resolve
+
+
+def device_of(cfg: EvalConfig) -> str:
+    import torch
+
+    if cfg.device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return cfg.device
+
+
+def run_eval(cfg: EvalConfig, out: str | None = None) -> dict[str, Any]:
+    if not cfg.checkpoint:
+        raise ConfigError("eval.checkpoint is not set: give --checkpoint DIR (a step-NNNNNN directory or a train dir)")
+    ckpt = resolve(cfg.checkpoint)
+    out = out or os.path.join(ckpt, "eval")
+    device = device_of(cfg)
+    results = harness.evaluate(
+        ckpt, list(cfg.tasks), out_dir=out, num_fewshot=cfg.num_fewshot, limit=cfg.limit,
+        batch_size=cfg.batch_size, device=device, seed=cfg.seed, include_path=cfg.include_path,
+    )
+    summary: dict[str, Any] = {"checkpoint": ckpt, "out": out, "tasks": harness_metrics(results)}
+    if cfg.perplexity:
+        from selene.eval.perplexity import heldout_perplexity
+
+        try:
+            ppl = heldout_perplexity(
+                ckpt, device=device, batch_size=cfg.batch_size, max_documents=cfg.perplexity_documents
+            )
+        except InputError as e:  # e.g. a corpus too small to hold documents out: report, do not fail the run
+            summary["perplexity_skipped"] = str(e)
+        else:
+            with open(os.path.join(out, "perplexity.json"), "w") as f:
+                json.dump(ppl, f, indent=1)
+            summary["perplexity"] = ppl
+    with open(os.path.join(out, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=1)
+    return summary
+
+
+def harness_metrics(results: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """task → {metric: value} from the harness's results (stderr entries dropped)."""
+    out: dict[str, dict[str, float]] = {}
+    for task, metrics in results.get("results", {}).items():
+        out[task] = {
+            k.split(",")[0]: float(v)
+            for k, v in metrics.items()
+            if isinstance(v, int | float) and "stderr" not in k and k not in ("alias", "sample_len")
+        }
+    return out
+
+
+def print_results(summary: dict[str, Any], console: Console) -> None:
+    table = Table(title=f"eval of {summary['checkpoint']}")
+    table.add_column("task")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    for task, metrics in summary["tasks"].items():
+        for k, v in metrics.items():
+            table.add_row(task, k, f"{v:.4f}")
+    if "perplexity" in summary:
+        p = summary["perplexity"]
+        for k in ("perplexity", "bits_per_byte"):
+            if k in p:
+                table.add_row("held-out", k, f"{p[k]:.4f}")
+    console.print(table)
+    if "perplexity_skipped" in summary:
+        console.print(f"[yellow]held-out perplexity not computed: {summary['perplexity_skipped']}[/yellow]")
+    console.print(f"results in [b]{summary['out']}[/b] (results.json, results.md)")
