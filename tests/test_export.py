@@ -161,3 +161,30 @@ def test_export_without_permutation_would_differ(ckpt: str) -> None:
     tokens = torch.randint(0, a.vocab_size, (1, 32), generator=torch.Generator().manual_seed(0))
     with torch.no_grad():
         assert (hf(input_ids=tokens).logits - ours.model(tokens)).abs().max() > 1e-3
+
+
+def test_harness_hf_model_on_the_export_scores_like_the_selene_adapter(tmp_path: Path) -> None:
+    """The harness's own `hf` model on the exported directory and selene's adapter on the checkpoint
+    give the same metrics on the same task documents."""
+    import lm_eval
+
+    from selene.eval import harness
+    from selene.eval.export import export_hf
+    from tests.tiny_checkpoint import make_checkpoint
+
+    # a context long enough for every request: the hf adapter refuses continuations longer than it
+    ckpt = make_checkpoint(tmp_path / "ck", max_seq_len=256)
+    hf_dir = tmp_path / "hf"
+    export_hf(ckpt, str(hf_dir))
+    ours = harness.evaluate(ckpt, ["selene_piqa", "selene_hellaswag"], out_dir=str(tmp_path / "ours"), limit=8, log_samples=False)
+    out = (tmp_path / "theirs").resolve()
+    harness._offline(out)
+    manager = harness._task_manager([harness.TASKS_DIR], out)
+    theirs = lm_eval.simple_evaluate(
+        model="hf", model_args=f"pretrained={hf_dir},dtype=float32,max_length=256", tasks=["selene_piqa", "selene_hellaswag"],
+        limit=8, task_manager=manager, bootstrap_iters=0, device="cpu", batch_size=4,
+    )
+    assert theirs is not None
+    for task in ("selene_piqa", "selene_hellaswag"):
+        for metric in ("acc,none", "acc_norm,none"):
+            assert theirs["results"][task][metric] == pytest.approx(ours["results"][task][metric], abs=1e-9), (task, metric)
