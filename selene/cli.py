@@ -435,14 +435,17 @@ def print_stage_summary(stage: str, m: dict[str, Any], out: str, skipped: bool) 
 @app.command()
 def run(
     pipeline: Annotated[str, typer.Argument(help="Pipeline YAML file, e.g. configs/demo.yaml.")],
-    force: Annotated[bool, typer.Option("--force", help="Redo stages even when complete.")] = False,
+    from_stage: Annotated[str | None, typer.Option("--from", help="Start at this stage (earlier ones must be complete).")] = None,
+    until_stage: Annotated[str | None, typer.Option("--until", help="Stop after this stage.")] = None,
+    force: Annotated[list[str] | None, typer.Option("--force", help="Redo this stage even when complete (repeatable).")] = None,
 ) -> None:
-    """Run the whole pipeline as one Prefect flow into the config's run_dir."""
+    """Run the whole pipeline as one Prefect flow into the config's run_dir; complete stages are skipped."""
     cfg = load_pipeline_config(pipeline)
-    from selene.flows.pipeline import pipeline_flow
+    from selene.flows.pipeline import pipeline_flow, selected
 
+    selected(cfg, from_stage, until_stage, force or [])  # bad stage names fail before Prefect starts
     with _progress():
-        result = pipeline_flow(cfg, force=force)
+        result = pipeline_flow(cfg, force=force or [], from_stage=from_stage, until_stage=until_stage)
     for stage, r in result.items():
         if stage == "eval":
             from selene.eval.stage import print_results
@@ -458,7 +461,7 @@ def run(
             )
             continue
         print_stage_summary(stage, r["manifest"], r["out"], r["skipped"])
-    console.print(f"run directory: [b]{cfg.run_dir}[/b]")
+    console.print(f"run directory: [b]{cfg.run_dir}[/b]; report: [b]{cfg.run_dir}/report.md[/b]")
 
 
 # -------------------------------------------------------------------------------------- main

@@ -83,3 +83,17 @@ def test_source_spec_parsing() -> None:
 def test_duplicate_source_names_rejected() -> None:
     with pytest.raises(ValueError, match="repeated: a"):
         IngestConfig(sources=[SourceSpec(name="a", glob="x"), SourceSpec(name="a", glob="y")])
+
+
+def test_mt_nlg_recipe_validates_and_fits_2240_gpus() -> None:
+    from selene.flows.pipeline import active_stages
+    from selene.train.launch import check_layout, load_train_config
+
+    cfg = load_pipeline_config(ROOT / "configs" / "mt-nlg.yaml")
+    assert len(cfg.blend.epochs) == 15 and cfg.decontaminate.ngram == 13
+    assert active_stages(cfg) == ["ingest", "dedup", "decontaminate", "blend", "tokenize", "train", "eval"]
+    train, out = load_train_config(str(ROOT / "configs" / "mt-nlg.yaml"), [])
+    dims = check_layout(train, 2240)
+    assert (dims.pp, dims.tp, dims.dp) == (35, 8, 8) and out == "runs/mt-nlg/train"
+    with pytest.raises(ConfigError, match="world size is 2048"):
+        check_layout(train, 2048)

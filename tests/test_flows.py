@@ -68,4 +68,15 @@ def test_selene_run_writes_each_stage_under_run_dir(specs, tmp_path: Path, prefe
     assert (tmp_path / "run" / "train" / "checkpoints" / "step-000002" / "meta.json").exists()
     summary = json.loads((tmp_path / "run" / "eval" / "summary.json").read_text())
     assert "acc" in summary["tasks"]["selene_piqa"]
-    assert "run directory" in capsys.readouterr().out
+    report = (tmp_path / "run" / "report.md").read_text()
+    for section in ("Documents through the data stages", "| dedup |", "Blend", "Tokens", "train/loss.svg", "selene_piqa"):
+        assert section in report, section
+    # a slice of the pipeline, one stage forced: it reruns and gives the same bytes
+    before = manifests["dedup"]["shards"]  # type: ignore[index]
+    assert "report: " in capsys.readouterr().out
+    assert main(["run", str(cfg), "--from", "dedup", "--until", "dedup", "--force", "dedup"]) == 0
+    out = capsys.readouterr().out
+    assert "dedup →" in out and "(complete already" not in out and "tokenize →" not in out
+    assert dataset.read_manifest(str(tmp_path / "run" / "dedup"))["shards"] == before  # type: ignore[index]
+    assert main(["run", str(cfg), "--from", "eval", "--until", "dedup"]) == 2
+    assert "comes after" in capsys.readouterr().err

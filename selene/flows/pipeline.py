@@ -1,8 +1,10 @@
 """`pipeline_flow`: the whole pipeline as one Prefect flow, each stage a sub-flow.
 
 Stages write into ``<run_dir>/<stage>/`` and read the previous stage's directory; a stage whose
-manifest matches its inputs and config is skipped. Decontamination runs when tasks are configured,
-blending when weights or epochs are; tokenization, training and evaluation always.
+manifest matches its inputs and config is skipped (shown as such). Decontamination runs when tasks
+are configured, blending when weights or epochs are; the others always. `from_stage` / `until_stage`
+run a slice of the pipeline (earlier stages must be complete), `force` redoes the named stages.
+A progress artifact follows the run; `<run_dir>/report.md` (also an artifact) ends it.
 """
 
 from __future__ import annotations
@@ -10,8 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from prefect import flow
+from prefect.artifacts import create_markdown_artifact, create_progress_artifact, update_progress_artifact
 
 from selene.config import PipelineConfig
+from selene.errors import ConfigError
 from selene.flows.blend import blend_flow
 from selene.flows.decontam import decontam_flow
 from selene.flows.dedup import dedup_flow
@@ -20,32 +24,86 @@ from selene.flows.ingest import ingest_flow
 from selene.flows.runtime import runner_for
 from selene.flows.tokenize import tokenize_flow
 from selene.flows.train import train_flow
+from selene.report import build_report, write_report
+
+STAGES = ("ingest", "dedup", "decontaminate", "blend", "tokenize", "train", "eval")
+
+
+def active_stages(cfg: PipelineConfig) -> list[str]:
+    """The stages this config runs, in order."""
+    skip = set()
+    if not cfg.decontaminate.tasks:
+        skip.add("decontaminate")
+    if not (cfg.blend.weights or cfg.blend.epochs):
+        skip.add("blend")
+    return [s for s in STAGES if s not in skip]
+
+
+def selected(cfg: PipelineConfig, from_stage: str | None, until_stage: str | None, force: list[str]) -> list[str]:
+    stages = active_stages(cfg)
+    for name, value in (("--from", from_stage), ("--until", until_stage), *(("--force", f) for f in force)):
+        if value is not None and value not in stages:
+            raise ConfigError(f"{name} {value!r}: not a stage of this pipeline; its stages are {', '.join(stages)}")
+    start = stages.index(from_stage) if from_stage else 0
+    end = stages.index(until_stage) + 1 if until_stage else len(stages)
+    if start >= end:
+        raise ConfigError(f"--from {from_stage} comes after --until {until_stage}")
+    return stages[start:end]
 
 
 @flow(name="selene-pipeline", log_prints=True, validate_parameters=False)
-def pipeline_flow(cfg: PipelineConfig, force: bool = False) -> dict[str, Any]:
+def pipeline_flow(
+    cfg: PipelineConfig,
+    force: list[str] | None = None,
+    from_stage: str | None = None,
+    until_stage: str | None = None,
+) -> dict[str, Any]:
+    force = list(force or [])
+    run = selected(cfg, from_stage, until_stage, force)
+    stages = active_stages(cfg)
+    progress = create_progress_artifact(progress=0.0, key="pipeline-progress", description=f"{cfg.name}: stages done")
     results: dict[str, Any] = {}
-    ingest = ingest_flow.with_options(task_runner=runner_for(cfg.ingest))
-    results["ingest"] = ingest(cfg.stage_dir("ingest"), cfg.ingest, force=force)
-    dedup = dedup_flow.with_options(task_runner=runner_for(cfg.dedup))
-    results["dedup"] = dedup(cfg.stage_dir("ingest"), cfg.stage_dir("dedup"), cfg.dedup, force=force)
-    last = "dedup"
-    if cfg.decontaminate.tasks:
-        decontam = decontam_flow.with_options(task_runner=runner_for(cfg.decontaminate))
-        results["decontaminate"] = decontam(
-            cfg.stage_dir(last), cfg.stage_dir("decontaminate"), cfg.decontaminate, force=force
+    for i, stage in enumerate(stages):
+        if stage in run:
+            results[stage] = _run_stage(stage, stages, cfg, stage in force, results)
+        update_progress_artifact(artifact_id=progress, progress=100.0 * (i + 1) / len(stages))
+    report = write_report(cfg.run_dir, cfg.name)
+    create_markdown_artifact(markdown=build_report(cfg.run_dir, cfg.name), key="run-report",
+                             description=f"selene run report: {report}")
+    return results
+
+
+def _input_of(stage: str, stages: list[str], cfg: PipelineConfig) -> str:
+    """The directory a data stage reads: the previous active stage's output."""
+    return cfg.stage_dir(stages[stages.index(stage) - 1])
+
+
+def _run_stage(stage: str, stages: list[str], cfg: PipelineConfig, force: bool, results: dict[str, Any]) -> Any:
+    if stage == "ingest":
+        return ingest_flow.with_options(task_runner=runner_for(cfg.ingest))(cfg.stage_dir("ingest"), cfg.ingest, force=force)
+    if stage in ("dedup", "decontaminate", "blend", "tokenize"):
+        stage_flows: dict[str, tuple[Any, Any]] = {
+            "dedup": (dedup_flow, cfg.dedup),
+            "decontaminate": (decontam_flow, cfg.decontaminate),
+            "blend": (blend_flow, cfg.blend),
+            "tokenize": (tokenize_flow, cfg.tokenize),
+        }
+        flow_fn, sub = stage_flows[stage]
+        return flow_fn.with_options(task_runner=runner_for(sub))(
+            _input_of(stage, stages, cfg), cfg.stage_dir(stage), sub, force=force
         )
-        last = "decontaminate"
-    if cfg.blend.weights or cfg.blend.epochs:
-        blend = blend_flow.with_options(task_runner=runner_for(cfg.blend))
-        results["blend"] = blend(cfg.stage_dir(last), cfg.stage_dir("blend"), cfg.blend, force=force)
-        last = "blend"
-    tokenize = tokenize_flow.with_options(task_runner=runner_for(cfg.tokenize))
-    results["tokenize"] = tokenize(cfg.stage_dir(last), cfg.stage_dir("tokenize"), cfg.tokenize, force=force)
     train_cfg = cfg.train.model_copy(deep=True)
     if not train_cfg.data.prefixes:
         train_cfg.data.prefixes = [f"{cfg.stage_dir('tokenize')}/{cfg.tokenize.prefix}"]
-    results["train"] = train_flow(train_cfg, train_cfg.out or cfg.stage_dir("train"), train_cfg.nproc_per_node)
-    checkpoint = cfg.eval.checkpoint or results["train"]["checkpoint"]
-    results["eval"] = eval_flow(cfg.eval, checkpoint, cfg.stage_dir("eval"), force=force)
-    return results
+    out = train_cfg.out or cfg.stage_dir("train")
+    if stage == "train":
+        return train_flow(train_cfg, out, train_cfg.nproc_per_node, force=force)
+    from selene.train import checkpoint as ckpt
+
+    checkpoint = cfg.eval.checkpoint
+    if not checkpoint:
+        done = ckpt.complete_steps(f"{out}/checkpoints")
+        if not done:
+            raise ConfigError(f"eval: no finished checkpoint under {out}/checkpoints — run the train stage first")
+        checkpoint = ckpt.step_dir(f"{out}/checkpoints", done[-1])
+    return eval_flow(cfg.eval, checkpoint, cfg.stage_dir("eval"), force=force)

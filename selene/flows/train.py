@@ -16,10 +16,13 @@ from selene.train.metrics import loss_curve_svg, read_metrics
 
 
 @flow(name="train", log_prints=True, validate_parameters=False)
-def train_flow(cfg: TrainConfig, out: str, nproc_per_node: int = 1) -> dict[str, Any]:
-    """Train (or resume, or skip when the last step's checkpoint exists) into `out`."""
+def train_flow(cfg: TrainConfig, out: str, nproc_per_node: int = 1, force: bool = False) -> dict[str, Any]:
+    """Train (or resume, or skip when the last step's checkpoint exists) into `out`; `force` starts
+    again from step 0 (earlier checkpoints are replaced as the new run reaches their steps)."""
     done = checkpoint.complete_steps(os.path.join(out, "checkpoints"))
-    skipped = bool(done) and done[-1] >= cfg.steps
+    skipped = bool(done) and done[-1] >= cfg.steps and not force
+    if force:
+        cfg = cfg.model_copy(update={"checkpoint": cfg.checkpoint.model_copy(update={"resume": False, "load": None})})
     if not skipped:
         launch(cfg, out, nproc_per_node)
     records = read_metrics(os.path.join(out, "metrics.jsonl"))
