@@ -328,6 +328,23 @@ def train(
     console.print(f"checkpoints in [b]{out}/checkpoints[/b]; metrics in {out}/metrics.jsonl")
 
 
+@app.command()
+def deploy(
+    config: Annotated[str, typer.Argument(help="Pipeline YAML; paths in it resolve from the current folder.")],
+    limit: Annotated[int | None, typer.Option(min=1, help="Flow runs at a time.")] = None,
+    only: Annotated[str | None, typer.Option(help="Comma-separated: pipeline and/or stage names.")] = None,
+) -> None:
+    """Serve the pipeline and each stage as Prefect deployments (flow.serve) until Ctrl-C.
+
+    Trigger runs from the dashboard or `prefect deployment run 'selene-pipeline/<name>'`; for work-pool
+    deployments use the repository's prefect.yaml (`prefect deploy --all`).
+    """
+    from selene.flows.deploy import serve_pipeline
+
+    parts = [p.strip() for p in only.split(",") if p.strip()] if only else None
+    serve_pipeline(config, limit=limit, only=parts)
+
+
 @app.command("eval")
 def eval_(
     checkpoint: Annotated[str, typer.Option("--checkpoint", help="Checkpoint dir (step-NNNNNN), or a train dir: its latest.")],

@@ -9,7 +9,8 @@ A progress artifact follows the run; `<run_dir>/report.md` (also an artifact) en
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
+from uuid import UUID
 
 from prefect import flow
 from prefect.artifacts import create_markdown_artifact, create_progress_artifact, update_progress_artifact
@@ -61,7 +62,9 @@ def pipeline_flow(
     force = list(force or [])
     run = selected(cfg, from_stage, until_stage, force)
     stages = active_stages(cfg)
-    progress = create_progress_artifact(progress=0.0, key="pipeline-progress", description=f"{cfg.name}: stages done")
+    progress = cast(
+        UUID, create_progress_artifact(progress=0.0, key="pipeline-progress", description=f"{cfg.name}: stages done")
+    )  # a coroutine only when called from async code
     results: dict[str, Any] = {}
     for i, stage in enumerate(stages):
         if stage in run:

@@ -1,0 +1,226 @@
+"""Prefect deployments of the pipeline and of each stage, served from one process or run by a work pool.
+
+Deployment parameters must be JSON, so the deployed flows are thin wrappers that take the *path* of
+a pipeline YAML file (not the pydantic model), load it with :func:`selene.config.load_pipeline_config`
+and run the same flows, on the same ``<run_dir>/<stage>`` directories, as :func:`pipeline_flow`.
+
+- ``serve_pipeline(path)`` serves ``selene-pipeline/<config name>`` and ``selene-<stage>/<config name>``
+  for every stage from this process (``prefect.serve``); trigger them from the UI, ``prefect deployment
+  run`` or ``run_deployment``.
+- ``prefect deploy --all`` (``prefect.yaml`` at the repository root) registers the same wrappers for
+  the ``selene`` process work pool; ``prefect worker start --pool selene`` runs them.
+
+Relative paths inside the config (``run_dir``, source globs, task files) are resolved against the
+working directory of the process that runs the flow: the serving process, or the repository root for
+work-pool runs (the ``set_working_directory`` pull step).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from prefect import flow
+from prefect.deployments.runner import EntrypointType, RunnerDeployment
+
+from selene.config import PipelineConfig, TrainConfig, load_pipeline_config
+from selene.errors import ConfigError
+from selene.flows.blend import blend_flow
+from selene.flows.decontam import decontam_flow
+from selene.flows.dedup import dedup_flow
+from selene.flows.eval import eval_flow
+from selene.flows.ingest import ingest_flow
+from selene.flows.pipeline import active_stages, pipeline_flow
+from selene.flows.runtime import runner_for
+from selene.flows.tokenize import tokenize_flow
+from selene.flows.train import train_flow
+
+STAGES: tuple[str, ...] = ("ingest", "dedup", "decontaminate", "blend", "tokenize", "train", "eval")
+
+
+# ------------------------------------------------------------------------------------ helpers
+
+
+def _load(config_path: str) -> PipelineConfig:
+    return load_pipeline_config(config_path)
+
+
+def stage_input(cfg: PipelineConfig, stage: str) -> str:
+    """The directory `stage` reads: the previous active stage's output, as in :func:`pipeline_flow`."""
+    stages = active_stages(cfg)
+    if stage not in stages:
+        raise ConfigError(f"{stage!r} is not a stage of this pipeline; its stages are {', '.join(stages)}")
+    i = stages.index(stage)
+    if i == 0:
+        raise ValueError(f"stage {stage!r} reads the configured sources, not a stage directory")
+    return cfg.stage_dir(stages[i - 1])
+
+
+def train_config(cfg: PipelineConfig) -> TrainConfig:
+    """The train section with the tokenize output as its data when it names none (as the pipeline does)."""
+    train_cfg = cfg.train.model_copy(deep=True)
+    if not train_cfg.data.prefixes:
+        train_cfg.data.prefixes = [f"{cfg.stage_dir('tokenize')}/{cfg.tokenize.prefix}"]
+    return train_cfg
+
+
+def latest_checkpoint(cfg: PipelineConfig) -> str:
+    """`eval.checkpoint`, or the last complete checkpoint the train stage wrote."""
+    if cfg.eval.checkpoint:
+        return cfg.eval.checkpoint
+    from selene.train import checkpoint
+
+    root = os.path.join(train_config(cfg).out or cfg.stage_dir("train"), "checkpoints")
+    steps = checkpoint.complete_steps(root)
+    if not steps:
+        raise ConfigError(
+            f"eval: no complete checkpoint under {root}; run the train stage or set eval.checkpoint"
+        )
+    return checkpoint.step_dir(root, steps[-1])
+
+
+# ------------------------------------------------------------------------------ wrapper flows
+
+
+@flow(name="selene-pipeline", log_prints=True)
+def run_pipeline_from_file(
+    config_path: str,
+    force: list[str] | None = None,
+    from_stage: str | None = None,
+    until_stage: str | None = None,
+) -> dict[str, Any]:
+    """The whole pipeline (ingest → ... → eval), or the slice `from_stage`..`until_stage`, on the
+    pipeline config file `config_path`; `force` names the stages to redo."""
+    return pipeline_flow(_load(config_path), force=force, from_stage=from_stage, until_stage=until_stage)
+
+
+@flow(name="selene-ingest", log_prints=True)
+def run_ingest_from_file(config_path: str, force: bool = False) -> dict[str, Any]:
+    """Ingest: the config's sources → `<run_dir>/ingest`."""
+    cfg = _load(config_path)
+    stage = ingest_flow.with_options(task_runner=runner_for(cfg.ingest))
+    return stage(cfg.stage_dir("ingest"), cfg.ingest, force=force)
+
+
+@flow(name="selene-dedup", log_prints=True)
+def run_dedup_from_file(config_path: str, force: bool = False) -> dict[str, Any]:
+    """Fuzzy dedup: `<run_dir>/ingest` → `<run_dir>/dedup`."""
+    cfg = _load(config_path)
+    stage = dedup_flow.with_options(task_runner=runner_for(cfg.dedup))
+    return stage(stage_input(cfg, "dedup"), cfg.stage_dir("dedup"), cfg.dedup, force=force)
+
+
+@flow(name="selene-decontaminate", log_prints=True)
+def run_decontaminate_from_file(config_path: str, force: bool = False) -> dict[str, Any]:
+    """Decontamination against `decontaminate.tasks`: `<run_dir>/dedup` → `<run_dir>/decontaminate`."""
+    cfg = _load(config_path)
+    stage = decontam_flow.with_options(task_runner=runner_for(cfg.decontaminate))
+    return stage(
+        stage_input(cfg, "decontaminate"), cfg.stage_dir("decontaminate"), cfg.decontaminate, force=force
+    )
+
+
+@flow(name="selene-blend", log_prints=True)
+def run_blend_from_file(config_path: str, force: bool = False) -> dict[str, Any]:
+    """Blending by weights and epochs: the previous stage's output → `<run_dir>/blend`."""
+    cfg = _load(config_path)
+    stage = blend_flow.with_options(task_runner=runner_for(cfg.blend))
+    return stage(stage_input(cfg, "blend"), cfg.stage_dir("blend"), cfg.blend, force=force)
+
+
+@flow(name="selene-tokenize", log_prints=True)
+def run_tokenize_from_file(config_path: str, force: bool = False) -> dict[str, Any]:
+    """Tokenization into Megatron-style shards: the previous stage's output → `<run_dir>/tokenize`."""
+    cfg = _load(config_path)
+    stage = tokenize_flow.with_options(task_runner=runner_for(cfg.tokenize))
+    return stage(stage_input(cfg, "tokenize"), cfg.stage_dir("tokenize"), cfg.tokenize, force=force)
+
+
+@flow(name="selene-train", log_prints=True)
+def run_train_from_file(config_path: str, force: bool = False) -> dict[str, Any]:
+    """Training (torchrun) on `<run_dir>/tokenize` unless `train.data.prefixes` is set → `<run_dir>/train`."""
+    cfg = _load(config_path)
+    train_cfg = train_config(cfg)
+    return train_flow(
+        train_cfg, train_cfg.out or cfg.stage_dir("train"), train_cfg.nproc_per_node, force=force
+    )
+
+
+@flow(name="selene-eval", log_prints=True)
+def run_eval_from_file(config_path: str, force: bool = False) -> dict[str, Any]:
+    """Evaluation of `eval.checkpoint` or the last train checkpoint → `<run_dir>/eval`."""
+    cfg = _load(config_path)
+    return eval_flow(cfg.eval, latest_checkpoint(cfg), cfg.stage_dir("eval"), force=force)
+
+
+STAGE_FLOWS: dict[str, Callable[..., Any]] = {
+    "ingest": run_ingest_from_file,
+    "dedup": run_dedup_from_file,
+    "decontaminate": run_decontaminate_from_file,
+    "blend": run_blend_from_file,
+    "tokenize": run_tokenize_from_file,
+    "train": run_train_from_file,
+    "eval": run_eval_from_file,
+}
+"""Stage name → its wrapper flow (deployment `selene-<stage>/<config name>`)."""
+
+
+# -------------------------------------------------------------------------------- deployments
+
+
+def build_deployments(config_path: str, *, only: Sequence[str] | None = None) -> list[RunnerDeployment]:
+    """The deployments of `config_path`: `pipeline` and every stage, or the names in `only`.
+
+    The config is loaded (and so validated) here, so a bad file fails before anything is served.
+    """
+    path = os.path.abspath(config_path)
+    cfg = _load(path)
+    names = list(only) if only is not None else ["pipeline", *STAGES]
+    unknown = sorted(set(names) - {"pipeline", *STAGES})
+    if unknown:
+        raise ConfigError(
+            f"unknown deployment(s) {', '.join(unknown)}; choose from pipeline, {', '.join(STAGES)}"
+        )
+    flows: dict[str, Any] = {"pipeline": run_pipeline_from_file, **STAGE_FLOWS}
+    out: list[RunnerDeployment] = []
+    for name in names:
+        fl = flows[name]
+        out.append(
+            fl.to_deployment(
+                name=cfg.name,
+                parameters={"config_path": path},
+                description=f"{fl.description} Config: {path} (run_dir {cfg.run_dir}).",
+                tags=["selene", name, f"config:{cfg.name}"],
+                entrypoint_type=EntrypointType.MODULE_PATH,
+            )
+        )
+    return out
+
+
+def serve_pipeline(
+    config_path: str,
+    *,
+    limit: int | None = None,
+    run_once_for_tests: bool = False,
+    only: Sequence[str] | None = None,
+) -> None:
+    """Serve `selene-pipeline/<name>` and `selene-<stage>/<name>` for the config file, until interrupted.
+
+    limit: the most flow runs executed at once by this process. only: a subset of ``pipeline`` and
+    the stage names. run_once_for_tests: register the deployments, execute the runs already due
+    (one poll of the scheduler) and return instead of serving forever.
+    """
+    deployments = build_deployments(config_path, only=only)
+    if not run_once_for_tests:
+        from prefect import serve
+
+        serve(*deployments, limit=limit)
+        return
+    from prefect.runner import Runner
+
+    runner = Runner(limit=limit, pause_on_shutdown=False)
+    for d in deployments:
+        runner.add_deployment(d)
+    asyncio.run(runner.start(run_once=True))
