@@ -1,0 +1,172 @@
+"""Crash safety of `selene run`: SIGKILL the whole pipeline at chosen points, rerun, same bytes.
+
+One uninterrupted run is the reference. For each kill point a fresh run directory gets the same
+command, killed (process group, SIGKILL) as soon as a marker file shows the stage is mid-way, then
+rerun to completion: every output shard must be byte-identical to the reference, the training losses
+identical, no ``*.tmp-*`` leftovers, and no manifest without the shards it lists.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from selene.train.metrics import read_metrics
+from tests.test_ingest import build_corpus
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA_STAGES = ("ingest", "dedup", "decontaminate", "tokenize")
+OUTPUT_PATTERNS = ("part-*.parquet", "removed.parquet", "*.bin", "*.idx", "tokenizer.model")
+
+# (name, glob under the run directory whose first match means "kill now")
+KILL_POINTS = [
+    ("ingest-work", "ingest/_work/**/*"),
+    ("dedup-part", "dedup/part-*"),
+    ("tokenize-part", "tokenize/_work/*/parts/*.json"),
+    ("train-checkpoint", "train/checkpoints/step-000002/meta.json"),
+]
+
+
+def write_config(path: Path, run_dir: Path, specs: list) -> Path:
+    sources = "\n".join(f"    - {{name: {s.name}, glob: '{s.glob}'}}" for s in specs)
+    tasks = ROOT / "data" / "tasks" / "mini_piqa.jsonl"
+    path.write_text(
+        f"name: crash\nrun_dir: {run_dir}\ningest:\n  workers: 1\n  sources:\n{sources}\n"
+        f"decontaminate:\n  tasks: ['{tasks}']\n"
+        "tokenize: {vocab_size: 600}\n"
+        "train: {steps: 4, batch: {global_batch: 4, micro_batch: 2}, eval_every: 4, eval_batches: 1,"
+        " checkpoint: {every: 2, keep: 5}, tensorboard: false}\n"
+        "eval: {limit: 2, tasks: [selene_piqa]}\n"
+    )
+    return path
+
+
+def env_for(tmp: Path) -> dict[str, str]:
+    home = tmp / "prefect-home"
+    home.mkdir(exist_ok=True)
+    return {
+        **os.environ,
+        "PREFECT_HOME": str(home),
+        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+        "PREFECT_LOGGING_LEVEL": "WARNING",
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH", "")])),
+    }
+
+
+def run_to_completion(cfg: Path, env: dict[str, str], log: Path) -> None:
+    with open(log, "ab") as f:
+        proc = subprocess.run(
+            [sys.executable, "-m", "selene.cli", "run", str(cfg)],
+            env=env,
+            cwd=ROOT,
+            stdout=f,
+            stderr=subprocess.STDOUT,
+            timeout=300,
+        )
+    assert proc.returncode == 0, f"selene run failed ({proc.returncode}); log:\n{log.read_text()[-4000:]}"
+
+
+def run_and_kill(cfg: Path, run_dir: Path, marker: str, env: dict[str, str], log: Path) -> None:
+    """Start `selene run`, SIGKILL its process group when `marker` (a glob under run_dir) matches."""
+    with open(log, "ab") as f:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "selene.cli", "run", str(cfg)],
+            env=env,
+            cwd=ROOT,
+            stdout=f,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        deadline = time.time() + 240
+        while not any(run_dir.glob(marker)):
+            if proc.poll() is not None:
+                pytest.fail(
+                    f"run ended (rc {proc.returncode}) before {marker} appeared; log:\n{log.read_text()[-4000:]}"
+                )
+            assert time.time() < deadline, f"{marker} never appeared"
+            time.sleep(0.005)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL, f"expected a SIGKILL, got rc {proc.returncode}"
+
+
+def outputs(run_dir: Path) -> dict[str, str]:
+    """sha256 of every output file of the data stages, by path relative to run_dir."""
+    got: dict[str, str] = {}
+    for stage in DATA_STAGES:
+        for pattern in OUTPUT_PATTERNS:
+            for p in (run_dir / stage).glob(pattern):
+                if ".tmp-" not in p.name:
+                    got[str(p.relative_to(run_dir))] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return got
+
+
+def losses(run_dir: Path) -> dict[int, float]:
+    return {
+        r["step"]: r["loss"] for r in read_metrics(str(run_dir / "train" / "metrics.jsonl")) if "loss" in r
+    }
+
+
+def check_consistent(run_dir: Path, finished: bool = True) -> None:
+    """No manifest without its shards (always); no ``*.tmp-*`` leftovers (once a run finished)."""
+    if finished:
+        leftovers = [str(p) for p in run_dir.rglob("*.tmp-*")]
+        assert not leftovers, f"temporary files left behind: {leftovers}"
+    for stage in DATA_STAGES:
+        manifest = run_dir / stage / "manifest.json"
+        if manifest.exists():
+            m = json.loads(manifest.read_text())
+            for shard in m.get("shards", []):
+                p = run_dir / stage / shard["name"]
+                assert p.exists(), f"{manifest} lists {shard['name']}, which is missing"
+                assert hashlib.sha256(p.read_bytes()).hexdigest() == shard["sha256"], (
+                    f"{p} differs from its manifest"
+                )
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[list, dict[str, str], dict[int, float]]:
+    tmp = tmp_path_factory.mktemp("crash-ref")
+    specs, _ = build_corpus(tmp / "corpus")
+    run_dir = tmp / "run"
+    cfg = write_config(tmp / "p.yaml", run_dir, specs)
+    run_to_completion(cfg, env_for(tmp), tmp / "log.txt")
+    check_consistent(run_dir)
+    outs = outputs(run_dir)
+    for stage in DATA_STAGES:
+        assert any(k.startswith(f"{stage}/") for k in outs), (
+            f"no outputs recorded for {stage}: {sorted(outs)}"
+        )
+    assert "tokenize/tokenizer.model" in outs
+    ref_losses = losses(run_dir)
+    assert sorted(ref_losses) == [1, 2, 3, 4]
+    return specs, outs, ref_losses
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize(("name", "marker"), KILL_POINTS, ids=[k[0] for k in KILL_POINTS])
+def test_killed_pipeline_resumes_to_identical_outputs(
+    reference: tuple[list, dict[str, str], dict[int, float]], tmp_path: Path, name: str, marker: str
+) -> None:
+    specs, ref_outputs, ref_losses = reference
+    run_dir = tmp_path / "run"
+    cfg = write_config(tmp_path / "p.yaml", run_dir, specs)
+    env, log = env_for(tmp_path), tmp_path / "log.txt"
+    run_and_kill(cfg, run_dir, marker, env, log)
+    check_consistent(run_dir, finished=False)  # right after the kill: no manifest without its shards
+    run_to_completion(cfg, env, log)
+    check_consistent(run_dir)
+    assert outputs(run_dir) == ref_outputs
+    assert losses(run_dir) == ref_losses
