@@ -30,6 +30,7 @@ OUTPUT_PATTERNS = ("part-*.parquet", "removed.parquet", "*.bin", "*.idx", "token
 KILL_POINTS = [
     ("ingest-work", "ingest/_work/**/*"),
     ("dedup-part", "dedup/part-*"),
+    ("decontaminate-index", "decontaminate/_work/*/index.pkl"),
     ("tokenize-part", "tokenize/_work/*/parts/*.json"),
     ("train-checkpoint", "train/checkpoints/step-000002/meta.json"),
 ]
