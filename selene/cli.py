@@ -304,7 +304,7 @@ def tokenize(
 
     dataset.require_documents(input, "tokenize")
     fs.check_writable(output)
-    from selene.flows.tokenize import tokenize_flow
+    from selene.flows.tokenization import tokenize_flow
 
     _run_stage("tokenize", tokenize_flow, cfg, input, output, cfg, force=force)
 

@@ -32,8 +32,11 @@ REPO = Path(__file__).resolve().parents[1]
 # ------------------------------------------------------------------------------- unit checks
 
 
-def test_prefect_yaml_parses_and_every_entrypoint_imports() -> None:
+def test_prefect_yaml_parses_and_every_entrypoint_imports(monkeypatch: pytest.MonkeyPatch) -> None:
     from prefect.flows import load_flow_from_entrypoint
+
+    # loading an entrypoint puts its folder (selene/flows) on sys.path; keep that out of later tests
+    monkeypatch.setattr(sys, "path", list(sys.path))
 
     data = yaml.safe_load((REPO / "prefect.yaml").read_text())
     deployments = data["deployments"]

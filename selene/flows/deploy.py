@@ -34,7 +34,7 @@ from selene.flows.eval import eval_flow
 from selene.flows.ingest import ingest_flow
 from selene.flows.pipeline import active_stages, pipeline_flow
 from selene.flows.runtime import runner_for
-from selene.flows.tokenize import tokenize_flow
+from selene.flows.tokenization import tokenize_flow
 from selene.flows.train import train_flow
 
 STAGES: tuple[str, ...] = ("ingest", "dedup", "decontaminate", "blend", "tokenize", "train", "eval")

@@ -23,7 +23,7 @@ from selene.flows.dedup import dedup_flow
 from selene.flows.eval import eval_flow
 from selene.flows.ingest import ingest_flow
 from selene.flows.runtime import runner_for
-from selene.flows.tokenize import tokenize_flow
+from selene.flows.tokenization import tokenize_flow
 from selene.flows.train import train_flow
 from selene.report import build_report, write_report
 
