@@ -131,24 +131,10 @@ class IndexedWriter:
 
     def add_document(self, tokens: npt.ArrayLike) -> None:
         """Append one document (a 1-D sequence of token ids) as one sequence."""
-        if not self._open:
-            raise ValueError(f"{self.prefix}: writer is already finalized or aborted")
         arr = np.asarray(tokens)
         if arr.ndim != 1:
             raise ValueError(f"{self.prefix}: a document must be 1-D, got shape {arr.shape}")
-        if arr.dtype != self.dtype:
-            arr = self._convert(arr)
-        if len(arr) > np.iinfo(np.int32).max:
-            raise ValueError(f"{self.prefix}: a document of {len(arr)} tokens exceeds int32 lengths")
-        self._lengths.append(len(arr))
-        self._tokens += len(arr)
-        if self._filled + len(arr) > len(self._buffer):
-            self._flush()
-        if len(arr) >= len(self._buffer):
-            self._bin.write(np.ascontiguousarray(arr).data)
-        else:
-            self._buffer[self._filled : self._filled + len(arr)] = arr
-            self._filled += len(arr)
+        self.add_documents(arr, [len(arr)])
 
     def add_documents(self, tokens: np.ndarray, lengths: npt.ArrayLike) -> None:
         """Append several documents at once: their tokens back to back and each one's length.
