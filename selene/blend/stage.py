@@ -316,14 +316,7 @@ def finalize(
     cfg: BlendConfig,
     fp: str,
 ) -> dict[str, Any]:
-    sink = dataset.ParquetSink(fs.join(out, dataset.REMOVED), dataset.REMOVED_SCHEMA, 10_000)
-    try:
-        for k in range(len(scattered)):
-            sink.add_table(dataset.open_parquet(fs.join(root, "removed", f"{k:05d}.parquet")).read())
-    except BaseException:
-        sink.abort()
-        raise
-    removed = sink.close()
+    removed = dataset.merge_removed(out, [fs.join(root, "removed", f"{k:05d}.parquet") for k in range(len(scattered))])
     sampled: dict[str, dict[str, int]] = {s: {"in": 0, "kept": 0, "rows": 0, "bytes": 0} for s in sizes}
     for r in scattered:
         for src, c in r["sources"].items():

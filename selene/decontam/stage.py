@@ -126,14 +126,7 @@ def finalize(
     out: str, inp: str, m_in: dict[str, Any], root: str, results: Sequence[dict[str, Any]],
     index: NgramIndex, cfg: DecontamConfig, fp: str,
 ) -> dict[str, Any]:
-    sink = dataset.ParquetSink(fs.join(out, dataset.REMOVED), dataset.REMOVED_SCHEMA, 10_000)
-    try:
-        for k in range(len(results)):
-            sink.add_table(dataset.open_parquet(fs.join(root, "removed", f"{k:05d}.parquet")).read())
-    except BaseException:
-        sink.abort()
-        raise
-    removed = sink.close()
+    removed = dataset.merge_removed(out, [fs.join(root, "removed", f"{k:05d}.parquet") for k in range(len(results))])
     report: dict[str, dict[str, Any]] = {}
     per_source: dict[str, dict[str, Any]] = {}
     totals: Counter[str] = Counter()

@@ -333,14 +333,7 @@ def finalize(
     out: str, inp: str, m_in: dict[str, Any], plan: Plan, written: Sequence[dict[str, Any]],
     stats: dict[str, Any], cfg: DedupConfig, fp: str,
 ) -> dict[str, Any]:
-    sink = dataset.ParquetSink(fs.join(out, dataset.REMOVED), dataset.REMOVED_SCHEMA, 10_000)
-    try:
-        for k in range(len(plan.shards)):
-            sink.add_table(dataset.open_parquet(plan.path("removed", k, "parquet")).read())
-    except BaseException:
-        sink.abort()
-        raise
-    removed = sink.close()
+    removed = dataset.merge_removed(out, [plan.path("removed", k, "parquet") for k in range(len(plan.shards))])
     kept: Counter[str] = Counter()
     gone: Counter[str] = Counter()
     for w in written:

@@ -231,6 +231,13 @@ def to_meta_json(meta: dict[str, Any]) -> str:
     return json.dumps(meta, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
-def concat_removed(paths: Iterable[str]) -> Iterator[pa.Table]:
-    for p in paths:
-        yield open_parquet(p).read()
+def merge_removed(out: str, parts: Iterable[str]) -> WrittenFile:
+    """``<out>/removed.parquet`` from per-shard removed files, in the given order (streamed, atomic)."""
+    sink = ParquetSink(fs.join(out, REMOVED), REMOVED_SCHEMA, 10_000)
+    try:
+        for p in parts:
+            sink.add_table(open_parquet(p).read())
+    except BaseException:
+        sink.abort()
+        raise
+    return sink.close()
