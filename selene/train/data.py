@@ -25,7 +25,6 @@ from selene.tokenize.indexed import IndexedDataset
 class TrainData:
     train: SampleDataset
     valid: SampleDataset | None
-    vocab_hint: int  # 1 + the largest token id seen in the index headers' data (a lower bound)
 
 
 def split_documents(n: int, valid_fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -58,7 +57,7 @@ def build_data(cfg: TrainDataConfig, seq_len: int, train_samples: int, valid_sam
     valid: SampleDataset | None = None
     if len(valids) == len(trains) and valids:
         valid = valids[0] if len(valids) == 1 else BlendedDataset(valids, weights, valid_samples)
-    return TrainData(train, valid, 0)
+    return TrainData(train, valid)
 
 
 def global_batch(dataset: SampleDataset, cursor: Cursor, size: int) -> tuple[np.ndarray, Cursor]:
