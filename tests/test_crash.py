@@ -1,7 +1,7 @@
 """Crash safety of `selene run`: SIGKILL the whole pipeline at chosen points, rerun, same bytes.
 
 One uninterrupted run is the reference. For each kill point a fresh run directory gets the same
-command, killed (process group, SIGKILL) as soon as a marker file shows the stage is mid-way, then
+command, killed (process group, SIGKILL) mid-stage (see KILL_POINTS), then
 rerun to completion: every output shard must be byte-identical to the reference, the training losses
 identical, no ``*.tmp-*`` leftovers, and no manifest without the shards it lists.
 """
@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from selene.faults import ENV as FAILPOINT_ENV
 from selene.train.metrics import read_metrics
 from tests.test_ingest import build_corpus
 
@@ -26,13 +27,17 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA_STAGES = ("ingest", "dedup", "decontaminate", "tokenize")
 OUTPUT_PATTERNS = ("part-*.parquet", "removed.parquet", "*.bin", "*.idx", "tokenizer.model")
 
-# (name, glob under the run directory whose first match means "kill now")
+# (name, how to kill): "glob:<pattern>" kills when the pattern first matches under the run directory,
+# at whatever moment the poll notices (used where the file lives long enough to be seen);
+# "failpoint:<name>" makes the run kill itself exactly there (selene/faults.py), where a file
+# would exist only for milliseconds and a poll could miss it.
 KILL_POINTS = [
-    ("ingest-work", "ingest/_work/**/*"),
-    ("dedup-part", "dedup/part-*"),
-    ("decontaminate-index", "decontaminate/_work/*/index.pkl"),
-    ("tokenize-part", "tokenize/_work/*/parts/*.json"),
-    ("train-checkpoint", "train/checkpoints/step-000002/meta.json"),
+    ("ingest-work", "glob:ingest/_work/**/*"),
+    ("dedup-shards", "failpoint:dedup:shards-written"),
+    ("decontaminate-shards", "failpoint:decontaminate:shards-written"),
+    ("tokenize-parts", "failpoint:tokenize:parts-written"),
+    ("tokenize-merged", "failpoint:tokenize:merged"),
+    ("train-checkpoint", "glob:train/checkpoints/step-000002/meta.json"),
 ]
 
 
@@ -75,8 +80,11 @@ def run_to_completion(cfg: Path, env: dict[str, str], log: Path) -> None:
     assert proc.returncode == 0, f"selene run failed ({proc.returncode}); log:\n{log.read_text()[-4000:]}"
 
 
-def run_and_kill(cfg: Path, run_dir: Path, marker: str, env: dict[str, str], log: Path) -> None:
-    """Start `selene run`, SIGKILL its process group when `marker` (a glob under run_dir) matches."""
+def run_and_kill(cfg: Path, run_dir: Path, how: str, env: dict[str, str], log: Path) -> None:
+    """Start `selene run` and SIGKILL its whole process group at the kill point `how`."""
+    kind, _, what = how.partition(":")
+    if kind == "failpoint":
+        env = {**env, FAILPOINT_ENV: what}
     with open(log, "ab") as f:
         proc = subprocess.Popen(
             [sys.executable, "-m", "selene.cli", "run", str(cfg)],
@@ -88,18 +96,18 @@ def run_and_kill(cfg: Path, run_dir: Path, marker: str, env: dict[str, str], log
         )
     try:
         deadline = time.time() + 240
-        while not any(run_dir.glob(marker)):
+        while kind == "failpoint" or not any(run_dir.glob(what)):
             if proc.poll() is not None:
-                pytest.fail(
-                    f"run ended (rc {proc.returncode}) before {marker} appeared; log:\n{log.read_text()[-4000:]}"
-                )
-            assert time.time() < deadline, f"{marker} never appeared"
+                break
+            assert time.time() < deadline, f"{how} never reached"
             time.sleep(0.005)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-    assert proc.returncode == -signal.SIGKILL, f"expected a SIGKILL, got rc {proc.returncode}"
+    assert proc.returncode == -signal.SIGKILL, (
+        f"run ended (rc {proc.returncode}) before {how}; log:\n{log.read_text()[-4000:]}"
+    )
 
 
 def outputs(run_dir: Path) -> dict[str, str]:
@@ -157,15 +165,15 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[list, dict[str,
 
 @pytest.mark.slow
 @pytest.mark.timeout(600)
-@pytest.mark.parametrize(("name", "marker"), KILL_POINTS, ids=[k[0] for k in KILL_POINTS])
+@pytest.mark.parametrize(("name", "how"), KILL_POINTS, ids=[k[0] for k in KILL_POINTS])
 def test_killed_pipeline_resumes_to_identical_outputs(
-    reference: tuple[list, dict[str, str], dict[int, float]], tmp_path: Path, name: str, marker: str
+    reference: tuple[list, dict[str, str], dict[int, float]], tmp_path: Path, name: str, how: str
 ) -> None:
     specs, ref_outputs, ref_losses = reference
     run_dir = tmp_path / "run"
     cfg = write_config(tmp_path / "p.yaml", run_dir, specs)
     env, log = env_for(tmp_path), tmp_path / "log.txt"
-    run_and_kill(cfg, run_dir, marker, env, log)
+    run_and_kill(cfg, run_dir, how, env, log)
     check_consistent(run_dir, finished=False)  # right after the kill: no manifest without its shards
     run_to_completion(cfg, env, log)
     check_consistent(run_dir)

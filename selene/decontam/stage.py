@@ -23,6 +23,7 @@ from selene.decontam.overlap import NgramIndex, add_to_report, decontaminate, me
 from selene.decontam.tasks import TaskText, load_tasks
 from selene.errors import InputError
 from selene.executor import Mapper, serial_map
+from selene.faults import failpoint
 from selene.io import dataset, fs
 
 WORK = dataset.WORK
@@ -117,6 +118,7 @@ def run_decontam(
     fs.atomic_write(fs.join(root, "index.pkl"), pickle.dumps(index))
     shards = [fs.join(inp, s["name"]) for s in m_in["shards"]]
     results = mapper("decontam-shard", decontam_shard, [(root, k, p, out, cfg) for k, p in enumerate(shards)])
+    failpoint("decontaminate:shards-written")
     manifest = finalize(out, inp, m_in, root, results, index, cfg, fp)
     fs.rm(fs.join(out, WORK), recursive=True)
     return DecontamResult(out, skipped=False, manifest=manifest)

@@ -30,6 +30,7 @@ from selene.dedup import lsh, minhash, shingle
 from selene.dedup.report import cluster_examples
 from selene.errors import InputError
 from selene.executor import Mapper, serial_map
+from selene.faults import failpoint
 from selene.ingest import exact_dedup
 from selene.io import dataset, fs
 
@@ -324,6 +325,7 @@ def run_dedup(inp: str, out: str, cfg: DedupConfig, *, mapper: Mapper | None = N
     written = mapper(
         "dedup-write", write_shard, [(plan, k, dup_files.get(k), out, cluster_info) for k in range(len(shards))]
     )
+    failpoint("dedup:shards-written")
     manifest = finalize(out, inp, m_in, plan, written, stats, cfg, fp)
     fs.rm(fs.join(out, WORK), recursive=True)
     return DedupResult(out, skipped=False, manifest=manifest)

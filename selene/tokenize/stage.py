@@ -22,6 +22,7 @@ from selene import executor
 from selene.config import TokenizeConfig
 from selene.errors import InputError
 from selene.executor import Mapper, serial_map
+from selene.faults import failpoint
 from selene.io import dataset, fs
 from selene.tokenize import indexed, spm
 
@@ -100,8 +101,10 @@ def run_tokenize(
     fs.atomic_write(fs.join(root, TOKENIZER), model)
     shards = [fs.join(inp, s["name"]) for s in m_in["shards"]]
     parts = mapper("tokenize-shard", encode_shard, [(root, k, p, cfg) for k, p in enumerate(shards)])
+    failpoint("tokenize:parts-written")
     merged = indexed.merge([p["prefix"] for p in parts], fs.join(out, cfg.prefix))
     fs.atomic_write(fs.join(out, TOKENIZER), model)
+    failpoint("tokenize:merged")
     manifest = finalize(out, inp, m_in, parts, merged, model, cfg, fp)
     fs.rm(fs.join(out, WORK), recursive=True)
     return TokenizeResult(out, skipped=False, manifest=manifest)
