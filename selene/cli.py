@@ -402,6 +402,119 @@ def generate(
     console.print(prompt + sp.decode(ids), markup=False, highlight=False)
 
 
+@app.command()
+def plan(
+    config: Annotated[
+        str | None, typer.Argument(help="Pipeline or training YAML: plan its model, batch and layout (nothing runs).")
+    ] = None,
+    model: Annotated[str | None, typer.Option("--model", help="Model preset (selene train's presets).")] = None,
+    layers: Annotated[int | None, typer.Option("--layers", min=1, help="Transformer layers.")] = None,
+    hidden: Annotated[int | None, typer.Option("--hidden", min=1, help="Hidden size.")] = None,
+    heads: Annotated[int | None, typer.Option("--heads", min=1, help="Attention heads.")] = None,
+    ffn: Annotated[int | None, typer.Option("--ffn", min=1, help="FFN width (default 4 × hidden).")] = None,
+    vocab: Annotated[int | None, typer.Option("--vocab", min=1, help="Vocabulary (default 51200).")] = None,
+    swiglu: Annotated[bool, typer.Option("--swiglu", help="SwiGLU MLP (three FFN matrices) instead of GELU.")] = False,
+    gpus: Annotated[int | None, typer.Option("--gpus", min=1, help="GPUs in all.")] = None,
+    gpu: Annotated[str, typer.Option("--gpu", help="a100-40g | a100-80g | h100 | h200.")] = "a100-80g",
+    tokens: Annotated[str | None, typer.Option("--tokens", help="Tokens to train, e.g. 300B or 3e11.")] = None,
+    seq: Annotated[int | None, typer.Option("--seq", min=1, help="Sequence length.")] = None,
+    global_batch: Annotated[
+        int | None, typer.Option("--global-batch", min=1, help="Sequences per iteration (default ≈ 4M tokens).")
+    ] = None,
+    top: Annotated[int, typer.Option("--top", min=1, help="Layouts to show.")] = 5,
+    tp: Annotated[int | None, typer.Option("--tp", min=1, help="Pin the tensor-parallel degree.")] = None,
+    pp: Annotated[int | None, typer.Option("--pp", min=1, help="Pin the pipeline-parallel degree.")] = None,
+    micro_batch: Annotated[int | None, typer.Option("--micro-batch", min=1, help="Pin the micro-batch.")] = None,
+    virtual: Annotated[int | None, typer.Option("--virtual", min=1, help="Pin virtual stages per rank.")] = None,
+    recompute: Annotated[
+        str | None, typer.Option("--recompute", help="Pin recomputation: none | selective | full.")
+    ] = None,
+    sharding: Annotated[str | None, typer.Option("--sharding", help="Pin: replicate | zero2 | zero3.")] = None,
+    no_sp: Annotated[bool, typer.Option("--no-sequence-parallel", help="TP without sequence parallelism.")] = False,
+    no_flash: Annotated[
+        bool, typer.Option("--no-flash", help="Attention keeps its s×s scores (no fused attention kernel).")
+    ] = False,
+    tflops: Annotated[
+        float | None, typer.Option("--tflops", min=0.001, help="Achieved TFLOP/s per GPU: time from it, not the model.")
+    ] = None,
+    efficiency: Annotated[
+        float | None, typer.Option("--efficiency", help="Fraction of peak large layers reach (overrides the device's).")
+    ] = None,
+    calibration: Annotated[
+        str | None, typer.Option("--calibration", help="calibration.json from `selene scaling-study`.")
+    ] = None,
+    json_: Annotated[bool, typer.Option("--json", help="Print the plan as JSON.")] = False,
+) -> None:
+    """Plan a training run: FLOPs, memory per GPU, time per iteration and days, for the best parallel layouts."""
+    import json
+
+    from selene.plan.devices import device
+    from selene.plan.planner import (
+        PlanRequest,
+        layout_from_train_config,
+        make_plan,
+        parse_count,
+        render,
+        shape_from_dims,
+        shape_from_preset,
+        with_efficiency,
+    )  # fmt: skip
+    from selene.plan.search import Pins
+
+    for name, value, allowed in (
+        ("--recompute", recompute, ("none", "selective", "full")),
+        ("--sharding", sharding, ("replicate", "zero2", "zero3")),
+    ):
+        if value is not None and value not in allowed:
+            raise UsageError(f"{name} {value!r}: expected one of {', '.join(allowed)}")
+    dims = (layers, hidden, heads)
+    configured = None
+    flash = not no_flash
+    if config is not None:
+        if model or any(d is not None for d in dims):
+            raise UsageError("give a config file or --model / --layers --hidden --heads, not both")
+        from selene.plan.cost import Shape
+        from selene.train.launch import load_train_config
+        from selene.train.model import model_args
+
+        cfg, _ = load_train_config(config, [])
+        pipeline_vocab = _pipeline_vocab(config)
+        args = model_args(cfg.model, vocab or cfg.model.vocab_size or pipeline_vocab or 51200)
+        configured, n = layout_from_train_config(cfg, gpus)
+        gpus = gpus or n
+        shape = Shape.from_model_args(args, args.vocab_size, seq or cfg.batch.seq_len, flash)
+        global_batch = global_batch or cfg.batch.global_batch
+        if tokens is None:
+            tokens = str(cfg.steps * cfg.batch.global_batch * shape.seq)
+    elif model:
+        if any(d is not None for d in dims):
+            raise UsageError("give --model or --layers --hidden --heads, not both")
+        shape = shape_from_preset(model, vocab, seq, flash)
+    elif all(d is not None for d in dims):
+        shape = shape_from_dims(layers, hidden, heads, ffn, vocab or 51200, seq or 2048, "swiglu" if swiglu else "gelu", flash)  # type: ignore[arg-type]
+    else:
+        raise UsageError("say what to plan: a config file, --model PRESET, or --layers --hidden --heads [--ffn] --vocab")
+    if gpus is None:
+        raise UsageError("--gpus is required")
+    if tokens is None:
+        raise UsageError("--tokens is required (e.g. --tokens 300B)")
+    dev = with_efficiency(device(gpu, calibration), efficiency)
+    pins = Pins(tp, pp, micro_batch, virtual, recompute, sharding, not no_sp)
+    result = make_plan(PlanRequest(shape, gpus, dev, parse_count(tokens), global_batch, top, pins, tflops, configured))
+    if json_:
+        print(json.dumps(result, indent=2))
+    else:
+        render(result, console)
+
+
+def _pipeline_vocab(path: str) -> int | None:
+    from selene.config import load_yaml
+
+    data, _ = load_yaml(path)
+    tok = data.get("tokenize") if isinstance(data, dict) else None
+    return tok.get("vocab_size") if isinstance(tok, dict) else None
+
+
 def print_stage_summary(stage: str, m: dict[str, Any], out: str, skipped: bool) -> None:
     """Documents per source in, kept and removed, then removals by reason: every stage's table."""
     from selene.ingest.stage import reason_totals

@@ -298,7 +298,7 @@ class TokenizeConfig(_Model):
 class ModelConfig(_Model):
     """Decoder-only transformer: a named preset, any field overridable."""
 
-    preset: Literal["debug", "125m", "350m", "1.3b", "7b", "mt-nlg-530b"] = "debug"
+    preset: Literal["debug", "125m", "350m", "1.3b", "7b", "gpt3-175b", "mt-nlg-530b"] = "debug"
     n_layers: int | None = Field(default=None, ge=1)
     dim: int | None = Field(default=None, ge=8)
     n_heads: int | None = Field(default=None, ge=1)

@@ -96,7 +96,7 @@ def test_forward_skips_missing_stage_modules() -> None:
 @pytest.mark.parametrize(
     ("preset", "vocab", "expected", "tol"),
     [("125m", 32000, 1.2e8, 0.2), ("350m", 32000, 3.5e8, 0.2), ("1.3b", 32000, 1.3e9, 0.2),
-     ("7b", 32000, 6.7e9, 0.1), ("mt-nlg-530b", 51200, 5.3e11, 0.05)],
+     ("7b", 32000, 6.7e9, 0.1), ("gpt3-175b", 51200, 1.75e11, 0.02), ("mt-nlg-530b", 51200, 5.3e11, 0.05)],
 )  # fmt: skip
 def test_presets_build_on_meta_with_plausible_sizes(
     preset: str, vocab: int, expected: float, tol: float

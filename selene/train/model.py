@@ -92,6 +92,19 @@ PRESETS: dict[str, ModelArgs] = {
     "1.3b": _llama(n_layers=24, dim=2048, n_heads=16, ffn_dim=5632, max_seq_len=2048),
     # Llama 2 7B (Touvron et al. 2023).
     "7b": _llama(n_layers=32, dim=4096, n_heads=32, ffn_dim=11008, max_seq_len=4096),
+    # GPT-3 175B (Brown et al. 2020): 96 layers, hidden 12288, 96 heads, FFN 4·h, seq 2048, GPT style.
+    "gpt3-175b": ModelArgs(
+        n_layers=96,
+        dim=12288,
+        n_heads=96,
+        ffn_dim=49152,
+        vocab_size=0,
+        max_seq_len=2048,
+        norm="layernorm",
+        positions="learned",
+        mlp="gelu",
+        bias=True,
+    ),
     # MT-NLG 530B (Smith et al. 2022): GPT-style, 105 layers, hidden 20480, 128 heads, FFN 4·h, seq 2048.
     # Megatron ties the output layer to the input embedding through an all-reduce between the first and
     # last pipeline stage; we keep them separate (+1.05B parameters, 0.2%) so the preset works with PP.

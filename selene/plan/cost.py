@@ -1,0 +1,345 @@
+"""FLOPs, memory and time of one training iteration of a decoder-only transformer under a parallel layout.
+
+Notation (Narayanan et al. 2021, Korthikanti et al. 2022): L layers, h hidden, a heads, F FFN width,
+V vocabulary, s sequence, b micro-batch, B global batch (sequences), t TP, p PP, d DP, v virtual
+stages per PP rank, m = B / (d·b) micro-batches per pipeline per iteration.
+
+FLOPs (`Shape.fwd_flops_layer`, per token): 2 × matmul weights of a layer (4h² attention, 2hF GELU /
+3hF SwiGLU MLP) + 4·s·h for QKᵀ and AV (full square, as Megatron counts); the output layer 2·h·V.
+Training runs a forward and a backward of twice its cost (3×); recomputation adds a forward of every
+layer (`full`) or of QKᵀ/softmax/AV only (`selective`, 4·s·h). "Model FLOPs" leave recomputation
+out (MFU); "hardware FLOPs" count what is executed (Megatron's TFLOP/s per GPU). For the GPT shape
+(F = 4h, GELU) with full recomputation this is Narayanan et al.'s 96·B·s·L·h²·(1 + s/6h + V/16Lh).
+
+Memory per GPU (bytes): weights, gradients and Adam state as selene trains (fp32 master weights 4,
+fp32 gradients 4, Adam moments 8 = 16 bytes per parameter, divided by d under ZeRO-2/3 sharding; plus
+the bf16 working copy of the weights being computed: two layers under ZeRO-3 or replication, the
+whole stage under ZeRO-2, which keeps weights gathered from forward to backward), and activations
+per layer and micro-batch from Korthikanti et al. 2022 §4, generalised to any F, SwiGLU, no dropout
+and flash attention (`Shape.act_bytes_layer`): their GPT block stores s·b·h·(34 + 5·a·s/h) bytes,
+s·b·h·(10 + 24/t + 5·a·s/(h·t)) under TP, s·b·h·(34 + 5·a·s/h)/t with sequence parallelism, 34·s·b·h/t
+with selective and 2·s·b·h/t with full recomputation (plus one layer's full set while recomputing).
+The first pipeline stage holds p micro-batches in flight (1F1B), L·(1 + (p−1)/(p·v)) layers' worth
+when interleaved; the last stage adds the fp32 logits 4·s·b·V/t.
+
+Time per iteration (`estimate`): the pipeline runs m micro-batches through its slowest stage plus
+(p−1)/v micro-batch times of bubble. One micro-batch on a stage costs its hardware FLOPs at
+peak × efficiency(work) (devices.py), plus TP communication (per layer two all-reduce equivalents
+forward, two backward, two more when a full recomputation re-runs the forward; ring volume
+2(t−1)/t · s·b·h·2 bytes at the NVLink bus bandwidth), plus PP point-to-point (s·b·h·2/t bytes per
+chunk boundary, forward and backward, over the network when stages span nodes). ZeRO-3/2 all-gather
+the stage's bf16 weights each micro-batch (twice or once), overlapped with its compute, the excess
+exposed. The gradient reduction (fp32: all-reduce when replicated, reduce-scatter when sharded)
+runs once per iteration, overlapped with the last micro-batch's backward, the excess exposed.
+The optimizer step is memory-bound: 30 bytes per local parameter at HBM bandwidth.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from selene.plan.devices import DeviceSpec
+
+Recompute = Literal["none", "selective", "full"]
+Sharding = Literal["replicate", "zero2", "zero3"]
+GB = 1e9
+# Of a device's memory, what a layout may plan to use: the rest goes to the CUDA context, NCCL
+# buffers and allocator fragmentation.
+USABLE_MEMORY = 0.9
+STATE_BYTES = 16  # fp32 weights + fp32 gradients + Adam m and v
+OPTIMIZER_TRAFFIC = 30  # bytes read and written per parameter by an AdamW step (fp32 state, bf16 copy)
+
+
+@dataclass(frozen=True)
+class Shape:
+    layers: int
+    hidden: int
+    heads: int
+    ffn: int
+    vocab: int
+    seq: int
+    mlp: Literal["gelu", "swiglu"] = "gelu"
+    dropout: bool = False
+    flash: bool = True  # fused attention: no s×s scores kept for backward
+    tied: bool = False
+    learned_positions: bool = False
+
+    @classmethod
+    def from_model_args(cls, args: Any, vocab: int, seq: int | None = None, flash: bool = True) -> Shape:
+        return cls(
+            layers=args.n_layers,
+            hidden=args.dim,
+            heads=args.n_heads,
+            ffn=args.ffn_dim,
+            vocab=vocab,
+            seq=seq or args.max_seq_len,
+            mlp=args.mlp,
+            dropout=args.dropout > 0,
+            flash=flash,
+            tied=args.tie_embeddings,
+            learned_positions=args.positions == "learned",
+        )
+
+    # -- parameters
+    @property
+    def layer_matmul_params(self) -> int:
+        return 4 * self.hidden**2 + (3 if self.mlp == "swiglu" else 2) * self.hidden * self.ffn
+
+    @property
+    def layer_params(self) -> int:
+        return self.layer_matmul_params + 4 * self.hidden  # + two norms (weight and bias)
+
+    @property
+    def embedding_params(self) -> int:
+        return self.vocab * self.hidden + (self.seq * self.hidden if self.learned_positions else 0)
+
+    @property
+    def output_params(self) -> int:
+        return (0 if self.tied else self.vocab * self.hidden) + 2 * self.hidden
+
+    @property
+    def params(self) -> int:
+        return self.layers * self.layer_params + self.embedding_params + self.output_params
+
+    # -- FLOPs per token
+    @property
+    def fwd_flops_layer(self) -> float:
+        return 2.0 * self.layer_matmul_params + 4.0 * self.seq * self.hidden
+
+    @property
+    def fwd_flops_logits(self) -> float:
+        return 2.0 * self.hidden * self.vocab
+
+    def train_flops_layer(self, recompute: Recompute) -> float:
+        extra = {"none": 0.0, "selective": 4.0 * self.seq * self.hidden, "full": self.fwd_flops_layer}[recompute]
+        return 3.0 * self.fwd_flops_layer + extra
+
+    def model_flops_per_token(self) -> float:
+        return 3.0 * (self.layers * self.fwd_flops_layer + self.fwd_flops_logits)
+
+    def hardware_flops_per_token(self, recompute: Recompute) -> float:
+        return self.layers * self.train_flops_layer(recompute) + 3.0 * self.fwd_flops_logits
+
+    # -- activations (bytes) of one layer for one micro-batch of b sequences
+    def act_bytes_layer(self, b: int, t: int, sp: bool, recompute: Recompute) -> float:
+        s, h, a = self.seq, self.hidden, self.heads
+        sbh = s * b * h
+        if recompute == "full":
+            return 2.0 * sbh / (t if sp else 1)
+        drop = 1.0 if self.dropout else 0.0
+        # Not split by TP (split by SP): two norm inputs (4), QKV input (2), MLP input (2), two dropout masks.
+        replicated = 8.0 + 2.0 * drop
+        # Split by TP: Q, K, V (6) and the attention output (2); the MLP's intermediate tensors.
+        ratio = self.ffn / h
+        mlp = (6.0 if self.mlp == "swiglu" else 4.0) * ratio
+        split = 8.0 + mlp
+        scores = 0.0
+        if not self.flash and recompute == "none":
+            scores = (2.0 + 3.0 * drop) * a * s * s * b  # softmax output; with dropout its mask and output
+        return sbh * (replicated / (t if sp else 1) + split / t) + scores / t
+
+    def act_bytes_extra_first(self, b: int, t: int, sp: bool) -> float:
+        return (1.0 if self.dropout else 0.0) * self.seq * b * self.hidden / (t if sp else 1)
+
+    def act_bytes_extra_last(self, b: int, t: int, sp: bool) -> float:
+        sbh = self.seq * b * self.hidden
+        return 4.0 * sbh / (t if sp else 1) + 4.0 * self.seq * b * self.vocab / t
+
+
+@dataclass(frozen=True)
+class Layout:
+    tp: int
+    pp: int
+    dp: int
+    micro_batch: int = 1
+    recompute: Recompute = "selective"
+    sharding: Sharding = "zero3"
+    virtual: int = 1  # virtual pipeline stages per rank (interleaved 1F1B when > 1)
+    sequence_parallel: bool = True
+    precision: Literal["bf16", "fp32"] = "bf16"  # of activations and the working copy of the weights
+
+    @property
+    def gpus(self) -> int:
+        return self.tp * self.pp * self.dp
+
+    def label(self) -> str:
+        v = f"×v{self.virtual}" if self.virtual > 1 else ""
+        return f"TP{self.tp}·PP{self.pp}{v}·DP{self.dp} mb{self.micro_batch} {self.recompute} {self.sharding}"
+
+    def config(self) -> dict[str, Any]:
+        """The `train.parallel` section (and batch.micro_batch) that runs this layout in selene."""
+        sharded = self.sharding != "replicate"
+        return {
+            "parallel": {
+                "tp": self.tp,
+                "pp": self.pp,
+                "dp_shard": self.dp if sharded else 1,
+                "dp_replicate": 1 if sharded else self.dp,
+                "reshard_after_forward": self.sharding == "zero3",
+                "recompute": self.recompute,
+                "sequence_parallel": self.sequence_parallel,
+                "pp_schedule": "interleaved_1f1b" if self.virtual > 1 else "1f1b",
+                "pp_stages_per_rank": self.virtual,
+                "mixed_precision": self.precision,
+            },
+            "micro_batch": self.micro_batch,
+        }
+
+
+@dataclass
+class Estimate:
+    layout: Layout
+    microbatches: int
+    params_per_gpu: float
+    memory: dict[str, float]  # GB per GPU, by part, and "total"
+    fits: bool
+    time: dict[str, float]  # seconds per iteration, by part, and "iteration"
+    hardware_tflops: float  # per GPU, recomputation included (Megatron's convention)
+    model_tflops: float  # per GPU, recomputation left out
+    mfu: float
+    efficiency: float  # of the layer kernels, from the device's curve
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def iteration_s(self) -> float:
+        return self.time["iteration"]
+
+    def days(self, tokens: float, global_batch: int, seq: int) -> float:
+        return tokens / (global_batch * seq) * self.iteration_s / 86400.0
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["layout"]["label"] = self.layout.label()
+        d["config"] = self.layout.config()
+        return d
+
+
+def _allreduce_s(nbytes: float, ranks: int, gbps: float) -> float:
+    return 0.0 if ranks <= 1 else 2.0 * (ranks - 1) / ranks * nbytes / (gbps * GB)
+
+
+def _gather_s(nbytes: float, ranks: int, gbps: float) -> float:
+    """An all-gather or a reduce-scatter of `nbytes` (the full tensor) over `ranks`."""
+    return 0.0 if ranks <= 1 else (ranks - 1) / ranks * nbytes / (gbps * GB)
+
+
+def memory(shape: Shape, lay: Layout, global_batch: int, dev: DeviceSpec) -> tuple[dict[str, float], float]:
+    """Peak memory per GPU by part (GB), and the parameters one GPU holds (the busiest stage)."""
+    t, p, d, b, v = lay.tp, lay.pp, lay.dp, lay.micro_batch, lay.virtual
+    sp = lay.sequence_parallel and t > 1
+    m = global_batch // (d * b)
+    per_stage = math.ceil(shape.layers / p)
+    first = per_stage * shape.layer_params + shape.embedding_params
+    last = per_stage * shape.layer_params + shape.output_params
+    if p == 1:
+        first = last = first + shape.output_params
+    local = max(first, last) / t
+    shard = d if lay.sharding != "replicate" else 1
+    states = STATE_BYTES * local / shard
+    if lay.precision == "fp32":
+        working = 0.0 if shard == 1 else 4.0 * (local if lay.sharding == "zero2" else 2 * shape.layer_params / t)
+    elif lay.sharding == "zero2":
+        working = 2.0 * local
+    else:
+        working = 2.0 * 2 * shape.layer_params / t  # the layer computed and the one prefetched
+    scale = 2.0 if lay.precision == "fp32" else 1.0  # the formulas count 16-bit activations
+    per_layer = scale * shape.act_bytes_layer(b, t, sp, lay.recompute)
+    if p == 1:
+        layers_in_flight = float(shape.layers)
+        in_flight = 1.0
+    elif v == 1:
+        in_flight = float(min(p, m))
+        layers_in_flight = per_stage * in_flight
+    else:
+        layers_in_flight = shape.layers * (1 + (p - 1) / (p * v))
+        in_flight = layers_in_flight / per_stage
+    acts_first = per_layer * layers_in_flight + scale * shape.act_bytes_extra_first(b, t, sp) * in_flight
+    acts_last = per_layer * per_stage + scale * shape.act_bytes_extra_last(b, t, sp)
+    if p == 1:
+        acts_first += scale * shape.act_bytes_extra_last(b, t, sp)
+    acts = max(acts_first, acts_last)
+    if lay.recompute == "full":
+        acts += scale * shape.act_bytes_layer(b, t, sp, "none")  # one layer re-run in full during backward
+    parts = {
+        "weights+grads+optimizer": states / GB,
+        "working weights": working / GB,
+        "activations": acts / GB,
+    }
+    parts["total"] = sum(parts.values())
+    return parts, local
+
+
+def estimate(
+    shape: Shape, lay: Layout, global_batch: int, dev: DeviceSpec, tflops: float | None = None
+) -> Estimate:
+    """Memory and time of one iteration; with `tflops` (achieved hardware TFLOP/s per GPU) the time is
+    the iteration's FLOPs at that rate instead of the modelled one."""
+    t, p, d, b, v = lay.tp, lay.pp, lay.dp, lay.micro_batch, lay.virtual
+    m = global_batch // (d * b)
+    mem, local = memory(shape, lay, global_batch, dev)
+    peak = dev.peak_tflops * 1e12
+    per_stage = math.ceil(shape.layers / p)
+    tokens_mb = shape.seq * b
+
+    # compute of one micro-batch on the slowest stage (the last: it also runs the output layer)
+    w_layer = shape.train_flops_layer(lay.recompute) * tokens_mb / t
+    w_logits = 3.0 * shape.fwd_flops_logits * tokens_mb / t
+    eff = dev.efficiency(w_layer)
+    compute_mb = (per_stage * w_layer / eff + w_logits / dev.efficiency(w_logits)) / peak
+    word = 4.0 if lay.precision == "fp32" else 2.0
+    act_bytes = tokens_mb * shape.hidden * word
+    intra = t <= dev.gpus_per_node
+    tp_bw = dev.intra_node_gbps if intra else dev.inter_node_gbps
+    tp_ops = 4 + (2 if lay.recompute == "full" else 0)
+    tp_mb = (per_stage * tp_ops + 1) * _allreduce_s(act_bytes, t, tp_bw)
+    pp_bw = dev.inter_node_gbps if t * d >= dev.gpus_per_node else dev.intra_node_gbps
+    pp_mb = 0.0 if p == 1 else 2 * v * act_bytes / (t if lay.sequence_parallel else 1) / (pp_bw * GB)
+    dp_bw = dev.inter_node_gbps if t * d > dev.gpus_per_node else dev.intra_node_gbps
+    gathers = {"zero3": 2, "zero2": 1, "replicate": 0}[lay.sharding]
+    fsdp_mb = max(0.0, gathers * _gather_s(word * local, d, dp_bw) - compute_mb)
+    t_mb = compute_mb + tp_mb + pp_mb + fsdp_mb
+    pipeline = m * t_mb
+    bubble = (p - 1) / v * t_mb
+    grads = 4.0 * local
+    reduce = _allreduce_s(grads, d, dp_bw) if lay.sharding == "replicate" else _gather_s(grads, d, dp_bw)
+    dp_exposed = max(0.0, reduce - compute_mb * 2.0 / 3.0)
+    shard = d if lay.sharding != "replicate" else 1
+    optimizer = OPTIMIZER_TRAFFIC * local / shard / (dev.hbm_gbps * GB)
+
+    hw_flops_gpu = shape.hardware_flops_per_token(lay.recompute) * global_batch * shape.seq / lay.gpus
+    model_flops_gpu = shape.model_flops_per_token() * global_batch * shape.seq / lay.gpus
+    notes: list[str] = []
+    if tflops:
+        iteration = hw_flops_gpu / (tflops * 1e12)
+        time = {"iteration": iteration, "given throughput": iteration}
+        notes.append(f"time from the given throughput, {tflops:g} TFLOP/s per GPU")
+    else:
+        time = {
+            "compute": m * compute_mb,
+            "tp communication": m * tp_mb,
+            "pp communication": m * pp_mb,
+            "fsdp gathers (exposed)": m * fsdp_mb,
+            "pipeline bubble": bubble,
+            "dp gradient reduction (exposed)": dp_exposed,
+            "optimizer step": optimizer,
+        }
+        time["iteration"] = pipeline + bubble + dp_exposed + optimizer
+    it = time["iteration"]
+    fits = mem["total"] <= USABLE_MEMORY * dev.memory_gb
+    if not intra:
+        notes.append(f"TP {t} spans nodes ({dev.gpus_per_node} GPUs per node)")
+    return Estimate(
+        layout=lay,
+        microbatches=m,
+        params_per_gpu=local,
+        memory=mem,
+        fits=fits,
+        time=time,
+        hardware_tflops=hw_flops_gpu / it / 1e12,
+        model_tflops=model_flops_gpu / it / 1e12,
+        mfu=model_flops_gpu / it / peak,
+        efficiency=eff,
+        notes=notes,
+    )

@@ -1,0 +1,109 @@
+"""The one table of device figures the planner uses: compute, memory, links, and calibrated efficiency.
+
+Hardware figures are the vendors' data sheets (dense bf16 tensor-core peak, HBM capacity and
+bandwidth) and what NCCL reaches on them in practice (bus bandwidth of an all-reduce inside an
+8-GPU NVLink/NVSwitch node, and per GPU across nodes over one InfiniBand NIC per GPU: HDR 200 Gb/s on
+A100 systems, NDR 400 Gb/s on H100/H200 systems).
+
+Two figures are not hardware but calibration, the efficiency curve of the transformer's kernels:
+the fraction of peak that one micro-batch of one layer achieves, as a function of its work w (FLOPs
+per GPU):  efficiency(w) = max_efficiency · w / (w + half_work).  Large layers run near
+`max_efficiency`; small ones are dominated by launches and memory-bound kernels.
+
+- A100: `max_efficiency` 0.536 is calibrated on one published figure, MT-NLG 530B on 2240 A100-80GB at
+  60.1 s per iteration (Smith et al. 2022, TP 8 × PP 35, full recomputation); the 2800 and 3360 GPU
+  runs, GPT-3 175B and everything else are predictions from it (see tests/test_plan.py).
+- H100/H200: no published run of ours calibrates them; they carry A100's figure until
+  `selene scaling-study` measures them (``--calibration``), which is what the planner says in its output.
+- `half_work` (1e10 FLOPs on A100, 3e10 on H100/H200: a faster chip needs more work per kernel to
+  hide its fixed costs) is a rough default that scaling studies refit.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from selene.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class DeviceSpec:
+    name: str
+    peak_tflops: float  # dense bf16 (on CPU: the measured matmul rate)
+    memory_gb: float  # per device, GB (1e9 bytes)
+    hbm_gbps: float  # memory bandwidth, GB/s
+    intra_node_gbps: float  # all-reduce bus bandwidth inside a node, per GPU, GB/s
+    inter_node_gbps: float  # network bandwidth per GPU across nodes, GB/s
+    gpus_per_node: int
+    max_efficiency: float  # calibrated: fraction of peak large layers reach
+    half_work: float  # calibrated: FLOPs per micro-batch-layer at which efficiency is half of max
+    calibrated_from: str = "defaults (see selene/plan/devices.py)"
+
+    def efficiency(self, work_flops: float) -> float:
+        return self.max_efficiency * work_flops / (work_flops + self.half_work)
+
+
+_A100 = dict(
+    peak_tflops=312.0,
+    intra_node_gbps=230.0,
+    inter_node_gbps=23.0,
+    gpus_per_node=8,
+    max_efficiency=0.536,
+    half_work=1e10,
+    calibrated_from="MT-NLG 530B on 2240 A100-80GB, 60.1 s/iteration (Smith et al. 2022)",
+)
+_HOPPER = dict(
+    peak_tflops=989.0,
+    intra_node_gbps=370.0,
+    inter_node_gbps=45.0,
+    gpus_per_node=8,
+    max_efficiency=0.536,
+    half_work=3e10,
+    calibrated_from="uncalibrated: A100's efficiency; run `selene scaling-study` on this device",
+)
+
+DEVICES: dict[str, DeviceSpec] = {
+    "a100-40g": DeviceSpec("a100-40g", memory_gb=40.0, hbm_gbps=1555.0, **_A100),  # type: ignore[arg-type]
+    "a100-80g": DeviceSpec("a100-80g", memory_gb=80.0, hbm_gbps=2039.0, **_A100),  # type: ignore[arg-type]
+    "h100": DeviceSpec("h100", memory_gb=80.0, hbm_gbps=3350.0, **_HOPPER),  # type: ignore[arg-type]
+    "h200": DeviceSpec("h200", memory_gb=141.0, hbm_gbps=4800.0, **_HOPPER),  # type: ignore[arg-type]
+}
+
+
+def device(name: str, calibration: str | Path | None = None) -> DeviceSpec:
+    """The spec of `name`, with efficiency figures from a scaling study's calibration file if given."""
+    if name not in DEVICES:
+        raise ConfigError(f"unknown device {name!r}; known: {', '.join(DEVICES)}")
+    spec = DEVICES[name]
+    return apply_calibration(spec, load_calibration(calibration)) if calibration else spec
+
+
+def load_calibration(path: str | Path) -> dict[str, Any]:
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text())
+    except FileNotFoundError:
+        raise ConfigError(f"calibration file {p} does not exist (write one with `selene scaling-study`)") from None
+    except json.JSONDecodeError as e:
+        raise ConfigError(f"calibration file {p} is not JSON: {e}") from None
+    for key in ("max_efficiency", "half_work"):
+        if not isinstance(data.get(key), (int, float)):
+            raise ConfigError(f"calibration file {p}: field {key!r} missing or not a number")
+    data["source"] = str(p)
+    return data
+
+
+def apply_calibration(spec: DeviceSpec, cal: dict[str, Any]) -> DeviceSpec:
+    return replace(
+        spec,
+        max_efficiency=float(cal["max_efficiency"]),
+        half_work=float(cal["half_work"]),
+        calibrated_from=f"scaling study {cal.get('source', '')} ({cal.get('device', '?')})".strip(),
+    )
+
+
+def as_dict(spec: DeviceSpec) -> dict[str, Any]:
+    return asdict(spec)
