@@ -43,13 +43,15 @@ def build(cfg: ModelConfig, vocab: int, recompute: str, device: torch.device) ->
 
 
 def saved_bytes(model: Transformer, tokens: torch.Tensor) -> int:
-    """Bytes autograd keeps for backward over one forward pass (each storage counted once)."""
+    """Bytes of activations autograd keeps for backward over one forward pass (each storage once, weights left out)."""
     seen: dict[int, int] = {}
+    weights = {p.untyped_storage().data_ptr() for p in model.parameters()}
 
     def pack(t: torch.Tensor) -> torch.Tensor:
         if t.device.type != "meta":
             st = t.untyped_storage()
-            seen[st.data_ptr()] = st.nbytes()
+            if st.data_ptr() not in weights:  # a matmul saves its weight: a parameter, not an activation
+                seen[st.data_ptr()] = st.nbytes()
         return t
 
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
