@@ -507,6 +507,35 @@ def plan(
         render(result, console)
 
 
+@app.command("scaling-study")
+def scaling_study(
+    config: Annotated[str, typer.Argument(help="Scaling-study YAML (out, runs: [...]); see configs/scaling-study-*.yaml.")],
+) -> None:
+    """Short training runs at several sizes and layouts: measured TFLOP/s and memory, planner calibrated."""
+    from selene.config import ScalingStudyConfig, load_stage_config
+
+    cfg = load_stage_config(config, ScalingStudyConfig, "scaling_study")
+    from selene.flows.study import scaling_study_flow
+
+    result = scaling_study_flow(cfg)
+    cal = result["calibration"]
+    table = Table(title=f"scaling study on {result['device']['name']}")
+    for col in ("run", "layout", "measured s", "predicted s", "error", "TFLOP/s", "memory GB", "predicted GB"):
+        table.add_column(col, justify="left" if col in ("run", "layout") else "right")
+    for r in result["runs"]:
+        table.add_row(
+            r["run"], r["layout"], f"{r['measured_step_s']:.4f}", f"{r['predicted_step_s']:.4f}",
+            f"{r['step_error']:+.0%}", f"{r['measured_tflops']:.4f}", f"{r['measured_memory_gb']:.3f}",
+            f"{r['predicted_memory_gb']:.3f}",
+        )  # fmt: skip
+    console.print(table)
+    console.print(
+        f"calibrated: max efficiency {cal['max_efficiency']:.3f}, half work {cal['half_work']:.3g} FLOPs, "
+        f"RMS log error {cal['rms_log_error']:.3f}; written to [b]{cfg.out}/calibration.json[/b] "
+        f"(use with `selene plan --calibration`), table in {cfg.out}/study.md"
+    )
+
+
 def _pipeline_vocab(path: str) -> int | None:
     from selene.config import load_yaml
 

@@ -168,9 +168,11 @@ class Layout:
         v = f"×v{self.virtual}" if self.virtual > 1 else ""
         return f"TP{self.tp}·PP{self.pp}{v}·DP{self.dp} mb{self.micro_batch} {self.recompute} {self.sharding}"
 
-    def config(self) -> dict[str, Any]:
-        """The `train.parallel` section (and batch.micro_batch) that runs this layout in selene."""
+    def config(self, microbatches: int = 1) -> dict[str, Any]:
+        """The `train.parallel` section (and batch.micro_batch) that runs this layout in selene;
+        `microbatches` per pipeline per iteration become `pp_microbatches`."""
         sharded = self.sharding != "replicate"
+        pipeline = {"pp_microbatches": microbatches} if self.pp > 1 else {}
         return {
             "parallel": {
                 "tp": self.tp,
@@ -182,6 +184,7 @@ class Layout:
                 "sequence_parallel": self.sequence_parallel,
                 "pp_schedule": "interleaved_1f1b" if self.virtual > 1 else "1f1b",
                 "pp_stages_per_rank": self.virtual,
+                **pipeline,
                 "mixed_precision": self.precision,
             },
             "micro_batch": self.micro_batch,
@@ -212,7 +215,7 @@ class Estimate:
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["layout"]["label"] = self.layout.label()
-        d["config"] = self.layout.config()
+        d["config"] = self.layout.config(self.microbatches)
         return d
 
 

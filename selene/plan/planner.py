@@ -127,9 +127,11 @@ def layout_from_train_config(cfg: Any, gpus: int | None) -> tuple[Layout, int]:
     else:
         shard = p.dp_shard
     dp = p.dp_replicate * shard
+    # with a pipeline the schedule cuts each rank's batch into pp_microbatches micro-batches
+    micro = cfg.batch.global_batch // (dp * p.pp_microbatches) if p.pp > 1 else cfg.batch.micro_batch
     sharding: Sharding = "replicate" if shard == 1 else ("zero3" if p.reshard_after_forward else "zero2")
     lay = Layout(
-        p.tp, p.pp, dp, cfg.batch.micro_batch, p.recompute, sharding, p.pp_stages_per_rank,
+        p.tp, p.pp, dp, max(1, micro), p.recompute, sharding, p.pp_stages_per_rank,
         p.sequence_parallel and p.tp > 1, p.mixed_precision,
     )  # fmt: skip
     return lay, lay.gpus

@@ -108,6 +108,7 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
     if seq > margs.max_seq_len:
         raise ConfigError(f"train.batch.seq_len {seq} exceeds the model's max_seq_len {margs.max_seq_len}")
     torch.manual_seed(cfg.seed)
+    memory_before = _peak_memory(device, 0.0)  # CPU: the process's high-water mark before the model exists
     pm = build_parallel_model(margs, cfg.parallel, dims, mesh, device, cfg.seed)
     optims = _optimizers(pm.parts, cfg)
     dp_size = dims.dp
@@ -164,7 +165,7 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
         tflops = fpt * tps / world / 1e12
         last = {"step": step, "loss": loss, "lr": lr, "grad_norm": grad_norm, "batch": batch,
                 "tokens": tokens_seen, "tokens_per_s": tps, "tflops_per_device": tflops, "mfu": tflops / peak,
-                "step_time_s": dt, "peak_memory_gib": _peak_memory(device)}
+                "step_time_s": dt, "peak_memory_gib": _peak_memory(device, memory_before)}
         if data.valid is not None and (step % cfg.eval_every == 0 or step == cfg.steps):
             last["val_loss"] = _validate(pm, data.valid, cfg, dp_rank, dp_size, device)
         if step % cfg.log_every == 0 or step == cfg.steps or "val_loss" in last:
@@ -229,7 +230,9 @@ def _any(flag: bool) -> bool:
     return bool(t.item())
 
 
-def _peak_memory(device: torch.device) -> float:
+def _peak_memory(device: torch.device, baseline: float) -> float:
+    """GiB at the high-water mark: on CUDA what the allocator handed out; on CPU the growth of the
+    process's peak resident set over `baseline` (what the model, optimizer, data and activations took)."""
     if device.type == "cuda":
         return torch.cuda.max_memory_allocated(device) / 2**30
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20 - baseline

@@ -1,0 +1,365 @@
+"""Scaling studies ("miles per gallon"): short training runs on the hardware at hand, measured, and
+the planner's efficiency curve fitted to them.
+
+Each run is selene's own trainer (torchrun, the configured layout) for a few steps on synthetic
+tokens; the steps after `warmup` are timed (median). From its metrics: achieved hardware TFLOP/s per
+device (the planner's FLOP count, recomputation included, over the measured step time) and peak
+memory (CUDA: the allocator's high-water mark; CPU: the growth of the peak resident set). The device
+is described for the planner as in `devices.py`: a GPU by its table entry, this CPU by measurement
+(single-thread fp32 matmul rate and copy bandwidth, as each torchrun worker runs one thread, and a
+gloo all-reduce between two processes).
+
+Calibration fits the two efficiency factors (`max_efficiency`, `half_work`) by least squares on
+log(predicted / measured) step time over all runs (a grid search: two parameters, a handful of
+runs), and reports each run's prediction before (device defaults) and after calibration. Plain
+functions; `selene.flows.study` runs them as a Prefect flow.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import shutil
+import socket
+import statistics
+import time
+from typing import Any
+
+import numpy as np
+import torch
+
+from selene.config import ScalingStudyConfig, StudyRun, TrainConfig
+from selene.errors import ConfigError
+from selene.plan.cost import Layout, Shape, estimate
+from selene.plan.devices import DEVICES, DeviceSpec
+from selene.plan.planner import layout_from_train_config
+from selene.train.flops import measured_matmul_tflops
+from selene.train.metrics import read_metrics
+from selene.train.model import model_args
+
+DATA_PREFIX = "data/tokens"
+
+
+# ------------------------------------------------------------------------------------------ device
+
+
+def resolve_device(cfg: ScalingStudyConfig) -> str:
+    if cfg.device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if cfg.device == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("scaling study: device is cuda but no CUDA device is available")
+    return cfg.device
+
+
+def gpu_name(cfg: ScalingStudyConfig) -> str:
+    """The planner's name for this GPU: configured, or recognised from the CUDA device name."""
+    if cfg.gpu:
+        if cfg.gpu not in DEVICES:
+            raise ConfigError(f"scaling study: gpu {cfg.gpu!r} is not in the device table ({', '.join(DEVICES)})")
+        return cfg.gpu
+    name = torch.cuda.get_device_name(0).upper()
+    total_gb = torch.cuda.get_device_properties(0).total_memory / 1e9
+    for key, found in (("H200", "h200"), ("H100", "h100")):
+        if key in name:
+            return found
+    if "A100" in name:
+        return "a100-80g" if total_gb > 50 else "a100-40g"
+    raise ConfigError(f"scaling study: no device-table entry for {name!r}; set gpu: to the closest ({', '.join(DEVICES)})")
+
+
+def probe_cpu(need_allreduce: bool) -> DeviceSpec:
+    """This CPU as the planner sees one worker of it: one thread (torchrun's OMP_NUM_THREADS=1)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        peak = max(measured_matmul_tflops(torch.device("cpu"), torch.float32, n=512, repeat=10) for _ in range(3))
+        src = torch.ones(16 * 2**20)  # 64 MiB
+        dst = torch.empty_like(src)
+        dst.copy_(src)
+        t = time.perf_counter()
+        for _ in range(5):
+            dst.copy_(src)
+        copy_gbps = 5 * 2 * src.nbytes / (time.perf_counter() - t) / 1e9  # read + write
+    finally:
+        torch.set_num_threads(threads)
+    link = allreduce_gbps() if need_allreduce else copy_gbps / 4
+    return DeviceSpec(
+        name="cpu",
+        peak_tflops=peak,
+        memory_gb=os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1e9,
+        hbm_gbps=copy_gbps,
+        intra_node_gbps=link,
+        inter_node_gbps=link,
+        gpus_per_node=os.cpu_count() or 1,
+        max_efficiency=0.5,
+        half_work=1e8,
+        calibrated_from="uncalibrated CPU defaults",
+    )
+
+
+def _allreduce_worker(rank: int, port: int, nbytes: int, result: Any) -> None:
+    import torch.distributed as dist
+
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=2)
+    x = torch.ones(nbytes // 4)
+    dist.all_reduce(x)
+    t = time.perf_counter()
+    for _ in range(5):
+        dist.all_reduce(x)
+    if rank == 0:
+        result.put(5 * nbytes / (time.perf_counter() - t) / 1e9)  # 2(n-1)/n = 1 for two ranks: bus = algo
+    dist.destroy_process_group()
+
+
+def allreduce_gbps(nbytes: int = 16 * 2**20) -> float:
+    """Bus bandwidth of a gloo all-reduce between two local processes (GB/s)."""
+    import torch.multiprocessing as mp
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    ctx = mp.get_context("spawn")
+    result = ctx.Queue()
+    procs = [ctx.Process(target=_allreduce_worker, args=(r, port, nbytes, result)) for r in range(2)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+    if any(p.exitcode != 0 for p in procs):
+        raise RuntimeError(f"gloo all-reduce probe failed (exit codes {[p.exitcode for p in procs]})")
+    return float(result.get(timeout=5))
+
+
+def device_spec(cfg: ScalingStudyConfig) -> DeviceSpec:
+    if resolve_device(cfg) == "cuda":
+        return DEVICES[gpu_name(cfg)]
+    return probe_cpu(need_allreduce=any(r.nproc > 1 for r in cfg.runs))
+
+
+# -------------------------------------------------------------------------------------------- runs
+
+
+def synthetic_tokens(out: str, cfg: ScalingStudyConfig) -> str:
+    """Random documents (seeded) as an indexed dataset: enough tokens for the largest run."""
+    from selene.tokenize.indexed import IndexedWriter, choose_dtype
+
+    prefix = os.path.join(out, DATA_PREFIX)
+    if os.path.exists(prefix + ".idx"):
+        return prefix
+    need = max(_global_batch(r) * (_seq(r, cfg) + 1) for r in cfg.runs) * (cfg.steps + 1)
+    rng = np.random.default_rng(cfg.seed)
+    os.makedirs(os.path.dirname(prefix), exist_ok=True)
+    with IndexedWriter(prefix, choose_dtype(cfg.vocab_size)) as w:
+        written = 0
+        while written < 2 * need:
+            lengths = rng.integers(64, 1024, size=256)
+            w.add_documents(rng.integers(0, cfg.vocab_size - 1, size=int(lengths.sum())), lengths)
+            written += int(lengths.sum())
+        w.finalize()
+    return prefix
+
+
+def _seq(run: StudyRun, cfg: ScalingStudyConfig) -> int:
+    return run.seq_len or model_args(run.model, cfg.vocab_size).max_seq_len
+
+
+def _dp(run: StudyRun) -> int:
+    p = run.parallel
+    shard = p.dp_shard if p.dp_shard != -1 else run.nproc // (p.tp * p.pp * p.dp_replicate)
+    return max(1, p.dp_replicate * shard)
+
+
+def _global_batch(run: StudyRun) -> int:
+    return run.global_batch or run.micro_batch * _dp(run) * (run.parallel.pp_microbatches if run.parallel.pp > 1 else 1)
+
+
+def train_config(run: StudyRun, cfg: ScalingStudyConfig, prefix: str, device: str) -> TrainConfig:
+    model = run.model.model_copy(update={"vocab_size": cfg.vocab_size})
+    return TrainConfig.model_validate(
+        {
+            "model": model.model_dump(exclude_unset=True) | {"vocab_size": cfg.vocab_size},
+            "parallel": run.parallel.model_dump(),
+            "batch": {"seq_len": _seq(run, cfg), "global_batch": _global_batch(run), "micro_batch": run.micro_batch},
+            "data": {"prefixes": [prefix], "valid_fraction": 0.0, "seed": cfg.seed},
+            "optim": {"warmup_steps": 0, "lr": 1e-4},
+            "checkpoint": {"every": 10**9, "keep": 1},
+            "steps": cfg.steps,
+            "eval_every": 10**9,
+            "seed": cfg.seed,
+            "device": device,
+            "tensorboard": False,
+        }
+    )
+
+
+def run_one(run: StudyRun, cfg: ScalingStudyConfig, prefix: str, device: str) -> dict[str, Any]:
+    """Train `run` for cfg.steps (or reuse its finished metrics) and return what was measured."""
+    from selene.train.launch import launch
+
+    tcfg = train_config(run, cfg, prefix, device)
+    out = os.path.join(cfg.out, "runs", run.name)
+    metrics_path = os.path.join(out, "metrics.jsonl")
+    records = read_metrics(metrics_path) if os.path.exists(metrics_path) else []
+    config_path = os.path.join(out, "study-run.json")
+    same = os.path.exists(config_path) and _read_json(config_path) == tcfg.model_dump(mode="json")
+    if not (same and records and records[-1].get("step") == cfg.steps):
+        shutil.rmtree(out, ignore_errors=True)  # timings must come from one uninterrupted process
+        os.makedirs(out)
+        launch(tcfg, out, run.nproc)
+        records = read_metrics(metrics_path)
+        with open(config_path, "w") as f:
+            json.dump(tcfg.model_dump(mode="json"), f)
+    timed = [r["step_time_s"] for r in records if r.get("step", 0) > cfg.warmup and "step_time_s" in r]
+    if not timed:
+        raise RuntimeError(f"scaling study run {run.name}: no timed steps in {metrics_path}")
+    return {
+        "name": run.name,
+        "out": out,
+        "nproc": run.nproc,
+        "step_time_s": statistics.median(timed),
+        "step_times_s": timed,
+        "peak_memory_gb": max(r.get("peak_memory_gib", 0.0) for r in records) * 2**30 / 1e9,
+        "train_config": tcfg.model_dump(mode="json"),
+    }
+
+
+def _read_json(path: str) -> Any:
+    with open(path) as f:
+        return json.load(f)
+
+
+# ----------------------------------------------------------------------------------- prediction
+
+
+def shape_and_layout(tcfg: TrainConfig, nproc: int) -> tuple[Shape, Layout, int]:
+    args = model_args(tcfg.model, tcfg.model.vocab_size or 0)
+    seq = tcfg.batch.seq_len or args.max_seq_len
+    # CPU SDPA keeps no s×s scores for backward either (fused kernel), like flash on GPU
+    shape = Shape.from_model_args(args, args.vocab_size, seq, flash=True)
+    lay, _ = layout_from_train_config(tcfg, nproc)
+    return shape, lay, tcfg.batch.global_batch
+
+
+def predict(measured: dict[str, Any], spec: DeviceSpec) -> dict[str, Any]:
+    tcfg = TrainConfig.model_validate(measured["train_config"])
+    shape, lay, batch = shape_and_layout(tcfg, measured["nproc"])
+    est = estimate(shape, lay, batch, spec)
+    hw = shape.hardware_flops_per_token(lay.recompute) * batch * shape.seq / lay.gpus
+    return {
+        "layout": lay.label(),
+        "params": shape.params,
+        "work_per_layer_flops": shape.train_flops_layer(lay.recompute) * shape.seq * lay.micro_batch / lay.tp,
+        "predicted_step_s": est.iteration_s,
+        "predicted_memory_gb": est.memory["total"],
+        "predicted_memory": est.memory,
+        "measured_tflops": hw / measured["step_time_s"] / 1e12,
+        "predicted_tflops": est.hardware_tflops,
+    }
+
+
+def calibrate(measured: list[dict[str, Any]], spec: DeviceSpec) -> tuple[DeviceSpec, float]:
+    """`spec` with the (max_efficiency, half_work) minimising Σ log²(predicted / measured step time),
+    and the root-mean-square of that log error."""
+    best: tuple[float, DeviceSpec] | None = None
+    for e in np.geomspace(0.01, 1.0, 61):
+        for hw in np.geomspace(1e4, 1e13, 37):
+            trial = dataclasses.replace(spec, max_efficiency=float(e), half_work=float(hw))
+            err = sum(math.log(predict(m, trial)["predicted_step_s"] / m["step_time_s"]) ** 2 for m in measured)
+            if best is None or err < best[0]:
+                best = (err, trial)
+    assert best is not None
+    return best[1], math.sqrt(best[0] / len(measured))
+
+
+def finish(cfg: ScalingStudyConfig, spec: DeviceSpec, measured: list[dict[str, Any]]) -> dict[str, Any]:
+    """Calibrate, compare, and write study.json, calibration.json, study.md and the plot into cfg.out."""
+    before = [predict(m, spec) for m in measured]
+    fitted, rms = calibrate(measured, spec)
+    fitted = dataclasses.replace(fitted, calibrated_from=f"scaling study {os.path.join(cfg.out, 'calibration.json')}")
+    after = [predict(m, fitted) for m in measured]
+    rows = []
+    for m, b, a in zip(measured, before, after, strict=True):
+        rows.append({
+            "run": m["name"], "layout": a["layout"], "params": a["params"], "nproc": m["nproc"],
+            "measured_step_s": m["step_time_s"], "predicted_step_s_default": b["predicted_step_s"],
+            "predicted_step_s": a["predicted_step_s"], "step_error": a["predicted_step_s"] / m["step_time_s"] - 1,
+            "measured_tflops": a["measured_tflops"], "predicted_tflops": a["predicted_tflops"],
+            "measured_memory_gb": m["peak_memory_gb"], "predicted_memory_gb": a["predicted_memory_gb"],
+            "memory_error": a["predicted_memory_gb"] / m["peak_memory_gb"] - 1 if m["peak_memory_gb"] > 0 else None,
+            "work_per_layer_flops": a["work_per_layer_flops"],
+        })  # fmt: skip
+    calibration = {
+        "device": spec.name,
+        "max_efficiency": fitted.max_efficiency,
+        "half_work": fitted.half_work,
+        "peak_tflops": spec.peak_tflops,
+        "rms_log_error": rms,
+        "runs": len(rows),
+        "use": f"selene plan ... --gpu {spec.name if spec.name in DEVICES else 'NAME'} --calibration <this file>",
+    }
+    study = {"device": dataclasses.asdict(spec), "calibration": calibration, "runs": rows}
+    os.makedirs(cfg.out, exist_ok=True)
+    for name, text in (
+        ("study.json", json.dumps(study, indent=1)),
+        ("calibration.json", json.dumps(calibration, indent=1)),
+        ("study.md", markdown(study)),
+        ("predicted_vs_measured.svg", scatter_svg(rows)),
+    ):
+        with open(os.path.join(cfg.out, name), "w") as f:
+            f.write(text)
+    return study
+
+
+# ---------------------------------------------------------------------------------------- output
+
+
+def markdown(study: dict[str, Any]) -> str:
+    cal, dev = study["calibration"], study["device"]
+    lines = [
+        f"### Scaling study on {dev['name']} (peak {dev['peak_tflops']:.3g} TFLOP/s per device)",
+        "",
+        f"Calibrated efficiency: max {cal['max_efficiency']:.3f} of peak, half at {cal['half_work']:.3g} FLOPs per "
+        f"micro-batch-layer; RMS error of log step time {cal['rms_log_error']:.3f} over {cal['runs']} runs.",
+        "",
+        "| run | layout | params | measured s/step | predicted (defaults) | predicted (calibrated) | error "
+        "| TFLOP/s measured | predicted | memory GB measured | predicted | error |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in study["runs"]:
+        mem_err = f"{r['memory_error']:+.0%}" if r["memory_error"] is not None else "n/a"
+        lines.append(
+            f"| {r['run']} | {r['layout']} | {r['params'] / 1e6:.2f}M | {r['measured_step_s']:.4f} | "
+            f"{r['predicted_step_s_default']:.4f} | {r['predicted_step_s']:.4f} | {r['step_error']:+.0%} | "
+            f"{r['measured_tflops']:.4f} | {r['predicted_tflops']:.4f} | {r['measured_memory_gb']:.3f} | "
+            f"{r['predicted_memory_gb']:.3f} | {mem_err} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def scatter_svg(rows: list[dict[str, Any]], size: int = 320) -> str:
+    """Predicted vs measured step time (log-log), with the y = x line; one labelled point per run."""
+    pad = 40
+    values = [v for r in rows for v in (r["measured_step_s"], r["predicted_step_s"]) if v > 0]
+    lo, hi = math.log10(min(values)) - 0.1, math.log10(max(values)) + 0.1
+
+    def pos(v: float) -> float:
+        return pad + (math.log10(v) - lo) / (hi - lo) * (size - 2 * pad)
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" font-family="sans-serif" font-size="10">',
+        f'<line x1="{pad}" y1="{size - pad}" x2="{size - pad}" y2="{pad}" stroke="#bbb" stroke-dasharray="4"/>',
+        f'<rect x="{pad}" y="{pad}" width="{size - 2 * pad}" height="{size - 2 * pad}" fill="none" stroke="#333"/>',
+        f'<text x="{size / 2}" y="{size - 8}" text-anchor="middle">measured s/step</text>',
+        f'<text x="10" y="{size / 2}" transform="rotate(-90 10 {size / 2})" text-anchor="middle">predicted s/step</text>',
+        f'<text x="{pad}" y="{size - pad + 12}">{10**lo:.3g}</text>',
+        f'<text x="{size - pad}" y="{size - pad + 12}" text-anchor="end">{10**hi:.3g}</text>',
+    ]
+    for r in rows:
+        x, y = pos(r["measured_step_s"]), size - pos(r["predicted_step_s"])
+        parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3.5" fill="#1f77b4"/>')
+        parts.append(f'<text x="{x + 5:.1f}" y="{y - 4:.1f}">{r["run"]}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts)
