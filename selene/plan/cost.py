@@ -27,10 +27,12 @@ Time per iteration (`estimate`): the pipeline runs m micro-batches through its s
 peak × efficiency(work) (devices.py), plus TP communication (per layer two all-reduce equivalents
 forward, two backward, two more when a full recomputation re-runs the forward; ring volume
 2(t−1)/t · s·b·h·2 bytes at the NVLink bus bandwidth), plus PP point-to-point (s·b·h·2/t bytes per
-chunk boundary, forward and backward, over the network when stages span nodes). ZeRO-3/2 all-gather
-the stage's bf16 weights each micro-batch (twice or once), overlapped with its compute, the excess
-exposed. The gradient reduction (fp32: all-reduce when replicated, reduce-scatter when sharded)
-runs once per iteration, overlapped with the last micro-batch's backward, the excess exposed.
+chunk boundary, forward and backward, over the network when stages span nodes); every collective and
+send also pays the device's fixed latency. ZeRO-3/2 all-gather the stage's bf16 weights each
+micro-batch (twice or once, block by block), overlapped with its compute, the excess exposed. The
+gradient reduction (fp32: all-reduce when replicated, reduce-scatter when sharded) runs once per
+iteration, overlapped with the last micro-batch's backward, the excess exposed. On a device whose
+communication cannot overlap compute (CPU cores running gloo) all of it is exposed.
 The optimizer step is memory-bound: 30 bytes per local parameter at HBM bandwidth.
 """
 
@@ -295,19 +297,23 @@ def estimate(
     act_bytes = tokens_mb * shape.hidden * word
     intra = t <= dev.gpus_per_node
     tp_bw = dev.intra_node_gbps if intra else dev.inter_node_gbps
-    tp_ops = 4 + (2 if lay.recompute == "full" else 0)
-    tp_mb = (per_stage * tp_ops + 1) * _allreduce_s(act_bytes, t, tp_bw)
+    alpha = dev.collective_latency_s
+    tp_ops = per_stage * (4 + (2 if lay.recompute == "full" else 0)) + 1
+    tp_mb = 0.0 if t == 1 else tp_ops * (_allreduce_s(act_bytes, t, tp_bw) + alpha)
     pp_bw = dev.inter_node_gbps if t * d >= dev.gpus_per_node else dev.intra_node_gbps
-    pp_mb = 0.0 if p == 1 else 2 * v * act_bytes / (t if lay.sequence_parallel else 1) / (pp_bw * GB)
+    pp_mb = 0.0 if p == 1 else 2 * v * (act_bytes / (t if lay.sequence_parallel else 1) / (pp_bw * GB) + alpha)
     dp_bw = dev.inter_node_gbps if t * d > dev.gpus_per_node else dev.intra_node_gbps
     gathers = {"zero3": 2, "zero2": 1, "replicate": 0}[lay.sharding]
-    fsdp_mb = max(0.0, gathers * _gather_s(word * local, d, dp_bw) - compute_mb)
+    blocks = per_stage + 1  # FSDP units: each block, and the rest of the stage
+    gather_mb = 0.0 if d == 1 else gathers * (_gather_s(word * local, d, dp_bw) + blocks * alpha)
+    fsdp_mb = max(0.0, gather_mb - compute_mb) if dev.overlap else gather_mb
     t_mb = compute_mb + tp_mb + pp_mb + fsdp_mb
     pipeline = m * t_mb
     bubble = (p - 1) / v * t_mb
     grads = 4.0 * local
     reduce = _allreduce_s(grads, d, dp_bw) if lay.sharding == "replicate" else _gather_s(grads, d, dp_bw)
-    dp_exposed = max(0.0, reduce - compute_mb * 2.0 / 3.0)
+    reduce += 0.0 if d == 1 else blocks * alpha
+    dp_exposed = max(0.0, reduce - compute_mb * 2.0 / 3.0) if dev.overlap else reduce
     shard = d if lay.sharding != "replicate" else 1
     optimizer = OPTIMIZER_TRAFFIC * local / shard / (dev.hbm_gbps * GB)
 

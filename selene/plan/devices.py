@@ -5,6 +5,8 @@ bandwidth) and what NCCL reaches on them in practice (bus bandwidth of an all-re
 8-GPU NVLink/NVSwitch node, and per GPU across nodes over one InfiniBand NIC per GPU: HDR 200 Gb/s on
 A100 systems, NDR 400 Gb/s on H100/H200 systems).
 
+Each collective or point-to-point send also costs a fixed latency (α in the α-β model; NCCL ~20 µs).
+
 Two figures are not hardware but calibration, the efficiency curve of the transformer's kernels:
 the fraction of peak that one micro-batch of one layer achieves, as a function of its work w (FLOPs
 per GPU):  efficiency(w) = max_efficiency · w / (w + half_work).  Large layers run near
@@ -41,6 +43,8 @@ class DeviceSpec:
     max_efficiency: float  # calibrated: fraction of peak large layers reach
     half_work: float  # calibrated: FLOPs per micro-batch-layer at which efficiency is half of max
     calibrated_from: str = "defaults (see selene/plan/devices.py)"
+    collective_latency_s: float = 2e-5  # fixed cost of one collective or send (NCCL: ~10-30 µs)
+    overlap: bool = True  # communication overlaps compute (GPUs: yes; CPU cores shared with gloo: no)
 
     def efficiency(self, work_flops: float) -> float:
         return self.max_efficiency * work_flops / (work_flops + self.half_work)
@@ -101,6 +105,7 @@ def apply_calibration(spec: DeviceSpec, cal: dict[str, Any]) -> DeviceSpec:
         spec,
         max_efficiency=float(cal["max_efficiency"]),
         half_work=float(cal["half_work"]),
+        collective_latency_s=float(cal.get("collective_latency_s", spec.collective_latency_s)),
         calibrated_from=f"scaling study {cal.get('source', '')} ({cal.get('device', '?')})".strip(),
     )
 

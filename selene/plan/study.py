@@ -9,10 +9,10 @@ is described for the planner as in `devices.py`: a GPU by its table entry, this 
 (single-thread fp32 matmul rate and copy bandwidth, as each torchrun worker runs one thread, and a
 gloo all-reduce between two processes).
 
-Calibration fits the two efficiency factors (`max_efficiency`, `half_work`) by least squares on
-log(predicted / measured) step time over all runs (a grid search: two parameters, a handful of
-runs), and reports each run's prediction before (device defaults) and after calibration. Plain
-functions; `selene.flows.study` runs them as a Prefect flow.
+Calibration fits the efficiency factors (`max_efficiency`, `half_work`) and the per-collective
+latency by least squares on log(predicted / measured) step time over all runs (a grid search: three
+parameters, a handful of runs), and reports each run's prediction before (device defaults) and after
+calibration. Plain functions; `selene.flows.study` runs them as a Prefect flow.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import json
 import math
 import os
 import shutil
-import socket
 import statistics
 import time
 from typing import Any
@@ -84,7 +83,7 @@ def probe_cpu(need_allreduce: bool) -> DeviceSpec:
         copy_gbps = 5 * 2 * src.nbytes / (time.perf_counter() - t) / 1e9  # read + write
     finally:
         torch.set_num_threads(threads)
-    link = allreduce_gbps() if need_allreduce else copy_gbps / 4
+    link, latency = allreduce_gbps() if need_allreduce else (copy_gbps / 4, 1e-4)
     return DeviceSpec(
         name="cpu",
         peak_tflops=peak,
@@ -96,41 +95,26 @@ def probe_cpu(need_allreduce: bool) -> DeviceSpec:
         max_efficiency=0.5,
         half_work=1e8,
         calibrated_from="uncalibrated CPU defaults",
+        collective_latency_s=latency,
+        overlap=False,
     )
 
 
-def _allreduce_worker(rank: int, port: int, nbytes: int, result: Any) -> None:
-    import torch.distributed as dist
+def allreduce_gbps() -> tuple[float, float]:
+    """Bus bandwidth (GB/s) and latency (s) of a gloo all-reduce between two local processes."""
+    import subprocess
+    import sys
+    import tempfile
 
-    torch.set_num_threads(1)
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=2)
-    x = torch.ones(nbytes // 4)
-    dist.all_reduce(x)
-    t = time.perf_counter()
-    for _ in range(5):
-        dist.all_reduce(x)
-    if rank == 0:
-        result.put(5 * nbytes / (time.perf_counter() - t) / 1e9)  # 2(n-1)/n = 1 for two ranks: bus = algo
-    dist.destroy_process_group()
-
-
-def allreduce_gbps(nbytes: int = 16 * 2**20) -> float:
-    """Bus bandwidth of a gloo all-reduce between two local processes (GB/s)."""
-    import torch.multiprocessing as mp
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    ctx = mp.get_context("spawn")
-    result = ctx.Queue()
-    procs = [ctx.Process(target=_allreduce_worker, args=(r, port, nbytes, result)) for r in range(2)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(120)
-    if any(p.exitcode != 0 for p in procs):
-        raise RuntimeError(f"gloo all-reduce probe failed (exit codes {[p.exitcode for p in procs]})")
-    return float(result.get(timeout=5))
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "probe.json")
+        cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2",
+               "-m", "selene.plan.probe", out]  # fmt: skip
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env={**os.environ, "OMP_NUM_THREADS": "1"})
+        if proc.returncode or not os.path.exists(out):
+            raise RuntimeError(f"gloo all-reduce probe failed (exit code {proc.returncode}): {proc.stderr[-2000:]}")
+        found = _read_json(out)
+    return float(found["gbps"]), float(found["latency_s"])
 
 
 def device_spec(cfg: ScalingStudyConfig) -> DeviceSpec:
@@ -261,15 +245,27 @@ def predict(measured: dict[str, Any], spec: DeviceSpec) -> dict[str, Any]:
 
 
 def calibrate(measured: list[dict[str, Any]], spec: DeviceSpec) -> tuple[DeviceSpec, float]:
-    """`spec` with the (max_efficiency, half_work) minimising Σ log²(predicted / measured step time),
-    and the root-mean-square of that log error."""
+    """`spec` with the (max_efficiency, half_work, collective latency) minimising
+    Σ log²(predicted / measured step time) on a grid, and the root-mean-square of that log error.
+    The latency is fitted only when some run communicates; otherwise the probe's value stays."""
+    cases = []
+    for m in measured:
+        shape, lay, batch = shape_and_layout(TrainConfig.model_validate(m["train_config"]), m["nproc"])
+        cases.append((shape, lay, batch, math.log(m["step_time_s"])))
+    communicates = any(lay.gpus > 1 for _, lay, _, _ in cases)
+    latencies = np.geomspace(1e-6, 3e-2, 10) if communicates else [spec.collective_latency_s]
     best: tuple[float, DeviceSpec] | None = None
-    for e in np.geomspace(0.01, 1.0, 61):
-        for hw in np.geomspace(1e4, 1e13, 37):
-            trial = dataclasses.replace(spec, max_efficiency=float(e), half_work=float(hw))
-            err = sum(math.log(predict(m, trial)["predicted_step_s"] / m["step_time_s"]) ** 2 for m in measured)
-            if best is None or err < best[0]:
-                best = (err, trial)
+    for e in np.geomspace(0.02, 1.0, 41):
+        for hw in np.geomspace(1e4, 1e13, 25):
+            for alpha in latencies:
+                trial = dataclasses.replace(
+                    spec, max_efficiency=float(e), half_work=float(hw), collective_latency_s=float(alpha)
+                )
+                err = 0.0
+                for shape, lay, batch, log_measured in cases:
+                    err += (math.log(estimate(shape, lay, batch, trial).iteration_s) - log_measured) ** 2
+                if best is None or err < best[0]:
+                    best = (err, trial)
     assert best is not None
     return best[1], math.sqrt(best[0] / len(measured))
 
@@ -295,6 +291,7 @@ def finish(cfg: ScalingStudyConfig, spec: DeviceSpec, measured: list[dict[str, A
         "device": spec.name,
         "max_efficiency": fitted.max_efficiency,
         "half_work": fitted.half_work,
+        "collective_latency_s": fitted.collective_latency_s,
         "peak_tflops": spec.peak_tflops,
         "rms_log_error": rms,
         "runs": len(rows),
@@ -322,7 +319,8 @@ def markdown(study: dict[str, Any]) -> str:
         f"### Scaling study on {dev['name']} (peak {dev['peak_tflops']:.3g} TFLOP/s per device)",
         "",
         f"Calibrated efficiency: max {cal['max_efficiency']:.3f} of peak, half at {cal['half_work']:.3g} FLOPs per "
-        f"micro-batch-layer; RMS error of log step time {cal['rms_log_error']:.3f} over {cal['runs']} runs.",
+        f"micro-batch-layer, {cal['collective_latency_s'] * 1e6:.0f} µs per collective; RMS error of log step time "
+        f"{cal['rms_log_error']:.3f} over {cal['runs']} runs.",
         "",
         "| run | layout | params | measured s/step | predicted (defaults) | predicted (calibrated) | error "
         "| TFLOP/s measured | predicted | memory GB measured | predicted | error |",
