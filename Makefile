@@ -37,6 +37,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/decontam.py
 	$(BIN)/python benchmarks/tokenization.py
 	$(BIN)/python benchmarks/train.py
+	$(BIN)/python benchmarks/plan.py
 
 sample: $(STAMP)
 	$(BIN)/python scripts/build_sample.py

@@ -83,6 +83,23 @@ def _llama(n_layers: int, dim: int, n_heads: int, ffn_dim: int, max_seq_len: int
     )
 
 
+def _gpt(n_layers: int, dim: int, n_heads: int, max_seq_len: int = 2048) -> ModelArgs:
+    """GPT-3 / Megatron flavour: LayerNorm, learned positions, GELU MLP of 4·dim, biases, untied."""
+    return ModelArgs(
+        n_layers,
+        dim,
+        n_heads,
+        4 * dim,
+        vocab_size=0,
+        max_seq_len=max_seq_len,
+        norm="layernorm",
+        positions="learned",
+        mlp="gelu",
+        tie_embeddings=False,
+        bias=True,
+    )
+
+
 PRESETS: dict[str, ModelArgs] = {
     # Tiny and fast: 4 layers so that pp=2 × 2 virtual stages still has one layer per stage.
     "debug": _llama(n_layers=4, dim=64, n_heads=4, ffn_dim=192, max_seq_len=64),
@@ -92,35 +109,12 @@ PRESETS: dict[str, ModelArgs] = {
     "1.3b": _llama(n_layers=24, dim=2048, n_heads=16, ffn_dim=5632, max_seq_len=2048),
     # Llama 2 7B (Touvron et al. 2023).
     "7b": _llama(n_layers=32, dim=4096, n_heads=32, ffn_dim=11008, max_seq_len=4096),
-    # GPT-3 175B (Brown et al. 2020): 96 layers, hidden 12288, 96 heads, FFN 4·h, seq 2048, GPT style.
-    "gpt3-175b": ModelArgs(
-        n_layers=96,
-        dim=12288,
-        n_heads=96,
-        ffn_dim=49152,
-        vocab_size=0,
-        max_seq_len=2048,
-        norm="layernorm",
-        positions="learned",
-        mlp="gelu",
-        bias=True,
-    ),
-    # MT-NLG 530B (Smith et al. 2022): GPT-style, 105 layers, hidden 20480, 128 heads, FFN 4·h, seq 2048.
+    # GPT-3 175B (Brown et al. 2020): 96 layers, hidden 12288, 96 heads, FFN 4·h, seq 2048.
+    "gpt3-175b": _gpt(n_layers=96, dim=12288, n_heads=96),
+    # MT-NLG 530B (Smith et al. 2022): 105 layers, hidden 20480, 128 heads, FFN 4·h, seq 2048.
     # Megatron ties the output layer to the input embedding through an all-reduce between the first and
     # last pipeline stage; we keep them separate (+1.05B parameters, 0.2%) so the preset works with PP.
-    "mt-nlg-530b": ModelArgs(
-        n_layers=105,
-        dim=20480,
-        n_heads=128,
-        ffn_dim=81920,
-        vocab_size=0,
-        max_seq_len=2048,
-        norm="layernorm",
-        positions="learned",
-        mlp="gelu",
-        tie_embeddings=False,
-        bias=True,
-    ),
+    "mt-nlg-530b": _gpt(n_layers=105, dim=20480, n_heads=128),
 }
 
 # Every ModelConfig field but `preset` overrides the preset field of the same name; `bias`,
