@@ -91,7 +91,8 @@ def test_scaling_study_flow_measures_calibrates_and_publishes(tmp_path: Path, pr
     before = {r: (out / "runs" / r / "metrics.jsonl").stat().st_mtime for r in rows}
     scaling_study_flow(cfg)
     assert {r: (out / "runs" / r / "metrics.jsonl").stat().st_mtime for r in rows} == before
-    # the planner takes the calibration
+    # the planner takes the calibration (the rerun probed and fitted again: read the file as it is now)
+    cal = json.loads((out / "calibration.json").read_text())
     proc = subprocess.run(
         [sys.executable, "-m", "selene.cli", "plan", "--model", "125m", "--gpus", "8", "--gpu", "h100",
          "--tokens", "1B", "--calibration", str(out / "calibration.json"), "--json"],
