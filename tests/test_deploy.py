@@ -75,7 +75,7 @@ def test_build_deployments_names_parameters_and_tags() -> None:
 
 
 def test_stage_input_follows_the_active_stages() -> None:
-    from selene.flows.deploy import stage_input
+    from selene.flows.pipeline import stage_input
 
     cfg = PipelineConfig(run_dir="/r")
     assert stage_input(cfg, "dedup") == "/r/ingest"

@@ -9,21 +9,17 @@ from prefect.artifacts import create_table_artifact
 
 from selene.blend.stage import report_rows, run_blend
 from selene.config import BlendConfig
-from selene.flows.runtime import mapper_for
+from selene.flows.runtime import run_with_mapper
 
 
 @flow(name="blend", log_prints=True, validate_parameters=False)
 def blend_flow(inp: str, out: str, cfg: BlendConfig, force: bool = False) -> dict[str, Any]:
     """Documents in `inp` → the blended, shuffled documents in `out`."""
-    mapper = mapper_for(cfg.executor, cfg.workers, [inp, out])
-    try:
-        result = run_blend(inp, out, cfg, mapper=mapper, force=force)
-    finally:
-        mapper.close()
+    result = run_with_mapper(run_blend, cfg, [inp, out], inp, out, force=force)
     if result.manifest:
         create_table_artifact(
             table=report_rows(result.manifest),
             key="blend-mix",
             description=f"Requested vs realised mix in `{out}` (seed {cfg.seed})",
         )
-    return {"out": result.out, "skipped": result.skipped, "manifest": result.manifest}
+    return result.summary()

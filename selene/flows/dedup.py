@@ -10,20 +10,16 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from selene.config import DedupConfig
 from selene.dedup.stage import DedupResult, run_dedup
-from selene.flows.runtime import mapper_for
+from selene.flows.runtime import run_with_mapper
 from selene.io import fs
 
 
 @flow(name="dedup", log_prints=True, validate_parameters=False)
 def dedup_flow(inp: str, out: str, cfg: DedupConfig, force: bool = False) -> dict[str, Any]:
     """Documents in `inp` → `out` without near-duplicates (Jaccard >= threshold)."""
-    mapper = mapper_for(cfg.executor, cfg.workers, [inp, out])
-    try:
-        result = run_dedup(inp, out, cfg, mapper=mapper, force=force)
-    finally:
-        mapper.close()
+    result = run_with_mapper(run_dedup, cfg, [inp, out], inp, out, force=force)
     publish_dedup_artifacts(result, cfg)
-    return {"out": result.out, "skipped": result.skipped, "manifest": result.manifest}
+    return result.summary()
 
 
 def publish_dedup_artifacts(result: DedupResult, cfg: DedupConfig) -> None:

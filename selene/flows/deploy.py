@@ -25,60 +25,15 @@ from typing import Any
 from prefect import flow
 from prefect.deployments.runner import EntrypointType, RunnerDeployment
 
-from selene.config import PipelineConfig, TrainConfig, load_pipeline_config
+from selene.config import PipelineConfig, load_pipeline_config
 from selene.errors import ConfigError
-from selene.flows.blend import blend_flow
-from selene.flows.decontam import decontam_flow
-from selene.flows.dedup import dedup_flow
-from selene.flows.eval import eval_flow
-from selene.flows.ingest import ingest_flow
-from selene.flows.pipeline import active_stages, pipeline_flow
-from selene.flows.runtime import runner_for
-from selene.flows.tokenization import tokenize_flow
-from selene.flows.train import train_flow
-
-STAGES: tuple[str, ...] = ("ingest", "dedup", "decontaminate", "blend", "tokenize", "train", "eval")
-
+from selene.flows.pipeline import STAGES, pipeline_flow, run_stage
 
 # ------------------------------------------------------------------------------------ helpers
 
 
 def _load(config_path: str) -> PipelineConfig:
     return load_pipeline_config(config_path)
-
-
-def stage_input(cfg: PipelineConfig, stage: str) -> str:
-    """The directory `stage` reads: the previous active stage's output, as in :func:`pipeline_flow`."""
-    stages = active_stages(cfg)
-    if stage not in stages:
-        raise ConfigError(f"{stage!r} is not a stage of this pipeline; its stages are {', '.join(stages)}")
-    i = stages.index(stage)
-    if i == 0:
-        raise ValueError(f"stage {stage!r} reads the configured sources, not a stage directory")
-    return cfg.stage_dir(stages[i - 1])
-
-
-def train_config(cfg: PipelineConfig) -> TrainConfig:
-    """The train section with the tokenize output as its data when it names none (as the pipeline does)."""
-    train_cfg = cfg.train.model_copy(deep=True)
-    if not train_cfg.data.prefixes:
-        train_cfg.data.prefixes = [f"{cfg.stage_dir('tokenize')}/{cfg.tokenize.prefix}"]
-    return train_cfg
-
-
-def latest_checkpoint(cfg: PipelineConfig) -> str:
-    """`eval.checkpoint`, or the last complete checkpoint the train stage wrote."""
-    if cfg.eval.checkpoint:
-        return cfg.eval.checkpoint
-    from selene.train import checkpoint
-
-    root = os.path.join(train_config(cfg).out or cfg.stage_dir("train"), "checkpoints")
-    steps = checkpoint.complete_steps(root)
-    if not steps:
-        raise ConfigError(
-            f"eval: no complete checkpoint under {root}; run the train stage or set eval.checkpoint"
-        )
-    return checkpoint.step_dir(root, steps[-1])
 
 
 # ------------------------------------------------------------------------------ wrapper flows
@@ -99,60 +54,43 @@ def run_pipeline_from_file(
 @flow(name="selene-ingest", log_prints=True)
 def run_ingest_from_file(config_path: str, force: bool = False) -> dict[str, Any]:
     """Ingest: the config's sources → `<run_dir>/ingest`."""
-    cfg = _load(config_path)
-    stage = ingest_flow.with_options(task_runner=runner_for(cfg.ingest))
-    return stage(cfg.stage_dir("ingest"), cfg.ingest, force=force)
+    return run_stage("ingest", _load(config_path), force)
 
 
 @flow(name="selene-dedup", log_prints=True)
 def run_dedup_from_file(config_path: str, force: bool = False) -> dict[str, Any]:
     """Fuzzy dedup: `<run_dir>/ingest` → `<run_dir>/dedup`."""
-    cfg = _load(config_path)
-    stage = dedup_flow.with_options(task_runner=runner_for(cfg.dedup))
-    return stage(stage_input(cfg, "dedup"), cfg.stage_dir("dedup"), cfg.dedup, force=force)
+    return run_stage("dedup", _load(config_path), force)
 
 
 @flow(name="selene-decontaminate", log_prints=True)
 def run_decontaminate_from_file(config_path: str, force: bool = False) -> dict[str, Any]:
     """Decontamination against `decontaminate.tasks`: `<run_dir>/dedup` → `<run_dir>/decontaminate`."""
-    cfg = _load(config_path)
-    stage = decontam_flow.with_options(task_runner=runner_for(cfg.decontaminate))
-    return stage(
-        stage_input(cfg, "decontaminate"), cfg.stage_dir("decontaminate"), cfg.decontaminate, force=force
-    )
+    return run_stage("decontaminate", _load(config_path), force)
 
 
 @flow(name="selene-blend", log_prints=True)
 def run_blend_from_file(config_path: str, force: bool = False) -> dict[str, Any]:
     """Blending by weights and epochs: the previous stage's output → `<run_dir>/blend`."""
-    cfg = _load(config_path)
-    stage = blend_flow.with_options(task_runner=runner_for(cfg.blend))
-    return stage(stage_input(cfg, "blend"), cfg.stage_dir("blend"), cfg.blend, force=force)
+    return run_stage("blend", _load(config_path), force)
 
 
 @flow(name="selene-tokenize", log_prints=True)
 def run_tokenize_from_file(config_path: str, force: bool = False) -> dict[str, Any]:
     """Tokenization into Megatron-style shards: the previous stage's output → `<run_dir>/tokenize`."""
-    cfg = _load(config_path)
-    stage = tokenize_flow.with_options(task_runner=runner_for(cfg.tokenize))
-    return stage(stage_input(cfg, "tokenize"), cfg.stage_dir("tokenize"), cfg.tokenize, force=force)
+    return run_stage("tokenize", _load(config_path), force)
 
 
 @flow(name="selene-train", log_prints=True)
 def run_train_from_file(config_path: str, force: bool = False) -> dict[str, Any]:
     """Training (torchrun) on `<run_dir>/tokenize` unless `train.data.prefixes` is set → `<run_dir>/train`."""
-    cfg = _load(config_path)
-    train_cfg = train_config(cfg)
-    return train_flow(
-        train_cfg, train_cfg.out or cfg.stage_dir("train"), train_cfg.nproc_per_node, force=force
-    )
+    return run_stage("train", _load(config_path), force)
 
 
 @flow(name="selene-eval", log_prints=True)
 def run_eval_from_file(config_path: str, force: bool = False) -> dict[str, Any]:
     """Evaluation of `eval.checkpoint` or the last train checkpoint → `<run_dir>/eval`."""
-    cfg = _load(config_path)
-    return eval_flow(cfg.eval, latest_checkpoint(cfg), cfg.stage_dir("eval"), force=force)
+    return run_stage("eval", _load(config_path), force)
 
 
 STAGE_FLOWS: dict[str, Callable[..., Any]] = {

@@ -8,20 +8,16 @@ from prefect import flow
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from selene.config import IngestConfig
-from selene.flows.runtime import mapper_for
+from selene.flows.runtime import run_with_mapper
 from selene.ingest.stage import IngestResult, run_ingest, summary_rows
 
 
 @flow(name="ingest", log_prints=True, validate_parameters=False)
 def ingest_flow(out: str, cfg: IngestConfig, force: bool = False) -> dict[str, Any]:
     """Raw files → cleaned, filtered, exactly-deduplicated documents in `out`."""
-    mapper = mapper_for(cfg.executor, cfg.workers, [out, *(s.glob for s in cfg.sources)])
-    try:
-        result = run_ingest(out, cfg, mapper=mapper, force=force)
-    finally:
-        mapper.close()
+    result = run_with_mapper(run_ingest, cfg, [out, *(s.glob for s in cfg.sources)], out, force=force)
     publish_ingest_artifacts(result)
-    return {"out": result.out, "skipped": result.skipped, "manifest": result.manifest}
+    return result.summary()
 
 
 def publish_ingest_artifacts(result: IngestResult) -> None:

@@ -9,13 +9,14 @@ A progress artifact follows the run; `<run_dir>/report.md` (also an artifact) en
 
 from __future__ import annotations
 
+import os
 from typing import Any, cast
 from uuid import UUID
 
 from prefect import flow
 from prefect.artifacts import create_markdown_artifact, create_progress_artifact, update_progress_artifact
 
-from selene.config import PipelineConfig
+from selene.config import PipelineConfig, TrainConfig
 from selene.errors import ConfigError
 from selene.flows.blend import blend_flow
 from selene.flows.decontam import decontam_flow
@@ -68,7 +69,7 @@ def pipeline_flow(
     results: dict[str, Any] = {}
     for i, stage in enumerate(stages):
         if stage in run:
-            results[stage] = _run_stage(stage, stages, cfg, stage in force, results)
+            results[stage] = run_stage(stage, cfg, stage in force)
         update_progress_artifact(artifact_id=progress, progress=100.0 * (i + 1) / len(stages))
     report = write_report(cfg.run_dir, cfg.name)
     create_markdown_artifact(markdown=build_report(cfg.run_dir, cfg.name), key="run-report",
@@ -76,37 +77,54 @@ def pipeline_flow(
     return results
 
 
-def _input_of(stage: str, stages: list[str], cfg: PipelineConfig) -> str:
+def stage_input(cfg: PipelineConfig, stage: str) -> str:
     """The directory a data stage reads: the previous active stage's output."""
-    return cfg.stage_dir(stages[stages.index(stage) - 1])
+    stages = active_stages(cfg)
+    if stage not in stages:
+        raise ConfigError(f"{stage!r} is not a stage of this pipeline; its stages are {', '.join(stages)}")
+    i = stages.index(stage)
+    if i == 0:
+        raise ValueError(f"stage {stage!r} reads the configured sources, not a stage directory")
+    return cfg.stage_dir(stages[i - 1])
 
 
-def _run_stage(stage: str, stages: list[str], cfg: PipelineConfig, force: bool, results: dict[str, Any]) -> Any:
-    if stage == "ingest":
-        return ingest_flow.with_options(task_runner=runner_for(cfg.ingest))(cfg.stage_dir("ingest"), cfg.ingest, force=force)
-    if stage in ("dedup", "decontaminate", "blend", "tokenize"):
-        stage_flows: dict[str, tuple[Any, Any]] = {
-            "dedup": (dedup_flow, cfg.dedup),
-            "decontaminate": (decontam_flow, cfg.decontaminate),
-            "blend": (blend_flow, cfg.blend),
-            "tokenize": (tokenize_flow, cfg.tokenize),
-        }
-        flow_fn, sub = stage_flows[stage]
-        return flow_fn.with_options(task_runner=runner_for(sub))(
-            _input_of(stage, stages, cfg), cfg.stage_dir(stage), sub, force=force
-        )
+def train_config(cfg: PipelineConfig) -> TrainConfig:
+    """The train section with the tokenize output as its data when it names none."""
     train_cfg = cfg.train.model_copy(deep=True)
     if not train_cfg.data.prefixes:
         train_cfg.data.prefixes = [f"{cfg.stage_dir('tokenize')}/{cfg.tokenize.prefix}"]
-    out = train_cfg.out or cfg.stage_dir("train")
-    if stage == "train":
-        return train_flow(train_cfg, out, train_cfg.nproc_per_node, force=force)
-    from selene.train import checkpoint as ckpt
+    return train_cfg
 
-    checkpoint = cfg.eval.checkpoint
-    if not checkpoint:
-        done = ckpt.complete_steps(f"{out}/checkpoints")
-        if not done:
-            raise ConfigError(f"eval: no finished checkpoint under {out}/checkpoints — run the train stage first")
-        checkpoint = ckpt.step_dir(f"{out}/checkpoints", done[-1])
-    return eval_flow(cfg.eval, checkpoint, cfg.stage_dir("eval"), force=force)
+
+def latest_checkpoint(cfg: PipelineConfig) -> str:
+    """`eval.checkpoint`, or the last complete checkpoint the train stage wrote."""
+    if cfg.eval.checkpoint:
+        return cfg.eval.checkpoint
+    from selene.train import checkpoint
+
+    root = os.path.join(train_config(cfg).out or cfg.stage_dir("train"), "checkpoints")
+    steps = checkpoint.complete_steps(root)
+    if not steps:
+        raise ConfigError(f"eval: no complete checkpoint under {root}; run the train stage or set eval.checkpoint")
+    return checkpoint.step_dir(root, steps[-1])
+
+
+def run_stage(stage: str, cfg: PipelineConfig, force: bool) -> Any:
+    """Run one stage of `cfg` as its sub-flow, on its ``<run_dir>/<stage>`` directory."""
+    if stage == "ingest":
+        return ingest_flow.with_options(task_runner=runner_for(cfg.ingest))(cfg.stage_dir("ingest"), cfg.ingest, force=force)
+    data_flows: dict[str, tuple[Any, Any]] = {
+        "dedup": (dedup_flow, cfg.dedup),
+        "decontaminate": (decontam_flow, cfg.decontaminate),
+        "blend": (blend_flow, cfg.blend),
+        "tokenize": (tokenize_flow, cfg.tokenize),
+    }
+    if stage in data_flows:
+        flow_fn, sub = data_flows[stage]
+        return flow_fn.with_options(task_runner=runner_for(sub))(stage_input(cfg, stage), cfg.stage_dir(stage), sub, force=force)
+    if stage == "train":
+        train_cfg = train_config(cfg)
+        return train_flow(train_cfg, train_cfg.out or cfg.stage_dir("train"), train_cfg.nproc_per_node, force=force)
+    if stage == "eval":
+        return eval_flow(cfg.eval, latest_checkpoint(cfg), cfg.stage_dir("eval"), force=force)
+    raise ConfigError(f"unknown stage {stage!r}; the stages are {', '.join(STAGES)}")

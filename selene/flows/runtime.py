@@ -24,6 +24,7 @@ from selene.errors import UsageError
 from selene.io import fs
 
 T = TypeVar("T")
+R = TypeVar("R")
 ProgressHook = Callable[[str, int, int], None]
 _progress: list[ProgressHook] = []
 
@@ -98,6 +99,15 @@ def mapper_for(executor: str, workers: int, paths: Sequence[str]) -> PrefectMapp
             raise UsageError("memory:// paths cannot be shared with Dask workers; use a local path or s3://, gs://")
         executor = "threads"
     return PrefectMapper(executor, workers)
+
+
+def run_with_mapper(run: Callable[..., R], cfg: Any, paths: Sequence[str], *args: Any, force: bool) -> R:
+    """``run(*args, cfg, mapper=..., force=force)`` with the mapper of `cfg` (see `mapper_for`), closed after."""
+    mapper = mapper_for(cfg.executor, cfg.workers, paths)
+    try:
+        return run(*args, cfg, mapper=mapper, force=force)
+    finally:
+        mapper.close()
 
 
 class _NoTraceback(logging.Formatter):

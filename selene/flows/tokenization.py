@@ -8,18 +8,14 @@ from prefect import flow
 from prefect.artifacts import create_table_artifact
 
 from selene.config import TokenizeConfig
-from selene.flows.runtime import mapper_for
+from selene.flows.runtime import run_with_mapper
 from selene.tokenize.stage import run_tokenize
 
 
 @flow(name="tokenize", log_prints=True, validate_parameters=False)
 def tokenize_flow(inp: str, out: str, cfg: TokenizeConfig, force: bool = False) -> dict[str, Any]:
     """Documents in `inp` → `out/<prefix>.bin/.idx` + `out/tokenizer.model`."""
-    mapper = mapper_for(cfg.executor, cfg.workers, [inp, out])
-    try:
-        result = run_tokenize(inp, out, cfg, mapper=mapper, force=force)
-    finally:
-        mapper.close()
+    result = run_with_mapper(run_tokenize, cfg, [inp, out], inp, out, force=force)
     m = result.manifest
     if m:
         tok = m["tokenizer"]
@@ -28,4 +24,4 @@ def tokenize_flow(inp: str, out: str, cfg: TokenizeConfig, force: bool = False) 
             key="tokenize-stats",
             description=f"Tokens per source in `{out}` (vocab {tok['vocab_size']}, EOD id {tok['eod_id']}, {m['dtype']})",
         )
-    return {"out": result.out, "skipped": result.skipped, "manifest": result.manifest}
+    return result.summary()

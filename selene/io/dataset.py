@@ -59,6 +59,10 @@ class StageResult:
     skipped: bool
     manifest: dict[str, Any] = field(default_factory=dict)
 
+    def summary(self) -> dict[str, Any]:
+        """What a stage flow returns (plain data for Prefect)."""
+        return {"out": self.out, "skipped": self.skipped, "manifest": self.manifest}
+
 
 def open_output(out: str, fingerprint: str, force: bool) -> StageResult | None:
     """The result of a finished run when `out` is complete for `fingerprint` (the stage is skipped);
