@@ -21,11 +21,10 @@ import pytest
 
 from selene.faults import ENV as FAILPOINT_ENV
 from selene.train.metrics import read_metrics
+from tests.pipeline_runs import ROOT, output_hashes, subprocess_env
 from tests.test_ingest import build_corpus
 
-ROOT = Path(__file__).resolve().parents[1]
 DATA_STAGES = ("ingest", "dedup", "decontaminate", "tokenize")
-OUTPUT_PATTERNS = ("part-*.parquet", "removed.parquet", "*.bin", "*.idx", "tokenizer.model")
 
 # (name, how to kill): "glob:<pattern>" kills when the pattern first matches under the run directory,
 # at whatever moment the poll notices (used where the file lives long enough to be seen);
@@ -53,18 +52,6 @@ def write_config(path: Path, run_dir: Path, specs: list) -> Path:
         "eval: {limit: 2, tasks: [selene_piqa]}\n"
     )
     return path
-
-
-def env_for(tmp: Path) -> dict[str, str]:
-    home = tmp / "prefect-home"
-    home.mkdir(exist_ok=True)
-    return {
-        **os.environ,
-        "PREFECT_HOME": str(home),
-        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-        "PREFECT_LOGGING_LEVEL": "WARNING",
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH", "")])),
-    }
 
 
 def run_to_completion(cfg: Path, env: dict[str, str], log: Path) -> None:
@@ -111,14 +98,7 @@ def run_and_kill(cfg: Path, run_dir: Path, how: str, env: dict[str, str], log: P
 
 
 def outputs(run_dir: Path) -> dict[str, str]:
-    """sha256 of every output file of the data stages, by path relative to run_dir."""
-    got: dict[str, str] = {}
-    for stage in DATA_STAGES:
-        for pattern in OUTPUT_PATTERNS:
-            for p in (run_dir / stage).glob(pattern):
-                if ".tmp-" not in p.name:
-                    got[str(p.relative_to(run_dir))] = hashlib.sha256(p.read_bytes()).hexdigest()
-    return got
+    return output_hashes(run_dir, DATA_STAGES)
 
 
 def losses(run_dir: Path) -> dict[int, float]:
@@ -150,7 +130,7 @@ def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[list, dict[str,
     specs, _ = build_corpus(tmp / "corpus")
     run_dir = tmp / "run"
     cfg = write_config(tmp / "p.yaml", run_dir, specs)
-    run_to_completion(cfg, env_for(tmp), tmp / "log.txt")
+    run_to_completion(cfg, subprocess_env(tmp), tmp / "log.txt")
     check_consistent(run_dir)
     outs = outputs(run_dir)
     for stage in DATA_STAGES:
@@ -172,7 +152,7 @@ def test_killed_pipeline_resumes_to_identical_outputs(
     specs, ref_outputs, ref_losses = reference
     run_dir = tmp_path / "run"
     cfg = write_config(tmp_path / "p.yaml", run_dir, specs)
-    env, log = env_for(tmp_path), tmp_path / "log.txt"
+    env, log = subprocess_env(tmp_path), tmp_path / "log.txt"
     run_and_kill(cfg, run_dir, how, env, log)
     check_consistent(run_dir, finished=False)  # right after the kill: no manifest without its shards
     run_to_completion(cfg, env, log)

@@ -3,47 +3,19 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from selene.train.metrics import read_metrics
+from tests.pipeline_runs import ROOT, output_hashes, subprocess_env, write_token_dataset
 from tests.test_ingest import build_corpus
 
-ROOT = Path(__file__).resolve().parents[1]
 DATA_STAGES = ("ingest", "dedup", "decontaminate", "blend", "tokenize")
-OUTPUT_PATTERNS = ("part-*.parquet", "removed.parquet", "*.bin", "*.idx", "tokenizer.model")
-VOCAB = 96
-
-
-def env_for(tmp: Path) -> dict[str, str]:
-    home = tmp / "prefect-home"
-    home.mkdir(exist_ok=True)
-    return {
-        **os.environ,
-        "PREFECT_HOME": str(home),
-        "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-        "PREFECT_LOGGING_LEVEL": "WARNING",
-        "OMP_NUM_THREADS": "1",
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH", "")])),
-    }
-
-
-def outputs(run_dir: Path) -> dict[str, str]:
-    got: dict[str, str] = {}
-    for stage in DATA_STAGES:
-        for pattern in OUTPUT_PATTERNS:
-            for p in (run_dir / stage).glob(pattern):
-                got[str(p.relative_to(run_dir))] = hashlib.sha256(p.read_bytes()).hexdigest()
-    return got
 
 
 def pipeline_config(path: Path, run_dir: Path, specs: list, executor: str) -> Path:
@@ -76,7 +48,7 @@ def test_dask_executor_gives_the_bytes_of_threads(tmp_path: Path) -> None:
         t0 = time.time()
         proc = subprocess.run(
             [sys.executable, "-m", "selene.cli", "run", str(cfg)],
-            env=env_for(tmp_path),
+            env=subprocess_env(tmp_path, OMP_NUM_THREADS="1"),
             cwd=ROOT,
             capture_output=True,
             text=True,
@@ -86,7 +58,7 @@ def test_dask_executor_gives_the_bytes_of_threads(tmp_path: Path) -> None:
             f"{executor}: rc {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-6000:]}"
         )
         print(f"{executor}: {time.time() - t0:.1f}s")
-        got[executor] = outputs(run_dir)
+        got[executor] = output_hashes(run_dir, DATA_STAGES)
     for stage in DATA_STAGES:
         assert any(k.startswith(f"{stage}/") for k in got["threads"]), (
             f"no {stage} outputs: {sorted(got['threads'])}"
@@ -102,18 +74,7 @@ def test_dask_executor_gives_the_bytes_of_threads(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def tokens(tmp_path_factory: pytest.TempPathFactory) -> str:
-    from selene.tokenize.indexed import IndexedWriter
-
-    root = tmp_path_factory.mktemp("scale-tokens")
-    rng = np.random.default_rng(0)
-    phrases = [rng.integers(2, VOCAB, size=rng.integers(5, 12)) for _ in range(20)]
-    prefix = str(root / "data_text_document")
-    with IndexedWriter(prefix, np.uint16) as w:
-        for _ in range(300):
-            doc = np.concatenate([phrases[i] for i in rng.integers(0, 20, size=rng.integers(3, 12))])
-            w.add_document(np.append(doc, 1))
-    (root / "manifest.json").write_text(json.dumps({"tokenizer": {"vocab_size": VOCAB, "eod_id": 1}}))
-    return prefix
+    return write_token_dataset(tmp_path_factory.mktemp("scale-tokens"))
 
 
 def train_yaml(path: Path, prefix: str, out: Path) -> Path:
@@ -139,7 +100,7 @@ def losses(out: Path) -> dict[int, float]:
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_two_nodes_train_like_one(tokens: str, tmp_path: Path) -> None:
-    env = env_for(tmp_path)
+    env = subprocess_env(tmp_path, OMP_NUM_THREADS="1")
     one = tmp_path / "one"
     cfg1 = train_yaml(tmp_path / "one.yaml", tokens, one)
     proc = subprocess.run(

@@ -16,25 +16,12 @@ import pytest
 from selene.config import TrainConfig
 from selene.train.launch import launch
 from selene.train.metrics import read_metrics
-
-VOCAB = 96
+from tests.pipeline_runs import write_token_dataset
 
 
 @pytest.fixture(scope="module")
 def tokens(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A small token dataset with learnable structure (repeated phrases) and its tokenize manifest."""
-    from selene.tokenize.indexed import IndexedWriter
-
-    root = tmp_path_factory.mktemp("tokens")
-    rng = np.random.default_rng(0)
-    phrases = [rng.integers(2, VOCAB, size=rng.integers(5, 12)) for _ in range(20)]
-    prefix = str(root / "data_text_document")
-    with IndexedWriter(prefix, np.uint16) as w:
-        for _ in range(300):
-            doc = np.concatenate([phrases[i] for i in rng.integers(0, 20, size=rng.integers(3, 12))])
-            w.add_document(np.append(doc, 1))
-    (root / "manifest.json").write_text(json.dumps({"tokenizer": {"vocab_size": VOCAB, "eod_id": 1}}))
-    return prefix
+    return write_token_dataset(tmp_path_factory.mktemp("tokens"))
 
 
 def config(prefix: str, out: Path, steps: int, **parallel: int) -> TrainConfig:
