@@ -388,12 +388,19 @@ def iterate(
         )
     if not 0 <= cursor.position <= n:
         raise CursorMismatchError(f"data cursor position {cursor.position} is outside [0, {n}]")
-    position, epoch = cursor.position, cursor.epoch
     while True:
-        rows = []
-        for _ in range(batch_size):
-            if position == n:
-                position, epoch = 0, epoch + 1
-            rows.append(dataset[position])
-            position += 1
-        yield np.stack(rows), replace(cursor, position=position, epoch=epoch)
+        rows, cursor = take(dataset, cursor, batch_size)
+        yield rows, cursor
+
+
+def take(dataset: SampleDataset, cursor: Cursor, size: int) -> tuple[np.ndarray, Cursor]:
+    """The next `size` samples from `cursor` (wrapping into a new epoch), and the cursor after them."""
+    n = len(dataset)
+    position, epoch = cursor.position, cursor.epoch
+    rows = []
+    for _ in range(size):
+        if position == n:
+            position, epoch = 0, epoch + 1
+        rows.append(dataset[position])
+        position += 1
+    return np.stack(rows), replace(cursor, position=position, epoch=epoch)

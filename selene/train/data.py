@@ -17,7 +17,7 @@ import torch
 
 from selene.config import TrainDataConfig
 from selene.errors import ConfigError
-from selene.tokenize.gpt_dataset import BlendedDataset, Cursor, GPTDataset, SampleDataset
+from selene.tokenize.gpt_dataset import BlendedDataset, GPTDataset, SampleDataset
 from selene.tokenize.indexed import IndexedDataset
 
 
@@ -58,20 +58,6 @@ def build_data(cfg: TrainDataConfig, seq_len: int, train_samples: int, valid_sam
     if len(valids) == len(trains) and valids:
         valid = valids[0] if len(valids) == 1 else BlendedDataset(valids, weights, valid_samples)
     return TrainData(train, valid)
-
-
-def global_batch(dataset: SampleDataset, cursor: Cursor, size: int) -> tuple[np.ndarray, Cursor]:
-    """The next `size` samples from `cursor` (wrapping into a new epoch), and the cursor after them."""
-    n = len(dataset)
-    pos, epoch = cursor.position, cursor.epoch
-    rows = []
-    for _ in range(size):
-        if pos == n:
-            pos, epoch = 0, epoch + 1
-        rows.append(dataset[pos])
-        pos += 1
-    new = Cursor(pos, epoch, cursor.seed, cursor.seq_length, cursor.num_samples, cursor.fingerprint)
-    return np.stack(rows), new
 
 
 def rank_share(batch: np.ndarray, dp_rank: int, dp_size: int) -> np.ndarray:

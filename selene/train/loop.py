@@ -23,9 +23,9 @@ import torch.distributed as dist
 
 from selene.config import TrainConfig
 from selene.errors import ConfigError
-from selene.tokenize.gpt_dataset import Cursor
+from selene.tokenize.gpt_dataset import Cursor, take
 from selene.train import checkpoint
-from selene.train.data import build_data, global_batch, rank_share, to_inputs
+from selene.train.data import build_data, rank_share, to_inputs
 from selene.train.dims import ParallelDims
 from selene.train.flops import flops_per_token, peak_tflops
 from selene.train.metrics import MetricsLogger
@@ -152,7 +152,7 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
             for g in o.param_groups:
                 g["lr"] = lr
             o.zero_grad(set_to_none=True)
-        rows, cursor = global_batch(data.train, cursor, batch)
+        rows, cursor = take(data.train, cursor, batch)
         local = rank_share(rows, dp_rank, dp_size)
         loss = _forward_backward(pm, local, cfg, dims.pp > 1, device)
         grad_norm = pm.clip_grad_norm(cfg.optim.grad_clip)
@@ -214,7 +214,7 @@ def _validate(pm: Any, valid: Any, cfg: TrainConfig, dp_rank: int, dp_size: int,
     cursor = Cursor.start(valid)
     total = 0.0
     for _ in range(cfg.eval_batches):
-        rows, cursor = global_batch(valid, cursor, cfg.batch.global_batch)
+        rows, cursor = take(valid, cursor, cfg.batch.global_batch)
         total += float(pm.evaluate(*to_inputs(rank_share(rows, dp_rank, dp_size), device)))
     return total / cfg.eval_batches
 
