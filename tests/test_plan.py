@@ -129,12 +129,12 @@ def test_measured_saved_activations_match_the_formula() -> None:
 
 def test_memory_parts_follow_sharding_and_recomputation() -> None:
     base = Layout(8, 35, 8, 1, "none", "replicate", 1, True)
-    parts = {sh: memory(MTNLG, dataclasses.replace(base, sharding=sh), 1920, A100)[0] for sh in ("replicate", "zero2", "zero3")}
-    params_per_gpu = memory(MTNLG, base, 1920, A100)[1]
+    parts = {sh: memory(MTNLG, dataclasses.replace(base, sharding=sh), 1920)[0] for sh in ("replicate", "zero2", "zero3")}
+    params_per_gpu = memory(MTNLG, base, 1920)[1]
     assert parts["replicate"]["weights+grads+optimizer"] == pytest.approx(16 * params_per_gpu / 1e9)
     assert parts["zero3"]["weights+grads+optimizer"] == pytest.approx(16 * params_per_gpu / 8 / 1e9)
     assert parts["zero2"]["working weights"] > parts["zero3"]["working weights"]
-    acts = {rc: memory(MTNLG, dataclasses.replace(base, recompute=rc), 1920, A100)[0]["activations"] for rc in ("none", "selective", "full")}
+    acts = {rc: memory(MTNLG, dataclasses.replace(base, recompute=rc), 1920)[0]["activations"] for rc in ("none", "selective", "full")}
     assert acts["none"] > acts["selective"] > acts["full"]
     # 1F1B: the first stage holds pp micro-batches of its 3 layers = all 105 layers' activations
     sp_layer = MTNLG.act_bytes_layer(1, 8, True, "selective")

@@ -230,7 +230,7 @@ def _gather_s(nbytes: float, ranks: int, gbps: float) -> float:
     return 0.0 if ranks <= 1 else (ranks - 1) / ranks * nbytes / (gbps * GB)
 
 
-def memory(shape: Shape, lay: Layout, global_batch: int, dev: DeviceSpec) -> tuple[dict[str, float], float]:
+def memory(shape: Shape, lay: Layout, global_batch: int) -> tuple[dict[str, float], float]:
     """Peak memory per GPU by part (GB), and the parameters one GPU holds (the busiest stage)."""
     t, p, d, b, v = lay.tp, lay.pp, lay.dp, lay.micro_batch, lay.virtual
     sp = lay.sequence_parallel and t > 1
@@ -283,7 +283,7 @@ def estimate(
     the iteration's FLOPs at that rate instead of the modelled one."""
     t, p, d, b, v = lay.tp, lay.pp, lay.dp, lay.micro_batch, lay.virtual
     m = global_batch // (d * b)
-    mem, local = memory(shape, lay, global_batch, dev)
+    mem, local = memory(shape, lay, global_batch)
     peak = dev.peak_tflops * 1e12
     per_stage = math.ceil(shape.layers / p)
     tokens_mb = shape.seq * b

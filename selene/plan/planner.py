@@ -17,7 +17,7 @@ from rich.table import Table
 from selene.errors import ConfigError
 from selene.plan.cost import USABLE_MEMORY, Layout, Shape, Sharding, estimate
 from selene.plan.devices import DeviceSpec
-from selene.plan.search import Pins, SearchResult, default_global_batch, search
+from selene.plan.search import Pins, default_global_batch, rank_of, search
 
 DEFAULT_VOCAB = 51200  # GPT-2's 50,257 padded to a multiple of 1024, as Megatron does
 
@@ -98,15 +98,8 @@ def make_plan(req: PlanRequest) -> dict[str, Any]:
     }
     if req.configured is not None:
         est = estimate(shape, req.configured, batch, dev, req.tflops)
-        plan["configured"] = {**row(est), "rank": _rank(result, req.configured)}
+        plan["configured"] = {**row(est), "rank": rank_of(result, asdict(req.configured))}
     return plan
-
-
-def _rank(result: SearchResult, lay: Layout) -> int | None:
-    for i, est in enumerate(result.ranked, 1):
-        if est.layout == lay:
-            return i
-    return None
 
 
 def days_at(shape: Shape, tokens: float, gpus: int, tflops: float, recompute: str) -> float:

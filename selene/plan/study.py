@@ -34,6 +34,7 @@ from selene.errors import ConfigError
 from selene.plan.cost import Layout, Shape, estimate
 from selene.plan.devices import DEVICES, DeviceSpec
 from selene.plan.planner import layout_from_train_config
+from selene.train.dims import ParallelDims
 from selene.train.flops import measured_matmul_tflops
 from selene.train.metrics import read_metrics
 from selene.train.model import model_args
@@ -152,8 +153,7 @@ def _seq(run: StudyRun, cfg: ScalingStudyConfig) -> int:
 
 def _dp(run: StudyRun) -> int:
     p = run.parallel
-    shard = p.dp_shard if p.dp_shard != -1 else run.nproc // (p.tp * p.pp * p.dp_replicate)
-    return max(1, p.dp_replicate * shard)
+    return ParallelDims(p.dp_replicate, p.dp_shard, p.tp, p.pp, run.nproc).dp
 
 
 def _global_batch(run: StudyRun) -> int:
