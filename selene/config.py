@@ -21,6 +21,31 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True, frozen=False)
 
 
+# ------------------------------------------------------------------------------------- executor
+
+
+class ExecutorConfig(_Model):
+    """Where the data stages' parallel steps run: one setting for every stage, not a copy per stage.
+
+    How a stage runs never changes what it writes: outputs are byte-identical for any kind and any
+    number of workers, so these settings are left out of the stages' fingerprints.
+    """
+
+    kind: Literal["processes", "threads", "dask"] = Field(
+        default="processes",
+        description="processes or threads on this machine, or dask: a LocalCluster of `workers` "
+        "processes, or the scheduler at `address`.",
+    )
+    workers: int = Field(default=1, ge=1, description="Parallel workers over files and shards.")
+    address: str | None = Field(default=None, description="tcp://host:8786 of a running Dask scheduler.")
+
+    @model_validator(mode="after")
+    def _address_needs_dask(self) -> ExecutorConfig:
+        if self.address and self.kind != "dask":
+            raise ValueError(f"`address` is a Dask scheduler's; it needs kind: dask (kind is {self.kind!r})")
+        return self
+
+
 # --------------------------------------------------------------------------------------- ingest
 
 
@@ -157,13 +182,6 @@ class IngestConfig(_Model):
     max_record_bytes: int = Field(
         default=256 * 2**20, ge=1024, description="Records larger than this are quarantined unread."
     )
-    workers: int = Field(default=1, ge=1, description="Parallel workers over input files and shards.")
-    executor: Literal["threads", "processes", "dask"] = Field(
-        default="processes",
-        description="threads or processes on this machine, or dask (prefect-dask: a LocalCluster of "
-        "`workers` processes, or the scheduler at `dask_address`).",
-    )
-    dask_address: str | None = Field(default=None, description="tcp://host:8786 of a running Dask scheduler.")
 
     @model_validator(mode="after")
     def _unique_source_names(self) -> IngestConfig:
@@ -201,9 +219,6 @@ class DedupConfig(_Model):
     )
     keep: Literal["first", "longest"] = Field(default="first", description="Which document of a cluster stays.")
     seed: int = Field(default=1, description="MinHash permutation seed (datasketch's `seed`).")
-    workers: int = Field(default=1, ge=1)
-    executor: Literal["threads", "processes", "dask"] = "processes"
-    dask_address: str | None = None
 
     @model_validator(mode="after")
     def _bands_rows(self) -> DedupConfig:
@@ -228,9 +243,6 @@ class DecontamConfig(_Model):
     margin_chars: int = Field(default=200, ge=0, description="Characters removed on each side of a match.")
     min_piece_chars: int = Field(default=200, ge=0, description="Pieces shorter than this are dropped.")
     max_splits: int = Field(default=10, ge=0, description="Documents split more often are dropped whole.")
-    workers: int = Field(default=1, ge=1)
-    executor: Literal["threads", "processes", "dask"] = "processes"
-    dask_address: str | None = None
 
 
 # -------------------------------------------------------------------------------------- blend
@@ -263,9 +275,6 @@ class BlendConfig(_Model):
     )
     shard_docs: int = Field(default=20_000, ge=1, description="Documents per output shard.")
     seed: int = 1234
-    workers: int = Field(default=1, ge=1)
-    executor: Literal["threads", "processes", "dask"] = "processes"
-    dask_address: str | None = None
 
 
 # ----------------------------------------------------------------------------------- tokenize
@@ -287,9 +296,6 @@ class TokenizeConfig(_Model):
     encode_batch: int = Field(default=512, ge=1, description="Documents per sentencepiece batch call.")
     threads: int = Field(default=1, ge=1, description="sentencepiece threads per worker.")
     seed: int = 1234
-    workers: int = Field(default=1, ge=1)
-    executor: Literal["threads", "processes", "dask"] = "processes"
-    dask_address: str | None = None
 
 
 # -------------------------------------------------------------------------------------- train
@@ -457,6 +463,9 @@ class ScalingStudyConfig(_Model):
 
 # ------------------------------------------------------------------------------------- pipeline
 
+DATA_SECTIONS = ("ingest", "dedup", "decontaminate", "blend", "tokenize")
+MOVED_EXECUTOR_KEYS = ("workers", "executor", "dask_address")
+
 
 class PipelineConfig(_Model):
     """The whole pipeline: `selene run FILE` writes each stage into ``<run_dir>/<stage>/``."""
@@ -464,6 +473,7 @@ class PipelineConfig(_Model):
     name: str = Field(default="selene", description="Run name, shown in Prefect.")
     run_dir: str = Field(description="Directory (or fsspec URL) every stage writes under.")
     seed: int = 1234
+    executor: ExecutorConfig = Field(default_factory=ExecutorConfig)
     ingest: IngestConfig = Field(default_factory=IngestConfig)
     dedup: DedupConfig = Field(default_factory=DedupConfig)
     decontaminate: DecontamConfig = Field(default_factory=DecontamConfig)
@@ -474,6 +484,21 @@ class PipelineConfig(_Model):
 
     def stage_dir(self, stage: str) -> str:
         return f"{self.run_dir.rstrip('/')}/{stage}"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _executor_moved(cls, data: Any) -> Any:
+        """Stage sections of older configs set workers/executor each; say where they live now."""
+        if isinstance(data, dict):
+            for stage in DATA_SECTIONS:
+                sec = data.get(stage)
+                old = sorted(k for k in MOVED_EXECUTOR_KEYS if isinstance(sec, dict) and k in sec)
+                if old:
+                    raise ValueError(
+                        f"{stage}.{old[0]} moved to the top-level `executor` section (one executor for every "
+                        "stage): executor: {kind: processes, workers: 4}; dask_address is executor.address"
+                    )
+        return data
 
 
 # ---------------------------------------------------------------------------------- loading
@@ -499,8 +524,9 @@ def format_validation_error(
             out.append(f"  {field}{at}: unknown key; accepted keys here: {accepted}")
         else:
             bad = e.get("input")
-            shown = "" if e["type"] == "missing" else f" got {bad!r}:"
-            out.append(f"  {field}{at}:{shown} {e['msg']}")
+            shown = "" if e["type"] == "missing" or not loc else f" got {bad!r}:"  # not a whole file's dump
+            msg = e["msg"].removeprefix("Value error, ")
+            out.append(f"  {field}{at}:{shown} {msg}")
     return "\n".join(out)
 
 
@@ -579,16 +605,30 @@ def load_pipeline_config(path: str | Path) -> PipelineConfig:
 
 def load_stage_config(path: str | Path | None, model: type[_Model], section: str) -> Any:
     """A stage config from FILE: either a pipeline file (its `section`) or a file of that stage alone."""
+    return load_stage_files(path, model, section)[0]
+
+
+def load_stage_files(path: str | Path | None, model: type[_Model], section: str) -> tuple[Any, ExecutorConfig]:
+    """(stage config, executor) from FILE: a pipeline file (its `section` and `executor`), or a file of
+    that stage's settings alone, optionally with an `executor` section of its own."""
     if path is None:
-        return model()
+        return model(), ExecutorConfig()
     data, lines = load_yaml(path)
-    if section in data and ("run_dir" in data or len(data) == 1):
+    if "run_dir" in data:
         try:
-            return PipelineConfig.model_validate(data).__getattribute__(section)
+            cfg = PipelineConfig.model_validate(data)
         except ValidationError as e:
             raise ConfigError(format_validation_error(e, where=str(path), lines=lines)) from None
+        return getattr(cfg, section), cfg.executor
+    if set(data) <= {section, "executor"} and section in data:  # {dedup: {...}, executor: {...}}
+        data = {**(data[section] or {}), **({"executor": data["executor"]} if "executor" in data else {})}
+    body = {k: v for k, v in data.items() if k != "executor"}
     try:
-        return model.model_validate(data)
+        ex = ExecutorConfig.model_validate(data.get("executor") or {})
+    except ValidationError as e:
+        raise ConfigError(format_validation_error(e, where=f"{path} (executor)", lines=lines, root=ExecutorConfig)) from None
+    try:
+        return model.model_validate(body), ex
     except ValidationError as e:
         raise ConfigError(
             format_validation_error(e, where=f"{path} ({section} settings)", lines=lines, root=model)

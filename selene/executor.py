@@ -1,32 +1,183 @@
 """How a stage's parallel steps are run: a `Mapper` runs a function over argument tuples.
 
 Stages call ``mapper(step_name, fn, [args, ...])`` and get the results in input order; they never
-know whether that was a loop (`serial_map`), a Prefect task per item on threads or processes
-(`selene.flows.runtime.PrefectMapper`), or a Dask cluster. Functions and arguments are picklable:
-paths and small configs, never large data.
+know whether that was a loop, a thread or process pool (`LocalMapper`), Prefect tasks
+(`selene.flows.stage.PrefectMapper`) or a Dask cluster. Functions and arguments are picklable:
+paths and small configs, never large data. Every step is a pure function of its arguments that
+skips work it finished before (per-item markers), so a retried or rerun item costs little and the
+output bytes never depend on where or how often an item ran.
+
+This module imports nothing heavy: every command loads it.
 """
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import hashlib
+import itertools
 import json
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from selene.errors import SeleneError
+
 T = TypeVar("T")
 Mapper = Callable[[str, Callable[..., T], Sequence[tuple]], list[T]]
+ProgressHook = Callable[[str, int, int], None]
+_progress: list[ProgressHook] = []
+
+RETRIES = 1
+"""Attempts after the first for a failed item, in every executor (Prefect tasks use the same)."""
+INLINE_SECONDS = 0.3
+"""A map runs its items in this process until it has spent this long; only then does it start (or
+use) the worker pool. Tiny inputs never pay for starting processes; large ones lose a fraction of a
+second of parallelism at most."""
 
 
 def serial_map(name: str, fn: Callable[..., T], args: Sequence[tuple]) -> list[T]:
     return [fn(*a) for a in args]
 
 
-EXECUTION_FIELDS = {"workers", "executor", "dask_address"}
+def set_progress_hook(hook: ProgressHook | None) -> None:
+    """Called as (step name, items done, items total) whenever an item of a map finishes."""
+    _progress.clear()
+    if hook is not None:
+        _progress.append(hook)
+
+
+def report(name: str, done: int, total: int) -> None:
+    for hook in _progress:
+        hook(name, done, total)
+
+
+def with_retries(fn: Callable[..., T], args: tuple, retries: int = RETRIES) -> T:
+    """``fn(*args)``, tried again on failure; errors meant for the user (bad input, bad config) would
+    fail the same way twice, so they are raised at once."""
+    for attempt in range(retries + 1):
+        try:
+            return fn(*args)
+        except SeleneError:
+            raise
+        except Exception:
+            if attempt == retries:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _call(fn: Callable[..., T], args: tuple) -> T:
+    return with_retries(fn, args)
+
+
+class LocalMapper:
+    """A `Mapper` on this machine or a Dask cluster: ``kind`` processes | threads | dask.
+
+    One item, or one worker, runs in this process. Otherwise items run here until the map has taken
+    `INLINE_SECONDS`, and the rest go to a pool started on first need and kept for the stage's later
+    maps (processes: forkserver, so no Prefect or pyarrow threads are forked; dask: a LocalCluster of
+    `workers` single-threaded processes, or the scheduler at `address`).
+    """
+
+    def __init__(self, kind: str = "processes", workers: int = 1, address: str | None = None) -> None:
+        self.kind, self.workers, self.address = kind, workers, address
+        self._pool: cf.Executor | None = None
+        self._dask: Any = None
+
+    def __call__(self, name: str, fn: Callable[..., T], args: Sequence[tuple]) -> list[T]:
+        total = len(args)
+        report(name, 0, total)
+        results: list[T] = []
+        parallel = self.workers > 1 or self.kind == "dask"
+        start = time.perf_counter()
+        while len(results) < total and (
+            not parallel or total - len(results) == 1 or time.perf_counter() - start < INLINE_SECONDS
+        ):
+            results.append(_call(fn, args[len(results)]))
+            report(name, len(results), total)
+        rest = args[len(results) :]
+        if rest:
+            results += self._parallel(name, fn, rest, len(results), total)
+        return results
+
+    def _parallel(self, name: str, fn: Callable[..., T], args: Sequence[tuple], done: int, total: int) -> list[T]:
+        if self.kind == "dask":
+            client = self._dask_client()
+            futures = [client.submit(_call, fn, a, pure=False) for a in args]
+            from distributed import as_completed as dask_completed
+
+            for _ in dask_completed(futures):
+                done += 1
+                report(name, done, total)
+            return [f.result() for f in futures]
+        pool = self._executor()
+        futs = [pool.submit(_call, fn, a) for a in args]
+        for _ in cf.as_completed(futs):
+            done += 1
+            report(name, done, total)
+        return [f.result() for f in futs]
+
+    def _executor(self) -> cf.Executor:
+        if self._pool is None:
+            if self.kind == "threads":
+                self._pool = cf.ThreadPoolExecutor(max_workers=self.workers)
+            else:
+                import multiprocessing
+
+                ctx = multiprocessing.get_context("forkserver")
+                self._pool = cf.ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx)
+        return self._pool
+
+    def _dask_client(self) -> Any:
+        if self._dask is None:
+            from distributed import Client, LocalCluster
+
+            if self.address:
+                self._dask = Client(self.address)
+            else:
+                cluster = LocalCluster(
+                    n_workers=self.workers, threads_per_worker=1, processes=True, dashboard_address=None
+                )
+                self._dask = Client(cluster)
+        return self._dask
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
+        if self._dask is not None:
+            cluster = self._dask.cluster if not self.address else None
+            self._dask.close()
+            if cluster is not None:
+                cluster.close()
+            self._dask = None
+
+
+def local_kind(kind: str, paths: Sequence[str]) -> str:
+    """memory:// paths live in this process only: threads then, whatever was asked (Dask cannot)."""
+    from selene.errors import UsageError
+    from selene.io.fs import process_local  # fsspec: only when a stage runs
+
+    if any(process_local(p) for p in paths):
+        if kind == "dask":
+            raise UsageError("memory:// paths cannot be shared with Dask workers; use a local path or s3://, gs://")
+        return "threads"
+    return kind
+
+
+def chunks(n_items: int, workers: int, per_worker: int = 2) -> list[range]:
+    """Contiguous groups of item indices: about `per_worker` groups per worker, never an empty one.
+
+    A group is one task where tasks cost bookkeeping (Prefect task runs): a one-document input is
+    one task per step, a thousand files on four workers are eight tasks, not a thousand.
+    """
+    groups = max(1, min(n_items, workers * per_worker))
+    bounds = [round(i * n_items / groups) for i in range(groups + 1)]
+    return [range(a, b) for a, b in itertools.pairwise(bounds) if b > a]
 
 
 def settings(cfg: Any, *exclude: str) -> dict[str, Any]:
-    """A stage config's settings that change its output: how it runs (workers, executor) does not."""
-    return dict(cfg.model_dump(mode="json", exclude=EXECUTION_FIELDS | set(exclude)))
+    """A stage config's settings that change its output (how it runs lives in `ExecutorConfig`)."""
+    return dict(cfg.model_dump(mode="json", exclude=set(exclude)))
 
 
 def fingerprint(*parts: Any) -> str:

@@ -8,6 +8,12 @@ import tempfile
 os.environ.setdefault("PREFECT_HOME", tempfile.mkdtemp(prefix="selene-prefect-"))
 os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
 os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+# Commands in tests run without Prefect unless a test asks for `prefect_api`: never report to the
+# developer's own server or profile.
+os.environ["SELENE_HOME"] = tempfile.mkdtemp(prefix="selene-home-")
+os.environ.pop("PREFECT_API_URL", None)
+os.environ.pop("SELENE_PREFECT", None)
+os.environ["PREFECT_PROFILES_PATH"] = os.path.join(os.environ["PREFECT_HOME"], "profiles.toml")
 
 import pytest
 
@@ -20,3 +26,13 @@ def prefect_harness():
 
     with prefect_test_harness(), temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
         yield
+
+
+@pytest.fixture
+def prefect_api(prefect_harness: None, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Commands in this test report to the session's Prefect API, as with `selene server start`."""
+    from prefect.settings import PREFECT_API_URL
+
+    url = str(PREFECT_API_URL.value())
+    monkeypatch.setenv("PREFECT_API_URL", url)
+    return url

@@ -48,31 +48,39 @@ def test_bad_usage_exits_2_without_traceback(tmp_path: Path, capsys: pytest.Capt
     assert main(["frobnicate"]) == 2
 
 
-def test_glob_matching_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str], prefect_harness: None) -> None:
+def test_glob_matching_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["ingest", "-o", str(tmp_path / "o"), "--source", f"x={tmp_path}/none-*.jsonl"]) == 2
     captured = capsys.readouterr()
     assert "matches no file" in captured.err and "Traceback" not in captured.err + captured.out
 
 
-def test_unwritable_output_exits_1(tmp_path: Path, corpus: Path, capsys: pytest.CaptureFixture[str], prefect_harness: None) -> None:
+def test_unwritable_output_exits_1(tmp_path: Path, corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "f").write_text("x")
     assert main(["ingest", "-o", str(tmp_path / "f" / "o"), *sources(corpus)]) == 1
     captured = capsys.readouterr()
     assert "not writable" in captured.err and "Traceback" not in captured.err + captured.out
 
 
-def test_ingest_workers_1_and_2_are_byte_identical(tmp_path: Path, corpus: Path, capsys: pytest.CaptureFixture[str], prefect_harness: None) -> None:
+def test_ingest_byte_identical_with_or_without_prefect_and_workers(
+    tmp_path: Path, corpus: Path, capsys: pytest.CaptureFixture[str], request: pytest.FixtureRequest
+) -> None:
+    """Without a server the command runs the stage directly and says once how to get the dashboard;
+    reporting to Prefect, or on two workers, it writes the same bytes."""
     outs = []
-    for w in (1, 2):
-        out = tmp_path / f"w{w}"
-        assert main(["ingest", "-o", str(out), *sources(corpus), "--workers", str(w)]) == 0
+    for name, args in (("direct-1", ["--workers", "1"]), ("direct-2", ["--workers", "2"]), ("prefect-2", ["-w", "2"])):
+        if name.startswith("prefect"):
+            request.getfixturevalue("prefect_api")
+        out = tmp_path / name
+        assert main(["ingest", "-o", str(out), *sources(corpus), *args]) == 0
+        err = capsys.readouterr().err
+        assert err.count("no Prefect server") == (0 if name.startswith("prefect") else 1), err
         outs.append(dataset.read_manifest(str(out)))
-    assert "total" in capsys.readouterr().out
-    a, b = outs
-    assert a is not None and b is not None
-    assert [s["sha256"] for s in a["shards"]] == [s["sha256"] for s in b["shards"]]
-    assert a["removed"]["sha256"] == b["removed"]["sha256"]
-    assert a["stats"] == b["stats"]
+    first = outs[0]
+    assert first is not None
+    for m in outs[1:]:
+        assert m is not None
+        assert [s["sha256"] for s in m["shards"]] == [s["sha256"] for s in first["shards"]]
+        assert m["removed"]["sha256"] == first["removed"]["sha256"] and m["stats"] == first["stats"]
 
 
 def test_failure_inside_the_flow_prints_no_traceback(tmp_path: Path, corpus: Path) -> None:
@@ -101,7 +109,7 @@ def test_failure_inside_the_flow_prints_no_traceback(tmp_path: Path, corpus: Pat
     assert loud.returncode == 1 and "Traceback" in loud.stderr
 
 
-def test_dedup_and_decontaminate_commands(tmp_path: Path, corpus: Path, capsys: pytest.CaptureFixture[str], prefect_harness: None) -> None:
+def test_dedup_and_decontaminate_commands(tmp_path: Path, corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ing = tmp_path / "ingest"
     assert main(["ingest", "-o", str(ing), *sources(corpus)]) == 0
     assert main(["dedup", "-i", str(ing), "-o", str(tmp_path / "dedup"), "--threshold", "0.7", "--shingle", "char", "--ngram", "6"]) == 0
@@ -119,7 +127,7 @@ def test_dedup_and_decontaminate_commands(tmp_path: Path, corpus: Path, capsys: 
     assert "--tasks" in capsys.readouterr().err
 
 
-def test_blend_and_tokenize_commands(tmp_path: Path, corpus: Path, capsys: pytest.CaptureFixture[str], prefect_harness: None) -> None:
+def test_blend_and_tokenize_commands(tmp_path: Path, corpus: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ing = tmp_path / "ingest"
     assert main(["ingest", "-o", str(ing), *sources(corpus)]) == 0
     assert main(["blend", "-i", str(ing), "-o", str(tmp_path / "blend"), "--weights", "Books3=0.5,ArXiv=0.3", "--epochs", "cc=2"]) == 0

@@ -6,7 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from selene.config import IngestConfig, PipelineConfig, SourceSpec, load_pipeline_config, load_stage_config
+from selene.config import (
+    ExecutorConfig,
+    IngestConfig,
+    PipelineConfig,
+    SourceSpec,
+    load_pipeline_config,
+    load_stage_config,
+    load_stage_files,
+)
 from selene.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,7 +33,7 @@ def test_demo_config_is_valid() -> None:
 
 
 def test_unknown_key_names_the_key_its_line_and_the_accepted_keys(tmp_path: Path) -> None:
-    p = write(tmp_path, "run_dir: r\ningest:\n  workers: 2\n  wrokers: 3\n")
+    p = write(tmp_path, "run_dir: r\ningest:\n  shard_docs: 2\n  wrokers: 3\n")
     with pytest.raises(ConfigError) as e:
         load_pipeline_config(p)
     msg = str(e.value)
@@ -34,20 +42,20 @@ def test_unknown_key_names_the_key_its_line_and_the_accepted_keys(tmp_path: Path
 
 
 def test_bad_value_names_field_value_and_accepted(tmp_path: Path) -> None:
-    p = write(tmp_path, "run_dir: r\ningest:\n  executor: gpus\n  clean:\n    normalization: NFX\n")
+    p = write(tmp_path, "run_dir: r\nexecutor:\n  kind: gpus\ningest:\n  clean:\n    normalization: NFX\n")
     with pytest.raises(ConfigError) as e:
         load_pipeline_config(p)
     msg = str(e.value)
-    assert "ingest.executor (line 3): got 'gpus': Input should be 'threads', 'processes' or 'dask'" in msg
-    assert "ingest.clean.normalization (line 5): got 'NFX'" in msg and "'NFC', 'NFKC' or 'none'" in msg
+    assert "executor.kind (line 3): got 'gpus': Input should be 'processes', 'threads' or 'dask'" in msg
+    assert "ingest.clean.normalization (line 6): got 'NFX'" in msg and "'NFC', 'NFKC' or 'none'" in msg
 
 
 def test_missing_required_and_bad_types(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as e:
-        load_pipeline_config(write(tmp_path, "ingest: {workers: zero}\n"))
+        load_pipeline_config(write(tmp_path, "executor: {workers: zero}\n"))
     msg = str(e.value)
     assert "run_dir: Field required" in msg
-    assert "ingest.workers (line 1): got 'zero'" in msg
+    assert "executor.workers (line 1): got 'zero'" in msg
 
 
 def test_not_yaml_and_missing_file(tmp_path: Path) -> None:
@@ -60,11 +68,14 @@ def test_not_yaml_and_missing_file(tmp_path: Path) -> None:
 
 
 def test_stage_config_from_stage_or_pipeline_file(tmp_path: Path) -> None:
-    p = write(tmp_path, "workers: 3\n")
-    assert load_stage_config(p, IngestConfig, "ingest").workers == 3
+    p = write(tmp_path, "shard_docs: 3\nexecutor: {workers: 2}\n")
+    cfg, ex = load_stage_files(p, IngestConfig, "ingest")
+    assert cfg.shard_docs == 3 and ex == ExecutorConfig(workers=2)
     q = tmp_path / "pipe.yaml"
-    q.write_text("run_dir: r\ningest: {workers: 4}\n")
-    assert load_stage_config(q, IngestConfig, "ingest").workers == 4
+    q.write_text("run_dir: r\nexecutor: {kind: threads, workers: 4}\ningest: {shard_docs: 4}\n")
+    cfg, ex = load_stage_files(q, IngestConfig, "ingest")
+    assert cfg.shard_docs == 4 and (ex.kind, ex.workers) == ("threads", 4)
+    assert load_stage_config(q, IngestConfig, "ingest").shard_docs == 4
     with pytest.raises(ConfigError) as e:
         load_stage_config(write(tmp_path, "langid: {min_score: 2}\n"), IngestConfig, "ingest")
     msg = str(e.value)
@@ -86,7 +97,7 @@ def test_duplicate_source_names_rejected() -> None:
 
 
 def test_mt_nlg_recipe_validates_and_fits_2240_gpus() -> None:
-    from selene.flows.pipeline import active_stages
+    from selene.pipeline import active_stages
     from selene.train.launch import check_layout, load_train_config
 
     cfg = load_pipeline_config(ROOT / "configs" / "mt-nlg.yaml")
@@ -97,3 +108,11 @@ def test_mt_nlg_recipe_validates_and_fits_2240_gpus() -> None:
     assert (dims.pp, dims.tp, dims.dp) == (35, 8, 8) and out == "runs/mt-nlg/train"
     with pytest.raises(ConfigError, match="world size is 2048"):
         check_layout(train, 2048)
+
+
+def test_executor_settings_moved_out_of_stage_sections(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as e:
+        load_pipeline_config(write(tmp_path, "run_dir: r\ndedup: {workers: 2}\n"))
+    assert "dedup.workers moved to the top-level `executor` section" in str(e.value)
+    with pytest.raises(ConfigError, match="needs kind: dask"):
+        load_pipeline_config(write(tmp_path, "run_dir: r\nexecutor: {address: 'tcp://h:8786'}\n"))

@@ -44,7 +44,7 @@ def write_config(path: Path, run_dir: Path, specs: list) -> Path:
     sources = "\n".join(f"    - {{name: {s.name}, glob: '{s.glob}'}}" for s in specs)
     tasks = ROOT / "data" / "tasks" / "mini_piqa.jsonl"
     path.write_text(
-        f"name: crash\nrun_dir: {run_dir}\ningest:\n  workers: 1\n  sources:\n{sources}\n"
+        f"name: crash\nrun_dir: {run_dir}\ningest:\n  sources:\n{sources}\n"
         f"decontaminate:\n  tasks: ['{tasks}']\n"
         "tokenize: {vocab_size: 600}\n"
         "train: {steps: 4, batch: {global_batch: 4, micro_batch: 2}, eval_every: 4, eval_batches: 1,"

@@ -63,14 +63,15 @@ def test_no_task_ngram_survives(result) -> None:  # type: ignore[no-untyped-def]
         assert not decontaminate(d["text"], index, 0, 0, 100).matches, d["id"]
 
 
-def test_same_output_with_two_workers(result, tmp_path: Path, prefect_harness: None) -> None:  # type: ignore[no-untyped-def]
-    from selene.flows.decontam import decontam_flow
-    from selene.flows.runtime import runner_for
+def test_same_output_with_two_workers(result, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from selene.config import ExecutorConfig
+    from selene.runner import Job, run_direct
 
-    cfg = DecontamConfig(tasks=TASKS, workers=2, executor="processes")
-    res = decontam_flow.with_options(task_runner=runner_for(cfg))(result.manifest["inputs"]["dataset"], str(tmp_path / "o"), cfg)
-    assert [s["sha256"] for s in res["manifest"]["shards"]] == [s["sha256"] for s in result.manifest["shards"]]
-    assert res["manifest"]["removed"]["sha256"] == result.manifest["removed"]["sha256"]
+    job = Job("decontaminate", result.manifest["inputs"]["dataset"], str(tmp_path / "o"), DecontamConfig(tasks=TASKS),
+              ExecutorConfig(kind="processes", workers=2))  # fmt: skip
+    m = run_direct(job, False).manifest
+    assert [s["sha256"] for s in m["shards"]] == [s["sha256"] for s in result.manifest["shards"]]
+    assert m["removed"]["sha256"] == result.manifest["removed"]["sha256"]
 
 
 def test_bad_input(tmp_path: Path) -> None:

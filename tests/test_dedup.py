@@ -106,17 +106,20 @@ def test_bad_input(tmp_path: Path) -> None:
         run_dedup(empty, str(tmp_path / "o"), DedupConfig())
 
 
-def test_workers_and_dask_give_identical_bytes(planted, deduped, tmp_path: Path, prefect_harness: None) -> None:  # type: ignore[no-untyped-def]
-    from selene.flows.dedup import dedup_flow
-    from selene.flows.runtime import runner_for
+def test_workers_and_dask_give_identical_bytes(planted, deduped, tmp_path: Path, prefect_api: str) -> None:  # type: ignore[no-untyped-def]
+    """Two process workers and a Dask cluster, each with and without Prefect: the bytes of one worker."""
+    from selene.config import ExecutorConfig
+    from selene.flows.stage import run_flow
+    from selene.runner import Job, run_direct
 
     _, inp, _ = planted
     want = ([s["sha256"] for s in deduped.manifest["shards"]], deduped.manifest["removed"]["sha256"])
-    for executor in ("processes", "dask"):
-        cfg = DedupConfig(threshold=THRESHOLD, workers=2, executor=executor)  # type: ignore[arg-type]
-        res = dedup_flow.with_options(task_runner=runner_for(cfg))(inp, str(tmp_path / executor), cfg)
-        got = ([s["sha256"] for s in res["manifest"]["shards"]], res["manifest"]["removed"]["sha256"])
-        assert got == want, executor
+    cfg = DedupConfig(threshold=THRESHOLD)
+    for kind in ("processes", "dask"):
+        for name, run in (("prefect", run_flow), ("direct", run_direct)):
+            job = Job("dedup", inp, str(tmp_path / f"{kind}-{name}"), cfg, ExecutorConfig(kind=kind, workers=2))  # type: ignore[arg-type]
+            m = run(job, False).manifest
+            assert ([s["sha256"] for s in m["shards"]], m["removed"]["sha256"]) == want, (kind, name)
 
 
 def test_resume_after_a_kill_gives_identical_output(planted, deduped, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]

@@ -75,7 +75,7 @@ def test_build_deployments_names_parameters_and_tags() -> None:
 
 
 def test_stage_input_follows_the_active_stages() -> None:
-    from selene.flows.pipeline import stage_input
+    from selene.pipeline import stage_input
 
     cfg = PipelineConfig(run_dir="/r")
     assert stage_input(cfg, "dedup") == "/r/ingest"
@@ -176,10 +176,9 @@ def _write_config(tmp: Path) -> Path:
     cfg = {
         "name": "deploytest",
         "run_dir": str(tmp / "run"),
+        "executor": {"kind": "threads", "workers": 1},
         "ingest": {
             "sources": [{"name": "prose", "glob": str(data / "*.jsonl")}],
-            "executor": "threads",
-            "workers": 1,
             "exact_dedup": {"buckets": 2},
         },
     }

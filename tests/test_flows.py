@@ -18,41 +18,47 @@ def specs(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-
     return build_corpus(tmp_path_factory.mktemp("flow-corpus"))[0]
 
 
-def test_ingest_flow_publishes_stats_artifacts(specs, tmp_path: Path, prefect_harness: None) -> None:  # type: ignore[no-untyped-def]
+def test_ingest_flow_publishes_stats_artifacts(specs, tmp_path: Path, prefect_api: str) -> None:  # type: ignore[no-untyped-def]
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
 
-    from selene.flows.ingest import ingest_flow
+    from selene.config import ExecutorConfig
+    from selene.flows.stage import run_flow
+    from selene.runner import Job
 
-    out = str(tmp_path / "ingest")
-    result = ingest_flow(out, IngestConfig(sources=specs, executor="threads", workers=2))
-    assert not result["skipped"] and result["manifest"]["stats"]["documents_in"] == 25
+    job = Job("ingest", None, str(tmp_path / "ingest"), IngestConfig(sources=specs), ExecutorConfig(kind="threads", workers=2))
+    result = run_flow(job, False)
+    assert not result.skipped and result.manifest["stats"]["documents_in"] == 25
     with get_client(sync_client=True) as client:
         arts = client.read_artifacts(artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=["ingest-stats", "ingest-reasons"])))
     by_key = {a.key: a for a in arts}
     assert set(by_key) == {"ingest-stats", "ingest-reasons"}
     assert "Books3" in str(by_key["ingest-stats"].data) and "lang:de" in str(by_key["ingest-reasons"].data)
-    again = ingest_flow(out, IngestConfig(sources=specs, executor="threads", workers=2))
-    assert again["skipped"]
+    assert run_flow(job, False).skipped
 
 
-def test_memory_paths_run_with_processes_requested(specs, prefect_harness: None) -> None:  # type: ignore[no-untyped-def]
-    from selene.config import SourceSpec
-    from selene.flows.ingest import ingest_flow
+@pytest.mark.parametrize("mode", ["prefect", "direct"])
+def test_memory_paths_run_with_processes_requested(specs, mode: str, request: pytest.FixtureRequest) -> None:  # type: ignore[no-untyped-def]
+    from selene.config import ExecutorConfig, SourceSpec
+    from selene.flows.stage import run_flow
     from selene.io import fs
+    from selene.runner import Job, run_direct
 
+    if mode == "prefect":
+        request.getfixturevalue("prefect_api")
     fs.atomic_write("memory://flowin/00.jsonl.zst", Path(specs[0].glob).parent.joinpath("00.jsonl.zst").read_bytes())
-    cfg = IngestConfig(sources=[SourceSpec(name="p", glob="memory://flowin/*.jsonl.zst")], executor="processes", workers=2)
-    result = ingest_flow("memory://flowout/ingest", cfg)
-    assert result["manifest"]["stats"]["documents_in"] == 10
+    cfg = IngestConfig(sources=[SourceSpec(name="p", glob="memory://flowin/*.jsonl.zst")])
+    job = Job("ingest", None, f"memory://flowout-{mode}/ingest", cfg, ExecutorConfig(kind="processes", workers=2))
+    result = (run_flow if mode == "prefect" else run_direct)(job, False)
+    assert result.manifest["stats"]["documents_in"] == 10
 
 
-def test_selene_run_writes_each_stage_under_run_dir(specs, tmp_path: Path, prefect_harness: None, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+def test_selene_run_writes_each_stage_under_run_dir(specs, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
     cfg = tmp_path / "p.yaml"
     sources = "\n".join(f"    - {{name: {s.name}, glob: '{s.glob}'}}" for s in specs)
     tasks = Path(__file__).resolve().parents[1] / "data" / "tasks" / "mini_piqa.jsonl"
     cfg.write_text(
-        f"name: t\nrun_dir: {tmp_path / 'run'}\ningest:\n  workers: 1\n  sources:\n{sources}\n"
+        f"name: t\nrun_dir: {tmp_path / 'run'}\ningest:\n  sources:\n{sources}\n"
         f"decontaminate:\n  tasks: ['{tasks}']\n"
         "tokenize: {vocab_size: 600}\n"
         "train: {steps: 2, batch: {global_batch: 4, micro_batch: 2}, eval_every: 1, eval_batches: 1}\n"

@@ -21,15 +21,12 @@ DATA_STAGES = ("ingest", "dedup", "decontaminate", "blend", "tokenize")
 def pipeline_config(path: Path, run_dir: Path, specs: list, executor: str) -> Path:
     sources = "\n".join(f"    - {{name: {s.name}, glob: '{s.glob}'}}" for s in specs)
     tasks = ROOT / "data" / "tasks" / "mini_piqa.jsonl"
-    par = f"workers: 2, executor: {executor}"
     path.write_text(
-        f"name: scale\nrun_dir: {run_dir}\n"
-        f"ingest:\n  workers: 2\n  executor: {executor}\n  shard_docs: 4\n  sources:\n{sources}\n"
-        f"dedup: {{{par}}}\n"
-        f"decontaminate:\n  tasks: ['{tasks}']\n  workers: 2\n  executor: {executor}\n"
-        f"blend: {{{par}, shard_docs: 5, shuffle_buckets: 3,"
-        " weights: {Books3: 1.0, ArXiv: 1.0, cc: 1.0, wet: 1.0}}\n"
-        f"tokenize: {{{par}, vocab_size: 600}}\n"
+        f"name: scale\nrun_dir: {run_dir}\nexecutor: {{kind: {executor}, workers: 2}}\n"
+        f"ingest:\n  shard_docs: 4\n  sources:\n{sources}\n"
+        f"decontaminate:\n  tasks: ['{tasks}']\n"
+        "blend: {shard_docs: 5, shuffle_buckets: 3, weights: {Books3: 1.0, ArXiv: 1.0, cc: 1.0, wet: 1.0}}\n"
+        "tokenize: {vocab_size: 600}\n"
         "train: {steps: 1, batch: {global_batch: 2, micro_batch: 2}, eval_every: 1, eval_batches: 1,"
         " tensorboard: false}\n"
         "eval: {limit: 1, tasks: [selene_piqa]}\n"

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import codecs
 import functools
+import json
+import os
 import re
 import string
 import sys
@@ -37,18 +39,12 @@ _CHAR_SALT = np.uint64(0x243F6A8885A308D3)  # keeps a code point's hash away fro
 def _fold_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     """Regexes of the Unicode punctuation (P*), symbols (S*), separators (Z*) and controls (Cc).
 
-    Built on first use (~0.15 s, once per process) from `unicodedata`. The BMP and the other planes get
-    separate character classes: `re` keeps a class of BMP ranges as a bitmap (~80 µs for 5 KB), while a
-    class that also holds astral ranges is scanned range by range (10x slower).
+    Built on first use from `unicodedata`; the ranges take ~0.3 s to find, so they are kept in the
+    selene home per Unicode version (`_fold_ranges`). The BMP and the other planes get separate
+    character classes: `re` keeps a class of BMP ranges as a bitmap (~80 µs for 5 KB), while a class
+    that also holds astral ranges is scanned range by range (10x slower).
     """
-    ranges: list[list[int]] = []
-    for cp in range(sys.maxunicode + 1):
-        cat = unicodedata.category(chr(cp))
-        if cat[0] in "PSZ" or cat == "Cc":
-            if ranges and ranges[-1][1] == cp - 1:
-                ranges[-1][1] = cp
-            else:
-                ranges.append([cp, cp])
+    ranges = _fold_ranges()
 
     def cls(lo: int, hi: int) -> str:
         parts = [
@@ -59,6 +55,33 @@ def _fold_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
         return f"[{''.join(parts)}]+"
 
     return re.compile(cls(0, 0xFFFF)), re.compile(cls(0x10000, sys.maxunicode))
+
+
+def _fold_ranges() -> list[list[int]]:
+    """[first, last] code point runs of categories P*, S*, Z* and Cc, cached on disk by Unicode version."""
+    from selene.server import home
+
+    cache = home() / "cache" / f"fold-ranges-unicode-{unicodedata.unidata_version}.json"
+    try:
+        return list(json.loads(cache.read_text()))
+    except (OSError, ValueError):
+        pass
+    ranges: list[list[int]] = []
+    for cp in range(sys.maxunicode + 1):
+        cat = unicodedata.category(chr(cp))
+        if cat[0] in "PSZ" or cat == "Cc":
+            if ranges and ranges[-1][1] == cp - 1:
+                ranges[-1][1] = cp
+            else:
+                ranges.append([cp, cp])
+    try:  # a cache only: a read-only home just means the next process finds them again
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(ranges))
+        os.replace(tmp, cache)
+    except OSError:
+        pass
+    return ranges
 
 
 @functools.lru_cache(maxsize=1 << 14)

@@ -13,10 +13,14 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from selene.artifacts import Artifact, Markdown
+from selene.artifacts import Table as TableArtifact
 from selene.config import EvalConfig
 from selene.errors import ConfigError, InputError
 from selene.eval import harness
 from selene.eval.checkpoint_io import resolve
+from selene.executor import Mapper
+from selene.io.dataset import StageResult
 
 
 def device_of(cfg: EvalConfig) -> str:
@@ -85,3 +89,41 @@ def print_results(summary: dict[str, Any], console: Console) -> None:
     if "perplexity_skipped" in summary:
         console.print(f"[yellow]held-out perplexity not computed: {summary['perplexity_skipped']}[/yellow]")
     console.print(f"results in [b]{summary['out']}[/b] (results.json, results.md)")
+
+
+def run_eval_stage(
+    inp: str, out: str, cfg: EvalConfig, *, mapper: Mapper | None = None, force: bool = False
+) -> StageResult:
+    """The pipeline's eval stage: checkpoint `inp` → `out`; skipped when `out` holds this
+    checkpoint's results for these settings already."""
+    cfg = cfg.model_copy(update={"checkpoint": inp})
+    previous = os.path.join(out, "summary.json")
+    settings = cfg.model_dump(mode="json")
+    if not force and os.path.exists(previous):
+        with open(previous) as f:
+            old = json.load(f)
+        if old.get("config") == settings:
+            return StageResult(out, skipped=True, info={"summary": old})
+    summary = run_eval(cfg, out)
+    summary["config"] = settings
+    with open(previous, "w") as f:
+        json.dump(summary, f, indent=1)
+    return StageResult(out, skipped=False, info={"summary": summary})
+
+
+def artifacts(result: StageResult, cfg: EvalConfig) -> list[Artifact]:
+    summary = result.info["summary"]
+    rows = [{"task": t, "metric": k, "value": round(v, 4)} for t, m in summary["tasks"].items() for k, v in m.items()]
+    if "perplexity" in summary:
+        rows += [{"task": "held-out", "metric": k, "value": round(summary["perplexity"][k], 4)}
+                 for k in ("perplexity", "bits_per_byte") if k in summary["perplexity"]]
+    out: list[Artifact] = [TableArtifact("eval-results", rows, f"Evaluation of `{summary['checkpoint']}`")]
+    md = os.path.join(result.out, "results.md")
+    if os.path.exists(md):
+        with open(md) as f:
+            out.append(Markdown("eval-table", f.read()))
+    return out
+
+
+def summary(result: StageResult, console: Console) -> None:
+    print_results(result.info["summary"], console)

@@ -25,11 +25,12 @@ from typing import Any
 from prefect import flow
 from prefect.deployments.runner import EntrypointType, RunnerDeployment
 
+from selene import registry
 from selene.config import PipelineConfig, load_pipeline_config
 from selene.errors import ConfigError
-from selene.flows.pipeline import STAGES, pipeline_flow, run_stage
-
-# ------------------------------------------------------------------------------------ helpers
+from selene.flows.pipeline import pipeline_flow
+from selene.flows.stage import run_flow
+from selene.pipeline import STAGES, job
 
 
 def _load(config_path: str) -> PipelineConfig:
@@ -51,58 +52,20 @@ def run_pipeline_from_file(
     return pipeline_flow(_load(config_path), force=force, from_stage=from_stage, until_stage=until_stage)
 
 
-@flow(name="selene-ingest", log_prints=True)
-def run_ingest_from_file(config_path: str, force: bool = False) -> dict[str, Any]:
-    """Ingest: the config's sources → `<run_dir>/ingest`."""
-    return run_stage("ingest", _load(config_path), force)
+def _stage_wrapper(stage: registry.Stage) -> Any:
+    def run_from_file(config_path: str, force: bool = False) -> Any:
+        return run_flow(job(_load(config_path), stage.name), force).summary()
+
+    run_from_file.__name__ = run_from_file.__qualname__ = f"run_{stage.name}_from_file"
+    reads = "the config's sources" if stage.reads == "sources" else f"its {stage.reads} (the previous stage's output)"
+    run_from_file.__doc__ = f"{stage.help} Reads {reads}; writes `<run_dir>/{stage.name}`."
+    return flow(name=f"selene-{stage.name}", log_prints=True)(run_from_file)
 
 
-@flow(name="selene-dedup", log_prints=True)
-def run_dedup_from_file(config_path: str, force: bool = False) -> dict[str, Any]:
-    """Fuzzy dedup: `<run_dir>/ingest` → `<run_dir>/dedup`."""
-    return run_stage("dedup", _load(config_path), force)
-
-
-@flow(name="selene-decontaminate", log_prints=True)
-def run_decontaminate_from_file(config_path: str, force: bool = False) -> dict[str, Any]:
-    """Decontamination against `decontaminate.tasks`: `<run_dir>/dedup` → `<run_dir>/decontaminate`."""
-    return run_stage("decontaminate", _load(config_path), force)
-
-
-@flow(name="selene-blend", log_prints=True)
-def run_blend_from_file(config_path: str, force: bool = False) -> dict[str, Any]:
-    """Blending by weights and epochs: the previous stage's output → `<run_dir>/blend`."""
-    return run_stage("blend", _load(config_path), force)
-
-
-@flow(name="selene-tokenize", log_prints=True)
-def run_tokenize_from_file(config_path: str, force: bool = False) -> dict[str, Any]:
-    """Tokenization into Megatron-style shards: the previous stage's output → `<run_dir>/tokenize`."""
-    return run_stage("tokenize", _load(config_path), force)
-
-
-@flow(name="selene-train", log_prints=True)
-def run_train_from_file(config_path: str, force: bool = False) -> dict[str, Any]:
-    """Training (torchrun) on `<run_dir>/tokenize` unless `train.data.prefixes` is set → `<run_dir>/train`."""
-    return run_stage("train", _load(config_path), force)
-
-
-@flow(name="selene-eval", log_prints=True)
-def run_eval_from_file(config_path: str, force: bool = False) -> dict[str, Any]:
-    """Evaluation of `eval.checkpoint` or the last train checkpoint → `<run_dir>/eval`."""
-    return run_stage("eval", _load(config_path), force)
-
-
-STAGE_FLOWS: dict[str, Callable[..., Any]] = {
-    "ingest": run_ingest_from_file,
-    "dedup": run_dedup_from_file,
-    "decontaminate": run_decontaminate_from_file,
-    "blend": run_blend_from_file,
-    "tokenize": run_tokenize_from_file,
-    "train": run_train_from_file,
-    "eval": run_eval_from_file,
-}
-"""Stage name → its wrapper flow (deployment `selene-<stage>/<config name>`)."""
+STAGE_FLOWS: dict[str, Callable[..., Any]] = {s.name: _stage_wrapper(s) for s in registry.STAGES}
+"""Stage name → its wrapper flow (deployment `selene-<stage>/<config name>`); each is also a
+module attribute ``run_<stage>_from_file``, the entrypoints of prefect.yaml."""
+globals().update({f"run_{name}_from_file": fl for name, fl in STAGE_FLOWS.items()})
 
 
 # -------------------------------------------------------------------------------- deployments

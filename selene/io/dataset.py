@@ -58,10 +58,12 @@ class StageResult:
     out: str
     skipped: bool
     manifest: dict[str, Any] = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)
+    """What a stage without a manifest reports (training: last metrics and checkpoint; eval: scores)."""
 
     def summary(self) -> dict[str, Any]:
         """What a stage flow returns (plain data for Prefect)."""
-        return {"out": self.out, "skipped": self.skipped, "manifest": self.manifest}
+        return {"out": self.out, "skipped": self.skipped, "manifest": self.manifest, **self.info}
 
 
 def open_output(out: str, fingerprint: str, force: bool) -> StageResult | None:

@@ -361,3 +361,30 @@ def scatter_svg(rows: list[dict[str, Any]], size: int = 320) -> str:
         parts.append(f'<text x="{x + 5:.1f}" y="{y - 4:.1f}">{r["run"]}</text>')
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def run_study(cfg: ScalingStudyConfig, call: Any = None) -> dict[str, Any]:
+    """The study: probe, synthetic tokens, the runs one after another (each uses the whole device),
+    calibration. `call(name, fn, *args)` runs each step (a Prefect task in `selene.flows.study`)."""
+    step = call or (lambda name, fn, *a: fn(*a))
+    spec = DeviceSpec(**step("probe-device", lambda c: dataclasses.asdict(device_spec(c)), cfg))
+    prefix = step("synthetic-tokens", lambda c: synthetic_tokens(c.out, c), cfg)
+    device = resolve_device(cfg)
+    measured = [step(f"run-{run.name}", run_one, run, cfg, prefix, device) for run in cfg.runs]
+    return finish(cfg, spec, measured)
+
+
+def artifacts(cfg: ScalingStudyConfig, result: dict[str, Any]) -> list[Any]:
+    from selene.artifacts import Markdown, Table, svg_image
+
+    rows = [
+        {k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items() if k != "work_per_layer_flops"}
+        for r in result["runs"]
+    ]
+    with open(f"{cfg.out}/predicted_vs_measured.svg") as f:
+        svg = f.read()
+    return [
+        Table("scaling-study", rows,
+              f"Scaling study on {result['device']['name']}: measured vs predicted step time, TFLOP/s and memory"),
+        Markdown("scaling-study-plot", markdown(result) + "\n" + svg_image(svg, "predicted vs measured") + "\n"),
+    ]  # fmt: skip

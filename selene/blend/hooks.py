@@ -1,0 +1,23 @@
+"""The blend stage's checks before it runs and its dashboard artifacts (see `selene.registry`)."""
+
+from __future__ import annotations
+
+from selene.artifacts import Artifact, Table
+from selene.blend.stage import report_rows
+from selene.config import BlendConfig
+from selene.errors import UsageError
+from selene.io import dataset, fs
+from selene.io.dataset import StageResult
+
+
+def check(inp: str, out: str, cfg: BlendConfig) -> None:
+    if not cfg.weights and not cfg.epochs:
+        raise UsageError("give --weights SRC=W,... or --epochs SRC=E,... (or blend.weights/epochs in the config)")
+    dataset.require_documents(inp, "blend")
+    fs.check_writable(out)
+
+
+def artifacts(result: StageResult, cfg: BlendConfig) -> list[Artifact]:
+    if not result.manifest:
+        return []
+    return [Table("blend-mix", report_rows(result.manifest), f"Requested vs realised mix in `{result.out}` (seed {cfg.seed})")]

@@ -1,0 +1,76 @@
+"""The `selene` command: one sub-command per registered stage, plus run, server, config and the
+model commands (train, eval, export, generate, plan, scaling-study, deploy).
+
+Exit codes: 0 success, 2 bad usage or configuration, 1 runtime failure. Errors print one paragraph;
+``--debug`` (anywhere on the line) adds the traceback. Importing this package loads typer and
+selene's light modules only (``selene --help`` takes a small fraction of a second).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import traceback
+
+import click
+import typer
+
+from selene.cli.app import app, err_console
+from selene.errors import SeleneError
+
+for _commands in ("stages", "server", "model"):  # they register their commands, listed in this order
+    importlib.import_module(f"selene.cli.{_commands}")
+
+# Recent typer versions carry their own copy of click: catch the exceptions of both.
+_CLICK_ERRORS: tuple[type[Exception], ...] = (
+    click.ClickException,
+    *(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"),
+)
+_EXITS = (click.exceptions.Exit, typer.Exit)
+_ABORTS = (click.exceptions.Abort, typer.Abort)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from rich.markup import escape
+
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")  # no telemetry calls offline
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args
+    args = [a for a in args if a != "--debug"]  # accepted anywhere, not only before the command
+    if debug:
+        os.environ["SELENE_DEBUG"] = "1"  # Prefect's console logs keep their tracebacks too
+    else:
+        os.environ.pop("SELENE_DEBUG", None)
+    try:
+        app(args=args, prog_name="selene", standalone_mode=False)
+        return 0
+    except _EXITS as e:
+        return int(getattr(e, "exit_code", 0) or 0)
+    except _ABORTS:
+        err_console.print("aborted")
+        return 130
+    except _CLICK_ERRORS as e:
+        e.show()  # type: ignore[attr-defined]
+        return 2
+    except SeleneError as e:
+        if debug:
+            traceback.print_exc()
+        err_console.print(f"[red]error:[/red] {escape(str(e))}", markup=True, highlight=False, soft_wrap=True)
+        return e.exit_code
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        return 130
+    except Exception as e:
+        if debug:
+            traceback.print_exc()
+        err_console.print(
+            f"[red]error:[/red] {type(e).__name__}: {escape(str(e))}\n(rerun with --debug for the traceback)",
+            markup=True,
+            highlight=False,
+            soft_wrap=True,
+        )
+        return 1
+
+
+__all__ = ["app", "main"]

@@ -1,0 +1,5 @@
+import sys
+
+from selene.cli import main
+
+sys.exit(main())

@@ -1,0 +1,90 @@
+"""The typer application and what every command shares: consoles, option overrides, progress bars.
+
+Importing the CLI loads typer and selene's light modules only; a command imports pydantic, pyarrow,
+Prefect or torch when it runs, and only what it needs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+app = typer.Typer(
+    name="selene",
+    help="Raw corpora → a pretrained, evaluated language model. Each stage is a command and a Prefect flow.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode="rich",
+)
+config_app = typer.Typer(help="Validate and show configuration files.", no_args_is_help=True)
+server_app = typer.Typer(
+    help="The Prefect server every selene command reports to: start, stop, status, logs.", no_args_is_help=True
+)
+app.add_typer(config_app, name="config")
+app.add_typer(server_app, name="server")
+console = Console(stderr=False)
+err_console = Console(stderr=True)
+
+
+@app.callback()
+def _root(
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
+) -> None:
+    """selene: ingest → dedup → decontaminate → blend → tokenize → train → eval."""
+
+
+@app.command()
+def version() -> None:
+    """Print the selene version."""
+    from selene import __version__
+
+    console.print(__version__)
+
+
+def with_overrides(cfg: Any, **overrides: Any) -> Any:
+    """`cfg` with the options given on the command line (None = not given), validated together."""
+    from pydantic import ValidationError
+
+    from selene.config import format_validation_error
+    from selene.errors import ConfigError
+
+    data = cfg.model_dump()
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return type(cfg).model_validate(data)
+    except ValidationError as e:
+        raise ConfigError(format_validation_error(e, where="command-line options", root=type(cfg))) from None
+
+
+@contextlib.contextmanager
+def progress_bars() -> Iterator[None]:
+    """A bar per step of the running stage(s), fed by the mappers (`selene.executor.report`)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from selene.executor import set_progress_hook
+
+    bars: dict[str, Any] = {}
+    with Progress(
+        TextColumn("{task.description:<20}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=err_console, transient=False,
+    ) as progress:  # fmt: skip
+
+        def hook(name: str, done: int, total: int) -> None:
+            if name not in bars:
+                bars[name] = progress.add_task(name, total=total)
+            progress.update(bars[name], completed=done, total=total)
+
+        set_progress_hook(hook)
+        try:
+            yield
+        finally:
+            set_progress_hook(None)
+
+
+def note(message: str) -> None:
+    err_console.print(f"[dim]{message}[/dim]", highlight=False)

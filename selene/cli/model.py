@@ -1,0 +1,261 @@
+"""Commands around the model: train, eval, export, generate, plan, scaling-study, deploy.
+
+Each imports what it needs when it runs (torch, lm_eval, transformers, Prefect); importing this
+module costs no more than typer.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from selene.cli.app import app, console, with_overrides
+from selene.errors import UsageError
+
+
+@app.command()
+def train(
+    config: Annotated[str, typer.Argument(help="Pipeline YAML (its train: section) or a training YAML with out:.")],
+    nproc_per_node: Annotated[
+        int | None, typer.Option("--nproc-per-node", min=1, help="Processes on this node [train.nproc_per_node].")
+    ] = None,
+    nnodes: Annotated[int, typer.Option("--nnodes", min=1, help="Nodes.")] = 1,
+    node_rank: Annotated[int, typer.Option("--node-rank", min=0, help="This node's rank.")] = 0,
+    rdzv_endpoint: Annotated[str | None, typer.Option("--rdzv-endpoint", help="HOST:PORT of the rendezvous.")] = None,
+    set_: Annotated[list[str] | None, typer.Option("--set", help="key=value override, e.g. parallel.tp=2.")] = None,
+) -> None:
+    """Pretrain with torchrun: data × tensor × pipeline parallel, DCP checkpoints, exact resume."""
+    from selene.train.launch import launch, load_train_config
+
+    cfg, out = load_train_config(config, set_ or [])
+    launch(cfg, out, nproc_per_node or cfg.nproc_per_node, nnodes, node_rank, rdzv_endpoint)
+    console.print(f"checkpoints in [b]{out}/checkpoints[/b]; metrics in {out}/metrics.jsonl")
+
+
+@app.command()
+def deploy(
+    config: Annotated[str, typer.Argument(help="Pipeline YAML; paths in it resolve from the current folder.")],
+    limit: Annotated[int | None, typer.Option(min=1, help="Flow runs at a time.")] = None,
+    only: Annotated[str | None, typer.Option(help="Comma-separated: pipeline and/or stage names.")] = None,
+) -> None:
+    """Serve the pipeline and each stage as Prefect deployments (flow.serve) until Ctrl-C.
+
+    Trigger runs from the dashboard or `prefect deployment run 'selene-pipeline/<name>'`; for work-pool
+    deployments use the repository's prefect.yaml (`prefect deploy --all`).
+    """
+    from selene.flows.deploy import serve_pipeline
+
+    parts = [p.strip() for p in only.split(",") if p.strip()] if only else None
+    serve_pipeline(config, limit=limit, only=parts)
+
+
+@app.command("eval")
+def eval_(
+    checkpoint: Annotated[str, typer.Option("--checkpoint", help="Checkpoint dir (step-NNNNNN), or a train dir: its latest.")],
+    tasks: Annotated[str | None, typer.Option(help="Comma-separated harness tasks [the local selene_* tasks].")] = None,
+    num_fewshot: Annotated[int | None, typer.Option("--num-fewshot", min=0, help="Few-shot examples [0].")] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="Documents per task, at most.")] = None,
+    batch_size: Annotated[int | None, typer.Option("--batch-size", min=1, help="Requests per forward [8].")] = None,
+    output: Annotated[str | None, typer.Option("--output", "-o", help="Results directory [<checkpoint>/eval].")] = None,
+    config: Annotated[str | None, typer.Option("--config", "-c", help="YAML: eval settings or a pipeline file.")] = None,
+) -> None:
+    """Evaluate a checkpoint on lm-evaluation-harness tasks (offline), plus held-out perplexity."""
+    from selene.config import EvalConfig, load_stage_config
+
+    cfg: EvalConfig = load_stage_config(config, EvalConfig, "eval")
+    cfg = with_overrides(
+        cfg, tasks=[t.strip() for t in tasks.split(",") if t.strip()] if tasks else None,
+        num_fewshot=num_fewshot, limit=limit, batch_size=batch_size, checkpoint=checkpoint,
+    )
+    from selene.eval.stage import print_results, run_eval
+
+    result = run_eval(cfg, output)
+    print_results(result, console)
+
+
+@app.command()
+def export(
+    checkpoint: Annotated[str, typer.Option("--checkpoint", help="Checkpoint dir (step-NNNNNN), or a train dir.")],
+    output: Annotated[str, typer.Option("--output", "-o", help="Hugging Face model directory to write.")],
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing export.")] = False,
+) -> None:
+    """Export a checkpoint (any parallel layout) to Hugging Face transformers format (Llama-style)."""
+    from selene.eval.export import export_hf
+
+    info = export_hf(checkpoint, output, overwrite=overwrite)
+    console.print(f"exported to [b]{output}[/b]: {info}")
+
+
+@app.command()
+def generate(
+    checkpoint: Annotated[str, typer.Option("--checkpoint", help="Checkpoint dir (step-NNNNNN), or a train dir.")],
+    prompt: Annotated[str, typer.Option(help="Text to continue.")],
+    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1, help="Tokens to generate.")] = 64,
+    temperature: Annotated[float, typer.Option(min=0.0, help="0: greedy.")] = 1.0,
+    top_p: Annotated[float, typer.Option("--top-p", min=0.0, max=1.0, help="Nucleus sampling.")] = 1.0,
+    seed: Annotated[int | None, typer.Option(help="Seed: the same seed gives the same text.")] = None,
+) -> None:
+    """Sample a continuation with a KV cache."""
+    from selene.eval.checkpoint_io import eod_id, load_model, tokenizer
+    from selene.eval.generate import generate as sample
+
+    loaded = load_model(checkpoint)
+    sp = tokenizer(checkpoint)
+    ids = sample(loaded.model, loaded.args, sp.encode(prompt), max_tokens, temperature=temperature, top_p=top_p,
+                 seed=seed, stop_ids=(eod_id(sp, loaded.meta),))
+    console.print(prompt + sp.decode(ids), markup=False, highlight=False)
+
+
+@app.command()
+def plan(
+    config: Annotated[
+        str | None, typer.Argument(help="Pipeline or training YAML: plan its model, batch and layout (nothing runs).")
+    ] = None,
+    model: Annotated[str | None, typer.Option("--model", help="Model preset (selene train's presets).")] = None,
+    layers: Annotated[int | None, typer.Option("--layers", min=1, help="Transformer layers.")] = None,
+    hidden: Annotated[int | None, typer.Option("--hidden", min=1, help="Hidden size.")] = None,
+    heads: Annotated[int | None, typer.Option("--heads", min=1, help="Attention heads.")] = None,
+    ffn: Annotated[int | None, typer.Option("--ffn", min=1, help="FFN width (default 4 × hidden).")] = None,
+    vocab: Annotated[int | None, typer.Option("--vocab", min=1, help="Vocabulary (default 51200).")] = None,
+    swiglu: Annotated[bool, typer.Option("--swiglu", help="SwiGLU MLP (three FFN matrices) instead of GELU.")] = False,
+    gpus: Annotated[int | None, typer.Option("--gpus", min=1, help="GPUs in all.")] = None,
+    gpu: Annotated[str, typer.Option("--gpu", help="a100-40g | a100-80g | h100 | h200.")] = "a100-80g",
+    tokens: Annotated[str | None, typer.Option("--tokens", help="Tokens to train, e.g. 300B or 3e11.")] = None,
+    seq: Annotated[int | None, typer.Option("--seq", min=1, help="Sequence length.")] = None,
+    global_batch: Annotated[
+        int | None, typer.Option("--global-batch", min=1, help="Sequences per iteration (default ≈ 4M tokens).")
+    ] = None,
+    top: Annotated[int, typer.Option("--top", min=1, help="Layouts to show.")] = 5,
+    tp: Annotated[int | None, typer.Option("--tp", min=1, help="Pin the tensor-parallel degree.")] = None,
+    pp: Annotated[int | None, typer.Option("--pp", min=1, help="Pin the pipeline-parallel degree.")] = None,
+    micro_batch: Annotated[int | None, typer.Option("--micro-batch", min=1, help="Pin the micro-batch.")] = None,
+    virtual: Annotated[int | None, typer.Option("--virtual", min=1, help="Pin virtual stages per rank.")] = None,
+    recompute: Annotated[
+        str | None, typer.Option("--recompute", help="Pin recomputation: none | selective | full.")
+    ] = None,
+    sharding: Annotated[str | None, typer.Option("--sharding", help="Pin: replicate | zero2 | zero3.")] = None,
+    no_sp: Annotated[bool, typer.Option("--no-sequence-parallel", help="TP without sequence parallelism.")] = False,
+    no_flash: Annotated[
+        bool, typer.Option("--no-flash", help="Attention keeps its s×s scores (no fused attention kernel).")
+    ] = False,
+    tflops: Annotated[
+        float | None, typer.Option("--tflops", min=0.001, help="Achieved TFLOP/s per GPU: time from it, not the model.")
+    ] = None,
+    efficiency: Annotated[
+        float | None, typer.Option("--efficiency", help="Fraction of peak large layers reach (overrides the device's).")
+    ] = None,
+    calibration: Annotated[
+        str | None, typer.Option("--calibration", help="calibration.json from `selene scaling-study`.")
+    ] = None,
+    json_: Annotated[bool, typer.Option("--json", help="Print the plan as JSON.")] = False,
+) -> None:
+    """Plan a training run: FLOPs, memory per GPU, time per iteration and days, for the best parallel layouts."""
+    import json
+
+    from selene.plan.devices import device
+    from selene.plan.planner import (
+        PlanRequest,
+        layout_from_train_config,
+        make_plan,
+        parse_count,
+        render,
+        shape_from_dims,
+        shape_from_preset,
+        with_efficiency,
+    )  # fmt: skip
+    from selene.plan.search import Pins
+
+    for name, value, allowed in (
+        ("--recompute", recompute, ("none", "selective", "full")),
+        ("--sharding", sharding, ("replicate", "zero2", "zero3")),
+    ):
+        if value is not None and value not in allowed:
+            raise UsageError(f"{name} {value!r}: expected one of {', '.join(allowed)}")
+    dims = (layers, hidden, heads)
+    configured = None
+    flash = not no_flash
+    if config is not None:
+        if model or any(d is not None for d in dims):
+            raise UsageError("give a config file or --model / --layers --hidden --heads, not both")
+        from selene.plan.cost import Shape
+        from selene.train.launch import load_train_config
+        from selene.train.model import model_args
+
+        cfg, _ = load_train_config(config, [])
+        pipeline_vocab = _pipeline_vocab(config)
+        args = model_args(cfg.model, vocab or cfg.model.vocab_size or pipeline_vocab or 51200)
+        configured, n = layout_from_train_config(cfg, gpus)
+        gpus = gpus or n
+        shape = Shape.from_model_args(args, args.vocab_size, seq or cfg.batch.seq_len, flash)
+        global_batch = global_batch or cfg.batch.global_batch
+        if tokens is None:
+            tokens = str(cfg.steps * cfg.batch.global_batch * shape.seq)
+    elif model:
+        if any(d is not None for d in dims):
+            raise UsageError("give --model or --layers --hidden --heads, not both")
+        shape = shape_from_preset(model, vocab, seq, flash)
+    elif all(d is not None for d in dims):
+        shape = shape_from_dims(layers, hidden, heads, ffn, vocab or 51200, seq or 2048, "swiglu" if swiglu else "gelu", flash)  # type: ignore[arg-type]
+    else:
+        raise UsageError("say what to plan: a config file, --model PRESET, or --layers --hidden --heads [--ffn] --vocab")
+    if gpus is None:
+        raise UsageError("--gpus is required")
+    if tokens is None:
+        raise UsageError("--tokens is required (e.g. --tokens 300B)")
+    dev = with_efficiency(device(gpu, calibration), efficiency)
+    pins = Pins(tp, pp, micro_batch, virtual, recompute, sharding, not no_sp)
+    result = make_plan(PlanRequest(shape, gpus, dev, parse_count(tokens), global_batch, top, pins, tflops, configured))
+    if json_:
+        print(json.dumps(result, indent=2))
+    else:
+        render(result, console)
+
+
+@app.command("scaling-study")
+def scaling_study(
+    config: Annotated[str, typer.Argument(help="Scaling-study YAML (out, runs: [...]); see configs/scaling-study-*.yaml.")],
+) -> None:
+    """Short training runs at several sizes and layouts: measured TFLOP/s and memory, planner calibrated."""
+    from rich.table import Table
+
+    from selene.cli.app import note
+    from selene.config import ScalingStudyConfig, load_stage_config
+    from selene.runner import runtime
+
+    cfg = load_stage_config(config, ScalingStudyConfig, "scaling_study")
+    rt = runtime(say=note)
+    rt.note()
+    if rt.api is None:
+        from selene.plan.study import run_study
+
+        result = run_study(cfg)
+    else:
+        from selene.flows.study import scaling_study_flow
+
+        result = scaling_study_flow(cfg)
+    cal = result["calibration"]
+
+    table = Table(title=f"scaling study on {result['device']['name']}")
+    for col in ("run", "layout", "measured s", "predicted s", "error", "TFLOP/s", "memory GB", "predicted GB"):
+        table.add_column(col, justify="left" if col in ("run", "layout") else "right")
+    for r in result["runs"]:
+        table.add_row(
+            r["run"], r["layout"], f"{r['measured_step_s']:.4f}", f"{r['predicted_step_s']:.4f}",
+            f"{r['step_error']:+.0%}", f"{r['measured_tflops']:.4f}", f"{r['measured_memory_gb']:.3f}",
+            f"{r['predicted_memory_gb']:.3f}",
+        )  # fmt: skip
+    console.print(table)
+    console.print(
+        f"calibrated: max efficiency {cal['max_efficiency']:.3f}, half work {cal['half_work']:.3g} FLOPs, "
+        f"RMS log error {cal['rms_log_error']:.3f}; written to [b]{cfg.out}/calibration.json[/b] "
+        f"(use with `selene plan --calibration`), table in {cfg.out}/study.md"
+    )
+
+
+def _pipeline_vocab(path: str) -> int | None:
+    from selene.config import load_yaml
+
+    data, _ = load_yaml(path)
+    tok = data.get("tokenize") if isinstance(data, dict) else None
+    return tok.get("vocab_size") if isinstance(tok, dict) else None

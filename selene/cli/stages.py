@@ -1,0 +1,142 @@
+"""The stage commands, made from the registry, plus `run` (the pipeline) and `config`.
+
+Every data stage gets the same command: ``-i/--input`` (unless it reads the sources),
+``-o/--output``, its own options (each sets one config field), ``-c/--config``, the executor
+options and ``--force``. The options are built from `selene.registry` alone, so ``--help`` imports
+no config model.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Annotated, Any
+
+import typer
+
+from selene import registry
+from selene.cli.app import app, config_app, console, note, progress_bars, with_overrides
+
+EXECUTORS = "processes | threads | dask"
+
+
+def _common() -> list[inspect.Parameter]:
+    def opt(name: str, annotation: Any, default: Any = None) -> inspect.Parameter:
+        return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+
+    return [
+        opt("config", Annotated[str | None, typer.Option("--config", "-c", help="YAML: this stage's settings, or a pipeline file.")]),
+        opt("workers", Annotated[int | None, typer.Option("--workers", "-w", min=1, help="Parallel workers (default: executor.workers, else 1).")]),
+        opt("executor", Annotated[str | None, typer.Option("--executor", help=f"{EXECUTORS} (default: executor.kind, else processes).")]),
+        opt("dask_address", Annotated[str | None, typer.Option("--dask-address", help="tcp://host:8786 of a Dask scheduler (implies --executor dask).")]),
+        opt("force", Annotated[bool, typer.Option("--force", help="Redo even if OUT is complete for these inputs.")], False),
+    ]  # fmt: skip
+
+
+def stage_command(stage: registry.Stage) -> Any:
+    """The command of a registered stage (a function whose signature typer reads)."""
+    params = []
+    if stage.reads != "sources":
+        params.append(inspect.Parameter(
+            "input", inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[str, typer.Option("--input", "-i", help=stage.input_help)]
+        ))  # fmt: skip
+    params.append(inspect.Parameter(
+        "output", inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[str, typer.Option("--output", "-o", help=stage.output_help)]
+    ))  # fmt: skip
+    for i, o in enumerate(stage.options):
+        kind: Any = list[str] | None if o.multiple else o.type | None
+        params.append(inspect.Parameter(
+            f"opt_{i}", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[kind, typer.Option(*o.flags, help=o.help)]
+        ))  # fmt: skip
+    params += _common()
+
+    def command(**kw: Any) -> None:
+        run_stage_command(stage, kw)
+
+    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    command.__name__ = stage.name
+    command.__doc__ = stage.help + (f"\n\n{stage.doc}" if stage.doc else "")
+    return command
+
+
+def run_stage_command(stage: registry.Stage, kw: dict[str, Any]) -> None:
+    from selene.config import ExecutorConfig, load_stage_files
+    from selene.runner import Job, runtime
+
+    cfg, ex = load_stage_files(kw["config"], stage.config_model(), stage.name)
+    overrides: dict[str, Any] = {}
+    for i, o in enumerate(stage.options):
+        value = kw[f"opt_{i}"]
+        if value is None or value == []:
+            continue
+        value = o.parse(o.flags[0], value) if o.parse else value
+        overrides[o.field] = overrides.get(o.field, []) + value if o.multiple and o.field in overrides else value
+    cfg = with_overrides(cfg, **overrides)
+    kind = kw["executor"] or ("dask" if kw["dask_address"] else None)
+    ex = with_overrides(ex, kind=kind, workers=kw["workers"], address=kw["dask_address"])
+    assert isinstance(ex, ExecutorConfig)
+    job = Job(stage.name, kw.get("input"), kw["output"], cfg, ex)
+    rt = runtime(say=note)
+    with progress_bars():
+        result = rt.run(job, force=kw["force"])
+    if stage.summary:
+        registry.load(stage.summary)(result, console)
+
+
+for _stage in registry.STAGES:
+    if _stage.command:
+        app.command(name=_stage.name, help=_stage.help)(stage_command(_stage))
+
+
+# ------------------------------------------------------------------------------------- config
+
+
+@config_app.command("validate")
+def config_validate(file: Annotated[str, typer.Argument(help="Pipeline YAML file.")]) -> None:
+    """Validate a pipeline config and print it resolved (every default filled in)."""
+    from selene.cli.app import err_console
+    from selene.config import dump_config, load_pipeline_config
+
+    cfg = load_pipeline_config(file)
+    console.print(dump_config(cfg), end="", markup=False, highlight=False)
+    err_console.print(f"[green]{file}: valid[/green]")
+
+
+@config_app.command("defaults")
+def config_defaults(
+    stage: Annotated[str, typer.Argument(help=f"{' | '.join(registry.NAMES)} | executor")] = "ingest",
+) -> None:
+    """Print the default settings of a stage, as YAML to start a config from."""
+    from selene.config import ExecutorConfig, dump_config
+
+    if stage == "executor":
+        model: Any = ExecutorConfig
+    elif stage in registry.BY_NAME:
+        model = registry.get(stage).config_model()
+    else:
+        raise typer.BadParameter(f"unknown stage {stage!r}; known: {', '.join((*registry.NAMES, 'executor'))}")
+    console.print(dump_config(model()), end="", markup=False, highlight=False)
+
+
+# ---------------------------------------------------------------------------------------- run
+
+
+@app.command()
+def run(
+    pipeline: Annotated[str, typer.Argument(help="Pipeline YAML file, e.g. configs/demo.yaml.")],
+    from_stage: Annotated[str | None, typer.Option("--from", help="Start at this stage (earlier ones must be complete).")] = None,
+    until_stage: Annotated[str | None, typer.Option("--until", help="Stop after this stage.")] = None,
+    force: Annotated[list[str] | None, typer.Option("--force", help="Redo this stage even when complete (repeatable).")] = None,
+) -> None:
+    """Run the whole pipeline into the config's run_dir; complete stages are skipped."""
+    from selene.config import load_pipeline_config
+    from selene.runner import runtime
+
+    cfg = load_pipeline_config(pipeline)
+    rt = runtime(say=note)
+    with progress_bars():
+        results = rt.pipeline(cfg, force or [], from_stage, until_stage)
+    for name, result in results.items():
+        stage = registry.get(name)
+        if stage.summary:
+            registry.load(stage.summary)(result, console)
+    console.print(f"run directory: [b]{cfg.run_dir}[/b]; report: [b]{cfg.run_dir}/report.md[/b]")

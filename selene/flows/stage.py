@@ -1,0 +1,183 @@
+"""Every registered stage as a Prefect flow: one factory, no per-stage code.
+
+A stage flow runs the same `selene.runner.execute` as a command without Prefect; only the mapper
+differs. `PrefectMapper` groups a step's items into a few task runs (`selene.executor.chunks`), so a
+one-document input is one task per step and a thousand files on four workers are eight, each with
+Prefect's state, retry and timing; CPU-bound work goes to a process pool (forkserver) while the
+tasks' threads do Prefect's bookkeeping. The stage's artifacts are published when it ends.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import contextlib
+import copy
+import logging
+import multiprocessing
+import os
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from functools import cache
+from typing import Any, TypeVar
+
+from prefect import flow, task
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.cache_policies import NO_CACHE
+from prefect.futures import as_completed
+from prefect.task_runners import ThreadPoolTaskRunner
+
+from selene import registry
+from selene.artifacts import Artifact, Markdown, Table
+from selene.executor import RETRIES, chunks, local_kind, report
+from selene.runner import Job, execute
+
+T = TypeVar("T")
+
+
+class PrefectMapper:
+    """A `Mapper` whose items run as Prefect task runs, grouped; use inside a flow."""
+
+    def __init__(self, kind: str, workers: int) -> None:
+        self.workers = workers
+        self.pool: cf.Executor | None = None
+        if kind == "processes" and workers > 1:
+            ctx = multiprocessing.get_context("forkserver")
+            self.pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+
+    def __call__(self, name: str, fn: Callable[..., T], args: Sequence[tuple]) -> list[T]:
+        pool, total = self.pool, len(args)
+        done = [0]
+        lock = threading.Lock()
+
+        def run_group(first: int, end: int) -> list[T]:
+            out = []
+            for a in args[first:end]:
+                out.append(fn(*a) if pool is None else pool.submit(fn, *a).result())
+                with lock:  # item by item where the task runs in this process (threads, processes)
+                    done[0] += 1
+                    report(name, done[0], total)
+            return out
+
+        t = task(run_group, name=name, cache_policy=NO_CACHE, retries=RETRIES, retry_delay_seconds=1)  # type: ignore[call-overload]
+        groups = chunks(total, self.workers)
+        futures = [
+            t.with_options(task_run_name=f"{name}-{k:03d}" if len(groups) > 1 else name).submit(g.start, g.stop)
+            for k, g in enumerate(groups)
+        ]
+        report(name, 0, total)
+        finished = 0
+        for f in as_completed(futures):
+            finished += len(groups[futures.index(f)])
+            with lock:  # group by group where it ran elsewhere (Dask)
+                if finished > done[0]:
+                    done[0] = finished
+                    report(name, done[0], total)
+        return [r for f in futures for r in f.result()]
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+
+
+def task_runner(kind: str, workers: int, address: str | None) -> Any:
+    """threads/processes: a thread per running task group; dask: prefect-dask's runner on the
+    scheduler at `address` or a LocalCluster of `workers` single-threaded processes."""
+    if kind == "dask":
+        from prefect_dask import DaskTaskRunner
+
+        if address:
+            return DaskTaskRunner(address=address)
+        return DaskTaskRunner(cluster_kwargs={"n_workers": workers, "threads_per_worker": 1, "processes": True})
+    return ThreadPoolTaskRunner(max_workers=max(1, workers))
+
+
+def publish(items: Sequence[Artifact]) -> None:
+    for a in items:
+        if isinstance(a, Table):
+            create_table_artifact(table=a.rows, key=a.key, description=a.description or None)
+        elif isinstance(a, Markdown):
+            create_markdown_artifact(markdown=a.markdown, key=a.key, description=a.description or None)
+
+
+@cache
+def stage_flow(name: str) -> Any:
+    """The Prefect flow of registered stage `name` (made once per process)."""
+    stage = registry.get(name)
+
+    def body(inp: str | None, out: str, cfg: Any, executor: Any = None, force: bool = False) -> Any:
+        job = Job(name, inp, out, cfg, executor)
+        ex = job.executor_config()
+        mapper = PrefectMapper(local_kind(ex.kind, job.paths()), ex.workers)
+        try:
+            result = execute(job, mapper, force)
+        finally:
+            mapper.close()
+        if stage.artifacts:
+            publish(registry.load(stage.artifacts)(result, cfg))
+        return result
+
+    body.__name__ = body.__qualname__ = f"{name.replace('-', '_')}_flow"
+    body.__doc__ = stage.help
+    return flow(name=name, log_prints=True, validate_parameters=False, flow_run_name=f"{name} → {{out}}")(body)
+
+
+def run_flow(job: Job, force: bool) -> Any:
+    """`job` as its stage's flow (a sub-flow when called inside another flow)."""
+    ex = job.executor_config()
+    fl = stage_flow(job.stage).with_options(task_runner=task_runner(local_kind(ex.kind, job.paths()), ex.workers, ex.address))
+    with engine_settings():
+        return fl(job.inp, job.out, job.cfg, job.executor, force=force)
+
+
+@contextlib.contextmanager
+def engine_settings() -> Iterator[None]:
+    """How selene's flows run: console logs without tracebacks (the dashboard keeps them; ``--debug``
+    shows them), and no flow-run heartbeats unless the user set their frequency: they only serve
+    zombie detection (an automation the user would have made) and their thread costs about a second
+    at every flow's end."""
+    if not os.environ.get("SELENE_DEBUG"):
+        quiet_console_tracebacks()
+    if os.environ.get("PREFECT_FLOWS_HEARTBEAT_FREQUENCY"):
+        yield
+        return
+    from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
+
+    with temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
+        yield
+
+
+class _NoTraceback(logging.Formatter):
+    """Console formatter that leaves tracebacks to the Prefect API/dashboard (and --debug)."""
+
+    def __init__(self, inner: logging.Formatter | None) -> None:
+        super().__init__()
+        self.inner = inner or logging.Formatter()
+
+    def format(self, record: logging.LogRecord) -> str:
+        r = copy.copy(record)
+        r.exc_info, r.exc_text, r.stack_info = None, None, None
+        return self.inner.format(r)
+
+
+def quiet_console_tracebacks() -> None:
+    """Keep Prefect's console logs to one line per event; the dashboard keeps the full traceback.
+    Applied now and again whenever Prefect sets its logging up (when a flow starts)."""
+    import prefect.logging.configuration as lc
+
+    def apply() -> None:
+        for name in ("", "prefect", "prefect.flow_runs", "prefect.task_runs"):
+            for h in logging.getLogger(name).handlers:
+                if type(h).__name__ == "PrefectConsoleHandler" and not isinstance(h.formatter, _NoTraceback):
+                    h.setFormatter(_NoTraceback(h.formatter))
+
+    if not getattr(lc.setup_logging, "_selene_quiet", False):
+        original = lc.setup_logging
+
+        def setup(*a: Any, **k: Any) -> Any:
+            out = original(*a, **k)
+            apply()
+            return out
+
+        setup._selene_quiet = True  # type: ignore[attr-defined]
+        lc.setup_logging = setup
+    apply()

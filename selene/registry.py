@@ -1,0 +1,237 @@
+"""The stages, declared once: the commands, the Prefect flows, the deployments, ``selene config
+defaults``, the progress bars and the summaries are all made from these declarations.
+
+A declaration names its parts by import path (``"selene.dedup.stage:run_dedup"``) so that reading
+the registry imports nothing heavy: ``selene --help`` lists every stage without loading pydantic,
+pyarrow, Prefect or torch. Adding a stage is one package and one `Stage(...)` line below.
+
+A stage's ``run`` is ``run(inp, out, cfg, *, mapper, force) -> StageResult`` (``run(out, cfg, ...)``
+for a stage that reads the configured sources): a plain function over paths and its own config,
+which runs its parallel steps through `mapper` and writes its typed manifest last.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Reads = Literal["sources", "documents", "tokens", "checkpoint"]
+Writes = Literal["documents", "tokens", "checkpoint", "evaluation"]
+
+
+def load(path: str) -> Any:
+    """The object at ``"package.module:attribute"``."""
+    module, _, attr = path.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+# ------------------------------------------------------------------------------ option values
+
+
+def mapping(flag: str, value: str) -> dict[str, float]:
+    """``SRC=W,SRC=W`` → {SRC: W}; the error names the item that is not of that form."""
+    from selene.errors import ConfigError
+
+    out: dict[str, float] = {}
+    for item in filter(None, (x.strip() for x in value.split(","))):
+        name, sep, num = item.rpartition("=")
+        try:
+            if not sep or not name.strip():
+                raise ValueError
+            out[name.strip()] = float(num)
+        except ValueError:
+            raise ConfigError(f"{flag}: {item!r} is not SOURCE=NUMBER (e.g. {flag} Books3=1.5,Pile-CC=0.5)") from None
+    return out
+
+
+def sources(flag: str, values: list[str]) -> list[Any]:
+    from selene.config import SourceSpec
+
+    return [SourceSpec.parse(v, source_override=flag == "--source-override") for v in values]
+
+
+@dataclass(frozen=True)
+class Option:
+    """A command-line option that sets one field of the stage's config (None: not given, the
+    config file's or the default value stands)."""
+
+    flags: tuple[str, ...]
+    field: str
+    help: str
+    type: type = str
+    multiple: bool = False
+    parse: Callable[[str, Any], Any] | None = None
+    """Turns the raw value into the field's (given the flag, for messages); repeated options that
+    share a field are concatenated."""
+
+
+# ----------------------------------------------------------------------------------- stages
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    help: str
+    config: str
+    """Import path of the stage's pydantic config model; `name` is its section in a pipeline file."""
+    run: str
+    reads: Reads
+    writes: Writes
+    manifest: str | None
+    """Import path of the typed manifest the stage writes (None: it writes none, e.g. training)."""
+    preflight: str | None = None
+    """``check(inp, out, cfg)``: what needs no reading (inputs finished, outputs writable, settings
+    that only make sense together) fails here, before any work or any Prefect start."""
+    artifacts: str | None = None
+    """``artifacts(result, cfg) -> list[Artifact]``: tables and markdown for the Prefect dashboard."""
+    summary: str | None = None
+    """``summary(result, console)``: what the command prints after the run."""
+    options: tuple[Option, ...] = ()
+    command: bool = True
+    """False where the stage has a command of its own (training launches torchrun)."""
+    input_help: str = "Document dataset to read."
+    output_help: str = "Output dataset directory or fsspec URL."
+    doc: str = field(default="", repr=False)
+
+    def config_model(self) -> Any:
+        return load(self.config)
+
+    def run_fn(self) -> Callable[..., Any]:
+        return load(self.run)
+
+
+_DOCS = "selene.summary:documents"
+
+STAGES: tuple[Stage, ...] = (
+    Stage(
+        "ingest",
+        "Read Pile jsonl.zst, jsonl(.gz), WARC and WET files; clean, filter, exact-dedup into OUT.",
+        config="selene.config:IngestConfig",
+        run="selene.ingest.stage:run_ingest",
+        reads="sources",
+        writes="documents",
+        manifest="selene.manifest:IngestManifest",
+        preflight="selene.ingest.hooks:check",
+        artifacts="selene.ingest.hooks:artifacts",
+        summary=_DOCS,
+        options=(
+            Option(("--source", "-s"), "sources", "NAME=GLOB; Pile files take their source from meta.pile_set_name.",
+                   multiple=True, parse=sources),
+            Option(("--source-override",), "sources", "NAME=GLOB; NAME is the source of every document, Pile too.",
+                   multiple=True, parse=sources),
+        ),
+        doc="Every input record ends in OUT's shards or in OUT/removed.parquet with a reason.",
+    ),
+    Stage(
+        "dedup",
+        "Remove near-duplicate documents (MinHash LSH); duplicates go to OUT/removed.parquet as dup_of:<id>.",
+        config="selene.config:DedupConfig",
+        run="selene.dedup.stage:run_dedup",
+        reads="documents",
+        writes="documents",
+        manifest="selene.manifest:DedupManifest",
+        preflight="selene.dedup.hooks:check",
+        artifacts="selene.dedup.hooks:artifacts",
+        summary=_DOCS,
+        options=(
+            Option(("--threshold",), "threshold", "Jaccard similarity of a duplicate (default 0.8).", float),
+            Option(("--num-perm",), "num_perm", "MinHash permutations (default 128).", int),
+            Option(("--ngram",), "ngram", "Shingle size (default 5).", int),
+            Option(("--shingle",), "shingle", "word | char (default word)."),
+            Option(("--bands",), "bands", "LSH bands (with --rows); default: chosen from threshold.", int),
+            Option(("--rows",), "rows", "LSH rows per band (with --bands).", int),
+            Option(("--verify",), "verify", "signature | exact | none (default signature)."),
+            Option(("--keep",), "keep", "first | longest (default first)."),
+        ),
+    ),
+    Stage(
+        "decontaminate",
+        "Remove evaluation-task text (13-gram overlaps ± 200 characters) from a document dataset.",
+        config="selene.config:DecontamConfig",
+        run="selene.decontam.stage:run_decontam",
+        reads="documents",
+        writes="documents",
+        manifest="selene.manifest:DecontamManifest",
+        preflight="selene.decontam.hooks:check",
+        artifacts="selene.decontam.hooks:artifacts",
+        summary=_DOCS,
+        options=(
+            Option(("--tasks", "-t"), "tasks", "Task jsonl file or lm-eval task directory (repeatable).", multiple=True),
+            Option(("--ngram",), "ngram", "Overlap length in words (default 13).", int),
+        ),
+    ),
+    Stage(
+        "blend",
+        "Sample each source by weight or epochs (MT-NLG style) and shuffle globally into OUT.",
+        config="selene.config:BlendConfig",
+        run="selene.blend.stage:run_blend",
+        reads="documents",
+        writes="documents",
+        manifest="selene.manifest:BlendManifest",
+        preflight="selene.blend.hooks:check",
+        artifacts="selene.blend.hooks:artifacts",
+        summary=_DOCS,
+        options=(
+            Option(("--weights",), "weights", "SRC=W,...: shares of the mix (normalised).", parse=mapping),
+            Option(("--epochs",), "epochs", "SRC=E,...: passes over a source (e.g. Books3=1.5).", parse=mapping),
+            Option(("--target-tokens",), "target_tokens", "Tokens of the mix.", int),
+            Option(("--tokenizer",), "tokenizer", "sentencepiece model to count tokens with."),
+            Option(("--seed",), "seed", "Sampling and shuffling seed.", int),
+        ),
+    ),
+    Stage(
+        "tokenize",
+        "Encode documents with sentencepiece into Megatron-LM's indexed format (.bin + .idx), EOD-terminated.",
+        config="selene.config:TokenizeConfig",
+        run="selene.tokenize.stage:run_tokenize",
+        reads="documents",
+        writes="tokens",
+        manifest="selene.manifest:TokenizeManifest",
+        preflight="selene.tokenize.hooks:check",
+        artifacts="selene.tokenize.hooks:artifacts",
+        summary=_DOCS,
+        options=(
+            Option(("--tokenizer",), "tokenizer", "An existing sentencepiece .model (else one is trained)."),
+            Option(("--vocab-size",), "vocab_size", "Vocabulary of a trained tokenizer (default 32000).", int),
+            Option(("--model-type",), "model_type", "bpe | unigram (default bpe)."),
+        ),
+        output_help="Output directory: <prefix>.bin/.idx, tokenizer.model.",
+    ),
+    Stage(
+        "train",
+        "Pretrain with torchrun: data × tensor × pipeline parallel, DCP checkpoints, exact resume.",
+        config="selene.config:TrainConfig",
+        run="selene.train.stage:run_train",
+        reads="tokens",
+        writes="checkpoint",
+        manifest=None,
+        artifacts="selene.train.stage:artifacts",
+        summary="selene.train.stage:summary",
+        command=False,
+    ),
+    Stage(
+        "eval",
+        "Evaluate a checkpoint on lm-evaluation-harness tasks (offline), plus held-out perplexity.",
+        config="selene.config:EvalConfig",
+        run="selene.eval.stage:run_eval_stage",
+        reads="checkpoint",
+        writes="evaluation",
+        manifest=None,
+        artifacts="selene.eval.stage:artifacts",
+        summary="selene.eval.stage:summary",
+        command=False,
+    ),
+)
+
+BY_NAME = {s.name: s for s in STAGES}
+NAMES = tuple(BY_NAME)
+
+
+def get(name: str) -> Stage:
+    if name not in BY_NAME:
+        from selene.errors import ConfigError
+
+        raise ConfigError(f"unknown stage {name!r}; the stages are {', '.join(NAMES)}")
+    return BY_NAME[name]

@@ -1,0 +1,57 @@
+"""What a data-stage command prints after it ran: documents per source in, kept and removed, the
+removals by reason, and the stage's own extras (blend mix, tokens). Read from the manifest only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from selene.io.dataset import StageResult
+
+
+def documents(result: StageResult, console: Console) -> None:
+    """Every data stage's table; the stage is named by its manifest."""
+    from selene.ingest.stage import reason_totals
+
+    m: Any = result.manifest
+    out = result.out
+    st = m["stats"]
+    table = Table(title=f"{m['stage']} → {out}" + (" (complete already: reused)" if result.skipped else ""))
+    for col in ("source", "in", "kept", "removed", "kept %"):
+        table.add_column(col, justify="left" if col == "source" else "right")
+    for src, s in st["per_source"].items():
+        removed = sum(s["removed"].values())
+        table.add_row(src, str(s["in"]), str(s["kept"]), str(removed), f"{s['kept'] / max(s['in'], 1):.0%}")
+    n_in = st["documents_in"]
+    kept = sum(s["kept"] for s in st["per_source"].values())
+    table.add_row("[b]total", f"[b]{n_in}", f"[b]{kept}", f"[b]{st['documents_removed']}", f"[b]{kept / max(n_in, 1):.0%}")
+    console.print(table)
+    if "tokens" in st:
+        console.print(f"{st['tokens']:,} tokens in {st['sequences']:,} sequences (EOD-terminated documents)")
+    if "documents_split" in st:
+        console.print(f"{st['documents_split']} document(s) split into pieces: {st['documents_out']} rows out")
+    totals = reason_totals(m)
+    if totals:
+        reasons = Table(title="removed, by reason (details in removed.parquet)")
+        reasons.add_column("reason")
+        reasons.add_column("documents", justify="right")
+        for reason, n in totals:
+            reasons.add_row(reason, str(n))
+        console.print(reasons)
+    if "blend" in m:
+        from selene.blend.stage import report_rows
+
+        rows = report_rows(m)
+        mix = Table(title="blend: requested vs realised")
+        for col in rows[0] if rows else []:
+            mix.add_column(col, justify="left" if col == "source" else "right")
+        for r in rows:
+            mix.add_row(*(f"{v:.3f}" if isinstance(v, float) else str(v) for v in r.values()))
+        console.print(mix)
+    if "prefix" in m:
+        files = f"{m['prefix']}.bin/.idx and tokenizer.model"
+    else:
+        files = f"{len(m['shards'])} shard(s) and removed.parquet"
+    console.print(f"{files} in [b]{out}[/b]; counts in {out}/manifest.json")
