@@ -165,12 +165,13 @@ def local_kind(kind: str, paths: Sequence[str]) -> str:
 
 
 def chunks(n_items: int, workers: int, per_worker: int = 2) -> list[range]:
-    """Contiguous groups of item indices: about `per_worker` groups per worker, never an empty one.
+    """Contiguous groups of item indices: one for one worker, else about `per_worker` per worker
+    (so a slow group does not hold the others back); never an empty one.
 
     A group is one task where tasks cost bookkeeping (Prefect task runs): a one-document input is
     one task per step, a thousand files on four workers are eight tasks, not a thousand.
     """
-    groups = max(1, min(n_items, workers * per_worker))
+    groups = max(1, min(n_items, workers * per_worker if workers > 1 else 1))
     bounds = [round(i * n_items / groups) for i in range(groups + 1)]
     return [range(a, b) for a, b in itertools.pairwise(bounds) if b > a]
 

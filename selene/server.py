@@ -25,7 +25,7 @@ from selene.errors import SeleneError, UsageError
 
 if TYPE_CHECKING:
     import subprocess
-    from collections.abc import Iterator
+    from collections.abc import Generator
 
 # Prefect 3.8.8's names (prefect/settings/models/server/api.py and models/api.py): the server checks
 # HTTP basic auth against the first; every client sends the second.
@@ -46,12 +46,13 @@ class ServerInfo(NamedTuple):
     host: str  # the address it binds
     port: int
     url: str  # the API URL clients on this machine use: http://HOST:PORT/api
-    ui_url: str  # the dashboard
-    started: str  # ISO 8601, local time with offset
-    log: str  # server.log
-    prefect_home: str  # the server's PREFECT_HOME (its SQLite database is prefect.db there)
-    auth: bool  # HTTP basic auth on (PREFECT_SERVER_API_AUTH_STRING was set at start)
-    version: str  # selene's version that started it
+    # defaults: a state file that lacks a field (another selene version's) still gives the pid to stop
+    ui_url: str = ""  # the dashboard
+    started: str = ""  # ISO 8601, local time with offset
+    log: str = ""  # server.log
+    prefect_home: str = ""  # the server's PREFECT_HOME (its SQLite database is prefect.db there)
+    auth: bool = False  # HTTP basic auth on (PREFECT_SERVER_API_AUTH_STRING was set at start)
+    version: str = ""  # selene's version that started it
 
     def to_json(self) -> str:
         import json
@@ -60,7 +61,7 @@ class ServerInfo(NamedTuple):
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ServerInfo:
-        return cls(**{k: data[k] for k in cls._fields})
+        return cls(**{k: data[k] for k in cls._fields if k in data})
 
 
 # ------------------------------------------------------------------------------------- files
@@ -134,6 +135,15 @@ class _Lock:
 # ------------------------------------------------------------------------------- processes
 
 
+def _proc_stat(pid: int | str) -> list[bytes] | None:
+    """/proc/PID/stat's fields after the command name (state, ppid, pgrp, ...); None without it."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
 def _pid_alive(pid: int) -> bool:
     """`pid` runs (a zombie does not count)."""
     proc = _spawned.get(pid)
@@ -145,61 +155,39 @@ def _pid_alive(pid: int) -> bool:
         return False
     except PermissionError:  # someone else's process: alive, and not ours (see _is_server)
         return True
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except (OSError, IndexError):  # no /proc (macOS)
-        return True
+    stat = _proc_stat(pid)
+    return stat is None or stat[0] != b"Z"
 
 
 def _is_server(pid: int) -> bool:
     """`pid` is alive and still the server `start` spawned, not an unrelated process that reused
     the pid after a reboot: it leads its own process group and, where /proc exists, runs prefect."""
-    if not _pid_alive(pid):
-        return False
     try:
-        if os.getpgid(pid) != pid:
+        if not _pid_alive(pid) or os.getpgid(pid) != pid:
             return False
-    except OSError:
-        return False
-    try:
         with open(f"/proc/{pid}/cmdline", "rb") as f:
             return b"prefect" in f.read()
+    except FileNotFoundError:
+        return not os.path.isdir("/proc")  # macOS: the group check is all there is
     except OSError:
-        return True
+        return False
 
 
 def _group_alive(pgid: int) -> bool:
-    proc = _spawned.get(pgid)
-    if proc is not None:
-        proc.poll()  # reap the leader if it exited
+    """A process of group `pgid` runs. Killed members stay zombies until init reaps them (in some
+    containers, never): they do not count."""
+    if pgid in _spawned:
+        _spawned[pgid].poll()  # reap the leader
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return bool(_members(pgid))  # zombies whose parent has not reaped them yet do not count
-
-
-def _members(pgid: int) -> list[int]:
-    """The live (non-zombie) processes of group `pgid`, from /proc; [pgid] where there is no /proc."""
-    try:
-        entries = os.listdir("/proc")
-    except OSError:
-        return [pgid]
-    live = []
-    for e in entries:
-        if not e.isdigit():
-            continue
-        try:
-            with open(f"/proc/{e}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] != b"Z":
-            live.append(int(e))
-    return live
+    if not os.path.isdir("/proc"):
+        return True
+    stats = (_proc_stat(p) for p in os.listdir("/proc") if p.isdigit())
+    return any(st is not None and len(st) > 2 and int(st[2]) == pgid and st[0] != b"Z" for st in stats)
 
 
 def _kill_group(pgid: int, timeout: float) -> None:
@@ -274,22 +262,24 @@ def _healthy(url: str, timeout: float = 1.0) -> bool:
 
 
 def _port_free(host: str, port: int) -> bool:
-    """`port` can be bound on `host` (with SO_REUSEADDR, as uvicorn binds: a just-stopped server's
-    TIME_WAIT connections do not count as taken)."""
+    """`port` can be bound on `host` as uvicorn binds it (IPv6 when the host has a colon, and
+    SO_REUSEADDR: a just-stopped server's TIME_WAIT connections do not count as taken)."""
+    import errno
     import socket
 
-    try:
-        family, kind, proto, _, addr = socket.getaddrinfo(host.strip("[]"), port, type=socket.SOCK_STREAM)[0]
-    except socket.gaierror as e:
-        raise UsageError(
-            f"host {host!r} does not resolve ({e}): give an IP address such as 127.0.0.1"
-        ) from None
-    with socket.socket(family, kind, proto) as s:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
-            s.bind(addr)
-        except OSError:
-            return False
+            s.bind((host.strip("[]"), port))
+        except socket.gaierror as e:
+            raise UsageError(
+                f"host {host!r} does not resolve ({e}): give an address such as 127.0.0.1"
+            ) from None
+        except OSError as e:
+            if e.errno == errno.EADDRINUSE:
+                return False
+            raise UsageError(f"cannot listen on {host}:{port}: {e.strerror}") from None
     return True
 
 
@@ -405,7 +395,7 @@ def start(host: str = "127.0.0.1", port: int = 4200, timeout: float = 120.0) -> 
         if not _port_free(host, port):
             where = f"http://{_url_host(_connect_host(host))}:{port}/api"
             hint = (
-                f"; a Prefect server not started by selene answers there: set PREFECT_API_URL={where} to use it"
+                f"; a Prefect server answers there (not the one of {home()}): set PREFECT_API_URL={where} to use it"
                 if _healthy(where)
                 else ""
             )
@@ -526,14 +516,14 @@ def tail(lines: int = 50) -> str:
     return "\n".join(data.decode(errors="replace").splitlines()[-lines:]) if lines > 0 else ""
 
 
-def follow(poll: float = 0.5) -> Iterator[str]:
+def follow(poll: float = 0.5) -> Generator[str, None, None]:
     """The lines appended to server.log from this call on (without their newline), forever; it goes
     on in the new log when `start` rotates it. Stop with ^C or by closing the generator."""
     path = _log_or_fail()
     return _follow(path, path.stat().st_size, poll)  # the end now, not at the first next()
 
 
-def _follow(path: Path, offset: int, poll: float) -> Iterator[str]:
+def _follow(path: Path, offset: int, poll: float) -> Generator[str, None, None]:
     while True:
         with open(path, "rb") as f:
             f.seek(offset)

@@ -221,6 +221,14 @@ def test_choose_bands_rows_is_what_minhashlsh_picks(threshold, num_perm, weight)
     assert lsh.choose_bands_rows(threshold, num_perm, weight) == (index.b, index.r)
 
 
+def test_choose_bands_rows_sweep_equals_datasketch():
+    """Our quadrature against scipy's (datasketch's) on a sweep of thresholds at the default weight."""
+    from datasketch.lsh import _optimal_param
+
+    for threshold in np.round(np.arange(0.5, 0.96, 0.05), 2):
+        assert lsh.choose_bands_rows(float(threshold), 128, 0.3) == _optimal_param(float(threshold), 128, 0.3, 0.7)
+
+
 def test_s_curve_and_its_summary():
     bands, rows = lsh.choose_bands_rows(0.8, 128)
     curve = lsh.s_curve(bands, rows)
