@@ -16,6 +16,7 @@ import logging
 import multiprocessing
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from functools import cache
 from typing import Any, TypeVar
@@ -28,41 +29,59 @@ from prefect.task_runners import ThreadPoolTaskRunner
 
 from selene import registry
 from selene.artifacts import Artifact, Markdown, Table
-from selene.executor import RETRIES, chunks, local_kind, report
+from selene.executor import INLINE_SECONDS, RETRIES, chunks, local_kind, report
 from selene.runner import Job, execute
 
 T = TypeVar("T")
 
 
 class PrefectMapper:
-    """A `Mapper` whose items run as Prefect task runs, grouped; use inside a flow."""
+    """A `Mapper` whose items run as Prefect task runs, grouped; use inside a flow.
+
+    As `LocalMapper`, a step's items run in the task threads until the step has taken
+    `INLINE_SECONDS`; only then, with ``processes``, is the process pool started and used.
+    """
 
     def __init__(self, kind: str, workers: int) -> None:
-        self.workers = workers
-        self.pool: cf.Executor | None = None
-        if kind == "processes" and workers > 1:
-            ctx = multiprocessing.get_context("forkserver")
-            self.pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+        self.kind, self.workers = kind, workers
+        self._pool: cf.Executor | None = None
+        self._lock = threading.Lock()
+
+    def _pool_for(self, started: float) -> cf.Executor | None:
+        if self.kind != "processes" or self.workers < 2 or time.perf_counter() - started < INLINE_SECONDS:
+            return None
+        with self._lock:
+            if self._pool is None:
+                ctx = multiprocessing.get_context("forkserver")
+                self._pool = cf.ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx)
+            return self._pool
 
     def __call__(self, name: str, fn: Callable[..., T], args: Sequence[tuple]) -> list[T]:
-        pool, total = self.pool, len(args)
+        total = len(args)
         done = [0]
         lock = threading.Lock()
+        started = time.perf_counter()
 
         def run_group(first: int, end: int) -> list[T]:
             out = []
             for a in args[first:end]:
+                pool = self._pool_for(started)
                 out.append(fn(*a) if pool is None else pool.submit(fn, *a).result())
                 with lock:  # item by item where the task runs in this process (threads, processes)
                     done[0] += 1
                     report(name, done[0], total)
             return out
 
-        t = task(run_group, name=name, cache_policy=NO_CACHE, retries=RETRIES, retry_delay_seconds=1)  # type: ignore[call-overload]
         groups = chunks(total, self.workers)
+        if self.kind == "dask":  # the task is pickled to a Dask worker: the items go with it, no locks
+            t = task(_run_items, name=name, cache_policy=NO_CACHE, retries=RETRIES, retry_delay_seconds=1)  # type: ignore[call-overload]
+            calls: list[tuple[Any, ...]] = [(fn, list(args[g.start : g.stop])) for g in groups]
+        else:
+            t = task(run_group, name=name, cache_policy=NO_CACHE, retries=RETRIES, retry_delay_seconds=1)  # type: ignore[call-overload]
+            calls = [(g.start, g.stop) for g in groups]
         futures = [
-            t.with_options(task_run_name=f"{name}-{k:03d}" if len(groups) > 1 else name).submit(g.start, g.stop)
-            for k, g in enumerate(groups)
+            t.with_options(task_run_name=f"{name}-{k:03d}" if len(groups) > 1 else name).submit(*c)
+            for k, c in enumerate(calls)
         ]
         report(name, 0, total)
         finished = 0
@@ -75,8 +94,12 @@ class PrefectMapper:
         return [r for f in futures for r in f.result()]
 
     def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(cancel_futures=True)
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+
+
+def _run_items(fn: Callable[..., T], items: list[tuple]) -> list[T]:
+    return [fn(*a) for a in items]
 
 
 def task_runner(kind: str, workers: int, address: str | None) -> Any:
