@@ -79,7 +79,7 @@ def timed(fn, *a):  # type: ignore[no-untyped-def]
 def cfg_for(path: Path, name: str) -> IngestConfig:
     # The demo's settings: code (Github) is exempt from the prose rules and language id.
     cfg = IngestConfig(sources=[SourceSpec(name=name, glob=str(path))], shard_docs=20_000)
-    for f in (cfg.filters.gopher_quality, cfg.filters.gopher_repetition, cfg.langid):
+    for f in (cfg.filters["gopher_quality"], cfg.filters["gopher_repetition"], cfg.langid):
         f.exclude_sources = ["Github"]
     return cfg
 

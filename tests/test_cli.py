@@ -33,7 +33,7 @@ def test_help_everywhere(cmd: list[str], capsys: pytest.CaptureFixture[str]) -> 
 def test_config_validate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["config", "validate", str(ROOT / "configs" / "demo.yaml")]) == 0
     out = capsys.readouterr().out
-    assert "run_dir: runs/demo" in out and "gopher_repetition:" in out  # resolved, defaults filled in
+    assert "run_dir: runs/demo" in out and "- name: gopher_repetition" in out  # resolved, defaults filled in
     bad = tmp_path / "bad.yaml"
     bad.write_text("run_dir: r\ningest: {shard_docs: -1}\n")
     assert main(["config", "validate", str(bad)]) == 2

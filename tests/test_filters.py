@@ -6,6 +6,7 @@ import pickle
 import random
 import time
 from collections import Counter
+from pathlib import Path
 from pydoc_data.topics import topics
 from typing import Any
 
@@ -15,11 +16,13 @@ from selene.config import (
     FiltersConfig,
     GopherQualityConfig,
     GopherRepetitionConfig,
+    IngestConfig,
     LengthFilterConfig,
+    load_stage_config,
 )
 from selene.errors import ConfigError
-from selene.ingest import filters
 from selene.ingest.filters import DocView, FilterChain
+from selene.ingest.filters.doc import _dup_fracs
 
 # Charles Darwin, On the Origin of Species (1859), introduction: ordinary English prose.
 PROSE = (
@@ -39,15 +42,8 @@ SENTENCES = [s.strip() + "." for s in PROSE.split(".") if len(s) > 40]
 
 
 def only(name: str, **settings: Any) -> FilterChain:
-    """A chain with only filter `name` enabled, with `settings` for it."""
-    models = {
-        "length": LengthFilterConfig,
-        "gopher_quality": GopherQualityConfig,
-        "gopher_repetition": GopherRepetitionConfig,
-    }
-    cfgs = {k: m(enabled=False) for k, m in models.items()}
-    cfgs[name] = models[name](**settings)
-    return FilterChain(FiltersConfig(**cfgs))
+    """A chain of filter `name` alone, with `settings` for it."""
+    return FilterChain(FiltersConfig([{"name": name, **settings}]))
 
 
 def reason(chain: FilterChain, text: str, source: str = "web") -> str | None:
@@ -227,7 +223,7 @@ def test_paragraph_shortcut_agrees_with_splitting() -> None:
     pool = [*SENTENCES[:3], "  " + SENTENCES[0], SENTENCES[1] + "  ", "\t", "", "", ""]
     for _ in range(500):
         doc = DocView("\n".join(rng.choice(pool) for _ in range(rng.randint(0, 12))))
-        assert doc.para_dups == filters._dup_fracs(doc.paragraphs)
+        assert doc.para_dups == _dup_fracs(doc.paragraphs)
 
 
 def test_repetition_duplicate_line_characters() -> None:
@@ -395,9 +391,13 @@ def test_dup_ngram_rules_keep_reference_prose() -> None:
     assert rejected.keys() <= templated, rejected
 
 
-def test_bad_ngram_size_is_a_config_error() -> None:
-    with pytest.raises(ConfigError, match=r"top_ngram_char_frac: n-gram sizes must be >= 1, got \[0\]"):
-        FilterChain(FiltersConfig(gopher_repetition=GopherRepetitionConfig(top_ngram_char_frac={0: 0.2})))
+def test_bad_ngram_size_is_a_config_error(tmp_path: Path) -> None:
+    p = tmp_path / "c.yaml"
+    p.write_text("filters:\n  gopher_repetition:\n    top_ngram_char_frac: {0: 0.2}\n")
+    with pytest.raises(ConfigError) as e:
+        load_stage_config(p, IngestConfig, "ingest")
+    assert "filters.gopher_repetition.top_ngram_char_frac (line 3)" in str(e.value)
+    assert "n-gram sizes must be >= 1, got [0]" in str(e.value)
 
 
 # ------------------------------------------------------------------------------------- switches

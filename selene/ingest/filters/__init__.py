@@ -1,0 +1,38 @@
+"""Document filters: a registry of named filter classes, each with its own config model.
+
+As in datatrove, every filter either keeps a document or names why not: ``filter(doc)`` returns
+None or ``(reason, detail)``; the reason (``filter:<filter>.<rule>``) becomes a counter and the
+detail (the measurement and the bound) is stored with the removed document. The ingest stage runs
+the configured :class:`FilterChain` twice per record: ``precheck`` on the raw text (cheap bounds
+only) and ``check`` on the cleaned text.
+
+* :mod:`.base`: :class:`Filter` (subclass it for your own), :class:`RuleFilter`, the reason helpers.
+* :mod:`.registry`: name → class; the built-ins by name, anyone's as ``module:Class``.
+* :mod:`.doc`: :class:`DocView`, the measurements all filters share, computed once per document.
+* :mod:`.builtin`: ``length``, ``gopher_quality``, ``gopher_repetition``.
+* :mod:`.chain`: :class:`FilterChain`, the configured filters in order.
+
+Which filters run, in which order and with which settings is :class:`selene.config.FiltersConfig`.
+"""
+
+from selene.ingest.filters.base import Filter, Reason, RuleFilter, above, below
+from selene.ingest.filters.builtin import GopherQualityFilter, GopherRepetitionFilter, LengthFilter
+from selene.ingest.filters.chain import FilterChain
+from selene.ingest.filters.doc import DocView
+from selene.ingest.filters.registry import filter_names, get_filter, register_filter
+
+__all__ = [
+    "DocView",
+    "Filter",
+    "FilterChain",
+    "GopherQualityFilter",
+    "GopherRepetitionFilter",
+    "LengthFilter",
+    "Reason",
+    "RuleFilter",
+    "above",
+    "below",
+    "filter_names",
+    "get_filter",
+    "register_filter",
+]
