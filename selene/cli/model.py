@@ -44,6 +44,10 @@ def deploy(
     Trigger runs from the dashboard or `prefect deployment run 'selene-pipeline/<name>'`; for work-pool
     deployments use the repository's prefect.yaml (`prefect deploy --all`).
     """
+    from selene.runner import runtime
+
+    if runtime().api is None:
+        raise UsageError("deployments live on a Prefect server: run `selene server start` first (or set PREFECT_API_URL)")
     from selene.flows.deploy import serve_pipeline
 
     parts = [p.strip() for p in only.split(",") if p.strip()] if only else None
