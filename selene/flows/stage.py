@@ -29,6 +29,7 @@ from prefect.task_runners import ThreadPoolTaskRunner
 
 from selene import registry
 from selene.artifacts import Artifact, Markdown, Table
+from selene.errors import SeleneError
 from selene.executor import INLINE_SECONDS, RETRIES, chunks, local_kind, report
 from selene.runner import Job, execute
 
@@ -74,10 +75,10 @@ class PrefectMapper:
 
         groups = chunks(total, self.workers)
         if self.kind == "dask":  # the task is pickled to a Dask worker: the items go with it, no locks
-            t = task(_run_items, name=name, cache_policy=NO_CACHE, retries=RETRIES, retry_delay_seconds=1)  # type: ignore[call-overload]
+            t = task(_run_items, name=name, **TASK_OPTIONS)  # type: ignore[call-overload]
             calls: list[tuple[Any, ...]] = [(fn, list(args[g.start : g.stop])) for g in groups]
         else:
-            t = task(run_group, name=name, cache_policy=NO_CACHE, retries=RETRIES, retry_delay_seconds=1)  # type: ignore[call-overload]
+            t = task(run_group, name=name, **TASK_OPTIONS)  # type: ignore[call-overload]
             calls = [(g.start, g.stop) for g in groups]
         futures = [
             t.with_options(task_run_name=f"{name}-{k:03d}" if len(groups) > 1 else name).submit(*c)
@@ -96,6 +97,26 @@ class PrefectMapper:
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
+
+
+def _retry_unless_user_error(task: Any, task_run: Any, state: Any) -> bool:
+    """Retry as `selene.executor.with_retries` does: not the errors meant for the user (bad input
+    or config fails the same way twice)."""
+    try:
+        state.result()
+    except SeleneError:
+        return False
+    except Exception:
+        return True
+    return True
+
+
+TASK_OPTIONS: dict[str, Any] = {
+    "cache_policy": NO_CACHE,
+    "retries": RETRIES,
+    "retry_delay_seconds": 1,
+    "retry_condition_fn": _retry_unless_user_error,
+}
 
 
 def _run_items(fn: Callable[..., T], items: list[tuple]) -> list[T]:
