@@ -4,6 +4,7 @@ retried, task groups), and how a command decides whether it reports to Prefect."
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -109,7 +110,7 @@ def test_no_server_no_prefect(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_user_api_url_must_answer_and_off_wins(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")  # discard port: nothing listens
-    with pytest.raises(UsageError, match="PREFECT_API_URL is http://127.0.0.1:9/api, which does not answer"):
+    with pytest.raises(UsageError, match=re.escape("PREFECT_API_URL is http://127.0.0.1:9/api, which does not answer")):
         runner.prefect_api()
     monkeypatch.setenv("SELENE_PREFECT", "off")
     assert runner.prefect_api() is None
