@@ -186,15 +186,20 @@ class Runtime:
         pipeline.selected(cfg, from_stage, until_stage, force)  # bad stage names fail before anything runs
         self.note()
         if self.api is None:
-            return pipeline.run_pipeline(cfg, _checked_direct, force, from_stage, until_stage)
+            return pipeline.run_pipeline(cfg, checked(run_direct), force, from_stage, until_stage)
         from selene.flows.pipeline import pipeline_flow
 
         return pipeline_flow(cfg, force=force, from_stage=from_stage, until_stage=until_stage)
 
 
-def _checked_direct(job: Job, force: bool) -> Any:
-    check(job)
-    return run_direct(job, force)
+def checked(run: Callable[[Job, bool], Any]) -> Callable[[Job, bool], Any]:
+    """`run` after the job's `check`: in a pipeline, a stage's bad inputs fail before its work starts."""
+
+    def run_checked(job: Job, force: bool) -> Any:
+        check(job)
+        return run(job, force)
+
+    return run_checked
 
 
 def runtime(say: Callable[[str], None] | None = None) -> Runtime:

@@ -17,6 +17,7 @@ from selene.config import PipelineConfig
 from selene.flows.stage import engine_settings, run_flow
 from selene.pipeline import run_pipeline
 from selene.report import build_report
+from selene.runner import checked
 
 
 @flow(name="selene-pipeline", log_prints=True, validate_parameters=False, flow_run_name="pipeline {cfg.name}")
@@ -33,7 +34,7 @@ def _pipeline_flow(
     def advance(done: float) -> None:
         update_progress_artifact(artifact_id=progress, progress=done)
 
-    results = run_pipeline(cfg, run_flow, force, from_stage, until_stage, progress=advance)
+    results = run_pipeline(cfg, checked(run_flow), force, from_stage, until_stage, progress=advance)
     create_markdown_artifact(
         markdown=build_report(cfg.run_dir, cfg.name), key="run-report",
         description=f"selene run report: {cfg.run_dir}/report.md",
