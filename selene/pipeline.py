@@ -10,26 +10,21 @@ the named stages. ``<run_dir>/report.md`` ends every run.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any
 
-from selene.config import PipelineConfig, TrainConfig
+from selene import registry
+from selene.config import PipelineConfig
 from selene.errors import ConfigError
-from selene.registry import NAMES as STAGES
 from selene.runner import Job
 
 RunJob = Callable[[Job, bool], Any]
 
 
 def active_stages(cfg: PipelineConfig) -> list[str]:
-    """The stages this config runs, in order."""
-    skip = set()
-    if not cfg.decontaminate.tasks:
-        skip.add("decontaminate")
-    if not (cfg.blend.weights or cfg.blend.epochs):
-        skip.add("blend")
-    return [s for s in STAGES if s not in skip]
+    """The stages this config runs, in order (a stage's `active` rule decides, e.g. decontamination
+    runs when tasks are configured)."""
+    return [s.name for s in registry.STAGES if s.active is None or s.active(getattr(cfg, s.name))]
 
 
 def selected(cfg: PipelineConfig, from_stage: str | None, until_stage: str | None, force: list[str]) -> list[str]:
@@ -44,51 +39,29 @@ def selected(cfg: PipelineConfig, from_stage: str | None, until_stage: str | Non
     return stages[start:end]
 
 
+def stage_output(cfg: PipelineConfig, stage: str) -> str:
+    """Where `stage` writes: its section's own `out` where it has one (training), else
+    ``<run_dir>/<stage>``."""
+    return getattr(getattr(cfg, stage), "out", None) or cfg.stage_dir(stage)
+
+
 def stage_input(cfg: PipelineConfig, stage: str) -> str:
-    """The directory a data stage reads: the previous active stage's output."""
+    """What a stage reads: the previous active stage's output (for eval, the training directory,
+    whose latest checkpoint it evaluates)."""
     stages = active_stages(cfg)
     if stage not in stages:
         raise ConfigError(f"{stage!r} is not a stage of this pipeline; its stages are {', '.join(stages)}")
     i = stages.index(stage)
     if i == 0:
         raise ValueError(f"stage {stage!r} reads the configured sources, not a stage directory")
-    return cfg.stage_dir(stages[i - 1])
-
-
-def train_config(cfg: PipelineConfig) -> TrainConfig:
-    """The train section with the tokenize output as its data when it names none."""
-    train_cfg = cfg.train.model_copy(deep=True)
-    if not train_cfg.data.prefixes:
-        train_cfg.data.prefixes = [f"{cfg.stage_dir('tokenize')}/{cfg.tokenize.prefix}"]
-    return train_cfg
-
-
-def latest_checkpoint(cfg: PipelineConfig) -> str:
-    """`eval.checkpoint`, or the last complete checkpoint the train stage wrote."""
-    if cfg.eval.checkpoint:
-        return cfg.eval.checkpoint
-    from selene.train import checkpoint
-
-    root = os.path.join(train_config(cfg).out or cfg.stage_dir("train"), "checkpoints")
-    steps = checkpoint.complete_steps(root)
-    if not steps:
-        raise ConfigError(f"eval: no complete checkpoint under {root}; run the train stage or set eval.checkpoint")
-    return checkpoint.step_dir(root, steps[-1])
+    return stage_output(cfg, stages[i - 1])
 
 
 def job(cfg: PipelineConfig, stage: str) -> Job:
-    """Stage `stage` of `cfg` on its ``<run_dir>/<stage>`` directory (made when the stage is due:
-    the eval job names the checkpoint training has just written)."""
-    if stage == "ingest":
-        return Job("ingest", None, cfg.stage_dir("ingest"), cfg.ingest, cfg.executor)
-    if stage == "train":
-        tc = train_config(cfg)
-        return Job("train", cfg.stage_dir("tokenize"), tc.out or cfg.stage_dir("train"), tc, cfg.executor)
-    if stage == "eval":
-        return Job("eval", latest_checkpoint(cfg), cfg.stage_dir("eval"), cfg.eval, cfg.executor)
-    if stage not in STAGES:
-        raise ConfigError(f"unknown stage {stage!r}; the stages are {', '.join(STAGES)}")
-    return Job(stage, stage_input(cfg, stage), cfg.stage_dir(stage), getattr(cfg, stage), cfg.executor)
+    """Stage `stage` of `cfg`: its section, what it reads, where it writes, the run's executor."""
+    spec = registry.get(stage)
+    inp = None if spec.reads == "sources" else stage_input(cfg, stage)
+    return Job(stage, inp, stage_output(cfg, stage), getattr(cfg, stage), cfg.executor)
 
 
 def run_pipeline(

@@ -91,6 +91,8 @@ class Stage:
     options: tuple[Option, ...] = ()
     command: bool = True
     """False where the stage has a command of its own (training launches torchrun)."""
+    active: Callable[[Any], bool] | None = None
+    """Whether a pipeline runs the stage, given its config section (None: always)."""
     input_help: str = "Document dataset to read."
     output_help: str = "Output dataset directory or fsspec URL."
     doc: str = field(default="", repr=False)
@@ -155,6 +157,7 @@ STAGES: tuple[Stage, ...] = (
         writes="documents",
         manifest="selene.manifest:DecontamManifest",
         preflight="selene.decontam.hooks:check",
+        active=lambda cfg: bool(cfg.tasks),
         artifacts="selene.decontam.hooks:artifacts",
         summary=_DOCS,
         options=(
@@ -171,6 +174,7 @@ STAGES: tuple[Stage, ...] = (
         writes="documents",
         manifest="selene.manifest:BlendManifest",
         preflight="selene.blend.hooks:check",
+        active=lambda cfg: bool(cfg.weights or cfg.epochs),
         artifacts="selene.blend.hooks:artifacts",
         summary=_DOCS,
         options=(

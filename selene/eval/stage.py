@@ -94,9 +94,9 @@ def print_results(summary: dict[str, Any], console: Console) -> None:
 def run_eval_stage(
     inp: str, out: str, cfg: EvalConfig, *, mapper: Mapper | None = None, force: bool = False
 ) -> StageResult:
-    """The pipeline's eval stage: checkpoint `inp` → `out`; skipped when `out` holds this
-    checkpoint's results for these settings already."""
-    cfg = cfg.model_copy(update={"checkpoint": inp})
+    """The pipeline's eval stage: `eval.checkpoint`, else the latest checkpoint of the training
+    directory `inp` → `out`; skipped when `out` holds that checkpoint's results for these settings."""
+    cfg = cfg.model_copy(update={"checkpoint": resolve(cfg.checkpoint or inp)})
     previous = os.path.join(out, "summary.json")
     settings = cfg.model_dump(mode="json")
     if not force and os.path.exists(previous):

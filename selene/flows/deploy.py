@@ -30,7 +30,8 @@ from selene.config import PipelineConfig, load_pipeline_config
 from selene.errors import ConfigError
 from selene.flows.pipeline import pipeline_flow
 from selene.flows.stage import run_flow
-from selene.pipeline import STAGES, job
+from selene.pipeline import job
+from selene.registry import NAMES as STAGES
 
 
 def _load(config_path: str) -> PipelineConfig:

@@ -12,7 +12,9 @@ from rich.console import Console
 
 from selene.artifacts import Artifact, Markdown, svg_image
 from selene.config import TrainConfig
+from selene.errors import ConfigError, InputError
 from selene.executor import Mapper
+from selene.io import dataset
 from selene.io.dataset import StageResult
 from selene.train import checkpoint
 from selene.train.launch import launch
@@ -25,6 +27,13 @@ def run_train(
     """Train on `cfg.data.prefixes` (default: `<inp>/<prefix>` of a tokenize output) into `out`, or
     resume, or skip when the last step's checkpoint exists; `force` starts again from step 0
     (earlier checkpoints are replaced as the new run reaches their steps)."""
+    if not cfg.data.prefixes:
+        if not inp:
+            raise ConfigError("train: no data; set train.data.prefixes or give a tokenize output as input")
+        m = dataset.read_manifest(inp)
+        if m is None or "prefix" not in m:
+            raise InputError(f"{inp!r} is not a finished tokenize output (no manifest with a prefix): run `selene tokenize`")
+        cfg = cfg.model_copy(update={"data": cfg.data.model_copy(update={"prefixes": [os.path.join(inp, m["prefix"])]})})
     root = os.path.join(out, "checkpoints")
     done = checkpoint.complete_steps(root)
     skipped = bool(done) and done[-1] >= cfg.steps and not force
