@@ -3,7 +3,8 @@
     python benchmarks/startup.py [--repo PATH] [--runs N] [--hog-runs N] [--timeout S] [--json FILE]
         [--only help,version,ingest,dedup,import] [--modes quiet,hogs] [--servers none,server]
 
-Each run is a fresh process, `python -c "from selene.cli import main; ..."` with PYTHONPATH=the checkout
+Each run is a fresh process running what the console script runs (`selene.cli.entrypoint`, or `main` in
+checkouts without it) with PYTHONPATH=the checkout
 (this one, or `--repo`'s: the same interpreter and packages measure the old and the new code):
 - `selene --help` and `selene version`;
 - `selene ingest` of one jsonl document (English prose that passes the default filters), a fresh OUT each run;
@@ -174,7 +175,11 @@ def stats(xs: list[float]) -> tuple[float, float, float] | None:
 class Bench:
     def __init__(self, repo: Path, tmp: Path, timeout: float) -> None:
         self.repo, self.tmp, self.timeout = repo, tmp, timeout
-        self.selene = [sys.executable, "-c", "import sys; from selene.cli import main; sys.exit(main())"]
+        # what the `selene` console script runs: its entry point where the checkout has one, else main()
+        self.selene = [
+            sys.executable, "-c",
+            "import sys, selene.cli as c; c.entrypoint() if hasattr(c, 'entrypoint') else sys.exit(c.main())",
+        ]  # fmt: skip
         self.env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "SELENE_"))}
         self.env |= {"PYTHONPATH": str(repo), "PREFECT_SERVER_ANALYTICS_ENABLED": "false"}
         self.inputs = tmp / "inputs"

@@ -8,9 +8,11 @@ selene's light modules only (``selene --help`` takes a small fraction of a secon
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import os
 import sys
+import threading
 import traceback
 
 import click
@@ -73,4 +75,26 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
-__all__ = ["app", "main"]
+def entrypoint() -> None:
+    """The `selene` console script: `main`, then a quick exit.
+
+    Exiting normally, Python tears down every module the command loaded (Prefect, pyarrow, pydantic
+    ...), which took 0.4 s on a quiet 2-core machine and 1.5 s on a busy one, after the work was
+    done. Here the interpreter's own exit steps that matter run (thread-pool joins, atexit handlers:
+    Prefect's log and event flushes, logging, multiprocessing), the standard streams are flushed, and
+    the process ends without the teardown.
+    """
+    rc = main()
+    try:
+        shutdown = getattr(threading, "_shutdown", None)
+        if shutdown is not None:
+            shutdown()
+        atexit._run_exitfuncs()
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:
+        sys.exit(rc)  # anything unexpected: the ordinary exit
+    os._exit(rc)
+
+
+__all__ = ["app", "entrypoint", "main"]

@@ -1,5 +1,3 @@
-import sys
+from selene.cli import entrypoint
 
-from selene.cli import main
-
-sys.exit(main())
+entrypoint()
