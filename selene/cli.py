@@ -544,25 +544,27 @@ def _pipeline_vocab(path: str) -> int | None:
     return tok.get("vocab_size") if isinstance(tok, dict) else None
 
 
-def print_stage_summary(stage: str, m: dict[str, Any], out: str, skipped: bool) -> None:
+def print_stage_summary(stage: str, data: dict[str, Any], out: str, skipped: bool) -> None:
     """Documents per source in, kept and removed, then removals by reason: every stage's table."""
     from selene.ingest.stage import reason_totals
+    from selene.manifest import parse_manifest
 
-    st = m["stats"]
+    m = parse_manifest(data, f"{out}/manifest.json")
+    st = m.stats
     table = Table(title=f"{stage} → {out}" + (" (complete already: reused)" if skipped else ""))
     for col in ("source", "in", "kept", "removed", "kept %"):
         table.add_column(col, justify="left" if col == "source" else "right")
-    for src, s in st["per_source"].items():
-        removed = sum(s["removed"].values())
-        table.add_row(src, str(s["in"]), str(s["kept"]), str(removed), f"{s['kept'] / max(s['in'], 1):.0%}")
-    n_in = st["documents_in"]
-    kept = sum(s["kept"] for s in st["per_source"].values())
-    table.add_row("[b]total", f"[b]{n_in}", f"[b]{kept}", f"[b]{st['documents_removed']}", f"[b]{kept / max(n_in, 1):.0%}")
+    for src, s in st.per_source.items():
+        removed = sum(s.removed.values())
+        table.add_row(src, str(s.documents_in), str(s.kept), str(removed), f"{s.kept / max(s.documents_in, 1):.0%}")
+    n_in = st.documents_in
+    kept = sum(s.kept for s in st.per_source.values())
+    table.add_row("[b]total", f"[b]{n_in}", f"[b]{kept}", f"[b]{st.documents_removed}", f"[b]{kept / max(n_in, 1):.0%}")
     console.print(table)
-    if "tokens" in st:
-        console.print(f"{st['tokens']:,} tokens in {st['sequences']:,} sequences (EOD-terminated documents)")
-    if "documents_split" in st:
-        console.print(f"{st['documents_split']} document(s) split into pieces: {st['documents_out']} rows out")
+    if st.tokens is not None:
+        console.print(f"{st.tokens:,} tokens in {st.sequences or 0:,} sequences (EOD-terminated documents)")
+    if st.documents_split is not None:
+        console.print(f"{st.documents_split} document(s) split into pieces: {st.documents_out} rows out")
     totals = reason_totals(m)
     if totals:
         reasons = Table(title="removed, by reason (details in removed.parquet)")
@@ -571,7 +573,7 @@ def print_stage_summary(stage: str, m: dict[str, Any], out: str, skipped: bool) 
         for reason, n in totals:
             reasons.add_row(reason, str(n))
         console.print(reasons)
-    if "blend" in m:
+    if m.stage == "blend":
         from selene.blend.stage import report_rows
 
         rows = report_rows(m)
@@ -581,10 +583,10 @@ def print_stage_summary(stage: str, m: dict[str, Any], out: str, skipped: bool) 
         for r in rows:
             mix.add_row(*(f"{v:.3f}" if isinstance(v, float) else str(v) for v in r.values()))
         console.print(mix)
-    if "prefix" in m:
-        files = f"{m['prefix']}.bin/.idx and tokenizer.model"
+    if m.stage == "tokenize":
+        files = f"{m.prefix}.bin/.idx and tokenizer.model"
     else:
-        files = f"{len(m['shards'])} shard(s) and removed.parquet"
+        files = f"{len(m.shards)} shard(s) and removed.parquet"
     console.print(f"{files} in [b]{out}[/b]; counts in {out}/manifest.json")
 
 

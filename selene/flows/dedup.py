@@ -26,9 +26,9 @@ def publish_dedup_artifacts(result: DedupResult, cfg: DedupConfig) -> None:
     m = result.manifest
     if not m:
         return
-    st = m["stats"]
+    st = m.stats
     create_table_artifact(
-        table=[{"source": s, "in": v["in"], "kept": v["kept"], "duplicates": v["removed"].get("near_dup", 0)} for s, v in st["per_source"].items()],
+        table=[{"source": s, "in": v.documents_in, "kept": v.kept, "duplicates": v.removed.get("near_dup", 0)} for s, v in st.per_source.items()],
         key="dedup-stats",
         description=f"Near-duplicates removed in `{result.out}` (threshold {cfg.threshold})",
     )
@@ -38,12 +38,12 @@ def publish_dedup_artifacts(result: DedupResult, cfg: DedupConfig) -> None:
         curve = f"![S-curve](data:image/svg+xml;base64,{svg})"
     else:
         curve = ""
-    shape = m["lsh"]
+    shape = m.lsh
     create_markdown_artifact(
         key="dedup-s-curve",
         markdown=(
-            f"### LSH: {shape['bands']} bands × {shape['rows']} rows, threshold {cfg.threshold}\n\n"
-            f"P(candidate | J) = 1 − (1 − J^{shape['rows']})^{shape['bands']}\n\n{curve}\n"
+            f"### LSH: {shape.bands} bands × {shape.rows} rows, threshold {cfg.threshold}\n\n"
+            f"P(candidate | J) = 1 − (1 − J^{shape.rows})^{shape.bands}\n\n{curve}\n"
         ),
     )
     clusters = fs.join(result.out, "clusters.md")

@@ -30,9 +30,9 @@ def publish_ingest_artifacts(result: IngestResult) -> None:
         description=f"Documents per source in `{result.out}`" + (" (reused)" if result.skipped else ""),
     )
     lines = ["| source | reason | documents |", "|---|---|---:|"]
-    for src, st in m["stats"]["per_source"].items():
-        lines.append(f"| {src} | kept | {st['kept']} |")
-        lines += [f"| {src} | {r} | {n} |" for r, n in st["removed"].items()]
+    for src, st in m.stats.per_source.items():
+        lines.append(f"| {src} | kept | {st.kept} |")
+        lines += [f"| {src} | {r} | {n} |" for r, n in st.removed.items()]
     create_markdown_artifact(
         markdown="### Ingest: every input document, kept or removed with its reason\n\n" + "\n".join(lines),
         key="ingest-reasons",

@@ -18,10 +18,10 @@ def tokenize_flow(inp: str, out: str, cfg: TokenizeConfig, force: bool = False) 
     result = run_with_mapper(run_tokenize, cfg, [inp, out], inp, out, force=force)
     m = result.manifest
     if m:
-        tok = m["tokenizer"]
+        tok = m.tokenizer
         create_table_artifact(
-            table=[{"source": s, "documents": v["in"], "tokens": v["tokens"]} for s, v in m["stats"]["per_source"].items()],
+            table=[{"source": s, "documents": v.documents_in, "tokens": v.tokens} for s, v in m.stats.per_source.items()],
             key="tokenize-stats",
-            description=f"Tokens per source in `{out}` (vocab {tok['vocab_size']}, EOD id {tok['eod_id']}, {m['dtype']})",
+            description=f"Tokens per source in `{out}` (vocab {tok.vocab_size}, EOD id {tok.eod_id}, {m.dtype})",
         )
     return result.summary()
