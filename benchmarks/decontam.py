@@ -85,9 +85,9 @@ def main() -> None:
         flagged = {r["id"] for r in dataset.read_removed(res.out).to_pylist()}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    min_n = min(v["n"] for v in res.manifest["tasks"].values())
+    min_n = min(v.n for v in res.manifest.tasks.values())
     t_base, hit = baseline(docs, min_n)
-    print(f"corpus: {len(docs)} documents, {mb:.1f} MB; tasks {', '.join(res.manifest['tasks'])} (n = {min_n})")
+    print(f"corpus: {len(docs)} documents, {mb:.1f} MB; tasks {', '.join(res.manifest.tasks)} (n = {min_n})")
     print(f"\n{'1 core':<40}{'docs/s':>9}{'MB/s':>8}{'flagged':>9}")
     print(f"{'selene run_decontam (cut + write)':<40}{len(docs) / t_sel:>9.0f}{mb / t_sel:>8.2f}{len(flagged):>9}")
     print(f"{'python set of 13-gram strings (find)':<40}{len(docs) / t_base:>9.0f}{mb / t_base:>8.2f}{len(hit):>9}")

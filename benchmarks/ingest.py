@@ -138,7 +138,7 @@ def run(tmp: Path, repeat: int) -> None:
     work = stage.Work(str(tmp / "out-full"), "bench")
     t_full, _ = timed(stage.process_file, inputs[0], cfg, work.root)
     t_stage, res = timed(stage.run_ingest, str(tmp / "out-stage"), cfg)
-    kept = res.manifest["stats"]["documents_out"]
+    kept = res.manifest.stats.documents_out
 
     rows = [("raw: read+zstd+json.loads", t_raw), ("selene reader", t_parse), ("full per-doc path", t_full), ("whole stage (serial)", t_stage)]
     print(f"\n{'Pile jsonl.zst, 1 core':<30}{'docs/s':>10}{'MB/s':>9}{'vs raw':>9}")

@@ -71,7 +71,7 @@ def main() -> None:
         t_sel = time.perf_counter() - t
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    assert res.manifest["stats"]["tokens"] == n_tokens == first.manifest["stats"]["tokens"]
+    assert res.manifest.stats.tokens == n_tokens == first.manifest.stats.tokens
     print(f"corpus: {len(docs)} documents, {mb:.1f} MB, {n_tokens:,} tokens (vocab 8192; training took {t_train:.1f} s)")
     print(f"\n{'1 core':<44}{'tokens/s':>12}{'MB/s':>8}{'vs limit':>10}")
     print(f"{'limit: sentencepiece encode, in memory':<44}{n_tokens / t_limit:>12,.0f}{mb / t_limit:>8.2f}{1:>10.1%}")

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
 
 from selene.io import dataset
+from selene.manifest import AnyManifest
 
 DATA_STAGES = ("ingest", "dedup", "decontaminate", "blend")
 
 
-def _manifest(run_dir: str, stage: str) -> dict[str, Any] | None:
+def _manifest(run_dir: str, stage: str) -> AnyManifest | None:
     path = os.path.join(run_dir, stage)
     return dataset.read_manifest(path) if os.path.isdir(path) else None
 
@@ -27,16 +27,16 @@ def documents_table(run_dir: str) -> list[str]:
         m = _manifest(run_dir, stage)
         if not m:
             continue
-        for src, st in m["stats"]["per_source"].items():
-            top = sorted(st["removed"].items(), key=lambda x: -x[1])[:3]
+        for src, st in m.stats.per_source.items():
+            top = sorted(st.removed.items(), key=lambda x: -x[1])[:3]
             reasons = ", ".join(f"{r} {n}" for r, n in top) or "—"
-            rows.append(f"| {stage} | {src} | {st['in']} | {st['kept']} | {sum(st['removed'].values())}: {reasons} |")
+            rows.append(f"| {stage} | {src} | {st.documents_in} | {st.kept} | {sum(st.removed.values())}: {reasons} |")
     return rows
 
 
 def blend_table(run_dir: str) -> list[str]:
     m = _manifest(run_dir, "blend")
-    if not m:
+    if m is None or m.stage != "blend":
         return ["(no blend stage in this run)"]
     from selene.blend.stage import report_rows
 
@@ -52,12 +52,12 @@ def blend_table(run_dir: str) -> list[str]:
 
 def tokens_section(run_dir: str) -> list[str]:
     m = _manifest(run_dir, "tokenize")
-    if not m:
+    if m is None or m.stage != "tokenize":
         return ["(not tokenized yet)"]
-    st, tok = m["stats"], m["tokenizer"]
-    out = [f"{st['tokens']:,} tokens in {st['sequences']:,} documents; vocabulary {tok['vocab_size']}, "
-           f"EOD id {tok['eod_id']}, dtype {m['dtype']}.", "", "| source | documents | tokens |", "|---|---:|---:|"]
-    out += [f"| {s} | {v['in']} | {v['tokens']:,} |" for s, v in st["per_source"].items()]
+    st, tok = m.stats, m.tokenizer
+    out = [f"{st.tokens:,} tokens in {st.sequences:,} documents; vocabulary {tok.vocab_size}, "
+           f"EOD id {tok.eod_id}, dtype {m.dtype}.", "", "| source | documents | tokens |", "|---|---:|---:|"]
+    out += [f"| {s} | {v.documents_in} | {v.tokens or 0:,} |" for s, v in st.per_source.items()]
     return out
 
 

@@ -3,35 +3,36 @@ removals by reason, and the stage's own extras (blend mix, tokens). Read from th
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Console
 from rich.table import Table
 
 from selene.io.dataset import StageResult
+from selene.manifest import BlendManifest, StageManifest, TokenizeManifest
 
 
-def documents(result: StageResult, console: Console) -> None:
+def documents(result: StageResult[StageManifest], console: Console) -> None:
     """Every data stage's table; the stage is named by its manifest."""
     from selene.ingest.stage import reason_totals
 
-    m: Any = result.manifest
+    m = result.manifest
+    if m is None:
+        return
     out = result.out
-    st = m["stats"]
-    table = Table(title=f"{m['stage']} → {out}" + (" (complete already: reused)" if result.skipped else ""))
+    st = m.stats
+    table = Table(title=f"{m.stage} → {out}" + (" (complete already: reused)" if result.skipped else ""))
     for col in ("source", "in", "kept", "removed", "kept %"):
         table.add_column(col, justify="left" if col == "source" else "right")
-    for src, s in st["per_source"].items():
-        removed = sum(s["removed"].values())
-        table.add_row(src, str(s["in"]), str(s["kept"]), str(removed), f"{s['kept'] / max(s['in'], 1):.0%}")
-    n_in = st["documents_in"]
-    kept = sum(s["kept"] for s in st["per_source"].values())
-    table.add_row("[b]total", f"[b]{n_in}", f"[b]{kept}", f"[b]{st['documents_removed']}", f"[b]{kept / max(n_in, 1):.0%}")
+    for src, s in st.per_source.items():
+        removed = sum(s.removed.values())
+        table.add_row(src, str(s.documents_in), str(s.kept), str(removed), f"{s.kept / max(s.documents_in, 1):.0%}")
+    n_in = st.documents_in
+    kept = sum(s.kept for s in st.per_source.values())
+    table.add_row("[b]total", f"[b]{n_in}", f"[b]{kept}", f"[b]{st.documents_removed}", f"[b]{kept / max(n_in, 1):.0%}")
     console.print(table)
-    if "tokens" in st:
-        console.print(f"{st['tokens']:,} tokens in {st['sequences']:,} sequences (EOD-terminated documents)")
-    if "documents_split" in st:
-        console.print(f"{st['documents_split']} document(s) split into pieces: {st['documents_out']} rows out")
+    if st.tokens is not None:
+        console.print(f"{st.tokens:,} tokens in {st.sequences or 0:,} sequences (EOD-terminated documents)")
+    if st.documents_split is not None:
+        console.print(f"{st.documents_split} document(s) split into pieces: {st.documents_out} rows out")
     totals = reason_totals(m)
     if totals:
         reasons = Table(title="removed, by reason (details in removed.parquet)")
@@ -40,7 +41,7 @@ def documents(result: StageResult, console: Console) -> None:
         for reason, n in totals:
             reasons.add_row(reason, str(n))
         console.print(reasons)
-    if "blend" in m:
+    if isinstance(m, BlendManifest):
         from selene.blend.stage import report_rows
 
         rows = report_rows(m)
@@ -50,8 +51,8 @@ def documents(result: StageResult, console: Console) -> None:
         for r in rows:
             mix.add_row(*(f"{v:.3f}" if isinstance(v, float) else str(v) for v in r.values()))
         console.print(mix)
-    if "prefix" in m:
-        files = f"{m['prefix']}.bin/.idx and tokenizer.model"
+    if isinstance(m, TokenizeManifest):
+        files = f"{m.prefix}.bin/.idx and tokenizer.model"
     else:
-        files = f"{len(m['shards'])} shard(s) and removed.parquet"
+        files = f"{len(m.shards)} shard(s) and removed.parquet"
     console.print(f"{files} in [b]{out}[/b]; counts in {out}/manifest.json")

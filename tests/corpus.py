@@ -5,14 +5,21 @@ from __future__ import annotations
 import gzip
 import io
 import json
+from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 
 # Real prose (the Python language reference, via pydoc_data), so the Gopher rules see real text.
 from pydoc_data.topics import topics
+from typing import TYPE_CHECKING
 
 import zstandard
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
+
+if TYPE_CHECKING:
+    from selene.io.dataset import WrittenFile
+    from selene.manifest import IngestManifest
 
 PROSE = [t for t in (topics[k] for k in sorted(topics)) if len(t.split()) > 120]
 
@@ -84,7 +91,31 @@ def write_dataset(directory: str, docs: list[tuple[str, str]], shard_docs: int =
             {"id": [d[0] for d in part], "text": [d[1] for d in part], "source": [source] * len(part), "meta": ["{}"] * len(part)},
             schema=dataset.DOC_SCHEMA,
         )
-        shards.append(dataset.write_table(f"{directory}/{dataset.shard_name(len(shards))}", table).to_json())
-    dataset.write_table(f"{directory}/{dataset.REMOVED}", dataset.REMOVED_SCHEMA.empty_table())
-    dataset.write_manifest(directory, {"stage": "test", "fingerprint": "test", "shards": shards})
+        shards.append(dataset.write_table(f"{directory}/{dataset.shard_name(len(shards))}", table))
+    removed = dataset.write_table(f"{directory}/{dataset.REMOVED}", dataset.REMOVED_SCHEMA.empty_table())
+    dataset.write_manifest(directory, document_manifest(shards, removed, Counter({source: len(docs)} if docs else {})))
     return directory
+
+
+def document_manifest(shards: list[WrittenFile], removed: WrittenFile, sources: Mapping[str, int]) -> IngestManifest:
+    """A valid manifest for a document dataset written by hand: an ingest manifest without inputs,
+    every document kept (`sources`: documents per source)."""
+    from selene import __version__
+    from selene.manifest import IngestManifest, IngestStats, SourceStats
+
+    n = sum(s.rows for s in shards)
+    return IngestManifest(
+        selene_version=__version__,
+        fingerprint="test",
+        config={},
+        inputs=[],
+        shards=[s.entry() for s in shards],
+        removed=removed.entry(),
+        stats=IngestStats(
+            documents_in=n,
+            documents_out=n,
+            documents_removed=removed.rows,
+            per_source={s: SourceStats(documents_in=k, kept=k, removed={}) for s, k in sorted(sources.items())},
+            files=[],
+        ),
+    )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -51,5 +50,56 @@ def write_token_dataset(root: Path) -> str:
         for _ in range(300):
             doc = np.concatenate([phrases[i] for i in rng.integers(0, 20, size=rng.integers(3, 12))])
             w.add_document(np.append(doc, 1))
-    (root / "manifest.json").write_text(json.dumps({"tokenizer": {"vocab_size": VOCAB, "eod_id": 1}}))
+    write_token_manifest(prefix, VOCAB, eod_id=1)
     return prefix
+
+
+def write_token_manifest(prefix: str, vocab_size: int, eod_id: int, eod_piece: str = "</s>") -> None:
+    """The tokenize manifest of token data written by hand at `prefix` (what training and evaluation
+    read: vocabulary size and EOD id), valid as the tokenize stage's: its files, counts and tokenizer
+    (``tokenizer.model`` next to the data when there is one)."""
+    from selene import __version__
+    from selene.io import dataset, fs
+    from selene.manifest import (
+        DatasetInputs,
+        FileEntry,
+        SourceStats,
+        TokenizeManifest,
+        TokenizerInfo,
+        TokenizeStats,
+    )
+    from selene.tokenize.indexed import IndexedDataset
+
+    out, name = os.path.split(prefix)
+    data = IndexedDataset(prefix)
+    n, tokens = len(data), data.num_tokens
+    model = Path(out, "tokenizer.model")
+    manifest = TokenizeManifest(
+        selene_version=__version__,
+        fingerprint="test",
+        config={},
+        inputs=DatasetInputs(dataset="(token data written by a test)", fingerprint=None),
+        shards=[
+            FileEntry(name=name + ext, bytes=fs.size(prefix + ext), sha256=fs.sha256_file(prefix + ext))
+            for ext in (".bin", ".idx")
+        ],
+        prefix=name,
+        tokenizer=TokenizerInfo(
+            file=model.name,
+            sha256=hashlib.sha256(model.read_bytes()).hexdigest() if model.exists() else "",
+            vocab_size=vocab_size,
+            eod_id=eod_id,
+            eod_piece=eod_piece,
+            trained=True,
+        ),
+        dtype=data.dtype.name,
+        stats=TokenizeStats(
+            documents_in=n,
+            documents_out=n,
+            documents_removed=0,
+            sequences=n,
+            tokens=tokens,
+            per_source={"test": SourceStats(documents_in=n, kept=n, removed={}, tokens=tokens)},
+        ),
+    )
+    dataset.write_manifest(out, manifest)

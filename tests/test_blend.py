@@ -21,6 +21,8 @@ from selene.blend.stage import BLEND_JSON, REASON, report_rows, run_blend
 from selene.config import BlendConfig
 from selene.errors import ConfigError
 from selene.io import dataset
+from selene.manifest import MANIFEST_VERSION, BlendManifest, IngestManifest
+from tests.corpus import document_manifest
 
 WORDS = " ".join(topics[k] for k in sorted(topics)).split()
 SIZES = {"Books3": 2000, "Pile-CC": 4000, "Wikipedia": 3000}
@@ -47,14 +49,15 @@ def write_sources(
     """A finished dataset of (id, text, source) documents, sources mixed inside the shards."""
     order = np.random.default_rng(seed).permutation(len(docs)) if seed >= 0 else np.arange(len(docs))
     rows = [docs[i] for i in order]
-    shards: list[dict[str, Any]] = []
+    shards: list[dataset.WrittenFile] = []
     for k in range(0, len(rows), shard_docs):
         part = rows[k : k + shard_docs]
         cols = {"id": [d[0] for d in part], "text": [d[1] for d in part], "source": [d[2] for d in part]}
         table = pa.table({**cols, "meta": ["{}"] * len(part)}, schema=dataset.DOC_SCHEMA)
-        shards.append(dataset.write_table(f"{directory}/{dataset.shard_name(len(shards))}", table).to_json())
-    dataset.write_table(f"{directory}/{dataset.REMOVED}", dataset.REMOVED_SCHEMA.empty_table())
-    dataset.write_manifest(str(directory), {"stage": "test", "fingerprint": "test", "shards": shards})
+        shards.append(dataset.write_table(f"{directory}/{dataset.shard_name(len(shards))}", table))
+    removed = dataset.write_table(f"{directory}/{dataset.REMOVED}", dataset.REMOVED_SCHEMA.empty_table())
+    sources = Counter(d[2] for d in rows)
+    dataset.write_manifest(str(directory), document_manifest(shards, removed, sources))
     return str(directory)
 
 
@@ -128,20 +131,20 @@ def test_plan_epochs_weights_and_epochs() -> None:
 def test_weights_realise_requested_token_shares(corpus: str, tmp_path: Path) -> None:
     weights = {"Books3": 0.5, "Pile-CC": 0.3, "Wikipedia": 0.2}
     res = run_blend(corpus, str(tmp_path / "out"), BlendConfig(weights=weights, seed=7, shard_docs=700))
-    b = res.manifest["blend"]["sources"]
+    b = res.manifest.blend.sources
     for src, w in weights.items():
-        assert b[src]["share_requested"] == pytest.approx(w)
-        assert abs(b[src]["share_realised"] - w) < 0.01, (src, b[src])
+        assert b[src].share_requested == pytest.approx(w)
+        assert abs(b[src].share_realised - w) < 0.01, (src, b[src])
     # the realised shares are those of the documents actually written
     table = read_out(res.out)
     nbytes: Counter[str] = Counter()
     for src, text in zip(table.column("source").to_pylist(), table.column("text").to_pylist(), strict=True):
         nbytes[src] += len(text.encode())
-    assert {s: b[s]["bytes_sampled"] for s in weights} == dict(nbytes)
-    assert Counter(table.column("source").to_pylist()) == {s: b[s]["documents_sampled"] for s in weights}
+    assert {s: b[s].bytes_sampled for s in weights} == dict(nbytes)
+    assert Counter(table.column("source").to_pylist()) == {s: b[s].documents_sampled for s in weights}
     assert len(table.column("id").unique()) == table.num_rows
     assert dataset.open_parquet(dataset.list_shards(res.out)[0]).schema_arrow == dataset.DOC_SCHEMA
-    assert res.manifest["blend"]["totals"]["max_share_error"] < 0.01
+    assert res.manifest.blend.totals.max_share_error < 0.01
 
 
 def test_epochs_repeat_documents_with_new_ids(corpus: str, tmp_path: Path) -> None:
@@ -159,11 +162,11 @@ def test_epochs_repeat_documents_with_new_ids(corpus: str, tmp_path: Path) -> No
     removed = dataset.read_removed(res.out)
     assert removed.num_rows == SIZES["Pile-CC"] and set(removed.column("reason").to_pylist()) == {REASON}
     assert "neither blend.weights nor blend.epochs" in removed.column("detail")[0].as_py()
-    stats = res.manifest["stats"]
-    assert stats["documents_out"] == int(2.5 * n) + SIZES["Wikipedia"]
+    stats = res.manifest.stats
+    assert stats.documents_out == int(2.5 * n) + SIZES["Wikipedia"]
     n_cc = SIZES["Pile-CC"]
-    assert stats["per_source"]["Pile-CC"] == {"in": n_cc, "kept": 0, "removed": {REASON: n_cc}}
-    assert stats["per_source"]["Books3"] == {"in": n, "kept": n, "removed": {}}
+    assert stats.per_source["Pile-CC"].to_json() == {"in": n_cc, "kept": 0, "removed": {REASON: n_cc}}
+    assert stats.per_source["Books3"].to_json() == {"in": n, "kept": n, "removed": {}}
 
 
 def test_partial_pass_not_sampled_are_audited(corpus: str, tmp_path: Path) -> None:
@@ -176,7 +179,7 @@ def test_partial_pass_not_sampled_are_audited(corpus: str, tmp_path: Path) -> No
     assert set(removed.column("detail").to_pylist()) == {"source Pile-CC at 0.5 epochs"}
     written = set(read_out(res.out).column("id").to_pylist())
     assert not written & set(removed.column("id").to_pylist())
-    assert res.manifest["stats"]["per_source"]["Pile-CC"] == {
+    assert res.manifest.stats.per_source["Pile-CC"].to_json() == {
         "in": 2 * half,
         "kept": half,
         "removed": {REASON: half},
@@ -186,15 +189,15 @@ def test_partial_pass_not_sampled_are_audited(corpus: str, tmp_path: Path) -> No
 def test_epochs_and_weights_mixed(corpus: str, tmp_path: Path) -> None:
     cfg = BlendConfig(epochs={"Books3": 1.5}, weights={"Pile-CC": 3, "Wikipedia": 1}, target_tokens=1_500_000)
     res = run_blend(corpus, str(tmp_path / "out"), cfg)
-    b, totals = res.manifest["blend"]["sources"], res.manifest["blend"]["totals"]
-    assert b["Books3"]["epochs"] == 1.5 and b["Books3"]["documents_sampled"] == 3000
-    rest = 1_500_000 - 1.5 * b["Books3"]["tokens"]
-    assert b["Pile-CC"]["tokens_planned"] == pytest.approx(rest * 0.75, abs=1)
-    assert b["Wikipedia"]["tokens_planned"] == pytest.approx(rest * 0.25, abs=1)
-    assert totals["tokens_planned"] == pytest.approx(1_500_000, abs=2)
-    assert totals["tokens_sampled"] == pytest.approx(1_500_000, rel=0.02)
+    b, totals = res.manifest.blend.sources, res.manifest.blend.totals
+    assert b["Books3"].epochs == 1.5 and b["Books3"].documents_sampled == 3000
+    rest = 1_500_000 - 1.5 * b["Books3"].tokens
+    assert b["Pile-CC"].tokens_planned == pytest.approx(rest * 0.75, abs=1)
+    assert b["Wikipedia"].tokens_planned == pytest.approx(rest * 0.25, abs=1)
+    assert totals.tokens_planned == pytest.approx(1_500_000, abs=2)
+    assert totals.tokens_sampled == pytest.approx(1_500_000, rel=0.02)
     for s in b.values():
-        assert abs(s["share_realised"] - s["share_requested"]) < 0.01
+        assert abs(s.share_realised - s.share_requested) < 0.01
 
 
 def test_same_seed_same_bytes_whatever_the_workers(corpus: str, tmp_path: Path) -> None:
@@ -204,7 +207,7 @@ def test_same_seed_same_bytes_whatever_the_workers(corpus: str, tmp_path: Path) 
     a = run_blend(corpus, str(tmp_path / "a"), cfg)
     b = run_blend(corpus, str(tmp_path / "b"), cfg, mapper=thread_map)
     assert shard_digests(a.out) == shard_digests(b.out)
-    assert [s["sha256"] for s in a.manifest["shards"]] == [s["sha256"] for s in b.manifest["shards"]]
+    assert [s.sha256 for s in a.manifest.shards] == [s.sha256 for s in b.manifest.shards]
     assert Path(a.out, dataset.REMOVED).read_bytes() == Path(b.out, dataset.REMOVED).read_bytes()
     c = run_blend(corpus, str(tmp_path / "c"), cfg.model_copy(update={"seed": 99}))
     ids_a, ids_c = read_out(a.out).column("id").to_pylist(), read_out(c.out).column("id").to_pylist()
@@ -220,9 +223,9 @@ def test_out_of_core_shuffle_interleaves_sources(corpus: str, tmp_path: Path) ->
     sources = table.column("source").to_pylist()
     changes = sum(1 for x, y in itertools.pairwise(sources) if x != y)
     assert changes > len(sources) / 2  # random order: ~63% of neighbours differ; grouped: 2 changes
-    names = [s["name"] for s in res.manifest["shards"]]
+    names = [s.name for s in res.manifest.shards]
     assert names == [dataset.shard_name(i) for i in range(len(names))]
-    assert all(s["rows"] <= 400 for s in res.manifest["shards"])
+    assert all(s.rows <= 400 for s in res.manifest.shards)
     # each of the 4 buckets starts its own parts: at least ceil(rows / 400), at most 4 more
     assert len(ids) / 400 <= len(names) <= len(ids) // 400 + 4
 
@@ -241,9 +244,9 @@ def test_adding_a_source_keeps_the_others_sample(tmp_path: Path) -> None:
         },
         schema=dataset.DOC_SCHEMA,
     )
-    m = dataset.read_manifest(two)
+    m = dataset.read_manifest(two, IngestManifest)
     assert m is not None
-    m["shards"].append(dataset.write_table(f"{two}/{dataset.shard_name(4)}", table).to_json())
+    m.shards.append(dataset.write_table(f"{two}/{dataset.shard_name(4)}", table).entry())
     dataset.write_manifest(two, m)
     cfg = BlendConfig(epochs={"a": 0.5, "b": 1.5})
     got = [
@@ -256,25 +259,21 @@ def test_adding_a_source_keeps_the_others_sample(tmp_path: Path) -> None:
 def test_manifest_blend_json_and_report(corpus: str, tmp_path: Path) -> None:
     cfg = BlendConfig(weights={"Books3": 1, "Wikipedia": 1}, epochs={"Pile-CC": 0.25})
     res = run_blend(corpus, str(tmp_path / "out"), cfg)
-    m = dataset.read_manifest(res.out)
-    assert m is not None and m == json.loads(json.dumps(res.manifest)) | {
-        "selene_version": m["selene_version"]
-    }
-    assert m["stage"] == "blend" and m["config"] == cfg.model_dump(mode="json")
-    assert set(m) >= {"fingerprint", "inputs", "shards", "removed", "blend", "stats"}
-    assert json.loads(Path(res.out, BLEND_JSON).read_text()) == m["blend"]
-    books = m["blend"]["sources"]["Books3"]
-    assert books["weight_requested"] == 1 and books["epochs_requested"] is None
-    assert books["tokens_method"] == "estimated" and books["tokens"] == round(books["bytes"] / 4.0)
-    assert m["blend"]["sources"]["Pile-CC"]["epochs_requested"] == 0.25
-    assert m["stats"]["documents_in"] == sum(SIZES.values())
-    not_sampled = sum(s["in"] - s["kept"] for s in m["stats"]["per_source"].values())
-    assert m["stats"]["documents_removed"] == m["removed"]["rows"] == not_sampled > SIZES["Pile-CC"] * 0.75
-    assert (
-        sum(s["rows"] for s in m["shards"])
-        == m["stats"]["documents_out"]
-        == m["blend"]["totals"]["documents_sampled"]
-    )
+    m = dataset.read_manifest(res.out, BlendManifest)
+    assert m is not None and m == res.manifest
+    raw = json.loads(Path(res.out, dataset.MANIFEST).read_text())
+    assert raw == res.manifest.to_json() and raw["manifest_version"] == MANIFEST_VERSION
+    assert m.stage == "blend" and m.config == cfg.model_dump(mode="json")
+    assert set(raw) >= {"fingerprint", "inputs", "shards", "removed", "blend", "stats"}
+    assert json.loads(Path(res.out, BLEND_JSON).read_text()) == raw["blend"]
+    books = m.blend.sources["Books3"]
+    assert books.weight_requested == 1 and books.epochs_requested is None
+    assert books.tokens_method == "estimated" and books.tokens == round(books.bytes / 4.0)
+    assert m.blend.sources["Pile-CC"].epochs_requested == 0.25
+    assert m.stats.documents_in == sum(SIZES.values())
+    not_sampled = sum(s.documents_in - s.kept for s in m.stats.per_source.values())
+    assert m.stats.documents_removed == m.removed.rows == not_sampled > SIZES["Pile-CC"] * 0.75
+    assert sum(s.rows for s in m.shards) == m.stats.documents_out == m.blend.totals.documents_sampled
     rows = report_rows(m)
     assert [r["source"] for r in rows] == sorted(SIZES)
     assert set(rows[0]) >= {"source", "epochs", "requested share", "realised share", "documents", "tokens"}
@@ -286,14 +285,14 @@ def test_skip_on_rerun_and_force(corpus: str, tmp_path: Path) -> None:
     first = run_blend(corpus, str(tmp_path / "out"), cfg)
     assert not first.skipped and not Path(first.out, "_work").exists()
     again = run_blend(corpus, str(tmp_path / "out"), cfg)
-    assert again.skipped and again.manifest["fingerprint"] == first.manifest["fingerprint"]
+    assert again.skipped and again.manifest.fingerprint == first.manifest.fingerprint
     digests = shard_digests(first.out)
     forced = run_blend(corpus, str(tmp_path / "out"), cfg, force=True)
     assert not forced.skipped and shard_digests(forced.out) == digests
     changed = run_blend(corpus, str(tmp_path / "out"), cfg.model_copy(update={"shard_docs": 10_000}))
     assert not changed.skipped and len(dataset.list_shards(changed.out)) <= cfg.shuffle_buckets
     assert sorted(p.name for p in Path(changed.out).glob("part-*")) == [
-        s["name"] for s in changed.manifest["shards"]
+        s.name for s in changed.manifest.shards
     ]
 
 
@@ -329,19 +328,19 @@ def test_sampled_token_counts_with_a_tokenizer(corpus: str, tmp_path: Path) -> N
     )  # fmt: skip
     model = str(tmp_path / "sp.model")
     cfg = BlendConfig(weights=dict.fromkeys(SIZES, 1.0), tokenizer=model, token_sample_docs=1500)
-    b = run_blend(corpus, str(tmp_path / "out"), cfg).manifest["blend"]["sources"]
+    b = run_blend(corpus, str(tmp_path / "out"), cfg).manifest.blend.sources
     sp = spm.SentencePieceProcessor(model_file=model)
     table = dataset.open_parquet(dataset.list_shards(corpus)[0]).read()
     for src in SIZES:
-        assert b[src]["tokens_method"] == ("counted" if SIZES[src] <= 1500 else "sampled")
+        assert b[src].tokens_method == ("counted" if SIZES[src] <= 1500 else "sampled")
         texts = [
             t
             for t, s in zip(table.column("text").to_pylist(), table.column("source").to_pylist(), strict=True)
             if s == src
         ]
         true_tpb = sum(len(x) for x in sp.encode(texts)) / sum(len(t.encode()) for t in texts)
-        assert b[src]["tokens_per_byte"] == pytest.approx(true_tpb, rel=0.05)
-        assert abs(b[src]["share_realised"] - 1 / 3) < 0.01
+        assert b[src].tokens_per_byte == pytest.approx(true_tpb, rel=0.05)
+        assert abs(b[src].share_realised - 1 / 3) < 0.01
     with pytest.raises(ConfigError, match=r"does-not-exist\.model"):
         run_blend(
             corpus,

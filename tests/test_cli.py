@@ -8,6 +8,7 @@ import pytest
 
 from selene.cli import main
 from selene.io import dataset
+from selene.manifest import BlendManifest, DedupManifest
 from tests.test_ingest import build_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -76,11 +77,11 @@ def test_ingest_byte_identical_with_or_without_prefect_and_workers(
         assert err.count("no Prefect server") == (0 if name.startswith("prefect") else 1), err
         outs.append(dataset.read_manifest(str(out)))
     first = outs[0]
-    assert first is not None
+    assert first is not None and first.removed is not None
     for m in outs[1:]:
-        assert m is not None
-        assert [s["sha256"] for s in m["shards"]] == [s["sha256"] for s in first["shards"]]
-        assert m["removed"]["sha256"] == first["removed"]["sha256"] and m["stats"] == first["stats"]
+        assert m is not None and m.removed is not None
+        assert [s.sha256 for s in m.shards] == [s.sha256 for s in first.shards]
+        assert m.removed.sha256 == first.removed.sha256 and m.stats == first.stats
 
 
 def test_failure_inside_the_flow_prints_no_traceback(tmp_path: Path, corpus: Path) -> None:
@@ -113,7 +114,8 @@ def test_dedup_and_decontaminate_commands(tmp_path: Path, corpus: Path, capsys: 
     ing = tmp_path / "ingest"
     assert main(["ingest", "-o", str(ing), *sources(corpus)]) == 0
     assert main(["dedup", "-i", str(ing), "-o", str(tmp_path / "dedup"), "--threshold", "0.7", "--shingle", "char", "--ngram", "6"]) == 0
-    assert dataset.read_manifest(str(tmp_path / "dedup"))["config"]["shingle"] == "char"  # type: ignore[index]
+    dedup = dataset.read_manifest(str(tmp_path / "dedup"), DedupManifest)
+    assert dedup is not None and dedup.config["shingle"] == "char"
     tasks = ROOT / "data" / "tasks"
     assert main(["decontaminate", "-i", str(tmp_path / "dedup"), "-o", str(tmp_path / "dc"), "--tasks", str(tasks / "mini_piqa.jsonl"), "--tasks", str(tasks / "mini_lambada")]) == 0
     out = capsys.readouterr().out
@@ -131,8 +133,8 @@ def test_blend_and_tokenize_commands(tmp_path: Path, corpus: Path, capsys: pytes
     ing = tmp_path / "ingest"
     assert main(["ingest", "-o", str(ing), *sources(corpus)]) == 0
     assert main(["blend", "-i", str(ing), "-o", str(tmp_path / "blend"), "--weights", "Books3=0.5,ArXiv=0.3", "--epochs", "cc=2"]) == 0
-    blend = dataset.read_manifest(str(tmp_path / "blend"))
-    assert blend is not None and blend["blend"]["sources"]["cc"]["epochs"] == 2.0  # type: ignore[index]
+    blend = dataset.read_manifest(str(tmp_path / "blend"), BlendManifest)
+    assert blend is not None and blend.blend.sources["cc"].epochs == 2.0
     assert main(["tokenize", "-i", str(tmp_path / "blend"), "-o", str(tmp_path / "tok"), "--vocab-size", "600"]) == 0
     out = capsys.readouterr().out
     assert "requested vs realised" in out and "data_text_document.bin/.idx" in out

@@ -49,12 +49,12 @@ def test_task_text_is_cut_and_accounted(result) -> None:  # type: ignore[no-unty
     assert removed["split"]["reason"] == "decontam:mini_lambada" and removed["split"]["detail"].startswith("split:")
     assert removed["dropped"]["detail"].startswith("dropped:")
     assert removed["piqa"]["reason"] == "decontam:mini_piqa"
-    st = result.manifest["stats"]
-    assert st["documents_in"] == 11 and st["documents_removed"] == 1 and st["documents_split"] == 2
-    assert st["documents_out"] == 8 + st["pieces_out"]
-    tasks = result.manifest["tasks"]
-    assert tasks["mini_lambada"]["matched_ngrams"] > 0 and tasks["mini_lambada"]["documents_dropped"] == 1
-    assert tasks["mini_piqa"]["documents_split"] == 1 and tasks["mini_piqa"]["matched_examples"]
+    st = result.manifest.stats
+    assert st.documents_in == 11 and st.documents_removed == 1 and st.documents_split == 2
+    assert st.documents_out == 8 + st.pieces_out
+    tasks = result.manifest.tasks
+    assert tasks["mini_lambada"].matched_ngrams > 0 and tasks["mini_lambada"].documents_dropped == 1
+    assert tasks["mini_piqa"].documents_split == 1 and tasks["mini_piqa"].matched_examples
 
 
 def test_no_task_ngram_survives(result) -> None:  # type: ignore[no-untyped-def]
@@ -67,11 +67,11 @@ def test_same_output_with_two_workers(result, tmp_path: Path) -> None:  # type: 
     from selene.config import ExecutorConfig
     from selene.runner import Job, run_direct
 
-    job = Job("decontaminate", result.manifest["inputs"]["dataset"], str(tmp_path / "o"), DecontamConfig(tasks=TASKS),
+    job = Job("decontaminate", result.manifest.inputs.dataset, str(tmp_path / "o"), DecontamConfig(tasks=TASKS),
               ExecutorConfig(kind="processes", workers=2))  # fmt: skip
     m = run_direct(job, False).manifest
-    assert [s["sha256"] for s in m["shards"]] == [s["sha256"] for s in result.manifest["shards"]]
-    assert m["removed"]["sha256"] == result.manifest["removed"]["sha256"]
+    assert [s.sha256 for s in m.shards] == [s.sha256 for s in result.manifest.shards]
+    assert m.removed.sha256 == result.manifest.removed.sha256
 
 
 def test_bad_input(tmp_path: Path) -> None:

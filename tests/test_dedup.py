@@ -57,12 +57,12 @@ def test_recall_and_precision_against_exact_jaccard(planted, deduped) -> None:  
 def test_accounting_and_manifest(planted, deduped) -> None:  # type: ignore[no-untyped-def]
     corpus, _, _ = planted
     m = deduped.manifest
-    st = m["stats"]
-    assert st["documents_in"] == len(corpus.docs) == st["documents_out"] + st["documents_removed"]
-    assert st["clusters"]["duplicates"] == st["documents_removed"] > 0
-    assert sum(int(k) * v for k, v in st["clusters"]["cluster_sizes"].items()) == st["clusters"]["documents_in_clusters"]
-    lsh = m["lsh"]
-    assert lsh["bands"] * lsh["rows"] <= 128 and len(lsh["s_curve"]) == 101
+    st = m.stats
+    assert st.documents_in == len(corpus.docs) == st.documents_out + st.documents_removed
+    assert st.clusters.duplicates == st.documents_removed > 0
+    assert sum(int(k) * v for k, v in st.clusters.cluster_sizes.items()) == st.clusters.documents_in_clusters
+    lsh = m.lsh
+    assert lsh.bands * lsh.rows <= 128 and len(lsh.s_curve) == 101
     assert fs.exists(fs.join(deduped.out, "s_curve.svg"))
     assert "kept" in fs.read_text(fs.join(deduped.out, "clusters.md"))
     kept_ids = [d["id"] for d in dataset.iter_documents(deduped.out)]
@@ -83,16 +83,16 @@ def test_rerun_skips_and_parameters_are_not_reused(planted, deduped) -> None:  #
     _, inp, _ = planted
     assert run_dedup(inp, deduped.out, DedupConfig(threshold=THRESHOLD)).skipped
     other = run_dedup(inp, deduped.out, DedupConfig(threshold=0.5))
-    assert not other.skipped and other.manifest["stats"]["documents_removed"] > deduped.manifest["stats"]["documents_removed"]
+    assert not other.skipped and other.manifest.stats.documents_removed > deduped.manifest.stats.documents_removed
     run_dedup(inp, deduped.out, DedupConfig(threshold=THRESHOLD))
 
 
 def test_exact_verification_and_char_shingles(planted, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     _, inp, _ = planted
     exact = run_dedup(inp, str(tmp_path / "exact"), DedupConfig(threshold=THRESHOLD, verify="exact"))
-    assert exact.manifest["stats"]["documents_removed"] > 0
+    assert exact.manifest.stats.documents_removed > 0
     chars = run_dedup(inp, str(tmp_path / "chars"), DedupConfig(threshold=THRESHOLD, shingle="char", ngram=8))
-    assert chars.manifest["stats"]["documents_removed"] > 0
+    assert chars.manifest.stats.documents_removed > 0
 
 
 def test_bad_input(tmp_path: Path) -> None:
@@ -113,13 +113,13 @@ def test_workers_and_dask_give_identical_bytes(planted, deduped, tmp_path: Path,
     from selene.runner import Job, run_direct
 
     _, inp, _ = planted
-    want = ([s["sha256"] for s in deduped.manifest["shards"]], deduped.manifest["removed"]["sha256"])
+    want = ([s.sha256 for s in deduped.manifest.shards], deduped.manifest.removed.sha256)
     cfg = DedupConfig(threshold=THRESHOLD)
     for kind in ("processes", "dask"):
         for name, run in (("prefect", run_flow), ("direct", run_direct)):
             job = Job("dedup", inp, str(tmp_path / f"{kind}-{name}"), cfg, ExecutorConfig(kind=kind, workers=2))  # type: ignore[arg-type]
             m = run(job, False).manifest
-            assert ([s["sha256"] for s in m["shards"]], m["removed"]["sha256"]) == want, (kind, name)
+            assert ([s.sha256 for s in m.shards], m.removed.sha256) == want, (kind, name)
 
 
 def test_resume_after_a_kill_gives_identical_output(planted, deduped, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
@@ -142,5 +142,5 @@ def test_resume_after_a_kill_gives_identical_output(planted, deduped, tmp_path: 
     monkeypatch.setattr(stage.shingle, "shingle_hashes", lambda *a: shingled.append(1) or original(*a))
     res = run_dedup(inp, out, cfg)
     assert shingled == []  # the signatures of the killed run were reused, not recomputed
-    assert [s["sha256"] for s in res.manifest["shards"]] == [s["sha256"] for s in deduped.manifest["shards"]]
-    assert res.manifest["removed"]["sha256"] == deduped.manifest["removed"]["sha256"]
+    assert [s.sha256 for s in res.manifest.shards] == [s.sha256 for s in deduped.manifest.shards]
+    assert res.manifest.removed.sha256 == deduped.manifest.removed.sha256

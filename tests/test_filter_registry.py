@@ -153,7 +153,7 @@ def test_custom_filter_reasons_reach_removed_parquet(tmp_path: Path) -> None:
     res = stage.run_ingest(str(tmp_path / "out"), cfg)
     removed = dataset.read_removed(res.out).to_pylist()
     assert [(r["reason"], r["detail"][:14]) for r in removed] == [("filter:max_digits.ratio", "digit_ratio=0.")]
-    assert res.manifest["config"]["filters"][0]["name"] == "tests.custom_filter:MaxDigits"
+    assert res.manifest is not None and res.manifest.config["filters"][0]["name"] == "tests.custom_filter:MaxDigits"
 
 
 # ----------------------------------------------------------------------------------------- errors

@@ -10,7 +10,14 @@ import pytest
 from selene.cli import main
 from selene.config import IngestConfig
 from selene.io import dataset
+from selene.manifest import AnyManifest
 from tests.test_ingest import build_corpus
+
+
+def read_finished(directory: Path) -> AnyManifest:
+    m = dataset.read_manifest(str(directory))
+    assert m is not None, f"{directory} has no manifest"
+    return m
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +35,7 @@ def test_ingest_flow_publishes_stats_artifacts(specs, tmp_path: Path, prefect_ap
 
     job = Job("ingest", None, str(tmp_path / "ingest"), IngestConfig(sources=specs), ExecutorConfig(kind="threads", workers=2))
     result = run_flow(job, False)
-    assert not result.skipped and result.manifest["stats"]["documents_in"] == 25
+    assert not result.skipped and result.manifest.stats.documents_in == 25
     with get_client(sync_client=True) as client:
         arts = client.read_artifacts(artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=["ingest-stats", "ingest-reasons"])))
     by_key = {a.key: a for a in arts}
@@ -50,7 +57,7 @@ def test_memory_paths_run_with_processes_requested(specs, mode: str, request: py
     cfg = IngestConfig(sources=[SourceSpec(name="p", glob="memory://flowin/*.jsonl.zst")])
     job = Job("ingest", None, f"memory://flowout-{mode}/ingest", cfg, ExecutorConfig(kind="processes", workers=2))
     result = (run_flow if mode == "prefect" else run_direct)(job, False)
-    assert result.manifest["stats"]["documents_in"] == 10
+    assert result.manifest.stats.documents_in == 10
 
 
 def test_selene_run_writes_each_stage_under_run_dir(specs, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
@@ -65,10 +72,10 @@ def test_selene_run_writes_each_stage_under_run_dir(specs, tmp_path: Path, capsy
         "eval: {limit: 2, tasks: [selene_piqa]}\n"
     )
     assert main(["run", str(cfg)]) == 0
-    manifests = {s: dataset.read_manifest(str(tmp_path / "run" / s)) for s in ("ingest", "dedup", "decontaminate")}
-    assert manifests["ingest"]["stats"]["documents_in"] == 25  # type: ignore[index]
-    assert manifests["dedup"]["stats"]["documents_in"] == manifests["ingest"]["stats"]["documents_out"]  # type: ignore[index]
-    assert manifests["decontaminate"]["stats"]["documents_in"] == manifests["dedup"]["stats"]["documents_out"]  # type: ignore[index]
+    manifests = {s: read_finished(tmp_path / "run" / s) for s in ("ingest", "dedup", "decontaminate")}
+    assert manifests["ingest"].stats.documents_in == 25
+    assert manifests["dedup"].stats.documents_in == manifests["ingest"].stats.documents_out
+    assert manifests["decontaminate"].stats.documents_in == manifests["dedup"].stats.documents_out
     metrics = (tmp_path / "run" / "train" / "metrics.jsonl").read_text().splitlines()
     assert [json.loads(x)["step"] for x in metrics] == [1, 2]
     assert (tmp_path / "run" / "train" / "checkpoints" / "step-000002" / "meta.json").exists()
@@ -78,11 +85,11 @@ def test_selene_run_writes_each_stage_under_run_dir(specs, tmp_path: Path, capsy
     for section in ("Documents through the data stages", "| dedup |", "Blend", "Tokens", "train/loss.svg", "selene_piqa"):
         assert section in report, section
     # a slice of the pipeline, one stage forced: it reruns and gives the same bytes
-    before = manifests["dedup"]["shards"]  # type: ignore[index]
+    before = manifests["dedup"].shards
     assert "report: " in capsys.readouterr().out
     assert main(["run", str(cfg), "--from", "dedup", "--until", "dedup", "--force", "dedup"]) == 0
     out = capsys.readouterr().out
     assert "dedup →" in out and "(complete already" not in out and "tokenize →" not in out
-    assert dataset.read_manifest(str(tmp_path / "run" / "dedup"))["shards"] == before  # type: ignore[index]
+    assert read_finished(tmp_path / "run" / "dedup").shards == before
     assert main(["run", str(cfg), "--from", "eval", "--until", "dedup"]) == 2
     assert "comes after" in capsys.readouterr().err

@@ -73,16 +73,16 @@ def all_ids(out: str) -> tuple[list[str], list[dict]]:
 def test_every_record_is_accounted_for(result: stage.IngestResult) -> None:
     m = result.manifest
     kept, removed = all_ids(result.out)
-    assert m["stats"]["documents_in"] == 25 == len(kept) + len(removed)
+    assert m.stats.documents_in == 25 == len(kept) + len(removed)
     ids = kept + [r["id"] for r in removed]
     assert len(set(ids)) == len(ids) == 25
     assert {i.rsplit("#", 1)[0] for i in ids} == {"pile/00.jsonl.zst", "pile/01.jsonl.zst", "cc/a.warc.gz", "wet/b.warc.wet.gz"}
-    for src, st in m["stats"]["per_source"].items():
-        assert st["in"] == st["kept"] + sum(st["removed"].values()), src
+    for src, st in m.stats.per_source.items():
+        assert st.documents_in == st.kept + sum(st.removed.values()), src
     by_reason = Counter(
         (r["source"], "exact_dup" if r["reason"].startswith("exact_dup_of:") else r["reason"]) for r in removed
     )
-    expected = Counter({(s, r): n for s, st in m["stats"]["per_source"].items() for r, n in st["removed"].items()})
+    expected = Counter({(s, r): n for s, st in m.stats.per_source.items() for r, n in st.removed.items()})
     assert by_reason == expected
 
 
@@ -105,10 +105,10 @@ def test_output_shards_follow_the_contract(result: stage.IngestResult) -> None:
     m = result.manifest
     shards = dataset.list_shards(result.out)
     assert [s.rsplit("/", 1)[-1] for s in shards] == [f"part-{i:05d}.parquet" for i in range(len(shards))]
-    assert all(s["rows"] == 5 for s in m["shards"][:-1])
-    for s, info in zip(shards, m["shards"], strict=True):
+    assert all(s.rows == 5 for s in m.shards[:-1])
+    for s, info in zip(shards, m.shards, strict=True):
         assert dataset.open_parquet(s).schema_arrow == dataset.DOC_SCHEMA
-        assert fs.sha256_file(s) == info["sha256"]
+        assert fs.sha256_file(s) == info.sha256
     docs = list(dataset.iter_documents(result.out))
     assert [d["id"] for d in docs][:3] == ["pile/00.jsonl.zst#1", "pile/00.jsonl.zst#2", "pile/00.jsonl.zst#3"]
     web = next(d for d in docs if d["source"] == "cc")
@@ -143,23 +143,23 @@ def test_resume_after_a_kill_gives_identical_output(corpus: tuple[Path, list[Sou
         return [fn(*a) for a in args]
 
     res = stage.run_ingest(out, cfg, mapper=counting_map)
-    assert sorted(fs.ls(out)) == sorted(fs.join(out, n) for n in ["manifest.json", "removed.parquet", *[s["name"] for s in res.manifest["shards"]]])
-    assert [s["sha256"] for s in res.manifest["shards"]] == [s["sha256"] for s in result.manifest["shards"]]
-    assert res.manifest["removed"]["sha256"] == result.manifest["removed"]["sha256"]
+    assert sorted(fs.ls(out)) == sorted(fs.join(out, n) for n in ["manifest.json", "removed.parquet", *[s.name for s in res.manifest.shards]])
+    assert [s.sha256 for s in res.manifest.shards] == [s.sha256 for s in result.manifest.shards]
+    assert res.manifest.removed.sha256 == result.manifest.removed.sha256
 
 
 def test_source_override_uses_the_given_name(corpus: tuple[Path, list[SourceSpec]], tmp_path: Path) -> None:
     root = corpus[0]
     spec = SourceSpec.parse(f"mine={root / 'pile' / '01.jsonl.zst'}", source_override=True)
     res = stage.run_ingest(str(tmp_path / "o"), cfg_for([spec]))
-    assert set(res.manifest["stats"]["per_source"]) == {"mine"}
+    assert set(res.manifest.stats.per_source) == {"mine"}
 
 
 def test_memory_filesystem_end_to_end(corpus: tuple[Path, list[SourceSpec]]) -> None:
     root = corpus[0]
     fs.atomic_write("memory://in/p/00.jsonl.zst", (root / "pile" / "00.jsonl.zst").read_bytes())
     res = stage.run_ingest("memory://out/ds", cfg_for([SourceSpec(name="p", glob="memory://in/p/*.jsonl.zst")]))
-    assert res.manifest["stats"]["documents_in"] == 10
+    assert res.manifest.stats.documents_in == 10
     assert dataset.list_shards("memory://out/ds")[0] == "memory://out/ds/part-00000.parquet"
 
 
@@ -180,7 +180,7 @@ def test_huge_document_is_filtered_by_length_before_cleaning(tmp_path: Path) -> 
     res = stage.run_ingest(str(tmp_path / "o"), cfg_for([SourceSpec(name="x", glob=str(tmp_path / "huge.jsonl.zst"))]))
     removed = dataset.read_removed(res.out).to_pylist()
     assert [r["reason"] for r in removed] == ["filter:length.max_chars"]
-    assert res.manifest["stats"]["documents_out"] == 1
+    assert res.manifest.stats.documents_out == 1
 
 
 def test_dedup_normalisation_folds_case_punctuation_and_whitespace() -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from selene.errors import InputError, OutputError
 from selene.io import dataset, fs
+from tests.corpus import document_manifest
 
 
 @pytest.fixture(params=["local", "memory"])
@@ -51,7 +52,9 @@ def test_manifest_is_the_completion_marker(root: str) -> None:
         dataset.list_shards(root)
     shard = fs.join(root, dataset.shard_name(0))
     w = dataset.write_table(shard, dataset.DOC_SCHEMA.empty_table())
-    dataset.write_manifest(root, {"stage": "t", "fingerprint": "abc", "shards": [w.to_json()]})
+    removed = dataset.write_table(fs.join(root, dataset.REMOVED), dataset.REMOVED_SCHEMA.empty_table())
+    manifest = document_manifest([w], removed, {}).model_copy(update={"fingerprint": "abc"})
+    dataset.write_manifest(root, manifest)
     assert dataset.list_shards(root) == [shard]
     assert dataset.manifest_matches(root, "abc") and not dataset.manifest_matches(root, "other")
     fs.rm(shard)

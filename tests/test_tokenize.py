@@ -55,35 +55,35 @@ def test_megatron_layout_and_round_trip(texts, tokenized) -> None:  # type: igno
     res, cfg = tokenized
     m = res.manifest
     dtype, seqs, doc_idx = read_megatron(f"{res.out}/{cfg.prefix}")
-    assert dtype == np.uint16 and m["dtype"] == "uint16"
+    assert dtype == np.uint16 and m.dtype == "uint16"
     assert list(doc_idx) == list(range(len(texts) + 1))  # one document per sequence
     sp = spm.SentencePieceProcessor(model_file=f"{res.out}/tokenizer.model")
-    eod = m["tokenizer"]["eod_id"]
+    eod = m.tokenizer.eod_id
     assert sp.id_to_piece(eod) == "</s>"
     for text, seq in zip(texts, seqs, strict=True):
         assert seq[-1] == eod and eod not in seq[:-1]
         assert sp.decode(seq[:-1].tolist()) == text
-    assert m["stats"]["tokens"] == sum(len(s) for s in seqs) == m["stats"]["per_source"]["s"]["tokens"]
+    assert m.stats.tokens == sum(len(s) for s in seqs) == m.stats.per_source["s"].tokens
 
 
 def test_same_input_same_bytes_and_skip(texts, tokenized, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     res, cfg = tokenized
-    assert run_tokenize(res.manifest["inputs"]["dataset"], res.out, cfg).skipped
-    again = run_tokenize(res.manifest["inputs"]["dataset"], str(tmp_path / "again"), cfg)
-    assert again.manifest["shards"] == res.manifest["shards"]
-    assert again.manifest["tokenizer"]["sha256"] == res.manifest["tokenizer"]["sha256"]
+    assert run_tokenize(res.manifest.inputs.dataset, res.out, cfg).skipped
+    again = run_tokenize(res.manifest.inputs.dataset, str(tmp_path / "again"), cfg)
+    assert again.manifest.shards == res.manifest.shards
+    assert again.manifest.tokenizer.sha256 == res.manifest.tokenizer.sha256
 
 
 def test_given_tokenizer_gives_the_same_tokens(tokenized, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     res, _ = tokenized
-    inp = res.manifest["inputs"]["dataset"]
+    inp = res.manifest.inputs.dataset
     given = run_tokenize(inp, str(tmp_path / "given"), TokenizeConfig(tokenizer=f"{res.out}/tokenizer.model"))
-    assert given.manifest["shards"] == res.manifest["shards"] and not given.manifest["tokenizer"]["trained"]
+    assert given.manifest.shards == res.manifest.shards and not given.manifest.tokenizer.trained
 
 
 def test_bad_tokenizer_inputs(tokenized, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     res, _ = tokenized
-    inp = res.manifest["inputs"]["dataset"]
+    inp = res.manifest.inputs.dataset
     junk = tmp_path / "junk.model"
     junk.write_bytes(b"not a model")
     with pytest.raises(InputError, match="not a sentencepiece model"):

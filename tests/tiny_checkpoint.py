@@ -16,7 +16,6 @@ Use it from a module-scoped fixture (it takes ~10 s)::
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -56,6 +55,7 @@ def make_checkpoint(tmp_path: Path | str, **model: Any) -> str:
     from selene.tokenize import spm
     from selene.tokenize.indexed import IndexedWriter, choose_dtype
     from selene.train.launch import launch
+    from tests.pipeline_runs import write_token_manifest
 
     root = Path(tmp_path)
     data = root / "tokens"
@@ -70,14 +70,7 @@ def make_checkpoint(tmp_path: Path | str, **model: Any) -> str:
     with IndexedWriter(prefix, choose_dtype(sp.vocab_size())) as w:
         for doc in corpus_docs():
             w.add_document(np.array([*sp.encode(doc), eod], dtype=np.int64))
-    manifest = {
-        "stage": "tokenize",
-        "prefix": tcfg.prefix,
-        "tokenizer": {"file": "tokenizer.model", "vocab_size": int(sp.vocab_size()), "eod_id": eod,
-                      "eod_piece": tcfg.eod_piece, "trained": True},
-        "dtype": str(choose_dtype(sp.vocab_size())),
-    }
-    (data / "manifest.json").write_text(json.dumps(manifest))
+    write_token_manifest(prefix, int(sp.vocab_size()), eod, tcfg.eod_piece)
     out = root / "train"
     cfg = TrainConfig.model_validate(
         {

@@ -8,6 +8,7 @@ from selene.config import BlendConfig
 from selene.errors import UsageError
 from selene.io import dataset, fs
 from selene.io.dataset import StageResult
+from selene.manifest import BlendManifest
 
 
 def check(inp: str, out: str, cfg: BlendConfig) -> None:
@@ -17,7 +18,7 @@ def check(inp: str, out: str, cfg: BlendConfig) -> None:
     fs.check_writable(out)
 
 
-def artifacts(result: StageResult, cfg: BlendConfig) -> list[Artifact]:
+def artifacts(result: StageResult[BlendManifest], cfg: BlendConfig) -> list[Artifact]:
     if not result.manifest:
         return []
     return [Table("blend-mix", report_rows(result.manifest), f"Requested vs realised mix in `{result.out}` (seed {cfg.seed})")]

@@ -18,14 +18,14 @@ import hashlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
 from selene.config import BlendConfig
 from selene.errors import ConfigError
+from selene.manifest import BlendSource, BlendSummary, BlendTotals, SourceStats, TokensMethod
 
-TokensMethod = Literal["counted", "sampled", "estimated"]
 # Purposes of the random streams: one independent stream per (purpose, source, shard).
 TOKENS, PARTIAL, SAMPLE, SHUFFLE = 1, 2, 3, 4
 _U64 = 2**64
@@ -270,14 +270,14 @@ def not_sampled_detail(source: str, epochs: float, cfg: BlendConfig) -> str:
     return f"source {source} at {epochs:.4g} epochs"
 
 
-def per_source_stats(sampled: Mapping[str, Mapping[str, int]], reason: str) -> dict[str, dict[str, Any]]:
+def per_source_stats(sampled: Mapping[str, Mapping[str, int]], reason: str) -> dict[str, SourceStats]:
     """`stats.per_source` in the shape of the other stages: in, kept (sampled at least once), removed."""
     return {
-        s: {
-            "in": c["in"],
-            "kept": c["kept"],
-            "removed": {reason: c["in"] - c["kept"]} if c["in"] > c["kept"] else {},
-        }
+        s: SourceStats(
+            documents_in=c["in"],
+            kept=c["kept"],
+            removed={reason: c["in"] - c["kept"]} if c["in"] > c["kept"] else {},
+        )
         for s, c in sorted(sampled.items())
     }
 
@@ -287,7 +287,7 @@ def summarize(
     epochs: Mapping[str, float],
     sampled: Mapping[str, Mapping[str, int]],
     cfg: BlendConfig,
-) -> dict[str, Any]:
+) -> BlendSummary:
     """The `blend` section of the manifest: per source what was asked, planned and realised.
 
     `sampled[source]` has ``rows`` (documents in the mix, repeats counted), ``kept`` (distinct
@@ -299,32 +299,32 @@ def summarize(
     realised_tokens = {s: round(sampled[s]["bytes"] * sizes[s].tokens_per_byte) for s in sizes}
     realised = shares(realised_tokens)
     sources = {
-        s: {
+        s: BlendSource(
             **sizes[s].to_json(),
-            "weight_requested": cfg.weights.get(s),
-            "epochs_requested": cfg.epochs.get(s),
-            "epochs": epochs[s],
-            "tokens_planned": round(planned[s]),
-            "documents_sampled": sampled[s]["rows"],
-            "documents_distinct": sampled[s]["kept"],
-            "bytes_sampled": sampled[s]["bytes"],
-            "tokens_sampled": realised_tokens[s],
-            "share_requested": requested[s],
-            "share_realised": realised[s],
-        }
+            weight_requested=cfg.weights.get(s),
+            epochs_requested=cfg.epochs.get(s),
+            epochs=epochs[s],
+            tokens_planned=round(planned[s]),
+            documents_sampled=sampled[s]["rows"],
+            documents_distinct=sampled[s]["kept"],
+            bytes_sampled=sampled[s]["bytes"],
+            tokens_sampled=realised_tokens[s],
+            share_requested=requested[s],
+            share_realised=realised[s],
+        )
         for s in sorted(sizes)
     }
-    totals = {
-        "sources": len(sizes),
-        "documents": sum(v.documents for v in sizes.values()),
-        "bytes": sum(v.bytes for v in sizes.values()),
-        "tokens": sum(v.tokens for v in sizes.values()),
-        "target_tokens": cfg.target_tokens,
-        "tokens_planned": round(sum(planned.values())),
-        "documents_sampled": sum(v["rows"] for v in sampled.values()),
-        "documents_distinct": sum(v["kept"] for v in sampled.values()),
-        "bytes_sampled": sum(v["bytes"] for v in sampled.values()),
-        "tokens_sampled": sum(realised_tokens.values()),
-        "max_share_error": max((abs(realised[s] - requested[s]) for s in sizes), default=0.0),
-    }
-    return {"sources": sources, "totals": totals}
+    totals = BlendTotals(
+        sources=len(sizes),
+        documents=sum(v.documents for v in sizes.values()),
+        bytes=sum(v.bytes for v in sizes.values()),
+        tokens=sum(v.tokens for v in sizes.values()),
+        target_tokens=cfg.target_tokens,
+        tokens_planned=round(sum(planned.values())),
+        documents_sampled=sum(v["rows"] for v in sampled.values()),
+        documents_distinct=sum(v["kept"] for v in sampled.values()),
+        bytes_sampled=sum(v["bytes"] for v in sampled.values()),
+        tokens_sampled=sum(realised_tokens.values()),
+        max_share_error=max((abs(realised[s] - requested[s]) for s in sizes), default=0.0),
+    )
+    return BlendSummary(sources=sources, totals=totals)

@@ -30,12 +30,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from selene import executor
+from selene import __version__, executor
 from selene.blend import plan
 from selene.config import BlendConfig
 from selene.errors import ConfigError, InputError
 from selene.executor import Mapper, serial_map
 from selene.io import dataset, fs
+from selene.manifest import BlendInputs, BlendManifest, DocumentManifest, ShardEntry, Stats
 
 WORK = dataset.WORK
 BLEND_JSON = "blend.json"
@@ -44,10 +45,10 @@ KEY = "shuffle_key"
 _SP_CACHE: dict[str, Any] = {}
 
 
-BlendResult = dataset.StageResult
+BlendResult = dataset.StageResult[BlendManifest]
 
 
-def input_dataset(inp: str) -> dict[str, Any]:
+def input_dataset(inp: str) -> DocumentManifest:
     return dataset.require_documents(inp, "blend")
 
 
@@ -249,17 +250,17 @@ def run_blend(
     plan.check_config(cfg)
     m_in = input_dataset(inp)
     settings = executor.settings(cfg)
-    fp = executor.fingerprint([s["sha256"] for s in m_in["shards"]], settings, _tokenizer_digest(cfg))
-    if (done := dataset.open_output(out, fp, force)) is not None:
+    fp = executor.fingerprint([s.sha256 for s in m_in.shards], settings, _tokenizer_digest(cfg))
+    if (done := dataset.open_output(out, fp, force, BlendManifest)) is not None:
         return done
     root = fs.join(out, WORK, fp)
-    shards = [fs.join(inp, s["name"]) for s in m_in["shards"]]
+    shards = [fs.join(inp, s.name) for s in m_in.shards]
 
     scans = mapper("blend-scan", scan_shard, [(root, k, p) for k, p in enumerate(shards)])
     sources = sorted({s for sc in scans for s in sc})
     per_shard = {s: [sc.get(s, [0, 0])[0] for sc in scans] for s in sources}
     totals = {s: (sum(per_shard[s]), sum(sc.get(s, [0, 0])[1] for sc in scans)) for s in sources}
-    if sum(d for d, _ in totals.values()) != sum(s["rows"] for s in m_in["shards"]):
+    if sum(d for d, _ in totals.values()) != sum(s.rows for s in m_in.shards):
         raise InputError(f"{inp}: the documents in its shards differ from the counts in its manifest")
     plan.check_sources(cfg, sources)
     samples = _token_samples(root, shards, per_shard, cfg, mapper) if cfg.tokenizer else None
@@ -307,7 +308,7 @@ def _token_samples(
 def finalize(
     out: str,
     inp: str,
-    m_in: dict[str, Any],
+    m_in: DocumentManifest,
     root: str,
     scattered: Sequence[dict[str, Any]],
     written: list[dict[str, Any]],
@@ -315,14 +316,14 @@ def finalize(
     epochs: dict[str, float],
     cfg: BlendConfig,
     fp: str,
-) -> dict[str, Any]:
+) -> BlendManifest:
     removed = dataset.merge_removed(out, [fs.join(root, "removed", f"{k:05d}.parquet") for k in range(len(scattered))])
     sampled: dict[str, dict[str, int]] = {s: {"in": 0, "kept": 0, "rows": 0, "bytes": 0} for s in sizes}
     for r in scattered:
         for src, c in r["sources"].items():
             for key, v in c.items():
                 sampled[src][key] += v
-    n_in = sum(s["rows"] for s in m_in["shards"])
+    n_in = sum(s.rows for s in m_in.shards)
     n_out = sum(w["rows"] for w in written)
     if (
         any(sampled[s]["in"] != sizes[s].documents for s in sizes)
@@ -336,42 +337,42 @@ def finalize(
         name = path.rstrip("/").rsplit("/", 1)[-1]
         if name.startswith("part-") and name.endswith(".parquet") and name not in names:
             fs.rm(path)
-    manifest = {
-        "stage": "blend",
-        "fingerprint": fp,
-        "config": cfg.model_dump(mode="json"),
-        "inputs": {
-            "dataset": inp,
-            "fingerprint": m_in.get("fingerprint"),
-            "shards": [s["sha256"] for s in m_in["shards"]],
-            "tokenizer": cfg.tokenizer,
-        },
-        "shards": written,
-        "removed": removed.to_json(),
-        "blend": blend,
-        "stats": {
-            "documents_in": n_in,
-            "documents_out": n_out,
-            "documents_removed": removed.rows,
-            "per_source": plan.per_source_stats(sampled, REASON),
-        },
-    }
-    fs.atomic_write(fs.join(out, BLEND_JSON), json.dumps(blend, indent=2) + "\n")
+    manifest = BlendManifest(
+        selene_version=__version__,
+        fingerprint=fp,
+        config=cfg.model_dump(mode="json"),
+        inputs=BlendInputs(
+            dataset=inp,
+            fingerprint=m_in.fingerprint,
+            shards=[s.sha256 for s in m_in.shards],
+            tokenizer=cfg.tokenizer,
+        ),
+        shards=[ShardEntry.model_validate(w) for w in written],
+        removed=removed.entry(),
+        blend=blend,
+        stats=Stats(
+            documents_in=n_in,
+            documents_out=n_out,
+            documents_removed=removed.rows,
+            per_source=plan.per_source_stats(sampled, REASON),
+        ),
+    )
+    fs.atomic_write(fs.join(out, BLEND_JSON), json.dumps(blend.to_json(), indent=2) + "\n")
     dataset.write_manifest(out, manifest)
     return manifest
 
 
-def report_rows(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+def report_rows(manifest: BlendManifest) -> list[dict[str, Any]]:
     """One row per source for tables: epochs, requested and realised share of tokens, what was sampled."""
     return [
         {
             "source": src,
-            "epochs": round(b["epochs"], 4),
-            "requested share": round(b["share_requested"], 4),
-            "realised share": round(b["share_realised"], 4),
-            "documents": b["documents_sampled"],
-            "tokens": b["tokens_sampled"],
-            "tokens counted": b["tokens_method"],
+            "epochs": round(b.epochs, 4),
+            "requested share": round(b.share_requested, 4),
+            "realised share": round(b.share_realised, 4),
+            "documents": b.documents_sampled,
+            "tokens": b.tokens_sampled,
+            "tokens counted": b.tokens_method,
         }
-        for src, b in manifest["blend"]["sources"].items()
+        for src, b in manifest.blend.sources.items()
     ]

@@ -18,19 +18,34 @@ from selene.errors import UsageError
 def train(
     config: Annotated[str, typer.Argument(help="Pipeline YAML (its train: section) or a training YAML with out:.")],
     nproc_per_node: Annotated[
-        int | None, typer.Option("--nproc-per-node", min=1, help="Processes on this node [train.nproc_per_node].")
+        int | None, typer.Option("--nproc-per-node", min=1, help="Processes on this node (default: train.nproc_per_node).")
     ] = None,
     nnodes: Annotated[int, typer.Option("--nnodes", min=1, help="Nodes.")] = 1,
     node_rank: Annotated[int, typer.Option("--node-rank", min=0, help="This node's rank.")] = 0,
     rdzv_endpoint: Annotated[str | None, typer.Option("--rdzv-endpoint", help="HOST:PORT of the rendezvous.")] = None,
     set_: Annotated[list[str] | None, typer.Option("--set", help="key=value override, e.g. parallel.tp=2.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Train from step 0 even when the last step's checkpoint exists.")] = False,
 ) -> None:
-    """Pretrain with torchrun: data × tensor × pipeline parallel, DCP checkpoints, exact resume."""
+    """Pretrain with torchrun: data × tensor × pipeline parallel, DCP checkpoints, exact resume.
+
+    On one node this is the pipeline's train stage (a Prefect flow when a server is up; skipped when
+    the last step's checkpoint exists). Each node of a multi-node run launches its own torchrun agent
+    and reports nothing to Prefect.
+    """
+    from selene.cli.app import note
     from selene.train.launch import launch, load_train_config
 
     cfg, out = load_train_config(config, set_ or [])
-    launch(cfg, out, nproc_per_node or cfg.nproc_per_node, nnodes, node_rank, rdzv_endpoint)
-    console.print(f"checkpoints in [b]{out}/checkpoints[/b]; metrics in {out}/metrics.jsonl")
+    if nproc_per_node:
+        cfg = cfg.model_copy(update={"nproc_per_node": nproc_per_node})
+    if nnodes > 1 or rdzv_endpoint:
+        launch(cfg, out, cfg.nproc_per_node, nnodes, node_rank, rdzv_endpoint)
+        console.print(f"checkpoints in [b]{out}/checkpoints[/b]; metrics in {out}/metrics.jsonl")
+        return
+    from selene.runner import Job, runtime
+    from selene.train.stage import summary
+
+    summary(runtime(say=note).run(Job("train", None, out, cfg), force=force), console)
 
 
 @app.command()
@@ -57,14 +72,15 @@ def deploy(
 @app.command("eval")
 def eval_(
     checkpoint: Annotated[str, typer.Option("--checkpoint", help="Checkpoint dir (step-NNNNNN), or a train dir: its latest.")],
-    tasks: Annotated[str | None, typer.Option(help="Comma-separated harness tasks [the local selene_* tasks].")] = None,
-    num_fewshot: Annotated[int | None, typer.Option("--num-fewshot", min=0, help="Few-shot examples [0].")] = None,
+    tasks: Annotated[str | None, typer.Option(help="Comma-separated harness tasks (default: the local selene_* tasks).")] = None,
+    num_fewshot: Annotated[int | None, typer.Option("--num-fewshot", min=0, help="Few-shot examples (default 0).")] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="Documents per task, at most.")] = None,
-    batch_size: Annotated[int | None, typer.Option("--batch-size", min=1, help="Requests per forward [8].")] = None,
-    output: Annotated[str | None, typer.Option("--output", "-o", help="Results directory [<checkpoint>/eval].")] = None,
+    batch_size: Annotated[int | None, typer.Option("--batch-size", min=1, help="Requests per forward (default 8).")] = None,
+    output: Annotated[str | None, typer.Option("--output", "-o", help="Results directory (default: <checkpoint>/eval).")] = None,
     config: Annotated[str | None, typer.Option("--config", "-c", help="YAML: eval settings or a pipeline file.")] = None,
 ) -> None:
-    """Evaluate a checkpoint on lm-evaluation-harness tasks (offline), plus held-out perplexity."""
+    """Evaluate a checkpoint on lm-evaluation-harness tasks (offline), plus held-out perplexity
+    (the pipeline's eval stage: a Prefect flow when a server is up)."""
     from selene.config import EvalConfig, load_stage_config
 
     cfg: EvalConfig = load_stage_config(config, EvalConfig, "eval")
@@ -72,10 +88,16 @@ def eval_(
         cfg, tasks=[t.strip() for t in tasks.split(",") if t.strip()] if tasks else None,
         num_fewshot=num_fewshot, limit=limit, batch_size=batch_size, checkpoint=checkpoint,
     )
-    from selene.eval.stage import print_results, run_eval
+    import os
 
-    result = run_eval(cfg, output)
-    print_results(result, console)
+    from selene.cli.app import note
+    from selene.eval.checkpoint_io import resolve
+    from selene.eval.stage import summary
+    from selene.runner import Job, runtime
+
+    ckpt = resolve(checkpoint)
+    job = Job("eval", ckpt, output or os.path.join(ckpt, "eval"), cfg.model_copy(update={"checkpoint": ckpt}))
+    summary(runtime(say=note).run(job, force=True), console)
 
 
 @app.command()

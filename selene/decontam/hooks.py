@@ -7,6 +7,7 @@ from selene.config import DecontamConfig
 from selene.decontam.stage import preflight, report_rows
 from selene.errors import UsageError
 from selene.io.dataset import StageResult
+from selene.manifest import DecontamManifest
 
 
 def check(inp: str, out: str, cfg: DecontamConfig) -> None:
@@ -16,7 +17,7 @@ def check(inp: str, out: str, cfg: DecontamConfig) -> None:
     preflight(inp, out, cfg)
 
 
-def artifacts(result: StageResult, cfg: DecontamConfig) -> list[Artifact]:
+def artifacts(result: StageResult[DecontamManifest], cfg: DecontamConfig) -> list[Artifact]:
     if not result.manifest:
         return []
     return [Table("decontam-report", report_rows(result.manifest),

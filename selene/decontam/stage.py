@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from selene import executor
+from selene import __version__, executor
 from selene.config import DecontamConfig
 from selene.decontam.overlap import NgramIndex, add_to_report, decontaminate, merge_reports
 from selene.decontam.tasks import TaskText, load_tasks
@@ -25,15 +25,24 @@ from selene.errors import InputError
 from selene.executor import Mapper, serial_map
 from selene.faults import failpoint
 from selene.io import dataset, fs
+from selene.manifest import (
+    DecontamInputs,
+    DecontamManifest,
+    DecontamStats,
+    DecontamTask,
+    DocumentManifest,
+    ShardEntry,
+    SourceStats,
+)
 
 WORK = dataset.WORK
 _INDEX_CACHE: dict[str, NgramIndex] = {}
 
 
-DecontamResult = dataset.StageResult
+DecontamResult = dataset.StageResult[DecontamManifest]
 
 
-def input_dataset(inp: str) -> dict[str, Any]:
+def input_dataset(inp: str) -> DocumentManifest:
     return dataset.require_documents(inp, "decontaminate")
 
 
@@ -110,13 +119,13 @@ def run_decontam(
     tasks = preflight(inp, out, cfg)
     m_in = input_dataset(inp)
     settings = executor.settings(cfg, "tasks")
-    fp = executor.fingerprint([s["sha256"] for s in m_in["shards"]], settings, _tasks_digest(tasks))
-    if (done := dataset.open_output(out, fp, force)) is not None:
+    fp = executor.fingerprint([s.sha256 for s in m_in.shards], settings, _tasks_digest(tasks))
+    if (done := dataset.open_output(out, fp, force, DecontamManifest)) is not None:
         return done
     root = fs.join(out, WORK, fp)
     index = NgramIndex.build(tasks, cfg.ngram, cfg.min_ngram)
     fs.atomic_write(fs.join(root, "index.pkl"), pickle.dumps(index))
-    shards = [fs.join(inp, s["name"]) for s in m_in["shards"]]
+    shards = [fs.join(inp, s.name) for s in m_in.shards]
     results = mapper("decontam-shard", decontam_shard, [(root, k, p, out, cfg) for k, p in enumerate(shards)])
     failpoint("decontaminate:shards-written")
     manifest = finalize(out, inp, m_in, root, results, index, cfg, fp)
@@ -125,76 +134,78 @@ def run_decontam(
 
 
 def finalize(
-    out: str, inp: str, m_in: dict[str, Any], root: str, results: Sequence[dict[str, Any]],
+    out: str, inp: str, m_in: DocumentManifest, root: str, results: Sequence[dict[str, Any]],
     index: NgramIndex, cfg: DecontamConfig, fp: str,
-) -> dict[str, Any]:
+) -> DecontamManifest:
     removed = dataset.merge_removed(out, [fs.join(root, "removed", f"{k:05d}.parquet") for k in range(len(results))])
     report: dict[str, dict[str, Any]] = {}
-    per_source: dict[str, dict[str, Any]] = {}
-    totals: Counter[str] = Counter()
+    counts: dict[str, Counter[str]] = {}  # source → in, split, dropped, pieces and decontam:<task> → n
     for r in results:
         report = merge_reports(report, r["report"])
         for src, c in r["counts"].items():
-            s = per_source.setdefault(src, {"in": 0, "kept": 0, "split": 0, "pieces": 0, "removed": {}})
-            s["in"] += c.get("in", 0)
-            s["split"] += c.get("split", 0)
-            s["pieces"] += c.get("pieces", 0)
-            s["kept"] += c.get("in", 0) - c.get("dropped", 0)
-            for reason, n in c.items():
-                if reason.startswith("decontam:") and n:
-                    s["removed"][reason] = s["removed"].get(reason, 0) + n
-            totals.update({k: v for k, v in c.items() if k in ("in", "split", "dropped", "pieces")})
-    n_in = sum(s["rows"] for s in m_in["shards"])
+            counts.setdefault(src, Counter()).update(c)
+    per_source = {
+        src: SourceStats(
+            documents_in=c["in"],
+            kept=c["in"] - c["dropped"],
+            split=c["split"],
+            pieces=c["pieces"],
+            removed={reason: n for reason, n in c.items() if reason.startswith("decontam:") and n},
+        )
+        for src, c in counts.items()
+    }
+    totals: Counter[str] = sum(counts.values(), Counter())
+    n_in = sum(s.rows for s in m_in.shards)
     if totals["in"] != n_in or removed.rows != totals["split"] + totals["dropped"]:
         raise InputError("internal accounting error: documents in/touched differ from the shard counts")
-    shards = [r["shard"] for r in results]
-    manifest = {
-        "stage": "decontaminate",
-        "fingerprint": fp,
-        "config": cfg.model_dump(mode="json"),
-        "inputs": {"dataset": inp, "fingerprint": m_in.get("fingerprint"), "tasks": cfg.tasks},
-        "shards": shards,
-        "removed": removed.to_json(),
-        "tasks": {t.task: _task_entry(t, report.get(t.task)) for t in index.stats},
-        "stats": {
-            "documents_in": n_in,
-            "documents_out": sum(s["rows"] for s in shards),
-            "documents_removed": totals["dropped"],
-            "documents_split": totals["split"],
-            "pieces_out": totals["pieces"],
-            "per_source": per_source,
-        },
-    }
+    shards = [ShardEntry.model_validate(r["shard"]) for r in results]
+    manifest = DecontamManifest(
+        selene_version=__version__,
+        fingerprint=fp,
+        config=cfg.model_dump(mode="json"),
+        inputs=DecontamInputs(dataset=inp, fingerprint=m_in.fingerprint, tasks=cfg.tasks),
+        shards=shards,
+        removed=removed.entry(),
+        tasks={t.task: _task_entry(t, report.get(t.task)) for t in index.stats},
+        stats=DecontamStats(
+            documents_in=n_in,
+            documents_out=sum(s.rows for s in shards),
+            documents_removed=totals["dropped"],
+            documents_split=totals["split"],
+            pieces_out=totals["pieces"],
+            per_source=per_source,
+        ),
+    )
     dataset.write_manifest(out, manifest)
     return manifest
 
 
-def _task_entry(t: Any, rep: dict[str, Any] | None) -> dict[str, Any]:
+def _task_entry(t: Any, rep: dict[str, Any] | None) -> DecontamTask:
     rep = rep or {"ngrams": 0, "documents": 0, "split": 0, "dropped": 0, "examples": []}
-    return {
-        "n": t.n,
-        "examples": t.examples,
-        "indexed_examples": t.indexed_examples,
-        "task_ngrams": t.ngrams,
-        "matched_ngrams": rep["ngrams"],
-        "documents_touched": rep["documents"],
-        "documents_split": rep["split"],
-        "documents_dropped": rep["dropped"],
-        "matched_examples": rep["examples"],
-    }
+    return DecontamTask(
+        n=t.n,
+        examples=t.examples,
+        indexed_examples=t.indexed_examples,
+        task_ngrams=t.ngrams,
+        matched_ngrams=rep["ngrams"],
+        documents_touched=rep["documents"],
+        documents_split=rep["split"],
+        documents_dropped=rep["dropped"],
+        matched_examples=rep["examples"],
+    )
 
 
-def report_rows(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+def report_rows(manifest: DecontamManifest) -> list[dict[str, Any]]:
     """One row per task for tables: n, task n-grams, matches, documents split and dropped."""
     return [
         {
             "task": task,
-            "n": t["n"],
-            "task n-grams": t["task_ngrams"],
-            "matched n-grams": t["matched_ngrams"],
-            "documents split": t["documents_split"],
-            "documents dropped": t["documents_dropped"],
-            "examples": " | ".join(t["matched_examples"][:3]),
+            "n": t.n,
+            "task n-grams": t.task_ngrams,
+            "matched n-grams": t.matched_ngrams,
+            "documents split": t.documents_split,
+            "documents dropped": t.documents_dropped,
+            "examples": " | ".join(t.matched_examples[:3]),
         }
-        for task, t in manifest["tasks"].items()
+        for task, t in manifest.tasks.items()
     ]

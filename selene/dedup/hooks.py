@@ -7,6 +7,7 @@ from selene.config import DedupConfig
 from selene.dedup.stage import input_dataset
 from selene.io import fs
 from selene.io.dataset import StageResult
+from selene.manifest import DedupManifest
 
 
 def check(inp: str, out: str, cfg: DedupConfig) -> None:
@@ -14,21 +15,23 @@ def check(inp: str, out: str, cfg: DedupConfig) -> None:
     fs.check_writable(out)
 
 
-def artifacts(result: StageResult, cfg: DedupConfig) -> list[Artifact]:
+def artifacts(result: StageResult[DedupManifest], cfg: DedupConfig) -> list[Artifact]:
     m = result.manifest
     if not m:
         return []
-    per_source = m["stats"]["per_source"]
-    rows = [{"source": s, "in": v["in"], "kept": v["kept"], "duplicates": v["removed"].get("near_dup", 0)} for s, v in per_source.items()]
+    rows = [
+        {"source": s, "in": v.documents_in, "kept": v.kept, "duplicates": v.removed.get("near_dup", 0)}
+        for s, v in m.stats.per_source.items()
+    ]
     plot = fs.join(result.out, "s_curve.svg")
     curve = svg_image(fs.read_bytes(plot), "S-curve") if fs.exists(plot) else ""
-    shape = m["lsh"]
+    shape = m.lsh
     out: list[Artifact] = [
         Table("dedup-stats", rows, f"Near-duplicates removed in `{result.out}` (threshold {cfg.threshold})"),
         Markdown(
             "dedup-s-curve",
-            f"### LSH: {shape['bands']} bands × {shape['rows']} rows, threshold {cfg.threshold}\n\n"
-            f"P(candidate | J) = 1 − (1 − J^{shape['rows']})^{shape['bands']}\n\n{curve}\n",
+            f"### LSH: {shape.bands} bands × {shape.rows} rows, threshold {cfg.threshold}\n\n"
+            f"P(candidate | J) = 1 − (1 − J^{shape.rows})^{shape.bands}\n\n{curve}\n",
         ),
     ]
     clusters = fs.join(result.out, "clusters.md")

@@ -16,7 +16,7 @@ every setting that changes the result, so a changed parameter never reuses stale
 from __future__ import annotations
 
 import json
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from selene import executor
+from selene import __version__, executor
 from selene.config import DedupConfig
 from selene.dedup import lsh, minhash, shingle
 from selene.dedup.report import cluster_examples
@@ -33,13 +33,23 @@ from selene.executor import Mapper, serial_map
 from selene.faults import failpoint
 from selene.ingest import exact_dedup
 from selene.io import dataset, fs
+from selene.manifest import (
+    ClusterStats,
+    DedupInputs,
+    DedupManifest,
+    DedupStats,
+    DocumentManifest,
+    LshSummary,
+    ShardEntry,
+    SourceStats,
+)
 
 WORK = dataset.WORK
 EDGE_DTYPE = np.dtype([("a", "<i8"), ("b", "<i8"), ("j", "<f4")])
 SIG_BATCH = 1024
 
 
-DedupResult = dataset.StageResult
+DedupResult = dataset.StageResult[DedupManifest]
 
 
 @dataclass(frozen=True)
@@ -61,7 +71,7 @@ class Plan:
         return shard, gidx - np.asarray(self.offsets)[shard]
 
 
-def input_dataset(inp: str) -> dict[str, Any]:
+def input_dataset(inp: str) -> DocumentManifest:
     return dataset.require_documents(inp, "deduplicate")
 
 
@@ -306,11 +316,11 @@ def run_dedup(inp: str, out: str, cfg: DedupConfig, *, mapper: Mapper | None = N
     m_in = input_dataset(inp)
     bands, rows = bands_rows(cfg)
     settings = executor.settings(cfg)
-    fp = executor.fingerprint([s["sha256"] for s in m_in["shards"]], settings, bands, rows)
-    if (done := dataset.open_output(out, fp, force)) is not None:
+    fp = executor.fingerprint([s.sha256 for s in m_in.shards], settings, bands, rows)
+    if (done := dataset.open_output(out, fp, force, DedupManifest)) is not None:
         return done
-    shards = [fs.join(inp, s["name"]) for s in m_in["shards"]]
-    offsets = np.concatenate([[0], np.cumsum([s["rows"] for s in m_in["shards"]])])
+    shards = [fs.join(inp, s.name) for s in m_in.shards]
+    offsets = np.concatenate([[0], np.cumsum([s.rows for s in m_in.shards])])
     plan = Plan(tuple(shards), tuple(int(x) for x in offsets[:-1]), bands, rows, fs.join(out, WORK, fp))
     n_docs = int(offsets[-1])
 
@@ -332,39 +342,42 @@ def run_dedup(inp: str, out: str, cfg: DedupConfig, *, mapper: Mapper | None = N
 
 
 def finalize(
-    out: str, inp: str, m_in: dict[str, Any], plan: Plan, written: Sequence[dict[str, Any]],
+    out: str, inp: str, m_in: DocumentManifest, plan: Plan, written: Sequence[dict[str, Any]],
     stats: dict[str, Any], cfg: DedupConfig, fp: str,
-) -> dict[str, Any]:
+) -> DedupManifest:
     removed = dataset.merge_removed(out, [plan.path("removed", k, "parquet") for k in range(len(plan.shards))])
     kept: Counter[str] = Counter()
     gone: Counter[str] = Counter()
     for w in written:
         kept.update(w["sources"])
         gone.update(w["removed_sources"])
-    per_source: dict[str, Any] = defaultdict(dict)
-    for src in sorted(set(kept) | set(gone)):
-        per_source[src] = {"in": kept[src] + gone[src], "kept": kept[src], "removed": {"near_dup": gone[src]} if gone[src] else {}}
-    shards = [{k: v for k, v in w.items() if k in ("name", "rows", "bytes", "sha256")} for w in written]
-    n_in = sum(s["rows"] for s in m_in["shards"])
-    if sum(s["rows"] for s in shards) + removed.rows != n_in:
+    per_source = {
+        src: SourceStats(documents_in=kept[src] + gone[src], kept=kept[src], removed={"near_dup": gone[src]} if gone[src] else {})
+        for src in sorted(set(kept) | set(gone))
+    }
+    shards = [ShardEntry.model_validate(w) for w in written]  # without the per-source counts of the markers
+    n_in = sum(s.rows for s in m_in.shards)
+    if sum(s.rows for s in shards) + removed.rows != n_in:
         raise InputError("internal accounting error: kept + removed differs from the input")
     curve = lsh.s_curve(plan.bands, plan.rows)
-    manifest = {
-        "stage": "dedup",
-        "fingerprint": fp,
-        "config": cfg.model_dump(mode="json"),
-        "inputs": {"dataset": inp, "fingerprint": m_in.get("fingerprint"), "shards": [s["sha256"] for s in m_in["shards"]]},
-        "shards": shards,
-        "removed": removed.to_json(),
-        "lsh": {"bands": plan.bands, "rows": plan.rows, **lsh.curve_summary(plan.bands, plan.rows, cfg.threshold), "s_curve": curve},
-        "stats": {
-            "documents_in": n_in,
-            "documents_out": n_in - removed.rows,
-            "documents_removed": removed.rows,
-            "per_source": dict(per_source),
-            "clusters": stats,
-        },
-    }
+    manifest = DedupManifest(
+        selene_version=__version__,
+        fingerprint=fp,
+        config=cfg.model_dump(mode="json"),
+        inputs=DedupInputs(dataset=inp, fingerprint=m_in.fingerprint, shards=[s.sha256 for s in m_in.shards]),
+        shards=shards,
+        removed=removed.entry(),
+        lsh=LshSummary(
+            bands=plan.bands, rows=plan.rows, **lsh.curve_summary(plan.bands, plan.rows, cfg.threshold), s_curve=curve
+        ),
+        stats=DedupStats(
+            documents_in=n_in,
+            documents_out=n_in - removed.rows,
+            documents_removed=removed.rows,
+            per_source=per_source,
+            clusters=ClusterStats.model_validate(stats),
+        ),
+    )
     lsh.plot_s_curve(plan.bands, plan.rows, cfg.threshold, fs.join(out, "s_curve.svg"))
     fs.atomic_write(fs.join(out, "clusters.md"), cluster_examples(inp, dataset.read_removed(out)))
     dataset.write_manifest(out, manifest)

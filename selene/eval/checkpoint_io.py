@@ -25,6 +25,7 @@ import torch
 import torch.distributed.checkpoint as dcp
 
 from selene.errors import ConfigError, InputError
+from selene.manifest import TokenizeManifest
 from selene.train.checkpoint import META, complete_steps, step_dir
 from selene.train.model import ModelArgs, Transformer
 
@@ -120,15 +121,13 @@ def load_model(checkpoint: str, device: str | torch.device = "cpu") -> LoadedMod
     return LoadedModel(model=model, args=args, meta=meta, tokenizer_path=tok, path=path)
 
 
-def _manifest_vocab(meta: dict[str, Any]) -> tuple[int, str] | None:
-    """The tokenize manifest's vocabulary size (next to the first data prefix that has one)."""
+def _token_manifest(meta: dict[str, Any]) -> tuple[TokenizeManifest, str] | None:
+    """The tokenize manifest next to the first training data prefix that has one, and its path."""
+    from selene.io.dataset import MANIFEST, token_manifest
+
     for prefix in meta.get("config", {}).get("data", {}).get("prefixes", []) or []:
-        manifest = os.path.join(os.path.dirname(prefix) or ".", "manifest.json")
-        if os.path.exists(manifest):
-            with open(manifest) as f:
-                tok = json.load(f).get("tokenizer", {})
-            if "vocab_size" in tok:
-                return int(tok["vocab_size"]), manifest
+        if (m := token_manifest(prefix)) is not None:
+            return m, os.path.join(os.path.dirname(prefix) or ".", MANIFEST)
     return None
 
 
@@ -141,10 +140,11 @@ def check_vocab(sp: sentencepiece.SentencePieceProcessor, args: ModelArgs, meta:
             f"{where}: the tokenizer has {n} pieces but the model's vocabulary is {args.vocab_size}; "
             "this tokenizer is not the one the model was trained with"
         )
-    found = _manifest_vocab(meta)
-    if found is not None and found[0] != n:
+    found = _token_manifest(meta)
+    if found is not None and found[0].tokenizer.vocab_size != n:
         raise ConfigError(
-            f"{where}: the tokenizer has {n} pieces but the tokenize manifest {found[1]} says {found[0]}; "
+            f"{where}: the tokenizer has {n} pieces but the tokenize manifest {found[1]} says "
+            f"{found[0].tokenizer.vocab_size}; "
             "the tokenizer next to the checkpoint is not the one the data was tokenized with"
         )
 
@@ -169,13 +169,9 @@ def tokenizer(checkpoint: str) -> sentencepiece.SentencePieceProcessor:
 def eod_id(sp: sentencepiece.SentencePieceProcessor, meta: dict[str, Any]) -> int:
     """The end-of-document id: the tokenize manifest's, else sentencepiece's eos (selene trains its
     tokenizers with the EOD piece as eos)."""
-    for prefix in meta.get("config", {}).get("data", {}).get("prefixes", []) or []:
-        manifest = os.path.join(os.path.dirname(prefix) or ".", "manifest.json")
-        if os.path.exists(manifest):
-            with open(manifest) as f:
-                eod = json.load(f).get("tokenizer", {}).get("eod_id")
-            if isinstance(eod, int) and eod >= 0:
-                return eod
+    found = _token_manifest(meta)
+    if found is not None and found[0].tokenizer.eod_id >= 0:
+        return found[0].tokenizer.eod_id
     if sp.eos_id() < 0:
         raise InputError("the tokenizer has no end-of-document (eos) piece")
     return int(sp.eos_id())

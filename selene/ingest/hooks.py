@@ -8,6 +8,7 @@ from selene.artifacts import Artifact, Markdown, Table
 from selene.config import IngestConfig
 from selene.ingest.stage import preflight, summary_rows
 from selene.io.dataset import StageResult
+from selene.manifest import IngestManifest
 
 
 def check(inp: str | None, out: str, cfg: IngestConfig) -> None:
@@ -15,14 +16,14 @@ def check(inp: str | None, out: str, cfg: IngestConfig) -> None:
     preflight(out, cfg)
 
 
-def artifacts(result: StageResult, cfg: Any) -> list[Artifact]:
+def artifacts(result: StageResult[IngestManifest], cfg: Any) -> list[Artifact]:
     m = result.manifest
     if not m:
         return []
     lines = ["| source | reason | documents |", "|---|---|---:|"]
-    for src, st in m["stats"]["per_source"].items():
-        lines.append(f"| {src} | kept | {st['kept']} |")
-        lines += [f"| {src} | {r} | {n} |" for r, n in st["removed"].items()]
+    for src, st in m.stats.per_source.items():
+        lines.append(f"| {src} | kept | {st.kept} |")
+        lines += [f"| {src} | {r} | {n} |" for r, n in st.removed.items()]
     return [
         Table("ingest-stats", summary_rows(m), f"Documents per source in `{result.out}`" + (" (reused)" if result.skipped else "")),
         Markdown("ingest-reasons", "### Ingest: every input document, kept or removed with its reason\n\n" + "\n".join(lines)),

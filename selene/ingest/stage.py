@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from selene import executor
+from selene import __version__, executor
 from selene.config import IngestConfig, SourceSpec
 from selene.errors import InputError, UsageError
 from selene.executor import Mapper, serial_map
@@ -35,6 +35,15 @@ from selene.ingest.filters import FilterChain
 from selene.ingest.langid import LanguageIdentifier
 from selene.ingest.readers import ReadStats, detect_format, read_records
 from selene.io import dataset, fs
+from selene.manifest import (
+    FileStats,
+    IngestInput,
+    IngestManifest,
+    IngestStats,
+    ShardEntry,
+    SourceStats,
+    StageManifest,
+)
 
 CANDIDATE_SCHEMA = pa.schema(
     [*dataset.DOC_SCHEMA, pa.field("h1", pa.uint64(), nullable=False), pa.field("h2", pa.uint64(), nullable=False)]
@@ -52,7 +61,7 @@ class InputFile:
     bytes: int
 
 
-IngestResult = dataset.StageResult
+IngestResult = dataset.StageResult[IngestManifest]
 
 
 # ------------------------------------------------------------------------------------- planning
@@ -266,7 +275,7 @@ def run_ingest(
     mapper = mapper or serial_map
     inputs = plan_inputs(cfg.sources)
     fp = fingerprint(inputs, cfg)
-    if (done := dataset.open_output(out, fp, force)) is not None:
+    if (done := dataset.open_output(out, fp, force, IngestManifest)) is not None:
         return done
     work = Work(out, fp)
 
@@ -311,7 +320,7 @@ def finalize(
     shards: Sequence[dict[str, Any]],
     cfg: IngestConfig,
     fp: str,
-) -> dict[str, Any]:
+) -> IngestManifest:
     """Write removed.parquet (filter/lang/malformed records, then duplicates, per input file) and
     the manifest, after checking that every input record is accounted for."""
     input_n: Counter[str] = Counter()
@@ -352,28 +361,27 @@ def finalize(
     shard_rows = sum(s["rows"] for s in shards)
     _check_accounting(input_n, kept_n, removed_n, shard_rows, removed_file.rows)
     sources = sorted(input_n)
-    manifest = {
-        "stage": "ingest",
-        "fingerprint": fp,
-        "config": cfg.model_dump(mode="json"),
-        "inputs": [
-            {"path": i.path, "key": i.key, "source": i.source, "format": ".".join(filter(None, detect_format(i.path))), "bytes": i.bytes}
+    manifest = IngestManifest(
+        selene_version=__version__,
+        fingerprint=fp,
+        config=cfg.model_dump(mode="json"),
+        inputs=[
+            IngestInput(path=i.path, key=i.key, source=i.source, format=".".join(filter(None, detect_format(i.path))), bytes=i.bytes)
             for i in inputs
         ],
-        "shards": list(shards),
-        "removed": removed_file.to_json(),
-        "stats": {
-            "documents_in": sum(input_n.values()),
-            "documents_out": shard_rows,
-            "documents_removed": removed_file.rows,
-            "per_source": {
-                s: {"in": input_n[s], "kept": kept_n[s], "removed": dict(sorted(removed_n[s].items()))} for s in sources
+        shards=[ShardEntry.model_validate(s) for s in shards],
+        removed=removed_file.entry(),
+        stats=IngestStats(
+            documents_in=sum(input_n.values()),
+            documents_out=shard_rows,
+            documents_removed=removed_file.rows,
+            per_source={
+                s: SourceStats(documents_in=input_n[s], kept=kept_n[s], removed=dict(sorted(removed_n[s].items())))
+                for s in sources
             },
-            "files": [
-                {k: st[k] for k in ("file", "bytes", "blank_lines", "other_records")} for st in file_stats
-            ],
-        },
-    }
+            files=[FileStats.model_validate(st) for st in file_stats],
+        ),
+    )
     dataset.write_manifest(out, manifest)
     return manifest
 
@@ -388,19 +396,19 @@ def _check_accounting(
         raise InputError("internal accounting error: shard/removed rows differ from the per-file counts")
 
 
-def summary_rows(manifest: dict[str, Any]) -> list[dict[str, Any]]:
+def summary_rows(manifest: StageManifest) -> list[dict[str, Any]]:
     """One row per source (documents in, kept, removed), for tables (CLI, Prefect artifact)."""
     return [
-        {"source": src, "in": st["in"], "kept": st["kept"], "removed": sum(st["removed"].values())}
-        for src, st in manifest["stats"]["per_source"].items()
+        {"source": src, "in": st.documents_in, "kept": st.kept, "removed": sum(st.removed.values())}
+        for src, st in manifest.stats.per_source.items()
     ]
 
 
-def reason_totals(manifest: dict[str, Any]) -> list[tuple[str, int]]:
+def reason_totals(manifest: StageManifest) -> list[tuple[str, int]]:
     """Removal reasons over all sources, most frequent first."""
     total: Counter[str] = Counter()
-    for st in manifest["stats"]["per_source"].values():
-        total.update(st["removed"])
+    for st in manifest.stats.per_source.values():
+        total.update(st.removed)
     return sorted(total.items(), key=lambda x: (-x[1], x[0]))
 
 

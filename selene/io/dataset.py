@@ -9,16 +9,24 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar, overload
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from selene import __version__
 from selene.errors import InputError
 from selene.io import fs
+from selene.manifest import (
+    AnyManifest,
+    DocumentManifest,
+    ShardEntry,
+    StageManifest,
+    TokenizeManifest,
+    parse_manifest,
+)
 
 DOC_SCHEMA = pa.schema(
     [
@@ -51,28 +59,32 @@ _WRITE_OPTS: dict[str, Any] = {
 WORK = "_work"  # a stage's intermediate files, under <out>/_work/<fingerprint>/
 
 
+M = TypeVar("M", bound=StageManifest)
+
+
 @dataclass
-class StageResult:
+class StageResult(Generic[M]):
     """What a stage run returns: its output, whether it was complete already, its manifest."""
 
     out: str
     skipped: bool
-    manifest: dict[str, Any] = field(default_factory=dict)
+    manifest: M | None = None
     info: dict[str, Any] = field(default_factory=dict)
     """What a stage without a manifest reports (training: last metrics and checkpoint; eval: scores)."""
 
     def summary(self) -> dict[str, Any]:
-        """What a stage flow returns (plain data for Prefect)."""
-        return {"out": self.out, "skipped": self.skipped, "manifest": self.manifest, **self.info}
+        """What a stage flow returns (plain data for Prefect): the manifest as its JSON."""
+        manifest = self.manifest.to_json() if self.manifest is not None else None
+        return {"out": self.out, "skipped": self.skipped, "manifest": manifest, **self.info}
 
 
-def open_output(out: str, fingerprint: str, force: bool) -> StageResult | None:
+def open_output(out: str, fingerprint: str, force: bool, kind: type[M]) -> StageResult[M] | None:
     """The result of a finished run when `out` is complete for `fingerprint` (the stage is skipped);
     otherwise `out` is made ready for a new run: writable, manifest removed (from here on the directory
     is unfinished), leftovers of killed writers deleted. Returns None then."""
     if not force and manifest_matches(out, fingerprint):
         fs.rm(fs.join(out, WORK), recursive=True)  # left behind when a run was killed right after its manifest
-        return StageResult(out, skipped=True, manifest=read_manifest(out) or {})
+        return StageResult(out, skipped=True, manifest=read_manifest(out, kind))
     fs.check_writable(out)
     fs.rm(fs.join(out, MANIFEST))
     fs.remove_temporaries(out)
@@ -92,6 +104,10 @@ class WrittenFile:
 
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "rows": self.rows, "bytes": self.bytes, "sha256": self.sha256}
+
+    def entry(self) -> ShardEntry:
+        """The file as a manifest lists it."""
+        return ShardEntry(name=self.name, rows=self.rows, bytes=self.bytes, sha256=self.sha256)
 
 
 class ParquetSink:
@@ -179,16 +195,21 @@ def list_shards(directory: str) -> list[str]:
             f"{directory!r} has no {MANIFEST}: the stage that writes it did not finish. Rerun it; "
             "finished shards are reused."
         )
-    return [fs.join(directory, s["name"]) for s in manifest["shards"]]
+    return [fs.join(directory, s.name) for s in manifest.shards]
 
 
-def require_documents(directory: str, stage: str) -> dict[str, Any]:
-    """The manifest of a finished, non-empty dataset that `stage` reads; a clear error otherwise."""
+def require_documents(directory: str, stage: str) -> DocumentManifest:
+    """The manifest of a finished, non-empty document dataset that `stage` reads; a clear error otherwise."""
     m = read_manifest(directory)
     if m is None:
         list_shards(directory)  # raises the message that says what to run
     assert m is not None
-    if not sum(s["rows"] for s in m.get("shards", [])):
+    if not isinstance(m, DocumentManifest):
+        raise InputError(
+            f"{directory!r} holds the output of `{m.stage}`, not documents: nothing to {stage} "
+            "(give a document dataset: the output of ingest, dedup, decontaminate or blend)"
+        )
+    if not sum(s.rows for s in m.shards):
         raise InputError(f"{directory!r} is an empty dataset (0 documents): nothing to {stage}")
     return m
 
@@ -210,27 +231,45 @@ def read_removed(directory: str) -> pa.Table:
 # ------------------------------------------------------------------------------------ manifest
 
 
-def read_manifest(directory: str) -> dict[str, Any] | None:
+@overload
+def read_manifest(directory: str) -> AnyManifest | None: ...
+@overload
+def read_manifest(directory: str, kind: type[M]) -> M | None: ...
+def read_manifest(directory: str, kind: type[StageManifest] | None = None) -> StageManifest | None:
+    """The validated manifest of `directory` (of the model `kind` when given); None when there is none.
+    A manifest this selene cannot read is an `InputError` that names the file and the fields at fault."""
     path = fs.join(directory, MANIFEST)
     if not fs.exists(path):
         return None
     try:
-        return json.loads(fs.read_text(path))
+        data = json.loads(fs.read_text(path))
     except (ValueError, UnicodeDecodeError) as e:
         raise InputError(f"{path}: corrupt manifest ({e}); delete it to rerun the stage") from None
+    m = parse_manifest(data, path)
+    if kind is not None and not isinstance(m, kind):
+        expected = kind.model_fields["stage"].default
+        raise InputError(f"{path}: the manifest of a `{m.stage}` output, where a `{expected}` output was expected")
+    return m
 
 
-def write_manifest(directory: str, manifest: dict[str, Any]) -> None:
-    body = {"selene_version": __version__, **manifest}
+def write_manifest(directory: str, manifest: StageManifest) -> None:
+    """Write `manifest` as ``<directory>/manifest.json``, atomically: call it last (the completion marker)."""
+    body = manifest.model_dump(mode="json", by_alias=True)
     fs.atomic_write(fs.join(directory, MANIFEST), json.dumps(body, indent=2, sort_keys=False) + "\n")
 
 
 def manifest_matches(directory: str, fingerprint: str) -> bool:
     """True when `directory` holds a finished output made from the same inputs and config."""
     m = read_manifest(directory)
-    if m is None or m.get("fingerprint") != fingerprint:
+    if m is None or m.fingerprint != fingerprint:
         return False
-    return all(fs.exists(fs.join(directory, s["name"])) for s in m.get("shards", []))
+    return all(fs.exists(fs.join(directory, s.name)) for s in m.shards)
+
+
+def token_manifest(prefix: str) -> TokenizeManifest | None:
+    """The tokenize manifest next to the token data `prefix` (``<dir>/<name>`` of ``.bin``/``.idx``),
+    or None when there is none (token data made by another tool)."""
+    return read_manifest(os.path.dirname(prefix) or ".", TokenizeManifest)
 
 
 def to_meta_json(meta: dict[str, Any]) -> str:

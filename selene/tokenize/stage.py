@@ -18,12 +18,21 @@ from typing import Any
 
 import numpy as np
 
-from selene import executor
+from selene import __version__, executor
 from selene.config import TokenizeConfig
 from selene.errors import InputError
 from selene.executor import Mapper, serial_map
 from selene.faults import failpoint
 from selene.io import dataset, fs
+from selene.manifest import (
+    DatasetInputs,
+    DocumentManifest,
+    FileEntry,
+    SourceStats,
+    TokenizeManifest,
+    TokenizerInfo,
+    TokenizeStats,
+)
 from selene.tokenize import indexed, spm
 
 WORK = dataset.WORK
@@ -31,7 +40,7 @@ TOKENIZER = "tokenizer.model"
 _SP_CACHE: dict[str, Any] = {}
 
 
-TokenizeResult = dataset.StageResult
+TokenizeResult = dataset.StageResult[TokenizeManifest]
 
 
 def _processor(path: str, eod_piece: str) -> Any:
@@ -74,7 +83,7 @@ def encode_shard(root: str, k: int, shard: str, cfg: TokenizeConfig) -> dict[str
     return result
 
 
-def prepare_tokenizer(inp: str, root: str, m_in: dict[str, Any], cfg: TokenizeConfig) -> bytes:
+def prepare_tokenizer(inp: str, root: str, m_in: DocumentManifest, cfg: TokenizeConfig) -> bytes:
     """The serialized model: the given one, or one trained on a seeded sample of `inp`."""
     if cfg.tokenizer:
         spm.load(cfg.tokenizer, cfg.eod_piece)  # validates
@@ -82,8 +91,8 @@ def prepare_tokenizer(inp: str, root: str, m_in: dict[str, Any], cfg: TokenizeCo
     cached = fs.join(root, TOKENIZER)
     if fs.exists(cached):
         return fs.read_bytes(cached)
-    shards = [fs.join(inp, s["name"]) for s in m_in["shards"]]
-    return spm.train(spm.sample_lines(shards, [s["rows"] for s in m_in["shards"]], cfg), cfg)
+    shards = [fs.join(inp, s.name) for s in m_in.shards]
+    return spm.train(spm.sample_lines(shards, [s.rows for s in m_in.shards], cfg), cfg)
 
 
 def run_tokenize(
@@ -93,13 +102,13 @@ def run_tokenize(
     m_in = dataset.require_documents(inp, "tokenize")
     given = hashlib.sha256(fs.read_bytes(cfg.tokenizer)).hexdigest() if cfg.tokenizer else None
     settings = executor.settings(cfg, "tokenizer")
-    fp = executor.fingerprint([s["sha256"] for s in m_in["shards"]], settings, given)
-    if (done := dataset.open_output(out, fp, force)) is not None:
+    fp = executor.fingerprint([s.sha256 for s in m_in.shards], settings, given)
+    if (done := dataset.open_output(out, fp, force, TokenizeManifest)) is not None:
         return done
     root = fs.join(out, WORK, fp)
     model = prepare_tokenizer(inp, root, m_in, cfg)
     fs.atomic_write(fs.join(root, TOKENIZER), model)
-    shards = [fs.join(inp, s["name"]) for s in m_in["shards"]]
+    shards = [fs.join(inp, s.name) for s in m_in.shards]
     parts = mapper("tokenize-shard", encode_shard, [(root, k, p, cfg) for k, p in enumerate(shards)])
     failpoint("tokenize:parts-written")
     merged = indexed.merge([p["prefix"] for p in parts], fs.join(out, cfg.prefix))
@@ -111,48 +120,48 @@ def run_tokenize(
 
 
 def finalize(
-    out: str, inp: str, m_in: dict[str, Any], parts: Sequence[dict[str, Any]], merged: dict[str, Any],
+    out: str, inp: str, m_in: DocumentManifest, parts: Sequence[dict[str, Any]], merged: dict[str, Any],
     model: bytes, cfg: TokenizeConfig, fp: str,
-) -> dict[str, Any]:
+) -> TokenizeManifest:
     docs: Counter[str] = Counter()
     tokens: Counter[str] = Counter()
     for p in parts:
         docs.update(p["documents"])
         tokens.update(p["tokens"])
-    n_in = sum(s["rows"] for s in m_in["shards"])
+    n_in = sum(s.rows for s in m_in.shards)
     if sum(docs.values()) != n_in:
         raise InputError(f"internal accounting error: {sum(docs.values())} documents encoded, {n_in} in the input")
     sp = spm.load(fs.join(out, TOKENIZER), cfg.eod_piece)
     files = []
     for ext in (".bin", ".idx"):
         path = fs.join(out, cfg.prefix + ext)
-        files.append({"name": cfg.prefix + ext, "bytes": fs.size(path), "sha256": fs.sha256_file(path)})
-    manifest = {
-        "stage": "tokenize",
-        "fingerprint": fp,
-        "config": cfg.model_dump(mode="json"),
-        "inputs": {"dataset": inp, "fingerprint": m_in.get("fingerprint")},
-        "shards": files,
-        "prefix": cfg.prefix,
-        "tokenizer": {
-            "file": TOKENIZER,
-            "sha256": hashlib.sha256(model).hexdigest(),
-            "vocab_size": int(sp.vocab_size()),
-            "eod_id": spm.eod_piece_id(sp, cfg.eod_piece),
-            "eod_piece": cfg.eod_piece,
-            "trained": cfg.tokenizer is None,
-        },
-        "dtype": str(indexed.choose_dtype(sp.vocab_size())),
-        "stats": {
-            "documents_in": n_in,
-            "documents_out": n_in,
-            "documents_removed": 0,
-            "sequences": int(merged.get("sequences", n_in)),
-            "tokens": int(sum(tokens.values())),
-            "per_source": {
-                s: {"in": docs[s], "kept": docs[s], "removed": {}, "tokens": tokens[s]} for s in sorted(docs)
+        files.append(FileEntry(name=cfg.prefix + ext, bytes=fs.size(path), sha256=fs.sha256_file(path)))
+    manifest = TokenizeManifest(
+        selene_version=__version__,
+        fingerprint=fp,
+        config=cfg.model_dump(mode="json"),
+        inputs=DatasetInputs(dataset=inp, fingerprint=m_in.fingerprint),
+        shards=files,
+        prefix=cfg.prefix,
+        tokenizer=TokenizerInfo(
+            file=TOKENIZER,
+            sha256=hashlib.sha256(model).hexdigest(),
+            vocab_size=int(sp.vocab_size()),
+            eod_id=spm.eod_piece_id(sp, cfg.eod_piece),
+            eod_piece=cfg.eod_piece,
+            trained=cfg.tokenizer is None,
+        ),
+        dtype=str(indexed.choose_dtype(sp.vocab_size())),
+        stats=TokenizeStats(
+            documents_in=n_in,
+            documents_out=n_in,
+            documents_removed=0,
+            sequences=int(merged.get("sequences", n_in)),
+            tokens=int(sum(tokens.values())),
+            per_source={
+                s: SourceStats(documents_in=docs[s], kept=docs[s], removed={}, tokens=tokens[s]) for s in sorted(docs)
             },
-        },
-    }
+        ),
+    )
     dataset.write_manifest(out, manifest)
     return manifest

@@ -64,11 +64,11 @@ def vocab_size_of(cfg: TrainConfig) -> int:
     """The model's vocabulary: configured, or the tokenizer's (manifest next to the token data)."""
     if cfg.model.vocab_size:
         return cfg.model.vocab_size
+    from selene.io.dataset import token_manifest
+
     for prefix in cfg.data.prefixes:
-        manifest = os.path.join(os.path.dirname(prefix) or ".", "manifest.json")
-        if os.path.exists(manifest):
-            with open(manifest) as f:
-                return int(json.load(f)["tokenizer"]["vocab_size"])
+        if (m := token_manifest(prefix)) is not None:
+            return m.tokenizer.vocab_size
     raise ConfigError("train.model.vocab_size is not set and no tokenize manifest.json sits next to the data prefix")
 
 

@@ -16,6 +16,7 @@ from selene.errors import ConfigError, InputError
 from selene.executor import Mapper
 from selene.io import dataset
 from selene.io.dataset import StageResult
+from selene.manifest import TokenizeManifest
 from selene.train import checkpoint
 from selene.train.launch import launch
 from selene.train.metrics import loss_curve_svg, read_metrics
@@ -30,10 +31,10 @@ def run_train(
     if not cfg.data.prefixes:
         if not inp:
             raise ConfigError("train: no data; set train.data.prefixes or give a tokenize output as input")
-        m = dataset.read_manifest(inp)
-        if m is None or "prefix" not in m:
-            raise InputError(f"{inp!r} is not a finished tokenize output (no manifest with a prefix): run `selene tokenize`")
-        cfg = cfg.model_copy(update={"data": cfg.data.model_copy(update={"prefixes": [os.path.join(inp, m["prefix"])]})})
+        m = dataset.read_manifest(inp, TokenizeManifest)
+        if m is None:
+            raise InputError(f"{inp!r} is not a finished tokenize output (no manifest.json): run `selene tokenize`")
+        cfg = cfg.model_copy(update={"data": cfg.data.model_copy(update={"prefixes": [os.path.join(inp, m.prefix)]})})
     root = os.path.join(out, "checkpoints")
     done = checkpoint.complete_steps(root)
     skipped = bool(done) and done[-1] >= cfg.steps and not force
