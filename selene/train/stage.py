@@ -66,7 +66,8 @@ def artifacts(result: StageResult, cfg: TrainConfig) -> list[Artifact]:
 def summary(result: StageResult, console: Console) -> None:
     last, out = result.info["last"], result.out
     console.print(
-        f"train → {out}: step {last.get('step')}, loss {last.get('loss', float('nan')):.4f}"
+        f"train → {out}{' (complete already: reused)' if result.skipped else ''}: "
+        f"step {last.get('step')}, loss {last.get('loss', float('nan')):.4f}"
         + (f", validation loss {last['val_loss']:.4f}" if "val_loss" in last else "")
         + f"\nmodel (last checkpoint): [b]{result.info['checkpoint']}[/b]; loss curve {out}/loss.svg"
     )
