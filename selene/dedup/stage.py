@@ -270,8 +270,10 @@ def _rows_1d(plan: Plan, gidx: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------- 4. write out
 
 
-def write_shard(plan: Plan, k: int, dup_file: str | None, out: str, cluster_info: dict[int, tuple[int, int]]) -> dict[str, Any]:
-    """Shard `k` without its duplicates, plus its part of removed.parquet."""
+def write_shard(plan: Plan, k: int, dup_file: str | None, out: str, clusters: str) -> dict[str, Any]:
+    """Shard `k` without its duplicates, plus its part of removed.parquet. `clusters` is the file of
+    (global index, cluster id, cluster size) per duplicate, sorted by index: a task gets its path, not
+    a corpus-sized mapping (an executor copies every parameter of every task)."""
     marker = plan.path("done", k, "json")
     target = fs.join(out, dataset.shard_name(k))
     removed_path = plan.path("removed", k, "parquet")
@@ -284,10 +286,7 @@ def write_shard(plan: Plan, k: int, dup_file: str | None, out: str, cluster_info
         keep = np.ones(table.num_rows, dtype=bool)
         keep[rows] = False
         gone = table.take(pa.array(rows))
-        details = []
-        for r in rows.tolist():
-            cid, size = cluster_info.get(plan.offsets[k] + r, (-1, 0))
-            details.append(f"cluster={cid} size={size}")
+        details = _cluster_details(clusters, plan.offsets[k] + rows)
         removed = pa.table(
             {
                 "id": gone.column("id"),
@@ -306,6 +305,16 @@ def write_shard(plan: Plan, k: int, dup_file: str | None, out: str, cluster_info
     written["removed_sources"] = dict(Counter(removed.column("source").to_pylist()))
     fs.atomic_write(marker, json.dumps(written))
     return written
+
+
+def _cluster_details(clusters: str, index: np.ndarray) -> list[str]:
+    """``cluster=<id> size=<n>`` for each global document index (``cluster=-1 size=0`` if absent)."""
+    info = _load(clusters).reshape(-1, 3)
+    pos = np.minimum(np.searchsorted(info[:, 0], index), max(len(info) - 1, 0))
+    found = info[pos, 0] == index if len(info) else np.zeros(index.size, dtype=bool)
+    cid = np.where(found, info[pos, 1] if len(info) else -1, -1)
+    size = np.where(found, info[pos, 2] if len(info) else 0, 0)
+    return [f"cluster={c} size={n}" for c, n in zip(cid.tolist(), size.tolist(), strict=True)]
 
 
 # ---------------------------------------------------------------------------------- stage
@@ -330,10 +339,9 @@ def run_dedup(inp: str, out: str, cfg: DedupConfig, *, mapper: Mapper | None = N
     edge_files = mapper("dedup-band", band_pairs, [(plan, b, cfg) for b in range(bands)])
     stats = cluster(plan, edge_files, n_docs, cfg.keep)
     dup_files = exact_dedup.resolve([fs.join(plan.root, "dups.npy")], dict(enumerate(shards)), fs.join(plan.root, "dupids"))
-    info = _load(fs.join(plan.root, "cluster_of_dup.npy"))
-    cluster_info = {int(g): (int(c), int(n)) for g, c, n in info.tolist()}
+    clusters = fs.join(plan.root, "cluster_of_dup.npy")
     written = mapper(
-        "dedup-write", write_shard, [(plan, k, dup_files.get(k), out, cluster_info) for k in range(len(shards))]
+        "dedup-write", write_shard, [(plan, k, dup_files.get(k), out, clusters) for k in range(len(shards))]
     )
     failpoint("dedup:shards-written")
     manifest = finalize(out, inp, m_in, plan, written, stats, cfg, fp)
