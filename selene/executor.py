@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from selene.errors import SeleneError
+from selene.errors import SeleneError, UsageError
 
 T = TypeVar("T")
 Mapper = Callable[[str, Callable[..., T], Sequence[tuple]], list[T]]
@@ -65,8 +65,12 @@ def with_retries(fn: Callable[..., T], args: tuple, retries: int = RETRIES) -> T
     raise AssertionError("unreachable")
 
 
-def _call(fn: Callable[..., T], args: tuple) -> T:
-    return with_retries(fn, args)
+def process_pool(workers: int) -> cf.ProcessPoolExecutor:
+    """Worker processes for CPU-bound steps. forkserver: forking a process that runs Prefect's or
+    pyarrow's threads can deadlock, and spawn would re-import everything per worker."""
+    import multiprocessing
+
+    return cf.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver"))
 
 
 class LocalMapper:
@@ -74,8 +78,8 @@ class LocalMapper:
 
     One item, or one worker, runs in this process. Otherwise items run here until the map has taken
     `INLINE_SECONDS`, and the rest go to a pool started on first need and kept for the stage's later
-    maps (processes: forkserver, so no Prefect or pyarrow threads are forked; dask: a LocalCluster of
-    `workers` single-threaded processes, or the scheduler at `address`).
+    maps (processes: `process_pool`; dask: a LocalCluster of `workers` single-threaded processes, or
+    the scheduler at `address`).
     """
 
     def __init__(self, kind: str = "processes", workers: int = 1, address: str | None = None) -> None:
@@ -92,7 +96,7 @@ class LocalMapper:
         while len(results) < total and (
             not parallel or total - len(results) == 1 or time.perf_counter() - start < INLINE_SECONDS
         ):
-            results.append(_call(fn, args[len(results)]))
+            results.append(with_retries(fn, args[len(results)]))
             report(name, len(results), total)
         rest = args[len(results) :]
         if rest:
@@ -102,7 +106,7 @@ class LocalMapper:
     def _parallel(self, name: str, fn: Callable[..., T], args: Sequence[tuple], done: int, total: int) -> list[T]:
         if self.kind == "dask":
             client = self._dask_client()
-            futures = [client.submit(_call, fn, a, pure=False) for a in args]
+            futures = [client.submit(with_retries, fn, a, pure=False) for a in args]
             from distributed import as_completed as dask_completed
 
             for _ in dask_completed(futures):
@@ -110,7 +114,7 @@ class LocalMapper:
                 report(name, done, total)
             return [f.result() for f in futures]
         pool = self._executor()
-        futs = [pool.submit(_call, fn, a) for a in args]
+        futs = [pool.submit(with_retries, fn, a) for a in args]
         for _ in cf.as_completed(futs):
             done += 1
             report(name, done, total)
@@ -118,13 +122,8 @@ class LocalMapper:
 
     def _executor(self) -> cf.Executor:
         if self._pool is None:
-            if self.kind == "threads":
-                self._pool = cf.ThreadPoolExecutor(max_workers=self.workers)
-            else:
-                import multiprocessing
-
-                ctx = multiprocessing.get_context("forkserver")
-                self._pool = cf.ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx)
+            threads = self.kind == "threads"
+            self._pool = cf.ThreadPoolExecutor(max_workers=self.workers) if threads else process_pool(self.workers)
         return self._pool
 
     def _dask_client(self) -> Any:
@@ -154,7 +153,6 @@ class LocalMapper:
 
 def local_kind(kind: str, paths: Sequence[str]) -> str:
     """memory:// paths live in this process only: threads then, whatever was asked (Dask cannot)."""
-    from selene.errors import UsageError
     from selene.io.fs import process_local  # fsspec: only when a stage runs
 
     if any(process_local(p) for p in paths):

@@ -16,7 +16,6 @@ parallel steps go and what is recorded:
 from __future__ import annotations
 
 import os
-import socket
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -110,12 +109,7 @@ def _profile_api_url() -> str | None:
 
 def _answers(url: str, timeout: float = 1.0) -> bool:
     u = urlparse(url)
-    port = u.port or (443 if u.scheme == "https" else 80)
-    try:
-        with socket.create_connection((u.hostname or "127.0.0.1", port), timeout=timeout):
-            return True
-    except OSError:
-        return False
+    return server.tcp_open(u.hostname or "127.0.0.1", u.port or (443 if u.scheme == "https" else 80), timeout)
 
 
 def prefect_api() -> str | None:

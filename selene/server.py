@@ -238,7 +238,8 @@ def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-def _tcp_open(host: str, port: int, timeout: float) -> bool:
+def tcp_open(host: str, port: int, timeout: float) -> bool:
+    """A TCP connection to host:port opens within `timeout` seconds."""
     import socket
 
     try:
@@ -297,7 +298,7 @@ def api_url() -> str | None:
     info = read_state()
     if info is None or not _is_server(info.pid):
         return None
-    return info.url if _tcp_open(_connect_host(info.host), info.port, CONNECT_TIMEOUT) else None
+    return info.url if tcp_open(_connect_host(info.host), info.port, CONNECT_TIMEOUT) else None
 
 
 def ensure_client_env(url: str) -> None:

@@ -46,8 +46,9 @@ def version() -> None:
     console.print(__version__)
 
 
-def with_overrides(cfg: Any, **overrides: Any) -> Any:
-    """`cfg` with the options given on the command line (None = not given), validated together."""
+def with_overrides(cfg: Any, where: str = "command-line options", **overrides: Any) -> Any:
+    """`cfg` with the options given on the command line (None = not given), validated together;
+    errors name `where`."""
     from pydantic import ValidationError
 
     from selene.config import format_validation_error
@@ -58,7 +59,7 @@ def with_overrides(cfg: Any, **overrides: Any) -> Any:
     try:
         return type(cfg).model_validate(data)
     except ValidationError as e:
-        raise ConfigError(format_validation_error(e, where="command-line options", root=type(cfg))) from None
+        raise ConfigError(format_validation_error(e, where=where, root=type(cfg))) from None
 
 
 @contextlib.contextmanager

@@ -96,7 +96,7 @@ def eval_(
     from selene.runner import Job, runtime
 
     ckpt = resolve(checkpoint)
-    job = Job("eval", ckpt, output or os.path.join(ckpt, "eval"), cfg.model_copy(update={"checkpoint": ckpt}))
+    job = Job("eval", ckpt, output or os.path.join(ckpt, "eval"), cfg)
     summary(runtime(say=note).run(job, force=True), console)
 
 

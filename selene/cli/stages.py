@@ -72,7 +72,10 @@ def run_stage_command(stage: registry.Stage, kw: dict[str, Any]) -> None:
         overrides[o.field] = overrides.get(o.field, []) + value if o.multiple and o.field in overrides else value
     cfg = with_overrides(cfg, **overrides)
     kind = kw["executor"] or ("dask" if kw["dask_address"] else None)
-    ex = with_overrides(ex, kind=kind, workers=kw["workers"], address=kw["dask_address"])
+    ex = with_overrides(
+        ex, "executor (--executor sets kind, --workers workers, --dask-address address)",
+        kind=kind, workers=kw["workers"], address=kw["dask_address"],
+    )  # fmt: skip
     assert isinstance(ex, ExecutorConfig)
     job = Job(stage.name, kw.get("input"), kw["output"], cfg, ex)
     rt = runtime(say=note)

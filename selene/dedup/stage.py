@@ -310,10 +310,11 @@ def write_shard(plan: Plan, k: int, dup_file: str | None, out: str, clusters: st
 def _cluster_details(clusters: str, index: np.ndarray) -> list[str]:
     """``cluster=<id> size=<n>`` for each global document index (``cluster=-1 size=0`` if absent)."""
     info = _load(clusters).reshape(-1, 3)
-    pos = np.minimum(np.searchsorted(info[:, 0], index), max(len(info) - 1, 0))
-    found = info[pos, 0] == index if len(info) else np.zeros(index.size, dtype=bool)
-    cid = np.where(found, info[pos, 1] if len(info) else -1, -1)
-    size = np.where(found, info[pos, 2] if len(info) else 0, 0)
+    if not len(info):
+        return ["cluster=-1 size=0"] * index.size
+    pos = np.minimum(np.searchsorted(info[:, 0], index), len(info) - 1)
+    found = info[pos, 0] == index
+    cid, size = np.where(found, info[pos, 1], -1), np.where(found, info[pos, 2], 0)
     return [f"cluster={c} size={n}" for c, n in zip(cid.tolist(), size.tolist(), strict=True)]
 
 

@@ -13,7 +13,6 @@ import concurrent.futures as cf
 import contextlib
 import copy
 import logging
-import multiprocessing
 import os
 import threading
 import time
@@ -30,7 +29,7 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from selene import registry
 from selene.artifacts import Artifact, Markdown, Table
 from selene.errors import SeleneError
-from selene.executor import INLINE_SECONDS, RETRIES, chunks, local_kind, report
+from selene.executor import INLINE_SECONDS, RETRIES, chunks, local_kind, process_pool, report
 from selene.runner import Job, execute
 
 T = TypeVar("T")
@@ -53,8 +52,7 @@ class PrefectMapper:
             return None
         with self._lock:
             if self._pool is None:
-                ctx = multiprocessing.get_context("forkserver")
-                self._pool = cf.ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx)
+                self._pool = process_pool(self.workers)
             return self._pool
 
     def __call__(self, name: str, fn: Callable[..., T], args: Sequence[tuple]) -> list[T]:
@@ -84,10 +82,11 @@ class PrefectMapper:
             t.with_options(task_run_name=f"{name}-{k:03d}" if len(groups) > 1 else name).submit(*c)
             for k, c in enumerate(calls)
         ]
+        size = {id(f): len(g) for f, g in zip(futures, groups, strict=True)}
         report(name, 0, total)
         finished = 0
         for f in as_completed(futures):
-            finished += len(groups[futures.index(f)])
+            finished += size[id(f)]
             with lock:  # group by group where it ran elsewhere (Dask)
                 if finished > done[0]:
                     done[0] = finished
