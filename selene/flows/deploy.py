@@ -59,7 +59,7 @@ def _stage_wrapper(stage: registry.Stage) -> Any:
 
     run_from_file.__name__ = run_from_file.__qualname__ = f"run_{stage.name}_from_file"
     reads = "the config's sources" if stage.reads == "sources" else f"its {stage.reads} (the previous stage's output)"
-    run_from_file.__doc__ = f"{stage.help} Reads {reads}; writes `<run_dir>/{stage.name}`."
+    run_from_file.__doc__ = f"{stage.help} Reads {reads}; writes its {stage.writes} to `<run_dir>/{stage.name}`."
     return flow(name=f"selene-{stage.name}", log_prints=True)(run_from_file)
 
 
