@@ -52,6 +52,12 @@ class ExecutorConfig(_Model):
     )
     workers: int = Field(default=1, ge=1, description="Parallel workers over files and shards.")
     address: str | None = Field(default=None, description="tcp://host:8786 of a running Dask scheduler.")
+    memory_gb: float = Field(
+        default=4.0,
+        gt=0,
+        description="Memory the data stages may use, all workers together (GiB). Steps that hold "
+        "corpus-wide state size their buckets, runs and buffers to it; outputs do not depend on it.",
+    )
 
     @model_validator(mode="after")
     def _address_needs_dask(self) -> ExecutorConfig:
@@ -327,8 +333,12 @@ class IngestConfig(_Model):
     langid: LangIdConfig = Field(default_factory=LangIdConfig)
     filters: FiltersConfig = Field(default_factory=FiltersConfig)
     exact_dedup: ExactDedupConfig = Field(default_factory=ExactDedupConfig)
-    shard_docs: int = Field(default=20_000, ge=1, description="Documents per output shard.")
-    row_group_docs: int = Field(default=1_000, ge=1, description="Documents per Parquet row group.")
+    shard_bytes: int = Field(
+        default=32 << 20, ge=1024, description="Bytes of text per output shard (a shard is the unit of work downstream)."
+    )
+    shard_docs: int | None = Field(default=None, ge=1, description="Documents per output shard, at most.")
+    row_group_bytes: int = Field(default=4 << 20, ge=1024, description="Bytes of text per Parquet row group.")
+    row_group_docs: int | None = Field(default=None, ge=1, description="Documents per Parquet row group, at most.")
     max_record_bytes: int = Field(
         default=256 * 2**20, ge=1024, description="Records larger than this are quarantined unread."
     )

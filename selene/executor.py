@@ -30,6 +30,25 @@ _progress: list[ProgressHook] = []
 RETRIES = 1
 """Attempts after the first for a failed item, in every executor (Prefect tasks use the same)."""
 INLINE_SECONDS = 0.3
+GIB = 1 << 30
+_budget: tuple[float, int] = (4.0, 1)  # (memory_gb, workers) of the running stage: `set_budget`
+
+
+def set_budget(memory_gb: float, workers: int) -> None:
+    """The memory budget of the stage about to run (`ExecutorConfig.memory_gb`, all workers together)."""
+    global _budget
+    _budget = (float(memory_gb), max(1, int(workers)))
+
+
+def memory_budget() -> int:
+    """Bytes the running stage may use, all workers together: for a step in the stage's own process."""
+    return int(_budget[0] * GIB)
+
+
+def task_memory() -> int:
+    """Bytes one task may use while `workers` tasks run at once: for sizing per-task buckets and buffers.
+    Read it where the stage plans its steps (the main process) and pass sizes to the tasks."""
+    return memory_budget() // _budget[1]
 """A map runs its items in this process until it has spent this long; only then does it start (or
 use) the worker pool. Tiny inputs never pay for starting processes; large ones lose a fraction of a
 second of parallelism at most."""

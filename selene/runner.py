@@ -55,6 +55,10 @@ class Job:
 
 def execute(job: Job, mapper: Any, force: bool) -> Any:
     """Run `job`'s stage function with `mapper`; returns its `StageResult`."""
+    from selene.executor import set_budget
+
+    ex = job.executor_config()
+    set_budget(ex.memory_gb, ex.workers)
     stage = registry.get(job.stage)
     fn = stage.run_fn()
     if stage.reads == "sources":

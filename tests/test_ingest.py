@@ -6,6 +6,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from selene.config import IngestConfig, SourceSpec
@@ -189,3 +190,22 @@ def test_dedup_normalisation_folds_case_punctuation_and_whitespace() -> None:
     assert normalise("Hello,  World!\n\tIt's\x1fme_2") == b"hello world it s me_2"
     assert normalise("Ünïcode — stays: ÄÖ") == "ünïcode — stays äö".encode()
     assert text_hash("A b. C") == text_hash("a B c") != text_hash("a b d")
+
+
+def test_shards_are_cut_by_bytes_in_corpus_order(tmp_path: Path) -> None:
+    sizes = {0: [100, 700, 50, 50, 3000, 10], 1: [400, 400, 400], 2: []}
+    lengths = {}
+    for f, s in sizes.items():
+        lengths[f] = str(tmp_path / f"{f}.npy")
+        fs.save_npy(lengths[f], np.array(s, dtype=np.int64))
+    dups = {0: np.array([2]), 1: np.array([0])}
+    plans = stage.plan_shards({f: len(s) for f, s in sizes.items()}, dups, lengths, shard_bytes=1000)
+    shards = []
+    for p in plans:
+        rows = [(f, r) for f, lo, hi in p.segments for r in range(lo, hi) if r not in dups.get(f, ())]
+        shards.append(rows)
+    # every survivor once, in order; a shard over the limit only when it is a single document
+    assert [x for s in shards for x in s] == [(0, 0), (0, 1), (0, 3), (0, 4), (0, 5), (1, 1), (1, 2)]
+    assert shards == [[(0, 0), (0, 1), (0, 3)], [(0, 4)], [(0, 5), (1, 1), (1, 2)]]
+    capped = stage.plan_shards({f: len(s) for f, s in sizes.items()}, dups, lengths, 10**9, shard_docs=3)
+    assert [sum(hi - lo for _, lo, hi in p.segments) for p in capped] == [4, 3, 1]  # spans include dups

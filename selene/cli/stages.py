@@ -27,6 +27,7 @@ def _common() -> list[inspect.Parameter]:
         opt("config", Annotated[str | None, typer.Option("--config", "-c", help="YAML: this stage's settings, or a pipeline file.")]),
         opt("workers", Annotated[int | None, typer.Option("--workers", "-w", min=1, help="Parallel workers (default: executor.workers, else 1).")]),
         opt("executor", Annotated[str | None, typer.Option("--executor", help=f"{EXECUTORS} (default: executor.kind, else processes).")]),
+        opt("memory_gb", Annotated[float | None, typer.Option("--memory-gb", min=0.1, help="Memory budget of the stage, all workers together, GiB (default: executor.memory_gb, else 4).")]),
         opt("dask_address", Annotated[str | None, typer.Option("--dask-address", help="tcp://host:8786 of a Dask scheduler (implies --executor dask).")]),
         opt("force", Annotated[bool, typer.Option("--force", help="Redo even if OUT is complete for these inputs.")], False),
     ]  # fmt: skip
@@ -73,8 +74,8 @@ def run_stage_command(stage: registry.Stage, kw: dict[str, Any]) -> None:
     cfg = with_overrides(cfg, **overrides)
     kind = kw["executor"] or ("dask" if kw["dask_address"] else None)
     ex = with_overrides(
-        ex, "executor (--executor sets kind, --workers workers, --dask-address address)",
-        kind=kind, workers=kw["workers"], address=kw["dask_address"],
+        ex, "executor (--executor sets kind, --workers workers, --memory-gb memory_gb, --dask-address address)",
+        kind=kind, workers=kw["workers"], address=kw["dask_address"], memory_gb=kw["memory_gb"],
     )  # fmt: skip
     assert isinstance(ex, ExecutorConfig)
     job = Job(stage.name, kw.get("input"), kw["output"], cfg, ex)

@@ -7,7 +7,8 @@ three parallel maps joined by files, so any executor can run it (`Mapper`):
    a removed file and a stats file (written last: the file's completion marker).
 2. `exact_dedup.dedup_bucket` per hash bucket → duplicates, grouped per file by `exact_dedup.resolve`.
 3. `write_shard` per output shard: the surviving documents in the global order (input file, record),
-   cut into shards of `shard_docs` documents, so the output does not depend on the number of workers.
+   cut into shards of `shard_bytes` of text (and at most `shard_docs` documents), so the output does not
+   depend on the number of workers and a shard's memory does not follow document length.
 
 `finalize` writes ``removed.parquet`` and, last, ``manifest.json``. Work files live under
 ``OUT/_work/<fingerprint>/`` (fingerprint of inputs + config), so a rerun after a kill reuses what
@@ -17,6 +18,7 @@ finished and a changed config never reuses stale work.
 from __future__ import annotations
 
 import json
+from array import array
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -120,6 +122,9 @@ class Work:
     def removed(self, i: int) -> str:
         return fs.join(self.root, "files", f"{i:05d}.removed.parquet")
 
+    def lengths(self, i: int) -> str:
+        return fs.join(self.root, "files", f"{i:05d}.bytes.npy")
+
     def stats(self, i: int) -> str:
         return fs.join(self.root, "files", f"{i:05d}.stats.json")
 
@@ -146,8 +151,9 @@ def process_file(inp: InputFile, cfg: IngestConfig, work_root: str) -> dict[str,
     langid = LanguageIdentifier(cfg.langid) if cfg.langid.enabled else None
     read_stats = ReadStats()
     counts: dict[str, Counter[str]] = defaultdict(Counter)  # source → reason (or "kept") → n
-    docs = dataset.ParquetSink(work.docs(inp.idx), CANDIDATE_SCHEMA, cfg.row_group_docs)
-    removed = dataset.ParquetSink(work.removed(inp.idx), dataset.REMOVED_SCHEMA, cfg.row_group_docs)
+    docs = dataset.ParquetSink(work.docs(inp.idx), CANDIDATE_SCHEMA, cfg.row_group_docs, cfg.row_group_bytes)
+    removed = dataset.ParquetSink(work.removed(inp.idx), dataset.REMOVED_SCHEMA, cfg.row_group_docs, cfg.row_group_bytes)
+    lengths = array("q")  # UTF-8 bytes of each candidate's text: shards are cut by size
     try:
         for rec in read_records(inp.path, cfg.max_record_bytes, read_stats):
             source = rec.source if (rec.source and not inp.override) else inp.source
@@ -165,6 +171,7 @@ def process_file(inp: InputFile, cfg: IngestConfig, work_root: str) -> dict[str,
                 continue
             counts[source]["kept"] += 1
             h1, h2 = exact_dedup.text_hash(text)
+            lengths.append(len(text.encode("utf-8", "surrogatepass")))
             docs.add(id=doc_id, text=text, source=source, meta=dataset.to_meta_json(rec.meta), h1=h1, h2=h2)
     except BaseException:
         docs.abort()
@@ -172,6 +179,7 @@ def process_file(inp: InputFile, cfg: IngestConfig, work_root: str) -> dict[str,
         raise
     docs.close()
     removed.close()
+    fs.save_npy(work.lengths(inp.idx), np.frombuffer(lengths, dtype=np.int64))
     stats = {
         "file": inp.path,
         "key": inp.key,
@@ -201,38 +209,52 @@ class ShardPlan:
     segments: tuple[tuple[int, int, int], ...]  # (file idx, first row, end row) of candidate rows
 
 
-def plan_shards(n_candidates: dict[int, int], dup_rows: dict[int, np.ndarray], shard_docs: int) -> list[ShardPlan]:
-    """Cut the surviving documents, in global order, into shards of `shard_docs` documents."""
+def plan_shards(
+    n_candidates: dict[int, int],
+    dup_rows: dict[int, np.ndarray],
+    lengths: dict[int, str],
+    shard_bytes: int,
+    shard_docs: int | None = None,
+) -> list[ShardPlan]:
+    """Cut the surviving documents, in global order, into shards of at most `shard_bytes` of text
+    (at least one document) and at most `shard_docs` documents. `lengths` maps each input file to the
+    .npy of its candidates' text bytes; one file's array is in memory at a time."""
     plans: list[ShardPlan] = []
     current: list[tuple[int, int, int]] = []
-    room = shard_docs
+    room_bytes, room_docs = shard_bytes, shard_docs or np.iinfo(np.int64).max
     for f_idx in sorted(n_candidates):
         n = n_candidates[f_idx]
         survivors = np.setdiff1d(np.arange(n), dup_rows.get(f_idx, np.empty(0, dtype=np.int64)))
+        size = fs.load_npy(lengths[f_idx])[survivors] if survivors.size else np.empty(0, dtype=np.int64)
+        ends = np.cumsum(size)
         pos = 0
         while pos < survivors.size:
-            take = min(room, survivors.size - pos)
-            start = int(survivors[pos])
-            end = int(survivors[pos + take - 1]) + 1
-            current.append((f_idx, start, end))
-            pos += take
-            room -= take
-            if room == 0:
+            base = int(ends[pos - 1]) if pos else 0
+            fit = int(np.searchsorted(ends, base + room_bytes, side="right")) - pos  # documents that fit
+            take = min(max(fit, 1 if not current else 0), room_docs, survivors.size - pos)
+            if take:
+                current.append((f_idx, int(survivors[pos]), int(survivors[pos + take - 1]) + 1))
+                room_bytes -= int(ends[pos + take - 1]) - base
+                room_docs -= take
+                pos += take
+            if room_bytes <= 0 or room_docs == 0 or pos < survivors.size:  # full: the next one does not fit
                 plans.append(ShardPlan(len(plans), tuple(current)))
-                current, room = [], shard_docs
+                current, room_bytes, room_docs = [], shard_bytes, shard_docs or np.iinfo(np.int64).max
     if current:
         plans.append(ShardPlan(len(plans), tuple(current)))
     return plans
 
 
-def write_shard(plan: ShardPlan, work_root: str, dups: dict[int, str], out: str, row_group: int) -> dict[str, Any]:
+def write_shard(
+    plan: ShardPlan, work_root: str, dups: dict[int, str], out: str, row_group: int | None, row_group_bytes: int
+) -> dict[str, Any]:
     """Write output shard `plan.index` from the candidate files, skipping duplicates."""
     work = Work.at(work_root)
     marker = work.part_done(plan.index)
     target = fs.join(out, dataset.shard_name(plan.index))
     if fs.exists(marker) and fs.exists(target):
         return json.loads(fs.read_text(marker))
-    sink = dataset.ParquetSink(target, dataset.DOC_SCHEMA, row_group)
+    sink = dataset.ParquetSink(target, dataset.DOC_SCHEMA, row_group, row_group_bytes)
     try:
         for f_idx, start, end in plan.segments:
             table = _read_rows(work.docs(f_idx), start, end)
@@ -292,8 +314,13 @@ def run_ingest(
         dup_files = exact_dedup.resolve(buckets, dict(docs_files), work.dups_dir())
     dup_rows = {f: dataset.open_parquet(p).read(columns=["row"]).column("row").to_numpy() for f, p in dup_files.items()}
 
-    plans = plan_shards(n_candidates, dup_rows, cfg.shard_docs)
-    shards = mapper("write-shard", write_shard, [(p, work.root, dup_files, out, cfg.row_group_docs) for p in plans])
+    lengths = {i.idx: work.lengths(i.idx) for i in inputs}
+    plans = plan_shards(n_candidates, dup_rows, lengths, cfg.shard_bytes, cfg.shard_docs)
+    shards = mapper(
+        "write-shard",
+        write_shard,
+        [(p, work.root, dup_files, out, cfg.row_group_docs, cfg.row_group_bytes) for p in plans],
+    )
     _remove_stale_parts(out, {s["name"] for s in shards})
     manifest = finalize(out, inputs, file_stats, dup_files, work, shards, cfg, fp)
     fs.rm(fs.join(out, WORK), recursive=True)
@@ -326,7 +353,7 @@ def finalize(
     input_n: Counter[str] = Counter()
     kept_n: Counter[str] = Counter()
     removed_n: dict[str, Counter[str]] = defaultdict(Counter)
-    sink = dataset.ParquetSink(fs.join(out, dataset.REMOVED), dataset.REMOVED_SCHEMA, 10_000)
+    sink = dataset.ParquetSink(fs.join(out, dataset.REMOVED), dataset.REMOVED_SCHEMA)
     try:
         for inp, st in zip(inputs, file_stats, strict=True):
             for src, c in st["counts"].items():

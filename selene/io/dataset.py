@@ -110,16 +110,64 @@ class WrittenFile:
         return ShardEntry(name=self.name, rows=self.rows, bytes=self.bytes, sha256=self.sha256)
 
 
-class ParquetSink:
-    """Streams record batches into one Parquet file, atomically (temp name, renamed on close).
+ROW_GROUP_BYTES = 4 << 20
+"""Default bytes of string data per Parquet row group: what a reader holds to get at one document."""
+ROW_GROUP_ROWS = 100_000
+"""Default cap on rows per row group (tiny rows: removal records, ids)."""
 
-    Memory is one row group: rows are buffered until `row_group` of them are ready.
+
+def row_bytes(table: pa.Table | pa.RecordBatch) -> Any:
+    """Bytes of string and binary data in each row (numpy int64): what sizes row groups, batches, shards."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    total = np.zeros(table.num_rows, dtype=np.int64)
+    for col in table.columns:
+        if pa.types.is_string(col.type) or pa.types.is_binary(col.type) or pa.types.is_large_string(col.type):
+            total += pc.fill_null(pc.binary_length(col), 0).to_numpy(zero_copy_only=False)
+    return total
+
+
+def byte_cuts(sizes: Any, max_bytes: int, max_rows: int | None = None) -> list[int]:
+    """Start offsets of consecutive slices of rows with `sizes` bytes: each slice holds at most
+    `max_bytes` (but at least one row) and at most `max_rows` rows. Returns [0, ..., n] boundaries."""
+    import numpy as np
+
+    sizes = np.asarray(sizes, dtype=np.int64)
+    n = sizes.size
+    cuts = [0]
+    if n == 0:
+        return cuts
+    ends = np.cumsum(sizes)
+    while cuts[-1] < n:
+        start = cuts[-1]
+        base = int(ends[start - 1]) if start else 0
+        stop = int(np.searchsorted(ends, base + max_bytes, side="right"))  # rows fitting in max_bytes
+        stop = max(stop, start + 1)
+        if max_rows is not None:
+            stop = min(stop, start + max_rows)
+        cuts.append(min(stop, n))
+    return cuts
+
+
+class ParquetSink:
+    """Streams rows into one Parquet file, atomically (temp name, renamed on close).
+
+    Row groups are sized in bytes of string data (`row_group_bytes`, and at most `row_group` rows),
+    so a reader's memory does not follow document length. Memory is one row group: rows are buffered
+    until one is full.
     """
 
-    def __init__(self, path: str, schema: pa.Schema, row_group: int = 1000) -> None:
-        self.path, self.schema, self.row_group = path, schema, row_group
+    def __init__(
+        self, path: str, schema: pa.Schema, row_group: int | None = None, row_group_bytes: int = ROW_GROUP_BYTES
+    ) -> None:
+        self.path, self.schema = path, schema
+        self.row_group = row_group or ROW_GROUP_ROWS
+        self.row_group_bytes = row_group_bytes
         self.rows = 0
         self._cols: dict[str, list[Any]] = {n: [] for n in schema.names}
+        self._buffered = 0
+        self._strings = [n for n in schema.names if pa.types.is_string(schema.field(n).type)]
         self._ctx = fs.atomic_open(path, "wb")
         self._file = self._ctx.__enter__()
         self._writer = pq.ParquetWriter(self._file, schema, **_opts(schema))
@@ -127,21 +175,27 @@ class ParquetSink:
     def add(self, **row: Any) -> None:
         for name, col in self._cols.items():
             col.append(row[name])
-        if len(self._cols[self.schema.names[0]]) >= self.row_group:
+        self._buffered += sum(len(row[n]) for n in self._strings)  # characters: bytes for ASCII, fewer else
+        if len(self._cols[self.schema.names[0]]) >= self.row_group or self._buffered >= self.row_group_bytes:
             self._flush()
 
     def add_table(self, table: pa.Table) -> None:
         self._flush()
-        if table.num_rows:
-            self._writer.write_table(table.select(self.schema.names).cast(self.schema), self.row_group)
-            self.rows += table.num_rows
+        if not table.num_rows:
+            return
+        table = table.select(self.schema.names).cast(self.schema)
+        cuts = byte_cuts(row_bytes(table), self.row_group_bytes, self.row_group)
+        for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):
+            self._writer.write_table(table.slice(lo, hi - lo), row_group_size=hi - lo)
+        self.rows += table.num_rows
 
     def _flush(self) -> None:
         n = len(self._cols[self.schema.names[0]])
         if n:
-            self._writer.write_table(pa.table(self._cols, schema=self.schema), self.row_group)
+            self._writer.write_table(pa.table(self._cols, schema=self.schema), row_group_size=n)
             self.rows += n
             self._cols = {k: [] for k in self._cols}
+            self._buffered = 0
 
     def close(self) -> WrittenFile:
         self._flush()
@@ -164,8 +218,8 @@ def _opts(schema: pa.Schema) -> dict[str, Any]:
     return opts
 
 
-def write_table(path: str, table: pa.Table, row_group: int = 1000) -> WrittenFile:
-    sink = ParquetSink(path, table.schema, row_group)
+def write_table(path: str, table: pa.Table, row_group: int | None = None, row_group_bytes: int = ROW_GROUP_BYTES) -> WrittenFile:
+    sink = ParquetSink(path, table.schema, row_group, row_group_bytes)
     try:
         sink.add_table(table)
     except BaseException:
@@ -217,6 +271,14 @@ def require_documents(directory: str, stage: str) -> DocumentManifest:
 def iter_batches(directory: str, columns: Sequence[str] | None = None, batch_size: int = 1024) -> Iterator[pa.RecordBatch]:
     for path in list_shards(directory):
         yield from open_parquet(path).iter_batches(batch_size=batch_size, columns=list(columns) if columns else None)
+
+
+def iter_row_groups(path: str, columns: Sequence[str] | None = None) -> Iterator[pa.Table]:
+    """A shard one row group at a time: memory is bounded by the writer's row-group size in bytes,
+    whatever the documents' length (`iter_batches` counts rows)."""
+    pf = open_parquet(path)
+    for g in range(pf.metadata.num_row_groups):
+        yield pf.read_row_group(g, columns=list(columns) if columns else None)
 
 
 def iter_documents(directory: str) -> Iterator[dict[str, Any]]:

@@ -162,6 +162,25 @@ def atomic_write(path: str, data: bytes | str) -> None:
         f.write(data.encode("utf-8") if isinstance(data, str) else data)
 
 
+def save_npy(path: str, array: Any) -> None:
+    """One numpy array as a .npy file, atomically."""
+    import numpy as np
+
+    with atomic_open(path) as f:
+        np.save(f, array)
+
+
+def load_npy(path: str, mmap: bool = False) -> Any:
+    """A .npy file as an array; `mmap`: memory-mapped when the file is local (else read whole)."""
+    import numpy as np
+
+    if mmap and is_local(path):
+        return np.load(get_fs(path)[1], mmap_mode="r")
+    fs, p = get_fs(path)
+    with fs.open(p, "rb") as f:
+        return np.load(f)
+
+
 def sha256_file(path: str, chunk: int = 1 << 22) -> str:
     fs, p = get_fs(path)
     h = hashlib.sha256()
