@@ -8,6 +8,7 @@ last: the manifest is the completion marker, so a directory without one is unfin
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
@@ -185,7 +186,7 @@ class ParquetSink:
             return
         table = table.select(self.schema.names).cast(self.schema)
         cuts = byte_cuts(row_bytes(table), self.row_group_bytes, self.row_group)
-        for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):
+        for lo, hi in itertools.pairwise(cuts):
             self._writer.write_table(table.slice(lo, hi - lo), row_group_size=hi - lo)
         self.rows += table.num_rows
 
