@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from selene.config import DedupConfig
@@ -48,7 +49,9 @@ def test_recall_and_precision_against_exact_jaccard(planted, deduped) -> None:  
     assert len(must) >= 100, "the planted corpus should hold enough near-duplicate pairs"
     found = sum(cluster[ids[i]] == cluster[ids[j]] for i, j in must)
     assert found / len(must) >= 0.95
-    flagged = [(r["id"], r["reason"][len("dup_of:") :]) for r in dataset.read_removed(deduped.out).to_pylist()]
+    flagged = [
+        (r["id"], r["reason"][len("dup_of:") :]) for r in dataset.read_removed(deduped.out).to_pylist()
+    ]
     pos = {d: i for i, d in enumerate(ids)}
     good = sum(tuple(sorted((pos[a], pos[b]))) in truth for a, b in flagged)
     assert flagged and good / len(flagged) >= 0.95
@@ -83,7 +86,10 @@ def test_rerun_skips_and_parameters_are_not_reused(planted, deduped) -> None:  #
     _, inp, _ = planted
     assert run_dedup(inp, deduped.out, DedupConfig(threshold=THRESHOLD)).skipped
     other = run_dedup(inp, deduped.out, DedupConfig(threshold=0.5))
-    assert not other.skipped and other.manifest.stats.documents_removed > deduped.manifest.stats.documents_removed
+    assert (
+        not other.skipped
+        and other.manifest.stats.documents_removed > deduped.manifest.stats.documents_removed
+    )
     run_dedup(inp, deduped.out, DedupConfig(threshold=THRESHOLD))
 
 
@@ -117,12 +123,16 @@ def test_workers_and_dask_give_identical_bytes(planted, deduped, tmp_path: Path,
     cfg = DedupConfig(threshold=THRESHOLD)
     for kind in ("processes", "dask"):
         for name, run in (("prefect", run_flow), ("direct", run_direct)):
-            job = Job("dedup", inp, str(tmp_path / f"{kind}-{name}"), cfg, ExecutorConfig(kind=kind, workers=2))  # type: ignore[arg-type]
+            job = Job(
+                "dedup", inp, str(tmp_path / f"{kind}-{name}"), cfg, ExecutorConfig(kind=kind, workers=2)
+            )  # type: ignore[arg-type]
             m = run(job, False).manifest
             assert ([s.sha256 for s in m.shards], m.removed.sha256) == want, (kind, name)
 
 
-def test_resume_after_a_kill_gives_identical_output(planted, deduped, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_resume_after_a_kill_gives_identical_output(
+    planted, deduped, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
     from selene.dedup import stage
 
     _, inp, _ = planted
@@ -142,5 +152,46 @@ def test_resume_after_a_kill_gives_identical_output(planted, deduped, tmp_path: 
     monkeypatch.setattr(stage.shingle, "shingle_hashes", lambda *a: shingled.append(1) or original(*a))
     res = run_dedup(inp, out, cfg)
     assert shingled == []  # the signatures of the killed run were reused, not recomputed
+    assert [s.sha256 for s in res.manifest.shards] == [s.sha256 for s in deduped.manifest.shards]
+    assert res.manifest.removed.sha256 == deduped.manifest.removed.sha256
+
+
+def test_union_find_matches_a_reference_on_random_graphs() -> None:
+    from selene.dedup.stage import union
+
+    rng = np.random.default_rng(5)
+    for n, m in ((1, 0), (10, 3), (200, 150), (2000, 1900), (500, 3000)):
+        a, b = rng.integers(0, n, m), rng.integers(0, n, m)
+        ref = list(range(n))
+
+        def find(x: int, ref: list[int] = ref) -> int:
+            while ref[x] != x:
+                x = ref[x]
+            return x
+
+        for x, y in zip(a.tolist(), b.tolist(), strict=True):
+            rx, ry = find(x), find(y)
+            ref[max(rx, ry)] = min(rx, ry)
+        want = np.array([find(x) for x in range(n)])
+        parent = np.arange(n)
+        for lo in range(0, m, 97):  # in batches, as edge files come: the result ignores grouping
+            union(parent, a[lo : lo + 97], b[lo : lo + 97])
+        assert np.array_equal(parent, want)
+
+
+def test_a_small_memory_budget_splits_bands_without_changing_the_output(
+    planted, deduped, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    from selene import executor
+    from selene.dedup import stage
+
+    _, inp, _ = planted
+    n_docs = sum(s.rows for s in dataset.read_manifest(inp).shards)  # type: ignore[union-attr]
+    executor.set_budget(n_docs * stage.BAND_BYTES_PER_DOC / 7 / 2**30, 1)  # a seventh of one band
+    try:
+        assert stage.partitions_for(n_docs, 9) >= 7
+        res = run_dedup(inp, str(tmp_path / "out"), DedupConfig(threshold=THRESHOLD))
+    finally:
+        executor.set_budget(4.0, 1)
     assert [s.sha256 for s in res.manifest.shards] == [s.sha256 for s in deduped.manifest.shards]
     assert res.manifest.removed.sha256 == deduped.manifest.removed.sha256

@@ -1,16 +1,20 @@
-"""The dedup stage: fuzzy near-duplicate removal with MinHash LSH, through files.
+"""The dedup stage: fuzzy near-duplicate removal with MinHash LSH, as external-memory steps over files.
 
-1. `signature_shard` per input shard: shingles → MinHash signatures (n × num_perm) and one LSH key
-   per band (n × bands), written as .npy files.
-2. `band_pairs` per band: that band's keys of the whole corpus, sorted; documents sharing a key are
-   candidates, verified on the full signatures (or exact shingle Jaccard). Memory: one band column.
-3. `cluster`: union-find over the verified pairs; the kept document of each cluster is the first in
-   corpus order (or the longest); every other one is a duplicate of it.
+1. `signature_shard` per input shard, one row group at a time: shingles → MinHash signatures
+   (n × num_perm, uint32 for the default scheme) and one LSH key per band, stored band-major.
+2. `band_pairs` per (band, key partition): the partition's keys of the whole corpus, sorted; documents
+   sharing a key are candidates, verified on the full signatures (memory-mapped, in chunks) or on
+   exact shingle Jaccard. Partitions split a band by key value so a task fits `executor.task_memory`.
+3. `cluster`: vectorised union-find over dense document indices, one edge file at a time; the kept
+   document of each cluster is the first in corpus order (or the longest); every other one is a
+   duplicate of it, written per shard (row, kept shard and row, cluster, size).
 4. `write_shard` per input shard: the shard without its duplicates; `finalize` writes removed.parquet
    (``dup_of:<kept id>``, with the cluster) and the manifest (cluster sizes, bands × rows, S-curve).
 
-Work files live under ``OUT/_work/<fingerprint>/``; the fingerprint covers the input dataset and
-every setting that changes the result, so a changed parameter never reuses stale files.
+Per-document state in the main process is a few int64 arrays; nothing is a Python object per document.
+Work files live under ``OUT/_work/<fingerprint>/``; the fingerprint covers the input dataset and every
+setting that changes the result, so a changed parameter never reuses stale files. Output is the same,
+byte for byte, for any number of workers, executor or memory budget.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from selene import __version__, executor
 from selene.config import DedupConfig
@@ -31,7 +36,6 @@ from selene.dedup.report import cluster_examples
 from selene.errors import InputError
 from selene.executor import Mapper, serial_map
 from selene.faults import failpoint
-from selene.ingest import exact_dedup
 from selene.io import dataset, fs
 from selene.manifest import (
     ClusterStats,
@@ -46,7 +50,13 @@ from selene.manifest import (
 
 WORK = dataset.WORK
 EDGE_DTYPE = np.dtype([("a", "<i8"), ("b", "<i8"), ("j", "<f4")])
-SIG_BATCH = 1024
+# per-shard duplicates, sorted by row: the row, where the document it duplicates is, its cluster
+DUP_DTYPE = np.dtype(
+    [("row", "<i8"), ("kept_shard", "<i8"), ("kept_row", "<i8"), ("cluster", "<i8"), ("size", "<i8")]
+)
+VERIFY_CHUNK = 1 << 16  # candidate pairs verified at once: two (chunk × num_perm) blocks of signatures
+BAND_BYTES_PER_DOC = 48  # a band task's memory per document of its partition: keys, ids, sort scratch
+EXAMPLES = 5  # clusters shown in clusters.md
 
 
 DedupResult = dataset.StageResult[DedupManifest]
@@ -54,16 +64,24 @@ DedupResult = dataset.StageResult[DedupManifest]
 
 @dataclass(frozen=True)
 class Plan:
-    """What every task needs to know: input shards, their row offsets, LSH shape, work root."""
+    """What every task needs to know: input shards, their row offsets, LSH shape, work root.
+
+    `partitions`: each band's keys are split by key value into this many ranges, one task each, so a
+    task holds 1/partitions of the corpus's keys. It follows the memory budget; clusters do not
+    depend on it (equal keys always share a partition, and union-find ignores the order of edges)."""
 
     shards: tuple[str, ...]
     offsets: tuple[int, ...]  # global index of each shard's first row
     bands: int
     rows: int
     root: str
+    partitions: int = 1
 
     def path(self, kind: str, i: int, ext: str = "npy") -> str:
         return fs.join(self.root, kind, f"{i:05d}.{ext}")
+
+    def edges(self, band: int, part: int) -> str:
+        return fs.join(self.root, f"edges-p{self.partitions}", f"b{band:04d}-p{part:05d}.npy")
 
     def locate(self, gidx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(shard, row) of global document indices."""
@@ -81,74 +99,87 @@ def bands_rows(cfg: DedupConfig) -> tuple[int, int]:
     return lsh.choose_bands_rows(cfg.threshold, cfg.num_perm, cfg.false_positive_weight)
 
 
-def _save(path: str, array: np.ndarray) -> None:
-    with fs.atomic_open(path) as f:
-        np.save(f, array)
-
-
-def _load(path: str) -> np.ndarray:
-    f, p = fs.get_fs(path)
-    with f.open(p, "rb") as fh:
-        return np.load(fh)
+def partitions_for(n_docs: int, bands: int) -> int:
+    """Key partitions per band so that a band task fits the budget of one task (`executor.task_memory`)."""
+    need = n_docs * BAND_BYTES_PER_DOC
+    return max(1, -(-need // max(1, executor.task_memory() // 2)))
 
 
 # ---------------------------------------------------------------------------- 1. signatures
 
 
 def signature_shard(plan: Plan, k: int, cfg: DedupConfig) -> int:
-    """Signatures and band keys of shard `k`; returns its number of documents."""
+    """Signatures (n × num_perm, in the scheme's dtype), band keys (bands × n, band-major so a band
+    task reads one contiguous row) and text lengths of shard `k`; returns its number of documents.
+    Reads one row group at a time (row groups are sized in bytes)."""
     sig_path, key_path, len_path = plan.path("sig", k), plan.path("keys", k), plan.path("len", k)
     if fs.exists(len_path):
-        return int(_load(len_path).size)
+        return int(fs.load_npy(len_path).size)
     perms = minhash.Permutations.from_seed(cfg.num_perm, cfg.seed)
-    sigs, lengths, empty = [], [], []
-    pf = dataset.open_parquet(plan.shards[k])
-    for batch in pf.iter_batches(batch_size=SIG_BATCH, columns=["text"]):
-        texts = batch.column(0).to_pylist()
+    sigs, keys, lengths = [], [], []
+    for group in dataset.iter_row_groups(plan.shards[k], columns=["text"]):
+        texts = group.column(0).to_pylist()
         hashes = [shingle.shingle_hashes(t, cfg.ngram, cfg.shingle) for t in texts]
-        sigs.append(minhash.signatures(hashes, perms))
+        sig = minhash.signatures(hashes, perms)
+        key = lsh.band_keys(sig, plan.bands, plan.rows)
+        # documents without a single shingle get no LSH key: they would all collide with each other
+        key[np.fromiter((h.size == 0 for h in hashes), dtype=bool, count=len(texts))] = 0
+        sigs.append(sig.astype(perms.dtype))
+        keys.append(key)
         lengths.append(np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts)))
-        empty.append(np.fromiter((h.size == 0 for h in hashes), dtype=bool, count=len(texts)))
-    sig = np.concatenate(sigs) if sigs else np.empty((0, cfg.num_perm), dtype=np.uint64)
-    keys = lsh.band_keys(sig, plan.bands, plan.rows)
-    # documents without a single shingle get no LSH key: they would all collide with each other
-    no_shingle = np.concatenate(empty) if empty else np.empty(0, dtype=bool)
-    keys[no_shingle] = 0
-    _save(sig_path, sig)
-    _save(key_path, keys)
-    _save(len_path, np.concatenate(lengths) if lengths else np.empty(0, dtype=np.int64))
-    return int(sig.shape[0])
+    fs.save_npy(sig_path, np.concatenate(sigs) if sigs else np.empty((0, cfg.num_perm), dtype=perms.dtype))
+    fs.save_npy(
+        key_path,
+        np.ascontiguousarray(np.concatenate(keys).T) if keys else np.empty((plan.bands, 0), np.uint64),
+    )
+    fs.save_npy(len_path, np.concatenate(lengths) if lengths else np.empty(0, dtype=np.int64))
+    return sum(len(x) for x in lengths)
 
 
 # -------------------------------------------------------------------------------- 2. bands
 
 
-def band_pairs(plan: Plan, band: int, cfg: DedupConfig) -> str:
-    """Candidate pairs of one band (documents sharing its key), verified; written as EDGE_DTYPE."""
-    out = plan.path("edges", band)
+def _partition(keys: np.ndarray, parts: int) -> np.ndarray:
+    """Partition of each key: its high 32 bits scaled to [0, parts), so key ranges split evenly."""
+    return ((keys >> np.uint64(32)) * np.uint64(parts)) >> np.uint64(32)
+
+
+def band_pairs(plan: Plan, band: int, part: int, cfg: DedupConfig) -> str:
+    """Candidate pairs of one band's key partition (documents sharing a key), verified; written as
+    EDGE_DTYPE. Memory: this partition's keys and ids (1/partitions of the band)."""
+    out = plan.edges(band, part)
     if fs.exists(out):
         return out
     keys, gidx = [], []
     for k in range(len(plan.shards)):
-        col = np.ascontiguousarray(_load(plan.path("keys", k))[:, band])
-        live = np.nonzero(col)[0]
-        keys.append(col[live])
+        col = fs.load_npy(plan.path("keys", k), mmap=True)[band]
+        live = (
+            np.flatnonzero(col != 0)
+            if plan.partitions == 1
+            else np.flatnonzero((col != 0) & (_partition(col, plan.partitions) == part))
+        )
+        keys.append(np.asarray(col[live]))
         gidx.append(live + plan.offsets[k])
     key = np.concatenate(keys)
     idx = np.concatenate(gidx)
+    del keys, gidx
     order = np.lexsort((idx, key))
     key, idx = key[order], idx[order]
+    del order
     same = key[1:] == key[:-1] if key.size else np.empty(0, dtype=bool)
     run_start = np.maximum.accumulate(np.where(np.concatenate([[True], ~same]), np.arange(key.size), 0))
     member = np.concatenate([[False], same]) if key.size else np.empty(0, dtype=bool)
     # a star from the first document of each run: the same clusters as all pairs, linear in size
     a, b = idx[run_start[member]], idx[member]
+    del key, idx, same, run_start, member
     edges = np.empty(a.size, dtype=EDGE_DTYPE)
     edges["a"], edges["b"] = a, b
-    edges["j"] = verify(plan, a, b, cfg)
+    for lo in range(0, a.size, VERIFY_CHUNK):
+        hi = min(lo + VERIFY_CHUNK, a.size)
+        edges["j"][lo:hi] = verify(plan, a[lo:hi], b[lo:hi], cfg)
     if cfg.verify != "none":
         edges = edges[edges["j"] >= cfg.threshold]
-    _save(out, edges)
+    fs.save_npy(out, edges)
     return out
 
 
@@ -162,11 +193,12 @@ def verify(plan: Plan, a: np.ndarray, b: np.ndarray, cfg: DedupConfig) -> np.nda
 
 
 def _rows(plan: Plan, kind: str, gidx: np.ndarray) -> np.ndarray:
+    """Rows `gidx` (global indices) of the per-shard arrays `kind`, read through memory maps."""
     shard, row = plan.locate(gidx)
     out: np.ndarray | None = None
     for k in np.unique(shard):
         sel = shard == k
-        part = _load(plan.path(kind, int(k)))[row[sel]]
+        part = fs.load_npy(plan.path(kind, int(k)), mmap=True)[row[sel]]
         if out is None:
             out = np.empty((gidx.size, *part.shape[1:]), dtype=part.dtype)
         out[sel] = part
@@ -175,13 +207,14 @@ def _rows(plan: Plan, kind: str, gidx: np.ndarray) -> np.ndarray:
 
 
 def _texts(plan: Plan, gidx: np.ndarray) -> dict[int, str]:
-    shard, row = plan.locate(np.unique(gidx))
+    wanted = np.unique(gidx)
+    shard, row = plan.locate(wanted)
     out: dict[int, str] = {}
     for k in np.unique(shard):
         sel = shard == k
         col = dataset.open_parquet(plan.shards[int(k)]).read(columns=["text"]).column("text")
-        for g, t in zip(np.unique(gidx)[sel], col.take(pa.array(row[sel])).to_pylist(), strict=True):
-            out[int(g)] = t
+        for g, t in zip(wanted[sel].tolist(), col.take(pa.array(row[sel])).to_pylist(), strict=True):
+            out[g] = t
     return out
 
 
@@ -206,32 +239,47 @@ def _exact_jaccard(plan: Plan, a: np.ndarray, b: np.ndarray, cfg: DedupConfig) -
 # ------------------------------------------------------------------------------ 3. clusters
 
 
+def union(parent: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
+    """Merge the components of the pairs (a, b) into `parent` (in place), vectorised.
+
+    `parent` must map every node to its root on entry and does on return. Each round hooks the larger
+    root of every pair that spans two components under the smaller one (`np.minimum.at`: the smallest
+    offer wins), then jumps pointers until every node points at a root. Parents only ever decrease, so
+    there are no cycles, and the root of a component is its smallest index: the result is the same
+    for any order or grouping of the pairs.
+    """
+    while a.size:
+        ra, rb = parent[a], parent[b]
+        spans = ra != rb
+        if not spans.any():
+            return
+        a, b, ra, rb = a[spans], b[spans], ra[spans], rb[spans]
+        np.minimum.at(parent, np.maximum(ra, rb), np.minimum(ra, rb))
+        while True:
+            up = parent[parent]
+            if np.array_equal(up, parent):
+                break
+            parent[:] = up
+
+
 def cluster(plan: Plan, edge_files: Sequence[str], n_docs: int, keep: str) -> dict[str, Any]:
-    """Union-find over the verified pairs; writes the duplicates (exact_dedup.DUP_DTYPE) and
-    per-duplicate cluster ids; returns cluster statistics."""
-    edges = np.concatenate([_load(p) for p in edge_files]) if edge_files else np.empty(0, dtype=EDGE_DTYPE)
+    """Union-find over the verified pairs, one edge file at a time; writes each shard's duplicates
+    (DUP_DTYPE, sorted by row) as ``dups/NNNNN.npy``; returns cluster statistics, the per-shard dup
+    files and the largest clusters (for clusters.md). Memory: a few int64 arrays over the documents,
+    plus one edge file."""
     parent = np.arange(n_docs, dtype=np.int64)
-
-    def find(x: int) -> int:
-        root = x
-        while parent[root] != root:
-            root = int(parent[root])
-        while parent[x] != root:  # path compression
-            parent[x], x = root, int(parent[x])
-        return root
-
-    for x, y in zip(edges["a"].tolist(), edges["b"].tolist(), strict=True):
-        rx, ry = find(x), find(y)
-        if rx != ry:
-            parent[max(rx, ry)] = min(rx, ry)  # the root is the smallest index: deterministic
-    while not np.array_equal(parent[parent], parent):  # pointer jumping: every node to its root
-        parent = parent[parent]
+    pairs = 0
+    for path in edge_files:
+        edges = fs.load_npy(path)
+        pairs += int(edges.size)
+        union(parent, edges["a"], edges["b"])
+        del edges
     roots = parent
     sizes = np.bincount(roots, minlength=n_docs)
-    in_cluster = np.nonzero(sizes[roots] > 1)[0]
+    in_cluster = np.flatnonzero(sizes[roots] > 1)
     kept = roots[in_cluster]  # the root is the first document of its cluster in corpus order
     if keep == "longest" and in_cluster.size:
-        lengths = _rows_1d(plan, in_cluster)
+        lengths = _rows(plan, "len", in_cluster)
         # per cluster the longest document; ties keep the earlier one
         order = np.lexsort((in_cluster, -lengths, roots[in_cluster]))
         r_sorted = roots[in_cluster][order]
@@ -239,41 +287,55 @@ def cluster(plan: Plan, edge_files: Sequence[str], n_docs: int, keep: str) -> di
         best = np.empty(n_docs, dtype=np.int64)
         best[r_sorted[first]] = in_cluster[order][first]
         kept = best[roots[in_cluster]]
-    dup = in_cluster[in_cluster != kept]
-    kept_of_dup = kept[in_cluster != kept]
+    is_dup = in_cluster != kept
+    dup, kept_of_dup = in_cluster[is_dup], kept[is_dup]  # dup is sorted: shard, then row order
     s_dup, r_dup = plan.locate(dup)
     s_kept, r_kept = plan.locate(kept_of_dup)
-    dups = np.empty(dup.size, dtype=exact_dedup.DUP_DTYPE)
-    dups["file"], dups["row"], dups["kept_file"], dups["kept_row"] = s_dup, r_dup, s_kept, r_kept
-    _save(fs.join(plan.root, "dups.npy"), dups)
-    _save(fs.join(plan.root, "cluster_of_dup.npy"), np.stack([dup, roots[dup], sizes[roots[dup]]], axis=1))
-    hist = Counter(sizes[sizes > 1].tolist())
+    dup_files: dict[int, str] = {}
+    bounds = np.searchsorted(s_dup, np.arange(len(plan.shards) + 1))
+    for k in range(len(plan.shards)):
+        lo, hi = int(bounds[k]), int(bounds[k + 1])
+        if hi > lo:
+            rec = np.empty(hi - lo, dtype=DUP_DTYPE)
+            rec["row"], rec["kept_shard"], rec["kept_row"] = r_dup[lo:hi], s_kept[lo:hi], r_kept[lo:hi]
+            rec["cluster"], rec["size"] = roots[dup[lo:hi]], sizes[roots[dup[lo:hi]]]
+            dup_files[k] = plan.path("dups", k)
+            fs.save_npy(dup_files[k], rec)
+    big = np.flatnonzero(sizes > 1)
+    hist = np.bincount(sizes[big]) if big.size else np.empty(0, dtype=np.int64)
+    # the largest clusters, ties by first document: their kept document and up to three duplicates
+    top = big[np.lexsort((big, -sizes[big]))][:EXAMPLES]
+    examples = []
+    for r in top.tolist():
+        members = in_cluster[roots[in_cluster] == r]
+        k_doc = int(kept[np.searchsorted(in_cluster, members[0])])
+        examples.append((int(sizes[r]), [k_doc, *[int(m) for m in members if m != k_doc][:3]]))
     return {
-        "pairs_verified": int(edges.size),
-        "clusters": int((sizes > 1).sum()),
-        "documents_in_clusters": int(in_cluster.size),
-        "duplicates": int(dup.size),
-        "cluster_sizes": {str(k): int(v) for k, v in sorted(hist.items())},
-        "largest_cluster": int(sizes.max()) if n_docs else 0,
+        "stats": {
+            "pairs_verified": pairs,
+            "clusters": int(big.size),
+            "documents_in_clusters": int(in_cluster.size),
+            "duplicates": int(dup.size),
+            "cluster_sizes": {str(s): int(n) for s, n in enumerate(hist.tolist()) if n},
+            "largest_cluster": int(sizes.max()) if n_docs else 0,
+        },
+        "dup_files": dup_files,
+        "examples": examples,
     }
-
-
-def _rows_1d(plan: Plan, gidx: np.ndarray) -> np.ndarray:
-    shard, row = plan.locate(gidx)
-    out = np.empty(gidx.size, dtype=np.int64)
-    for k in np.unique(shard):
-        sel = shard == k
-        out[sel] = _load(plan.path("len", int(k)))[row[sel]]
-    return out
 
 
 # ---------------------------------------------------------------------------- 4. write out
 
 
-def write_shard(plan: Plan, k: int, dup_file: str | None, out: str, clusters: str) -> dict[str, Any]:
-    """Shard `k` without its duplicates, plus its part of removed.parquet. `clusters` is the file of
-    (global index, cluster id, cluster size) per duplicate, sorted by index: a task gets its path, not
-    a corpus-sized mapping (an executor copies every parameter of every task)."""
+def _ids(plan: Plan, k: int) -> pa.ChunkedArray:
+    return dataset.open_parquet(plan.shards[k]).read(columns=["id"]).column("id")
+
+
+def write_shard(plan: Plan, k: int, dup_file: str | None, out: str) -> dict[str, Any]:
+    """Shard `k` without its duplicates, plus its part of removed.parquet. `dup_file` holds this
+    shard's duplicates only (DUP_DTYPE): a task gets a path, never a corpus-sized mapping (an
+    executor copies every parameter of every task). The ids of the kept documents are read from
+    their shards' id columns."""
     marker = plan.path("done", k, "json")
     target = fs.join(out, dataset.shard_name(k))
     removed_path = plan.path("removed", k, "parquet")
@@ -281,18 +343,25 @@ def write_shard(plan: Plan, k: int, dup_file: str | None, out: str, clusters: st
         return json.loads(fs.read_text(marker))
     table = dataset.open_parquet(plan.shards[k]).read(columns=dataset.DOC_SCHEMA.names)
     if dup_file is not None:
-        dups = dataset.open_parquet(dup_file).read()
-        rows = dups.column("row").to_numpy().astype(np.int64)
+        dups = fs.load_npy(dup_file)
+        rows = dups["row"]
         keep = np.ones(table.num_rows, dtype=bool)
         keep[rows] = False
         gone = table.take(pa.array(rows))
-        details = _cluster_details(clusters, plan.offsets[k] + rows)
+        kept_ids = np.empty(rows.size, dtype=object)
+        for s in np.unique(dups["kept_shard"]).tolist():
+            sel = dups["kept_shard"] == s
+            ids = table.column("id") if s == k else _ids(plan, s)
+            kept_ids[sel] = ids.take(pa.array(dups["kept_row"][sel])).to_numpy(zero_copy_only=False)
         removed = pa.table(
             {
                 "id": gone.column("id"),
                 "source": gone.column("source"),
-                "reason": [f"dup_of:{x}" for x in dups.column("kept_id").to_pylist()],
-                "detail": details,
+                "reason": pc.binary_join_element_wise("dup_of:", pa.array(kept_ids, pa.string()), ""),
+                "detail": [
+                    f"cluster={c} size={n}"
+                    for c, n in zip(dups["cluster"].tolist(), dups["size"].tolist(), strict=True)
+                ],
             },
             schema=dataset.REMOVED_SCHEMA,
         )
@@ -301,27 +370,38 @@ def write_shard(plan: Plan, k: int, dup_file: str | None, out: str, clusters: st
         removed = dataset.REMOVED_SCHEMA.empty_table()
     dataset.write_table(removed_path, removed)
     written = dataset.write_table(target, table).to_json()
-    written["sources"] = dict(Counter(table.column("source").to_pylist()))
-    written["removed_sources"] = dict(Counter(removed.column("source").to_pylist()))
+    written["sources"] = _count(table.column("source"))
+    written["removed_sources"] = _count(removed.column("source"))
     fs.atomic_write(marker, json.dumps(written))
     return written
 
 
-def _cluster_details(clusters: str, index: np.ndarray) -> list[str]:
-    """``cluster=<id> size=<n>`` for each global document index (``cluster=-1 size=0`` if absent)."""
-    info = _load(clusters).reshape(-1, 3)
-    if not len(info):
-        return ["cluster=-1 size=0"] * index.size
-    pos = np.minimum(np.searchsorted(info[:, 0], index), len(info) - 1)
-    found = info[pos, 0] == index
-    cid, size = np.where(found, info[pos, 1], -1), np.where(found, info[pos, 2], 0)
-    return [f"cluster={c} size={n}" for c, n in zip(cid.tolist(), size.tolist(), strict=True)]
+def _count(column: pa.ChunkedArray) -> dict[str, int]:
+    vc = pc.value_counts(column)
+    return {str(v["values"]): int(v["counts"]) for v in vc.to_pylist()}
+
+
+def _examples(plan: Plan, examples: list[tuple[int, list[int]]]) -> list[tuple[int, list[tuple[str, str]]]]:
+    """(size, [(id, text) of the kept document, then up to three duplicates]) per example cluster."""
+    wanted = np.array(sorted({g for _, members in examples for g in members}), dtype=np.int64)
+    found: dict[int, tuple[str, str]] = {}
+    shard, row = plan.locate(wanted)
+    for k in np.unique(shard).tolist():
+        sel = shard == k
+        t = dataset.open_parquet(plan.shards[k]).read(columns=["id", "text"]).take(pa.array(row[sel]))
+        for g, i, x in zip(
+            wanted[sel].tolist(), t.column("id").to_pylist(), t.column("text").to_pylist(), strict=True
+        ):
+            found[g] = (i, x)
+    return [(size, [found[g] for g in members]) for size, members in examples]
 
 
 # ---------------------------------------------------------------------------------- stage
 
 
-def run_dedup(inp: str, out: str, cfg: DedupConfig, *, mapper: Mapper | None = None, force: bool = False) -> DedupResult:
+def run_dedup(
+    inp: str, out: str, cfg: DedupConfig, *, mapper: Mapper | None = None, force: bool = False
+) -> DedupResult:
     mapper = mapper or serial_map
     m_in = input_dataset(inp)
     bands, rows = bands_rows(cfg)
@@ -331,37 +411,56 @@ def run_dedup(inp: str, out: str, cfg: DedupConfig, *, mapper: Mapper | None = N
         return done
     shards = [fs.join(inp, s.name) for s in m_in.shards]
     offsets = np.concatenate([[0], np.cumsum([s.rows for s in m_in.shards])])
-    plan = Plan(tuple(shards), tuple(int(x) for x in offsets[:-1]), bands, rows, fs.join(out, WORK, fp))
     n_docs = int(offsets[-1])
+    plan = Plan(
+        tuple(shards), tuple(int(x) for x in offsets[:-1]), bands, rows, fs.join(out, WORK, fp),
+        partitions_for(n_docs, bands),
+    )  # fmt: skip
 
     counts = mapper("dedup-signatures", signature_shard, [(plan, k, cfg) for k in range(len(shards))])
     if sum(counts) != n_docs:
         raise InputError(f"{inp}: the shards hold {sum(counts)} documents, its manifest says {n_docs}")
-    edge_files = mapper("dedup-band", band_pairs, [(plan, b, cfg) for b in range(bands)])
-    stats = cluster(plan, edge_files, n_docs, cfg.keep)
-    dup_files = exact_dedup.resolve([fs.join(plan.root, "dups.npy")], dict(enumerate(shards)), fs.join(plan.root, "dupids"))
-    clusters = fs.join(plan.root, "cluster_of_dup.npy")
+    edge_files = mapper(
+        "dedup-band", band_pairs, [(plan, b, p, cfg) for b in range(bands) for p in range(plan.partitions)]
+    )
+    found = cluster(plan, edge_files, n_docs, cfg.keep)
+    dup_files: dict[int, str] = found["dup_files"]
     written = mapper(
-        "dedup-write", write_shard, [(plan, k, dup_files.get(k), out, clusters) for k in range(len(shards))]
+        "dedup-write", write_shard, [(plan, k, dup_files.get(k), out) for k in range(len(shards))]
     )
     failpoint("dedup:shards-written")
-    manifest = finalize(out, inp, m_in, plan, written, stats, cfg, fp)
+    manifest = finalize(
+        out, inp, m_in, plan, written, found["stats"], _examples(plan, found["examples"]), cfg, fp
+    )
     fs.rm(fs.join(out, WORK), recursive=True)
     return DedupResult(out, skipped=False, manifest=manifest)
 
 
 def finalize(
-    out: str, inp: str, m_in: DocumentManifest, plan: Plan, written: Sequence[dict[str, Any]],
-    stats: dict[str, Any], cfg: DedupConfig, fp: str,
+    out: str,
+    inp: str,
+    m_in: DocumentManifest,
+    plan: Plan,
+    written: Sequence[dict[str, Any]],
+    stats: dict[str, Any],
+    examples: list[tuple[int, list[tuple[str, str]]]],
+    cfg: DedupConfig,
+    fp: str,
 ) -> DedupManifest:
-    removed = dataset.merge_removed(out, [plan.path("removed", k, "parquet") for k in range(len(plan.shards))])
+    removed = dataset.merge_removed(
+        out, [plan.path("removed", k, "parquet") for k in range(len(plan.shards))]
+    )
     kept: Counter[str] = Counter()
     gone: Counter[str] = Counter()
     for w in written:
         kept.update(w["sources"])
         gone.update(w["removed_sources"])
     per_source = {
-        src: SourceStats(documents_in=kept[src] + gone[src], kept=kept[src], removed={"near_dup": gone[src]} if gone[src] else {})
+        src: SourceStats(
+            documents_in=kept[src] + gone[src],
+            kept=kept[src],
+            removed={"near_dup": gone[src]} if gone[src] else {},
+        )
         for src in sorted(set(kept) | set(gone))
     }
     shards = [ShardEntry.model_validate(w) for w in written]  # without the per-source counts of the markers
@@ -377,7 +476,10 @@ def finalize(
         shards=shards,
         removed=removed.entry(),
         lsh=LshSummary(
-            bands=plan.bands, rows=plan.rows, **lsh.curve_summary(plan.bands, plan.rows, cfg.threshold), s_curve=curve
+            bands=plan.bands,
+            rows=plan.rows,
+            **lsh.curve_summary(plan.bands, plan.rows, cfg.threshold),
+            s_curve=curve,
         ),
         stats=DedupStats(
             documents_in=n_in,
@@ -388,6 +490,6 @@ def finalize(
         ),
     )
     lsh.plot_s_curve(plan.bands, plan.rows, cfg.threshold, fs.join(out, "s_curve.svg"))
-    fs.atomic_write(fs.join(out, "clusters.md"), cluster_examples(inp, dataset.read_removed(out)))
+    fs.atomic_write(fs.join(out, "clusters.md"), cluster_examples(examples))
     dataset.write_manifest(out, manifest)
     return manifest
