@@ -148,8 +148,8 @@ def test_resume_after_a_kill_gives_identical_output(
         run_dedup(inp, out, cfg, mapper=dying_map)
     assert dataset.read_manifest(out) is None
     shingled: list[int] = []
-    original = stage.shingle.shingle_hashes
-    monkeypatch.setattr(stage.shingle, "shingle_hashes", lambda *a: shingled.append(1) or original(*a))
+    original = stage.shingle.batch_hashes
+    monkeypatch.setattr(stage.shingle, "batch_hashes", lambda *a: shingled.append(1) or original(*a))
     res = run_dedup(inp, out, cfg)
     assert shingled == []  # the signatures of the killed run were reused, not recomputed
     assert [s.sha256 for s in res.manifest.shards] == [s.sha256 for s in deduped.manifest.shards]

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from datasketch import LeanMinHash, MinHash, MinHashLSH
 
-from selene.dedup import lsh
+from selene.dedup import lsh, shingle
 from selene.dedup.minhash import (
     Permutations,
     jaccard_estimate,
@@ -340,3 +340,13 @@ def test_faster_than_datasketch_one_update_per_shingle(bases):
     ours = best_of_3(lambda: signatures([shingle_hashes(t, 5) for t in texts], perms))
     theirs = best_of_3(lambda: [textbook(t) for t in texts])
     assert theirs / ours > 5, f"only {theirs / ours:.1f}x faster"  # measured ~30x; slack for busy machines
+
+
+@pytest.mark.parametrize(("kind", "n"), [("word", 5), ("word", 1), ("word", 3), ("char", 5), ("char", 12)])
+def test_batch_hashes_give_each_document_its_shingle_set(bases, kind, n):  # type: ignore[no-untyped-def]
+    docs = [*bases[:20], "", "a b", "one two three four", "!!!", "x y z w v u", "é ü — ok", "word"]
+    values, counts = shingle.batch_hashes(docs, n, kind)
+    ends = np.cumsum(counts)
+    for i, text in enumerate(docs):
+        got = np.unique(values[ends[i] - counts[i] : ends[i]])
+        assert np.array_equal(got, shingle_hashes(text, n, kind)), (i, text[:40])

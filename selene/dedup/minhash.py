@@ -140,17 +140,30 @@ def signature(hashes: np.ndarray, perms: Permutations) -> np.ndarray:
 
 def signatures(docs: Sequence[np.ndarray], perms: Permutations, chunk: int = CHUNK_VALUES) -> np.ndarray:
     """Signatures of many documents at once: (len(docs), num_perm) uint64, row i = signature(docs[i]).
-
-    The shingle hashes of all documents are concatenated and permuted in chunks of about `chunk`
-    values (so memory stays bounded whatever the batch or document size), and each chunk is reduced
-    to per-document minima with one `np.minimum.reduceat` over the document offsets. A document split
-    across chunks is merged with `np.minimum`. Empty documents get the empty row (see `signature`).
-    """
-    out = np.full((len(docs), perms.num_perm), perms.max_value, dtype=np.uint64)
+    See `signatures_flat`."""
     lengths = np.fromiter((len(d) for d in docs), dtype=np.int64, count=len(docs))
     if not lengths.any():
+        return np.full((len(docs), perms.num_perm), perms.max_value, dtype=np.uint64)
+    values = np.concatenate([np.asarray(d, dtype=np.uint64) for d in docs])
+    return signatures_flat(values, lengths, perms, chunk)
+
+
+def signatures_flat(
+    values: np.ndarray, lengths: np.ndarray, perms: Permutations, chunk: int = CHUNK_VALUES
+) -> np.ndarray:
+    """Signatures of documents whose shingle hashes are concatenated in `values`, `lengths[i]` of them
+    for document i: (len(lengths), num_perm) uint64.
+
+    The hashes are permuted in chunks of about `chunk` values (so memory stays bounded whatever the
+    batch or document size), and each chunk is reduced to per-document minima with one
+    `np.minimum.reduceat` over the document offsets. A document split across chunks is merged with
+    `np.minimum`. Empty documents get the empty row (see `signature`).
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    out = np.full((len(lengths), perms.num_perm), perms.max_value, dtype=np.uint64)
+    if not lengths.any():
         return out
-    values = _inputs(np.concatenate([np.asarray(d, dtype=np.uint64) for d in docs]), perms)
+    values = _inputs(values, perms)
     rows = np.flatnonzero(lengths)  # reduceat cannot express an empty segment: skip those documents
     starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))[rows]
     ends = starts + lengths[rows]

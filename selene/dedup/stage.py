@@ -119,11 +119,10 @@ def signature_shard(plan: Plan, k: int, cfg: DedupConfig) -> int:
     sigs, keys, lengths = [], [], []
     for group in dataset.iter_row_groups(plan.shards[k], columns=["text"]):
         texts = group.column(0).to_pylist()
-        hashes = [shingle.shingle_hashes(t, cfg.ngram, cfg.shingle) for t in texts]
-        sig = minhash.signatures(hashes, perms)
+        values, counts = shingle.batch_hashes(texts, cfg.ngram, cfg.shingle)
+        sig = minhash.signatures_flat(values, counts, perms)
         key = lsh.band_keys(sig, plan.bands, plan.rows)
-        # documents without a single shingle get no LSH key: they would all collide with each other
-        key[np.fromiter((h.size == 0 for h in hashes), dtype=bool, count=len(texts))] = 0
+        key[counts == 0] = 0  # no shingle, no LSH key: such documents would all collide with each other
         sigs.append(sig.astype(perms.dtype))
         keys.append(key)
         lengths.append(np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts)))
