@@ -78,17 +78,22 @@ def resolve(bucket_files: list[str], docs_paths: dict[int, str], out_dir: str) -
         with fs.get_fs(p)[0].open(fs.get_fs(p)[1], "rb") as f:
             arrays.append(np.load(f))
     dups = np.concatenate(arrays) if arrays else np.empty(0, dtype=DUP_DTYPE)
-    kept_ids = np.empty(dups.size, dtype=object)
-    for kf in np.unique(dups["kept_file"]):
-        ids = dataset.open_parquet(docs_paths[int(kf)]).read(columns=["id"]).column("id").to_numpy(zero_copy_only=False)
-        sel = dups["kept_file"] == kf
-        kept_ids[sel] = ids[dups["kept_row"][sel]]
+    # the kept documents' ids, read one file's id column at a time, held as Arrow strings (compact
+    # buffers), never as a Python object per duplicate
+    pieces, where = [], []
+    for kf in np.unique(dups["kept_file"]).tolist():
+        sel = np.flatnonzero(dups["kept_file"] == kf)
+        ids = dataset.open_parquet(docs_paths[kf]).read(columns=["id"]).column("id")
+        pieces.append(ids.take(pa.array(dups["kept_row"][sel])))
+        where.append(sel)
+    kept_ids = pa.chunked_array([c for p in pieces for c in p.chunks], pa.string())
+    kept_ids = kept_ids.take(pa.array(np.argsort(np.concatenate(where)) if where else np.empty(0, np.int64)))
     out: dict[int, str] = {}
-    for f_idx in np.unique(dups["file"]):
-        sel = np.nonzero(dups["file"] == f_idx)[0]
+    for f_idx in np.unique(dups["file"]).tolist():
+        sel = np.flatnonzero(dups["file"] == f_idx)
         sel = sel[np.argsort(dups["row"][sel], kind="stable")]
-        path = fs.join(out_dir, f"{int(f_idx):05d}.parquet")
-        table = pa.table({"row": dups["row"][sel], "kept_id": list(kept_ids[sel])}, schema=DUP_SCHEMA)
+        path = fs.join(out_dir, f"{f_idx:05d}.parquet")
+        table = pa.table({"row": dups["row"][sel], "kept_id": kept_ids.take(pa.array(sel))}, schema=DUP_SCHEMA)
         dataset.write_table(path, table)
-        out[int(f_idx)] = path
+        out[f_idx] = path
     return out
