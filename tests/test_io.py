@@ -94,3 +94,35 @@ def test_parquet_bytes_are_deterministic(tmp_path: Path) -> None:
     b = dataset.write_table(str(tmp_path / "b.parquet"), t)
     assert a.sha256 == b.sha256
     assert pq.read_table(str(tmp_path / "a.parquet")).num_rows == 0
+
+
+def test_row_groups_are_cut_by_bytes_and_rows_read_back_by_index(root: str) -> None:
+    import pyarrow as pa
+
+    texts = ["x" * n for n in (10, 500, 30, 30, 2000, 5, 5, 5, 700)]
+    table = pa.table(
+        {"id": [f"d{i}" for i in range(len(texts))], "text": texts, "source": ["s"] * 9, "meta": ["{}"] * 9}
+    )
+    path = fs.join(root, "t.parquet")
+    dataset.write_table(path, table, row_group_bytes=600)
+    pf = dataset.open_parquet(path)
+    groups = [pf.metadata.row_group(g).num_rows for g in range(pf.metadata.num_row_groups)]
+    sizes = dataset.row_bytes(table).tolist()
+    assert sum(groups) == 9
+    start = 0
+    for n in groups:  # each group within the budget unless it is a single row
+        assert n == 1 or sum(sizes[start : start + n]) <= 600
+        start += n
+    assert [t.num_rows for t in dataset.iter_row_groups(path)] == groups
+    rows = [0, 2, 4, 7, 8]
+    got = dataset.take_rows(path, rows, ["id", "text"])
+    assert got.column("id").to_pylist() == [f"d{i}" for i in rows]
+    assert got.column("text").to_pylist() == [texts[i] for i in rows]
+    assert dataset.take_rows(path, [], ["id"]).num_rows == 0
+    sink = dataset.ParquetSink(fs.join(root, "u.parquet"), dataset.DOC_SCHEMA, row_group_bytes=100)
+    for i, t in enumerate(texts):
+        sink.add(id=f"d{i}", text=t, source="s", meta="{}")
+    sink.close()
+    meta = dataset.open_parquet(fs.join(root, "u.parquet")).metadata
+    # streaming rows: a group closes with the row that reaches the budget
+    assert [meta.row_group(g).num_rows for g in range(meta.num_row_groups)] == [2, 3, 4]

@@ -369,15 +369,10 @@ def write_shard(plan: Plan, k: int, dup_file: str | None, out: str) -> dict[str,
         removed = dataset.REMOVED_SCHEMA.empty_table()
     dataset.write_table(removed_path, removed)
     written = dataset.write_table(target, table).to_json()
-    written["sources"] = _count(table.column("source"))
-    written["removed_sources"] = _count(removed.column("source"))
+    written["sources"] = dataset.value_counts(table.column("source"))
+    written["removed_sources"] = dataset.value_counts(removed.column("source"))
     fs.atomic_write(marker, json.dumps(written))
     return written
-
-
-def _count(column: pa.ChunkedArray) -> dict[str, int]:
-    vc = pc.value_counts(column)
-    return {str(v["values"]): int(v["counts"]) for v in vc.to_pylist()}
 
 
 def _examples(plan: Plan, examples: list[tuple[int, list[int]]]) -> list[tuple[int, list[tuple[str, str]]]]:

@@ -93,7 +93,9 @@ def resolve(bucket_files: list[str], docs_paths: dict[int, str], out_dir: str) -
         sel = np.flatnonzero(dups["file"] == f_idx)
         sel = sel[np.argsort(dups["row"][sel], kind="stable")]
         path = fs.join(out_dir, f"{f_idx:05d}.parquet")
-        table = pa.table({"row": dups["row"][sel], "kept_id": kept_ids.take(pa.array(sel))}, schema=DUP_SCHEMA)
+        table = pa.table(
+            {"row": dups["row"][sel], "kept_id": kept_ids.take(pa.array(sel))}, schema=DUP_SCHEMA
+        )
         dataset.write_table(path, table)
         out[f_idx] = path
     return out

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from selene import __version__, executor
 from selene.config import IngestConfig, SourceSpec
@@ -363,21 +364,22 @@ def finalize(
                         kept_n[src] += n
                     else:
                         removed_n[src][reason] += n
-            sink.add_table(dataset.open_parquet(work.removed(inp.idx)).read())
+            for group in dataset.iter_row_groups(work.removed(inp.idx)):
+                sink.add_table(group)
             if inp.idx in dup_files:
                 dups = dataset.open_parquet(dup_files[inp.idx]).read()
-                cand = dataset.open_parquet(work.docs(inp.idx)).read(columns=["id", "source"])
-                rows = dups.column("row").to_numpy()
-                ids = cand.column("id").take(pa.array(rows))
-                srcs = cand.column("source").take(pa.array(rows))
-                kept_ids = dups.column("kept_id").to_pylist()
-                for src in srcs.to_pylist():
-                    kept_n[src] -= 1
-                    removed_n[src]["exact_dup"] += 1
-                reasons = [f"exact_dup_of:{k}" for k in kept_ids]
+                cand = dataset.take_rows(work.docs(inp.idx), dups.column("row").to_numpy(), ["id", "source"])
+                for src, n in dataset.value_counts(cand.column("source")).items():
+                    kept_n[src] -= n
+                    removed_n[src]["exact_dup"] += n
                 sink.add_table(
                     pa.table(
-                        {"id": ids, "source": srcs, "reason": reasons, "detail": ["same normalised text"] * len(rows)},
+                        {
+                            "id": cand.column("id"),
+                            "source": cand.column("source"),
+                            "reason": pc.binary_join_element_wise("exact_dup_of:", dups.column("kept_id"), ""),
+                            "detail": pa.repeat(pa.scalar("same normalised text"), dups.num_rows),
+                        },
                         schema=dataset.REMOVED_SCHEMA,
                     )
                 )

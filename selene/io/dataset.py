@@ -274,6 +274,32 @@ def iter_batches(directory: str, columns: Sequence[str] | None = None, batch_siz
         yield from open_parquet(path).iter_batches(batch_size=batch_size, columns=list(columns) if columns else None)
 
 
+def take_rows(path: str, rows: Any, columns: Sequence[str]) -> pa.Table:
+    """Rows `rows` (sorted indices) of a Parquet file, reading one row group at a time and keeping
+    only the wanted rows of each: memory is one row group plus the result."""
+    import numpy as np
+
+    rows = np.asarray(rows, dtype=np.int64)
+    pf = open_parquet(path)
+    parts, start = [], 0
+    for g in range(pf.metadata.num_row_groups):
+        n = pf.metadata.row_group(g).num_rows
+        lo, hi = np.searchsorted(rows, [start, start + n])
+        if hi > lo:
+            parts.append(pf.read_row_group(g, columns=list(columns)).take(pa.array(rows[lo:hi] - start)))
+        start += n
+    if not parts:
+        return pf.schema_arrow.empty_table().select(list(columns))
+    return pa.concat_tables(parts)
+
+
+def value_counts(column: pa.ChunkedArray | pa.Array) -> dict[str, int]:
+    """Occurrences of each value of a string column, counted in Arrow."""
+    import pyarrow.compute as pc
+
+    return {str(v["values"]): int(v["counts"]) for v in pc.value_counts(column).to_pylist()}
+
+
 def iter_row_groups(path: str, columns: Sequence[str] | None = None) -> Iterator[pa.Table]:
     """A shard one row group at a time: memory is bounded by the writer's row-group size in bytes,
     whatever the documents' length (`iter_batches` counts rows)."""
