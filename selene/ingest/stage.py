@@ -320,12 +320,18 @@ def run_ingest(
     shards = mapper(
         "write-shard",
         write_shard,
-        [(p, work.root, dup_files, out, cfg.row_group_docs, cfg.row_group_bytes) for p in plans],
+        [(p, work.root, _dups_of(p, dup_files), out, cfg.row_group_docs, cfg.row_group_bytes) for p in plans],
     )
     _remove_stale_parts(out, {s["name"] for s in shards})
     manifest = finalize(out, inputs, file_stats, dup_files, work, shards, cfg, fp)
     fs.rm(fs.join(out, WORK), recursive=True)
     return IngestResult(out, skipped=False, manifest=manifest)
+
+
+def _dups_of(plan: ShardPlan, dup_files: dict[int, str]) -> dict[int, str]:
+    """The duplicate files of the input files a shard reads: a task's parameters stay small however
+    many input files the corpus has."""
+    return {f: dup_files[f] for f, _, _ in plan.segments if f in dup_files}
 
 
 def _count_kept(stats: dict[str, Any]) -> int:
