@@ -322,7 +322,13 @@ class ExactDedupConfig(_Model):
     """Exact deduplication on normalised text (case, ASCII punctuation and whitespace folded), corpus-wide."""
 
     enabled: bool = True
-    buckets: int = Field(default=16, ge=1, le=4096, description="Hash-prefix buckets; memory is one bucket.")
+    buckets: int | None = Field(
+        default=None,
+        ge=1,
+        le=65536,
+        description="Hash buckets, one task each; memory is one bucket. Default: 16, or more when the memory "
+        "budget needs them (the result does not depend on the count).",
+    )
 
 
 class IngestConfig(_Model):

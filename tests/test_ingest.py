@@ -209,3 +209,24 @@ def test_shards_are_cut_by_bytes_in_corpus_order(tmp_path: Path) -> None:
     assert shards == [[(0, 0), (0, 1), (0, 3)], [(0, 4)], [(0, 5), (1, 1), (1, 2)]]
     capped = stage.plan_shards({f: len(s) for f, s in sizes.items()}, dups, lengths, 10**9, shard_docs=3)
     assert [sum(hi - lo for _, lo, hi in p.segments) for p in capped] == [4, 3, 1]  # spans include dups
+
+
+def test_exact_dedup_bucket_count_does_not_change_the_output(corpus: tuple[Path, list[SourceSpec]], result: stage.IngestResult, tmp_path: Path) -> None:
+    from selene import executor
+
+    executor.set_budget(1e-8, 1)  # a tiny budget: many more buckets than the default 16
+    try:
+        calls: list[str] = []
+
+        def counting_map(name, fn, args):  # type: ignore[no-untyped-def]
+            calls.extend(name for _ in args)
+            return [fn(*a) for a in args]
+
+        res = stage.run_ingest(str(tmp_path / "many"), cfg_for(corpus[1]), mapper=counting_map)
+    finally:
+        executor.set_budget(4.0, 1)
+    assert calls.count("exact-dedup-bucket") > 16
+    one = stage.run_ingest(str(tmp_path / "one"), cfg_for(corpus[1], exact_dedup={"buckets": 1}))
+    for r in (res, one):
+        assert [s.sha256 for s in r.manifest.shards] == [s.sha256 for s in result.manifest.shards]
+        assert r.manifest.removed.sha256 == result.manifest.removed.sha256

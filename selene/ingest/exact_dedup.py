@@ -38,13 +38,25 @@ def text_hash(text: str) -> tuple[int, int]:
     return d >> 64, d & 0xFFFFFFFFFFFFFFFF
 
 
-def dedup_bucket(bucket: int, buckets: int, docs_files: list[tuple[int, str]], out_path: str) -> str:
-    """Find the duplicates whose hash falls in `bucket`; write them as a DUP_DTYPE .npy file."""
+BYTES_PER_DOC = 96  # a bucket task per document of its bucket: hashes, ids, sort scratch
+
+
+def buckets_for(n_docs: int) -> int:
+    """Buckets so that one fits a task's memory budget (`executor.task_memory`); at least 16."""
+    from selene import executor
+
+    return max(16, -(-n_docs * BYTES_PER_DOC // max(1, executor.task_memory() // 2)))
+
+
+def dedup_bucket(bucket: int, buckets: int, docs_pattern: str, n_files: int, out_path: str) -> str:
+    """Find the duplicates whose hash falls in `bucket` among the candidate files
+    ``docs_pattern.format(i)`` for i < n_files (a pattern, not a list: a task's parameters stay small
+    however many files there are); write them as a DUP_DTYPE .npy file."""
     if fs.exists(out_path):
         return out_path
     parts = []
-    for file_idx, path in docs_files:
-        t = dataset.open_parquet(path).read(columns=["h1", "h2"])
+    for file_idx in range(n_files):
+        t = dataset.open_parquet(docs_pattern.format(file_idx)).read(columns=["h1", "h2"])
         h1 = t.column("h1").to_numpy()
         h2 = t.column("h2").to_numpy()
         rows = np.nonzero(h2 % np.uint64(buckets) == np.uint64(bucket))[0]

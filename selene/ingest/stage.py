@@ -118,7 +118,10 @@ class Work:
         return w
 
     def docs(self, i: int) -> str:
-        return fs.join(self.root, "files", f"{i:05d}.docs.parquet")
+        return self.docs_pattern().format(i)
+
+    def docs_pattern(self) -> str:
+        return fs.join(self.root, "files", "{:05d}.docs.parquet")
 
     def removed(self, i: int) -> str:
         return fs.join(self.root, "files", f"{i:05d}.removed.parquet")
@@ -129,8 +132,8 @@ class Work:
     def stats(self, i: int) -> str:
         return fs.join(self.root, "files", f"{i:05d}.stats.json")
 
-    def bucket(self, b: int) -> str:
-        return fs.join(self.root, "buckets", f"{b:04d}.npy")
+    def bucket(self, b: int, of: int) -> str:
+        return fs.join(self.root, f"buckets-{of}", f"{b:05d}.npy")
 
     def dups_dir(self) -> str:
         return fs.join(self.root, "dups")
@@ -308,9 +311,11 @@ def run_ingest(
 
     dup_files: dict[int, str] = {}
     if cfg.exact_dedup.enabled:
-        nb = cfg.exact_dedup.buckets
+        nb = cfg.exact_dedup.buckets or exact_dedup.buckets_for(sum(n_candidates.values()))
         buckets = mapper(
-            "exact-dedup-bucket", exact_dedup.dedup_bucket, [(b, nb, docs_files, work.bucket(b)) for b in range(nb)]
+            "exact-dedup-bucket",
+            exact_dedup.dedup_bucket,
+            [(b, nb, work.docs_pattern(), len(inputs), work.bucket(b, nb)) for b in range(nb)],
         )
         dup_files = exact_dedup.resolve(buckets, dict(docs_files), work.dups_dir())
     dup_rows = {f: dataset.open_parquet(p).read(columns=["row"]).column("row").to_numpy() for f, p in dup_files.items()}
