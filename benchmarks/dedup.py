@@ -1,143 +1,492 @@
-"""Near-duplicate detection: selene's dedup stage next to datasketch used the textbook way.
+"""Near-duplicate removal end to end: `selene dedup` against datatrove's MinHash pipeline.
 
-    python benchmarks/dedup.py [--bases N] [--threshold T]
+    python benchmarks/dedup.py [--bases N] [--scale 4] [--repeats 2] [--bands 16 --rows 8] [--profile]
 
-Corpus: the planted near-duplicate corpus of the tests (`tests/dedup_corpus.py`): real prose from the
-Python reference, each base document followed by variants at controlled word-5-gram Jaccard levels,
-with brute-force exact Jaccard as ground truth. Both sides: word 5-grams, 128 permutations, the same
-bands × rows, 1 process (= 1 core).
+datatrove runs in its own venv (it is not a dependency of selene); create it once with
 
-- selene: `run_dedup` end to end (read Parquet, shingles, signatures, band files, verified pairs,
-  union-find, output shards and removed.parquet), and its signature step alone.
-- textbook: `MinHash.update` per shingle, then an in-memory `MinHashLSH` (same bands × rows):
-  insert every document, query every document.
-Recall: share of pairs with exact J >= threshold + 0.05 that end up in the same cluster (connected
-components of the flagged pairs, for both). Precision: share of flagged pairs with exact
-J >= threshold - 0.1 (selene: each duplicate and the document it duplicates; datasketch: query hits).
+    python3 -m venv /work/venvs/datatrove
+    /work/venvs/datatrove/bin/pip install "datatrove[processing]==0.10.1" spacy pyarrow orjson
+
+(no torch: spacy is datatrove's English word tokeniser; `--datatrove-python` points elsewhere).
+Without it the datatrove side is skipped with a message.
+
+Corpus: the planted near-duplicate families of `tests/dedup_corpus.py` (a prose base document from
+the Python reference and one variant per target Jaccard 1.0 ... 0.3). The reference holds only 188
+bases, so family k >= 188 is family k mod 188 under a word cipher (a seeded permutation of the
+vocabulary, one per replica): a bijection on words keeps every exact Jaccard of the family and
+shares no 5-gram with other replicas. The 1x input is the first `--bases` families, the 4x input the
+first `--scale` times as many; both are selene document datasets (Parquet shards + manifest), and
+datatrove reads the same Parquet shards (`ParquetReader`).
+
+Both sides, as users run them, one worker each, timed as whole commands (wall clock, and the
+child's user+sys CPU and peak RSS from `os.wait4`, since the machine may be shared):
+- selene: ``python -m selene.cli dedup -i IN -o OUT --bands B --rows R --num-perm B*R ...``,
+  ``SELENE_PREFECT=off``, workers 1.
+- datatrove: `benchmarks/_datatrove_minhash.py`: MinhashDedupSignature → Buckets → Cluster → Filter,
+  each under LocalPipelineExecutor(workers=1), kept and removed documents written as Parquet.
+Same parameters: word 5-grams, B bands (buckets) × R rows (hashes per bucket) = 128 permutations.
+selene also verifies candidates on the full signature (estimated J >= threshold; `--verify`);
+datatrove has no threshold: every band collision is a duplicate. Each measurement is the minimum of
+`--repeats` runs (`--selene-repeats` for selene, whose runs take seconds and are cheap to repeat).
+Speed is the marginal throughput (docs_4x - docs_1x) / (t_4x - t_1x), so start-up cancels.
+
+Quality, on the 4x run, against exact word-5-gram Jaccard (`tests/dedup_corpus.py`): clusters are
+the connected components of what each tool merged (selene: `dup_of:<id>` in removed.parquet;
+datatrove: the pairs in its `.dups` files, which is what its stage 3 unions).
+- recall: share of pairs with exact J >= threshold (and >= threshold + 0.05) in one cluster;
+- precision (kept): share of removed documents whose exact J with the document kept for their
+  cluster is >= threshold - 0.1;
+- precision (any): ... with at least one other member of their cluster.
+Ground-truth pairs come from `pairs_at_least` over the first 188 families (replica 0), carried to
+every replica by the cipher; cross-replica pairs share no 5-gram. Precision (kept) is computed
+directly with `exact_jaccard` on each removed document and its kept one.
+
+`--profile` also runs selene's 4x command with a timer around each of its steps and prints them.
 """
 
 from __future__ import annotations
 
 import argparse
-import resource
+import json
+import os
+import random
+import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-from datasketch import MinHash, MinHashLSH
+import numpy as np
+import pyarrow.parquet as pq
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from selene.config import DedupConfig  # noqa: E402
-from selene.dedup import minhash, shingle  # noqa: E402
-from selene.dedup.stage import bands_rows, run_dedup  # noqa: E402
-from selene.io import dataset  # noqa: E402
 from tests.corpus import write_dataset  # noqa: E402
-from tests.dedup_corpus import TARGETS, pairs_at_least, planted_corpus, reference_words  # noqa: E402
+from tests.dedup_corpus import (  # noqa: E402
+    TARGETS,
+    base_documents,
+    exact_jaccard,
+    pairs_at_least,
+    reference_words,
+    variant,
+)
+
+DATATROVE_PYTHON = "/work/venvs/datatrove/bin/python"
+DATATROVE_SCRIPT = ROOT / "benchmarks" / "_datatrove_minhash.py"
+_WORD = re.compile(r"[^\W_]+")
 
 
-def peak_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+# ---------------------------------------------------------------------------------- corpus
 
 
-def selene_side(docs: list[tuple[str, str]], tmp: Path, cfg: DedupConfig) -> tuple[float, float, set[tuple[str, str]], dict[str, str]]:
-    inp = write_dataset(str(tmp / "in"), docs, shard_docs=1000)
-    perms = minhash.Permutations.from_seed(cfg.num_perm, cfg.seed)
-    minhash.signatures([shingle.shingle_hashes(text, cfg.ngram, cfg.shingle) for _, text in docs[:50]], perms)
-    t = time.perf_counter()
-    minhash.signatures([shingle.shingle_hashes(text, cfg.ngram, cfg.shingle) for _, text in docs], perms)
-    t_sig = time.perf_counter() - t
-    t = time.perf_counter()
-    res = run_dedup(inp, str(tmp / "out"), cfg)
-    t_all = time.perf_counter() - t
-    cluster = {d["id"]: d["id"] for d in dataset.iter_documents(res.out)}
-    flagged = set()
-    for r in dataset.read_removed(res.out).to_pylist():
-        kept = r["reason"][len("dup_of:") :]
-        cluster[r["id"]] = kept
-        flagged.add((r["id"], kept))
-    return t_sig, t_all, flagged, cluster
+@dataclass
+class Corpus:
+    docs: list[tuple[str, str]]  # (id, text), families in order
+    family_size: int  # documents per family: the base and its variants
+    real: int  # families made from distinct reference prose (replica 0)
+    truth: dict[tuple[int, int], float]  # replica-0 pairs (i < j) with exact J >= the lowest level asked
 
 
-def textbook_side(docs: list[tuple[str, str]], cfg: DedupConfig, bands: int, rows: int) -> tuple[float, float, set[tuple[str, str]]]:
-    t = time.perf_counter()
-    sigs = {}
-    for doc_id, text in docs:
-        words = reference_words(text)
-        m = MinHash(num_perm=cfg.num_perm, seed=cfg.seed)
-        for i in range(max(1, len(words) - cfg.ngram + 1)):
-            m.update(" ".join(words[i : i + cfg.ngram]).encode("utf-8"))
-        sigs[doc_id] = m
-    t_sig = time.perf_counter() - t
-    lsh = MinHashLSH(num_perm=cfg.num_perm, params=(bands, rows))
-    for doc_id, m in sigs.items():
-        lsh.insert(doc_id, m)
-    flagged = set()
-    for doc_id, m in sigs.items():
-        for other in lsh.query(m):
-            if other != doc_id and m.jaccard(sigs[other]) >= cfg.threshold:
-                flagged.add((doc_id, other))
-    return t_sig, time.perf_counter() - t, flagged
+def build_corpus(n_families: int, copies: int, min_j: float, seed: int = 7) -> Corpus:
+    """`n_families` families of 1 base + `copies` variants per target in TARGETS (see module doc)."""
+    real = base_documents(10**6, seed=0)
+    vocab = sorted({w for b in real for w in reference_words(b)})
+    rng = random.Random(seed)
+    families = []
+    for base in real[: min(len(real), n_families)]:
+        families.append([base] + [variant(base, t, rng, vocab) for t in TARGETS * copies])
+    truth = pairs_at_least([("", t) for fam in families for t in fam], min_j)
+    docs: list[tuple[str, str]] = []
+    for k in range(n_families):
+        replica, i = divmod(k, len(real))
+        fam = families[i]
+        if replica:
+            perm = list(vocab)
+            random.Random(f"{seed}:{replica}").shuffle(perm)
+            cipher = dict(zip(vocab, perm, strict=True))
+
+            def sub(m: re.Match[str], cipher: dict[str, str] = cipher) -> str:
+                return cipher.get(m.group().lower(), m.group())
+
+            fam = [_WORD.sub(sub, t) for t in fam]
+        docs.append((f"b{k}", fam[0]))
+        docs += [(f"b{k}v{t:g}c{c}", text) for (c, t), text in zip(_levels(copies), fam[1:], strict=True)]
+    return Corpus(docs, len(families[0]), len(families), truth)
 
 
-def clusters(ids: list[str], pairs: set[tuple[str, str]]) -> dict[str, str]:
-    """Connected components of the flagged pairs (what a dedup built on them would remove)."""
-    parent = {i: i for i in ids}
+def _levels(copies: int) -> list[tuple[int, float]]:
+    return [(c, t) for c in range(copies) for t in TARGETS]
 
-    def find(x: str) -> str:
+
+def truth_pairs(corpus: Corpus, n_docs: int, min_j: float) -> list[tuple[int, int]]:
+    """Every pair (global indices, i < j < n_docs) with exact J >= min_j: replica 0's, in every replica."""
+    per_replica = corpus.real * corpus.family_size
+    out = []
+    for offset in range(0, n_docs, per_replica):
+        out += [
+            (offset + i, offset + j)
+            for (i, j), jac in corpus.truth.items()
+            if jac >= min_j and offset + j < n_docs
+        ]
+    return out
+
+
+# -------------------------------------------------------------------------------- commands
+
+
+@dataclass
+class Run:
+    wall: float
+    cpu: float
+    rss_mib: float
+
+
+def timed(cmd: list[str], env: dict[str, str], log: Path) -> Run:
+    """Run `cmd` to completion; wall clock, and user+sys CPU and peak RSS of that child alone."""
+    with open(log, "w") as out:
+        t = time.perf_counter()
+        p = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        sys.exit(f"command failed ({p.returncode}): {' '.join(cmd)}\n{log.read_text()[-3000:]}")
+    return Run(wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024)
+
+
+def selene_cmd(inp: Path, out: Path, args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
+    cmd = [sys.executable, "-m", "selene.cli", "dedup", "-i", str(inp), "-o", str(out)]
+    cmd += ["--threshold", str(args.threshold), "--ngram", "5", "--shingle", "word", "--workers", "1"]
+    cmd += ["--num-perm", str(args.bands * args.rows), "--bands", str(args.bands), "--rows", str(args.rows)]
+    cmd += ["--verify", args.verify]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SELENE_PREFECT": "off"}
+    return cmd, env
+
+
+def datatrove_cmd(inp: Path, work: Path, args: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
+    cmd = [args.datatrove_python, str(DATATROVE_SCRIPT), str(inp), str(work)]
+    cmd += ["--ngram", "5", "--buckets", str(args.bands), "--rows", str(args.rows)]
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    return cmd, env
+
+
+def best_of(repeats: int, make: Callable[[], tuple[list[str], dict[str, str]]], out: Path, log: Path) -> Run:
+    """The fastest of `repeats` runs into a fresh `out` (left in place after the last run)."""
+    runs = []
+    for _ in range(repeats):
+        shutil.rmtree(out, ignore_errors=True)
+        runs.append(timed(*make(), log))
+    return Run(min(r.wall for r in runs), min(r.cpu for r in runs), max(r.rss_mib for r in runs))
+
+
+# --------------------------------------------------------------------------------- quality
+
+
+def _components(n: int, pairs: np.ndarray) -> np.ndarray:
+    parent = np.arange(n)
+
+    def find(x: int) -> int:
         while parent[x] != x:
             parent[x] = parent[parent[x]]
             x = parent[x]
         return x
 
-    for a, b in pairs:
+    for a, b in pairs.tolist():
         ra, rb = find(a), find(b)
         if ra != rb:
-            parent[max(ra, rb, key=ids.index)] = min(ra, rb, key=ids.index)
-    return {i: find(i) for i in ids}
+            parent[max(ra, rb)] = min(ra, rb)
+    return np.array([find(i) for i in range(n)])
+
+
+def selene_clusters(out: Path, index: dict[str, int]) -> tuple[np.ndarray, dict[int, int]]:
+    """(cluster label per document, kept document of each removed one) from removed.parquet."""
+    removed = pq.read_table(out / "removed.parquet", columns=["id", "reason"]).to_pylist()
+    kept = {index[r["id"]]: index[r["reason"].removeprefix("dup_of:")] for r in removed}
+    pairs = np.array(list(kept.items()), dtype=np.int64).reshape(-1, 2)
+    return _components(len(index), pairs), kept
+
+
+def datatrove_clusters(work: Path, index: dict[str, int]) -> tuple[np.ndarray, dict[int, int]]:
+    """The same from datatrove's files: its duplicate pairs (stage 2, what stage 3 unions) and its
+    removed documents (stage 4's exclusion writer). Documents are numbered in reading order, which
+    with one task is corpus order; the ids of the removed documents check it."""
+    pairs = [
+        np.fromfile(f, dtype="<u4").reshape(-1, 4)[:, [1, 3]]
+        for f in sorted((work / "buckets").glob("*.dups"))
+    ]
+    labels = _components(
+        len(index), np.concatenate(pairs).astype(np.int64) if pairs else np.empty((0, 2), np.int64)
+    )
+    removed_ids = [
+        i
+        for f in sorted((work / "removed").glob("*.parquet"))
+        for i in pq.read_table(f, columns=["id"]).column("id").to_pylist()
+    ]
+    remove_idx = (
+        np.fromfile(work / "remove_ids" / "000000.remove", dtype="<u4")
+        if (work / "remove_ids" / "000000.remove").exists()
+        else np.empty(0, np.uint32)
+    )
+    if sorted(index[i] for i in removed_ids) != sorted(remove_idx.tolist()):
+        sys.exit("datatrove: the removed documents are not the ones its .remove file lists (document order?)")
+    removed = {index[i] for i in removed_ids}
+    keeper = {int(lab): i for i, lab in enumerate(labels.tolist()) if i not in removed}
+    return labels, {r: keeper[int(labels[r])] for r in removed}
+
+
+def quality(
+    corpus: Corpus, n: int, labels: np.ndarray, kept: dict[int, int], threshold: float
+) -> dict[str, float]:
+    docs = corpus.docs[:n]
+    out: dict[str, float] = {}
+    for name, j in (("recall", threshold), ("recall+", threshold + 0.05)):
+        must = truth_pairs(corpus, n, j)
+        out[name] = sum(labels[a] == labels[b] for a, b in must) / max(len(must), 1)
+        out[f"{name} pairs"] = len(must)
+    low = threshold - 0.1
+    out["precision"] = sum(exact_jaccard(docs[r][1], docs[k][1]) >= low for r, k in kept.items()) / max(
+        len(kept), 1
+    )
+    near = defaultdict(set)
+    for a, b in truth_pairs(corpus, n, low):
+        near[a].add(b)
+        near[b].add(a)
+    out["precision any"] = sum(any(labels[m] == labels[r] for m in near[r]) for r in kept) / max(len(kept), 1)
+    out["removed"] = len(kept)
+    return out
+
+
+# --------------------------------------------------------------------------------- profile
+
+# Run in the child: selene's functions wrapped with timers (no profiler overhead), then `main`.
+PROFILE_DRIVER = """
+import json, sys, time
+from collections import defaultdict
+from collections.abc import Callable
+t0, c0 = time.perf_counter(), time.process_time()
+from selene import cli
+from selene.dedup import lsh, minhash, shingle, stage
+from selene.ingest import exact_dedup
+from selene.io import dataset
+t_import, c_import = time.perf_counter() - t0, time.process_time() - c0
+acc, cpu, calls = defaultdict(float), defaultdict(float), defaultdict(int)
+def wrap(mod, name, label):
+    f = getattr(mod, name)
+    def timed(*a, **k):
+        t, c = time.perf_counter(), time.process_time()
+        try:
+            return f(*a, **k)
+        finally:
+            acc[label] += time.perf_counter() - t
+            cpu[label] += time.process_time() - c
+            calls[label] += 1
+    setattr(mod, name, timed)
+for mod, name, label in STEPS:
+    wrap({"stage": stage, "shingle": shingle, "minhash": minhash, "lsh": lsh, "exact_dedup": exact_dedup,
+          "dataset": dataset}[mod], name, label)
+t, c = time.perf_counter(), time.process_time()
+rc = cli.main(sys.argv[2:])
+acc["main"], cpu["main"] = time.perf_counter() - t, time.process_time() - c
+acc["import"], cpu["import"] = t_import, c_import
+with open(sys.argv[1], "w") as f:
+    json.dump({"seconds": acc, "cpu": cpu, "calls": calls, "rc": rc}, f)
+import atexit, os, threading
+threading._shutdown()
+atexit._run_exitfuncs()
+sys.stdout.flush()
+os._exit(rc)  # as selene.cli.entrypoint: no module teardown
+"""
+STEPS = [  # (module, function, label): wall seconds inside each, summed over calls
+    ("stage", "run_dedup", "run_dedup (whole stage)"),
+    ("stage", "signature_shard", "  signatures (per shard)"),
+    ("shingle", "shingle_hashes", "    shingling"),
+    ("shingle", "_words", "      normalise + split words"),
+    ("shingle", "_combine", "      n-gram hashes"),
+    ("shingle", "_distinct", "      sort + distinct"),
+    ("minhash", "signatures", "    minhash"),
+    ("minhash", "_permute_into", "      permutations"),
+    ("lsh", "band_keys", "    band keys"),
+    ("stage", "_save", "  (.npy writes, inside these steps)"),
+    ("stage", "band_pairs", "  bands (sort + verify)"),
+    ("stage", "verify", "    verify"),
+    ("stage", "cluster", "  clustering"),
+    ("exact_dedup", "resolve", "  resolve kept ids"),
+    ("stage", "write_shard", "  write shards + removed parts"),
+    ("stage", "finalize", "  finalize"),
+    ("dataset", "merge_removed", "    merge removed.parquet"),
+    ("stage", "cluster_examples", "    clusters.md"),
+    ("lsh", "plot_s_curve", "    s_curve.svg"),
+    ("dataset", "write_manifest", "    manifest.json"),
+]
+
+
+def profile_selene(inp: Path, out: Path, work: Path, args: argparse.Namespace) -> None:
+    """selene's command at the larger size with a timer around each step (see STEPS); per step the
+    least of `--selene-repeats` runs, wall and CPU."""
+    cmd, env = selene_cmd(inp, out, args)
+    driver = f"STEPS = {STEPS!r}\n{PROFILE_DRIVER}"
+    wall: dict[str, list[float]] = defaultdict(list)
+    cpu: dict[str, list[float]] = defaultdict(list)
+    for _ in range(args.selene_repeats):
+        shutil.rmtree(out, ignore_errors=True)
+        run = timed([cmd[0], "-c", driver, str(work / "steps.json"), *cmd[3:]], env, work / "profile.log")
+        res = json.loads((work / "steps.json").read_text())
+        sec, used, calls = res["seconds"], res["cpu"], res["calls"]
+        whole = "run_dedup (whole stage)"
+        for d, r, total in ((wall, sec, run.wall), (cpu, used, run.cpu)):
+            d["whole command"].append(total)
+            d["interpreter start + exit"].append(total - r["import"] - r["main"])
+            d["imports (selene.cli + dedup modules)"].append(r["import"])
+            d["CLI outside run_dedup"].append(r["main"] - r[whole])
+            for _, _, label in STEPS:
+                d[label].append(r.get(label, 0.0))
+    print(f"\nselene dedup at {args.scale}x, time per step (least of {args.selene_repeats} runs)")
+    print(f"  {'step':<40}{'wall s':>8}{'CPU s':>8}{'calls':>8}")
+    for label in wall:
+        print(f"  {label:<40}{min(wall[label]):>8.3f}{min(cpu[label]):>8.3f}{calls.get(label, 1):>8}")
+
+
+def datatrove_steps(work: Path) -> str:
+    """Seconds per step of a datatrove run, from the stats.json its executor writes per stage."""
+    parts = []
+    for stage in ("signatures", "buckets", "clusters", "filter"):
+        for step in json.loads((work / "logs" / stage / "stats.json").read_text()):
+            name = " ".join(step["name"].encode("ascii", "ignore").decode().replace(":", " ").split()[1:])
+            parts.append(f"{name} {step.get('time_stats', {}).get('total', 0.0):.2f}")
+    return ", ".join(parts)
+
+
+# ------------------------------------------------------------------------------------ main
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bases", type=int, default=200, help="base documents (the reference has ~180)")
-    ap.add_argument("--copies", type=int, default=2, help="variants per Jaccard level and base (11 levels)")
+    ap.add_argument("--bases", type=int, default=500, help="families at 1x (default 500 = 6000 documents)")
+    ap.add_argument("--scale", type=int, default=4, help="the larger input is this many times the 1x one")
+    ap.add_argument(
+        "--copies", type=int, default=1, help="variants per target Jaccard per family (11 targets)"
+    )
     ap.add_argument("--threshold", type=float, default=0.8)
+    ap.add_argument("--bands", type=int, default=16, help="LSH bands = datatrove's num_buckets")
+    ap.add_argument("--rows", type=int, default=8, help="rows per band = datatrove's hashes_per_bucket")
+    ap.add_argument(
+        "--verify", default="signature", help="selene's check of candidates: signature | exact | none"
+    )
+    ap.add_argument("--repeats", type=int, default=2, help="runs per measurement; the fastest counts")
+    ap.add_argument(
+        "--selene-repeats", type=int, default=5, help="the same for selene (seconds per run, so noisier)"
+    )
+    ap.add_argument("--datatrove-python", default=DATATROVE_PYTHON)
+    ap.add_argument("--profile", action="store_true", help="also profile selene's command at the larger size")
+    ap.add_argument("--keep", help="keep inputs and outputs in this directory")
     args = ap.parse_args()
-    corpus = planted_corpus(n_base=args.bases, targets=TARGETS * args.copies, seed=7)
-    docs = corpus.docs
-    ids = [d for d, _ in docs]
-    mb = sum(len(t.encode()) for _, t in docs) / 1e6
-    cfg = DedupConfig(threshold=args.threshold)
-    bands, rows = bands_rows(cfg)
-    print(f"corpus: {len(docs)} documents, {mb:.1f} MB; threshold {cfg.threshold}, {bands} bands × {rows} rows")
 
-    tmp = Path(tempfile.mkdtemp(prefix="selene-bench-dedup-"))
+    t = time.perf_counter()
+    corpus = build_corpus(args.bases * args.scale, args.copies, args.threshold - 0.1)
+    sizes = {"1x": args.bases * corpus.family_size, f"{args.scale}x": len(corpus.docs)}
+    mb = {k: sum(len(t.encode()) for _, t in corpus.docs[:n]) / 1e6 for k, n in sizes.items()}
+    print(
+        f"corpus: {sizes['1x']} / {len(corpus.docs)} documents ({mb['1x']:.1f} / {mb[f'{args.scale}x']:.1f} MB), "
+        f"families of {corpus.family_size}, built in {time.perf_counter() - t:.1f} s; word 5-grams, "
+        f"{args.bands} bands x {args.rows} rows = {args.bands * args.rows} permutations, threshold {args.threshold}"
+    )
+    dt_ok = Path(args.datatrove_python).exists()
+    if not dt_ok:
+        print(f"datatrove side skipped: no {args.datatrove_python} (see this file's docstring to create it)")
+
+    tmp = Path(args.keep or tempfile.mkdtemp(prefix="selene-bench-dedup-"))
+    tmp.mkdir(parents=True, exist_ok=True)
+    index = {d: i for i, (d, _) in enumerate(corpus.docs)}
+    rows, qual = [], {}
     try:
-        s_sig, s_all, s_flag, cluster = selene_side(docs, tmp, cfg)
-        s_rss = peak_mib()
-        t_sig, t_all, t_flag = textbook_side(docs, cfg, bands, rows)
+        for size, n in sizes.items():
+            write_dataset(str(tmp / f"in-{size}"), corpus.docs[:n], shard_docs=2000)
+        sides = [("selene", selene_cmd)] + ([("datatrove", datatrove_cmd)] if dt_ok else [])
+        for side, make in sides:
+            for size, n in sizes.items():
+                out = tmp / f"{side}-{size}"
+                repeats = args.selene_repeats if side == "selene" else args.repeats
+                run = best_of(
+                    repeats,
+                    lambda make=make, out=out, size=size: make(tmp / f"in-{size}", out, args),
+                    out,
+                    tmp / f"{side}-{size}.log",
+                )
+                rows.append((side, size, n, mb[size], run))
+                print(f"  {side:<10}{size:>4}: {run.wall:7.2f} s wall, {run.cpu:7.2f} s CPU", flush=True)
+            big = f"{args.scale}x"
+            found = (
+                selene_clusters(tmp / f"selene-{big}", index)
+                if side == "selene"
+                else datatrove_clusters(tmp / f"datatrove-{big}", index)
+            )
+            qual[side] = quality(corpus, sizes[big], *found, args.threshold)
+        report(rows, qual, args)
+        if dt_ok:
+            print(
+                f"datatrove at {args.scale}x, seconds per step: {datatrove_steps(tmp / f'datatrove-{args.scale}x')}"
+            )
+        if args.profile:
+            profile_selene(tmp / f"in-{args.scale}x", tmp / "selene-profile", tmp, args)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if not args.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
 
-    truth = pairs_at_least(docs, cfg.threshold - 0.1)
-    must = [(ids[i], ids[j]) for (i, j), jac in truth.items() if jac >= cfg.threshold + 0.05]
-    good = {(ids[i], ids[j]) for i, j in truth} | {(ids[j], ids[i]) for i, j in truth}
-    s_recall = sum(cluster[a] == cluster[b] for a, b in must) / len(must)
-    t_cluster = clusters(ids, t_flag)
-    t_recall = sum(t_cluster[a] == t_cluster[b] for a, b in must) / len(must)
-    s_prec = sum(p in good for p in s_flag) / max(len(s_flag), 1)
-    t_prec = sum(p in good for p in t_flag) / max(len(t_flag), 1)
 
-    print(f"\n{'1 core':<34}{'docs/s':>9}{'MB/s':>8}{'recall':>8}{'precision':>10}")
-    print(f"{'selene signatures':<34}{len(docs) / s_sig:>9.0f}{mb / s_sig:>8.2f}")
-    print(f"{'datasketch signatures (update)':<34}{len(docs) / t_sig:>9.0f}{mb / t_sig:>8.2f}")
-    print(f"{'selene end to end (run_dedup)':<34}{len(docs) / s_all:>9.0f}{mb / s_all:>8.2f}{s_recall:>8.3f}{s_prec:>10.3f}")
-    print(f"{'datasketch end to end (LSH)':<34}{len(docs) / t_all:>9.0f}{mb / t_all:>8.2f}{t_recall:>8.3f}{t_prec:>10.3f}")
-    print(f"\nspeed-up: signatures {t_sig / s_sig:.1f}x, end to end {t_all / s_all:.1f}x (goal >= 20x at equal or better recall)")
-    print(f"pairs with J >= {cfg.threshold + 0.05:.2f}: {len(must)}; peak RSS after selene's run: {s_rss:.0f} MiB")
+def report(
+    rows: list[tuple[str, str, int, float, Run]], qual: dict[str, dict[str, float]], args: argparse.Namespace
+) -> None:
+    print(f"\n{'side':<11}{'size':>5}{'docs':>8}{'MB':>7}{'wall s':>9}{'CPU s':>9}{'peak RSS MiB':>14}")
+    for side, size, n, mb, r in rows:
+        print(f"{side:<11}{size:>5}{n:>8}{mb:>7.1f}{r.wall:>9.2f}{r.cpu:>9.2f}{r.rss_mib:>14.0f}")
+
+    marginal = {}
+    for side in dict.fromkeys(r[0] for r in rows):
+        (_, _, n1, mb1, r1), (_, _, n4, mb4, r4) = [r for r in rows if r[0] == side]
+        marginal[side] = [
+            (n4 - n1) / (r4.wall - r1.wall),
+            (mb4 - mb1) / (r4.wall - r1.wall),
+            (n4 - n1) / (r4.cpu - r1.cpu),
+            (mb4 - mb1) / (r4.cpu - r1.cpu),
+        ]
+    print(
+        f"\nmarginal ({args.scale}x - 1x){'docs/s wall':>16}{'MB/s wall':>12}{'docs/s CPU':>13}{'MB/s CPU':>11}"
+    )
+    for side, m in marginal.items():
+        print(f"{side:<19}{m[0]:>16.0f}{m[1]:>12.2f}{m[2]:>13.0f}{m[3]:>11.2f}")
+    if len(marginal) == 2:
+        ratio = [s / d for s, d in zip(marginal["selene"], marginal["datatrove"], strict=True)]
+        print(
+            f"{'selene / datatrove':<19}{ratio[0]:>15.1f}x{ratio[1]:>11.1f}x{ratio[2]:>12.1f}x{ratio[3]:>10.1f}x"
+        )
+
+    t = args.threshold
+    print(
+        f"\nquality at {args.scale}x{'recall J>=' + f'{t:.2f}':>16}{'recall J>=' + f'{t + 0.05:.2f}':>16}{'prec. kept':>12}{'prec. any':>11}{'removed':>9}"
+    )
+    for side, q in qual.items():
+        print(
+            f"{side:<14}{q['recall']:>16.4f}{q['recall+']:>16.4f}{q['precision']:>12.4f}{q['precision any']:>11.4f}{q['removed']:>9.0f}"
+        )
+    q0 = next(iter(qual.values()))
+    print(
+        f"pairs: {q0['recall pairs']:.0f} with J >= {t:.2f}, {q0['recall+ pairs']:.0f} with J >= {t + 0.05:.2f}; precision counts J >= {t - 0.1:.2f}"
+    )
+    if len(marginal) == 2:
+        s, d = qual["selene"], qual["datatrove"]
+        checks = [
+            f"speed {ratio[0]:.1f}x >= 5x: {'yes' if ratio[0] >= 5 else 'NO'}",
+            f"recall {s['recall']:.4f} >= {d['recall']:.4f}: {'yes' if s['recall'] >= d['recall'] else 'NO'}",
+            f"precision {s['precision']:.4f} >= {d['precision']:.4f}: "
+            + ("yes" if s["precision"] >= d["precision"] else "NO"),
+        ]
+        print("goal: " + "; ".join(checks))
 
 
 if __name__ == "__main__":
