@@ -165,6 +165,8 @@ def selene_cmd(inp: Path, out: Path, args: argparse.Namespace) -> tuple[list[str
     cmd += ["--threshold", str(args.threshold), "--ngram", "5", "--shingle", "word", "--workers", "1"]
     cmd += ["--num-perm", str(args.bands * args.rows), "--bands", str(args.bands), "--rows", str(args.rows)]
     cmd += ["--verify", args.verify]
+    if args.verify_margin is not None:
+        cmd += ["--verify-margin", str(args.verify_margin)]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "SELENE_PREFECT": "off"}
     return cmd, env
 
@@ -272,7 +274,6 @@ from collections.abc import Callable
 t0, c0 = time.perf_counter(), time.process_time()
 from selene import cli
 from selene.dedup import lsh, minhash, shingle, stage
-from selene.ingest import exact_dedup
 from selene.io import dataset
 t_import, c_import = time.perf_counter() - t0, time.process_time() - c0
 acc, cpu, calls = defaultdict(float), defaultdict(float), defaultdict(int)
@@ -288,7 +289,7 @@ def wrap(mod, name, label):
             calls[label] += 1
     setattr(mod, name, timed)
 for mod, name, label in STEPS:
-    wrap({"stage": stage, "shingle": shingle, "minhash": minhash, "lsh": lsh, "exact_dedup": exact_dedup,
+    wrap({"stage": stage, "shingle": shingle, "minhash": minhash, "lsh": lsh,
           "dataset": dataset}[mod], name, label)
 t, c = time.perf_counter(), time.process_time()
 rc = cli.main(sys.argv[2:])
@@ -305,18 +306,15 @@ os._exit(rc)  # as selene.cli.entrypoint: no module teardown
 STEPS = [  # (module, function, label): wall seconds inside each, summed over calls
     ("stage", "run_dedup", "run_dedup (whole stage)"),
     ("stage", "signature_shard", "  signatures (per shard)"),
-    ("shingle", "shingle_hashes", "    shingling"),
+    ("shingle", "batch_hashes", "    shingling (per row group)"),
     ("shingle", "_words", "      normalise + split words"),
     ("shingle", "_combine", "      n-gram hashes"),
-    ("shingle", "_distinct", "      sort + distinct"),
-    ("minhash", "signatures", "    minhash"),
+    ("minhash", "signatures_flat", "    minhash"),
     ("minhash", "_permute_into", "      permutations"),
     ("lsh", "band_keys", "    band keys"),
-    ("stage", "_save", "  (.npy writes, inside these steps)"),
     ("stage", "band_pairs", "  bands (sort + verify)"),
     ("stage", "verify", "    verify"),
     ("stage", "cluster", "  clustering"),
-    ("exact_dedup", "resolve", "  resolve kept ids"),
     ("stage", "write_shard", "  write shards + removed parts"),
     ("stage", "finalize", "  finalize"),
     ("dataset", "merge_removed", "    merge removed.parquet"),
@@ -378,6 +376,7 @@ def main() -> None:
     ap.add_argument(
         "--verify", default="signature", help="selene's check of candidates: signature | exact | none"
     )
+    ap.add_argument("--verify-margin", type=float, help="selene's --verify-margin (default: its own)")
     ap.add_argument("--repeats", type=int, default=2, help="runs per measurement; the fastest counts")
     ap.add_argument(
         "--selene-repeats", type=int, default=5, help="the same for selene (seconds per run, so noisier)"

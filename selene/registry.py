@@ -145,6 +145,10 @@ STAGES: tuple[Stage, ...] = (
             Option(("--bands",), "bands", "LSH bands (with --rows); default: chosen from threshold.", int),
             Option(("--rows",), "rows", "LSH rows per band (with --bands).", int),
             Option(("--verify",), "verify", "signature | exact | none (default signature)."),
+            Option(
+                ("--verify-margin",), "verify_margin",
+                "Keep pairs whose estimated Jaccard is >= threshold - margin (default 2.5 standard deviations).", float,
+            ),
             Option(("--keep",), "keep", "first | longest (default first)."),
         ),
     ),

@@ -57,6 +57,7 @@ DUP_DTYPE = np.dtype(
 VERIFY_CHUNK = 1 << 16  # candidate pairs verified at once: two (chunk × num_perm) blocks of signatures
 BAND_BYTES_PER_DOC = 48  # a band task's memory per document of its partition: keys, ids, sort scratch
 EXAMPLES = 5  # clusters shown in clusters.md
+SMALL_RUN = 8  # documents sharing a band key are all compared pairwise up to this many
 
 
 DedupResult = dataset.StageResult[DedupManifest]
@@ -165,21 +166,43 @@ def band_pairs(plan: Plan, band: int, part: int, cfg: DedupConfig) -> str:
     order = np.lexsort((idx, key))
     key, idx = key[order], idx[order]
     del order
-    same = key[1:] == key[:-1] if key.size else np.empty(0, dtype=bool)
-    run_start = np.maximum.accumulate(np.where(np.concatenate([[True], ~same]), np.arange(key.size), 0))
-    member = np.concatenate([[False], same]) if key.size else np.empty(0, dtype=bool)
-    # a star from the first document of each run: the same clusters as all pairs, linear in size
-    a, b = idx[run_start[member]], idx[member]
-    del key, idx, same, run_start, member
+    a, b = candidate_pairs(key, idx)
+    del key, idx
     edges = np.empty(a.size, dtype=EDGE_DTYPE)
     edges["a"], edges["b"] = a, b
     for lo in range(0, a.size, VERIFY_CHUNK):
         hi = min(lo + VERIFY_CHUNK, a.size)
         edges["j"][lo:hi] = verify(plan, a[lo:hi], b[lo:hi], cfg)
-    if cfg.verify != "none":
+    if cfg.verify == "exact":
         edges = edges[edges["j"] >= cfg.threshold]
+    elif cfg.verify == "signature":
+        edges = edges[edges["j"] >= cfg.verify_cutoff()]
     fs.save_npy(out, edges)
     return out
+
+
+def candidate_pairs(key: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs to verify among documents `idx` sorted by band `key`: in each run of equal keys of
+    at most SMALL_RUN documents, every pair, so a document that fails against one member is still
+    compared with the others; in a larger run (boilerplate, templates) a star from its first document
+    plus a chain of neighbours, linear in its size."""
+    n = key.size
+    if n < 2:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    start = np.concatenate([[True], key[1:] != key[:-1]])
+    run = np.cumsum(start) - 1
+    first = np.flatnonzero(start)
+    size = np.diff(np.append(first, n))[run]
+    small = size <= SMALL_RUN
+    a_parts, b_parts = [], []
+    for d in range(1, SMALL_RUN):
+        pair = (run[d:] == run[:-d]) & (small[:-d] | (d == 1))  # all pairs of small runs; chains of large
+        a_parts.append(idx[:-d][pair])
+        b_parts.append(idx[d:][pair])
+    star = ~small & ~start & (np.arange(n) - first[run] > 1)  # large runs: each member to the first
+    a_parts.append(idx[first[run[star]]])
+    b_parts.append(idx[star])
+    return np.concatenate(a_parts), np.concatenate(b_parts)
 
 
 def verify(plan: Plan, a: np.ndarray, b: np.ndarray, cfg: DedupConfig) -> np.ndarray:
