@@ -159,6 +159,44 @@ def test_exact_fit_at_document_ends() -> None:
     assert si0.tolist() == [[0, 0], [0, 4], [1, 4]]  # helpers.cpp keeps the offset at the end
 
 
+@pytest.mark.parametrize("extra", [0, 1])
+@pytest.mark.parametrize(
+    ("lengths", "doc_idx", "seq"),
+    [
+        ([5], [0], 2),  # a single document
+        ([1], [0], 1),  # a single one-token document: no sample with the extra token
+        ([3, 1, 1, 200, 2], [0, 1, 2, 3, 4], 7),  # documents shorter and longer than a sample
+        ([0, 0, 4, 0, 3, 0, 0], [0, 1, 2, 3, 4, 5, 6], 2),  # empty documents, leading and trailing
+        ([4, 4, 4], [2, 0, 1, 1, 2, 0, 0, 1, 2], 4),  # three epochs, exact fits at document ends
+        ([9, 2, 30], [1, 2, 0, 2, 1, 0], 64),  # fewer tokens than one sample
+        ([2_000_000_000] * 3, [0, 1, 2, 1, 0], 999_999_937),  # the stream passes 2**31 and 2**32
+        ([3_000_000_000, 7, 1], [1, 0, 2], 1_000_000_000),  # a length past int32: int64 rows
+    ],
+)
+def test_sample_index_equals_the_cpp_loop_on_edge_cases(
+    lengths: list[int], doc_idx: list[int], seq: int, extra: int
+) -> None:
+    sizes = np.array(lengths, dtype=np.int32 if max(lengths) < 2**31 else np.int64)
+    di = np.array(doc_idx, dtype=np.int32)
+    tokens = int(sizes[di].sum())
+    got = gpt_dataset.build_sample_index(sizes, di, seq, bool(extra))
+    np.testing.assert_array_equal(got, ref_build_sample_idx(sizes, di, seq, 1, tokens, extra))
+    assert got.dtype == (np.int32 if max(len(di), max(lengths)) < 2**31 else np.int64)
+    for unsigned in (sizes.astype(np.uint64), sizes.astype(np.int64)):  # same rows whatever the input dtype
+        np.testing.assert_array_equal(gpt_dataset.build_sample_index(unsigned, di, seq, bool(extra)), got)
+
+
+def test_sample_index_in_blocks_and_without_documents() -> None:
+    rng = np.random.default_rng(3)
+    sizes = rng.integers(0, 60, size=3000).astype(np.int32)
+    di = rng.permutation(np.tile(np.arange(3000, dtype=np.int32), 2))  # two epochs
+    whole = ref_build_sample_idx(sizes, di, 2, 1, int(sizes[di].sum()), 1)
+    assert len(whole) > 1 << 16  # more rows than one block of offsets
+    np.testing.assert_array_equal(gpt_dataset.build_sample_index(sizes, di, 2), whole)
+    empty = gpt_dataset.build_sample_index(sizes, np.array([], dtype=np.int32), 3)
+    assert empty.tolist() == [[0, 0]] and empty.dtype == np.int32
+
+
 def write_dataset(prefix: str, lengths: list[int]) -> list[np.ndarray]:
     """Documents whose tokens are unique (a running counter), so a token names its position."""
     docs, start = [], 0
