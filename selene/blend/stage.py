@@ -15,9 +15,10 @@
    ``<id>@<pass>``. Documents sampled 0 times go to removed.parquet (``blend:not_sampled``) for audit:
    they are not dropped data, only not part of this mix.
 5. `shuffle_bucket` per bucket: its scatter files read (the bucket is in memory once), the order
-   computed from the key column alone, then one part at a time is taken in that order and written:
-   parts of at most `shard_bytes` of text (a longer document alone) and `shard_docs` documents. No
-   sorted copy of the bucket is made, so a task holds about one bucket plus one part.
+   computed from the key column alone, then parts of at most `shard_bytes` of text (a longer
+   document alone) and `shard_docs` documents are written in that order, one row group at a time
+   taken from the scatter tables. No sorted copy of the bucket or of a part is made: a task holds
+   about one bucket (`SHUFFLE_MEMORY_FACTOR`).
 6. `publish` (main process): how many parts a bucket makes depends on its documents' lengths in key
    order, known only after step 5, so buckets write their parts under work names
    (``parts/b<bucket>-p<part>.parquet``) and publish renames them ``part-NNNNN.parquet`` in bucket
@@ -26,7 +27,7 @@
    a part whose work file is gone was already renamed (its final file has the recorded size), since
    a new run into the same directory first deletes the work files of any other configuration.
 
-Memory is one input shard (steps 1-4) or one bucket plus one part (step 5); the main process holds
+Memory is one input shard (steps 1-4) or one bucket plus one row group (step 5); the main process holds
 per-shard and per-bucket counts, never per-document data. Work files live under
 ``OUT/_work/<fingerprint>/`` with a completion marker per task; the manifest (with the plan and
 realised shares also written as ``blend.json``) is written last.
@@ -259,8 +260,8 @@ def shuffle_bucket(
 ) -> list[dict[str, Any]]:
     """Bucket `b`'s rows in key order, as work parts of at most `shard_bytes` of text (`shard_docs` rows).
 
-    Memory: the bucket (one single-chunk table per scatter file) plus the part being written; the
-    order is computed from the key column, and each part takes its rows from the scatter tables.
+    Memory: the bucket (one single-chunk table per scatter file) plus the row group being written;
+    the order is computed from the key column, and each row group takes its rows from the scatter tables.
     """
     marker = _done(root, "bucket-done", b)
     if fs.exists(marker):
