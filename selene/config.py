@@ -453,10 +453,19 @@ class BlendConfig(_Model):
         default=4.0, gt=0, description="Token estimate without a tokenizer (GPT-2-like BPE: ~4 bytes/token)."
     )
     token_sample_docs: int = Field(default=2000, ge=1, description="Documents per source to count tokens on.")
-    shuffle_buckets: int = Field(
-        default=16, ge=1, description="Out-of-core shuffle: documents scatter to buckets, each shuffled in memory."
+    shuffle_buckets: int | None = Field(
+        default=None,
+        ge=1,
+        description="Out-of-core shuffle: documents scatter to buckets, each shuffled in memory; default: "
+        "planned bytes of the mix / shuffle_bucket_bytes (from the data and config, never the workers).",
     )
-    shard_docs: int = Field(default=20_000, ge=1, description="Documents per output shard.")
+    shuffle_bucket_bytes: int = Field(
+        default=128 << 20,
+        ge=1 << 20,
+        description="Bytes of text per shuffle bucket when shuffle_buckets is unset (a shuffle task holds one).",
+    )
+    shard_bytes: int = Field(default=32 << 20, ge=1024, description="Bytes of text per output shard.")
+    shard_docs: int | None = Field(default=None, ge=1, description="Documents per output shard, at most.")
     seed: int = 1234
 
 

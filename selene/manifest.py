@@ -346,6 +346,11 @@ class BlendTotals(_Record):
     bytes_sampled: int = Field(description="UTF-8 bytes of the mix.")
     tokens_sampled: int = Field(description="Tokens of the mix.")
     max_share_error: float = Field(description="Largest |realised − requested| share over the sources.")
+    shuffle_buckets: int | None = Field(
+        default=None,
+        description="Buckets of the out-of-core shuffle (blend.shuffle_buckets, or chosen from the planned "
+        "bytes); absent in manifests written before it was recorded.",
+    )
 
 
 class BlendSummary(_Record):

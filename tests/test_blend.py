@@ -5,6 +5,10 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
+import signal
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -16,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from selene.blend import plan
+from selene.blend import plan, stage
 from selene.blend.stage import BLEND_JSON, REASON, report_rows, run_blend
 from selene.config import BlendConfig
 from selene.errors import ConfigError
@@ -200,11 +204,18 @@ def test_epochs_and_weights_mixed(corpus: str, tmp_path: Path) -> None:
         assert abs(s.share_realised - s.share_requested) < 0.01
 
 
-def test_same_seed_same_bytes_whatever_the_workers(corpus: str, tmp_path: Path) -> None:
-    cfg = BlendConfig(
-        weights={"Books3": 2, "Pile-CC": 1}, epochs={"Wikipedia": 0.7}, shuffle_buckets=5, shard_docs=300
-    )
+@pytest.mark.parametrize(
+    "sizing",
+    [{"shuffle_buckets": 5, "shard_docs": 300}, {"shuffle_bucket_bytes": 1 << 20, "shard_bytes": 100_000}],
+    ids=["explicit-buckets-docs", "auto-buckets-bytes"],
+)
+def test_same_seed_same_bytes_whatever_the_workers(
+    corpus: str, tmp_path: Path, sizing: dict[str, int]
+) -> None:
+    cfg = BlendConfig(weights={"Books3": 2, "Pile-CC": 1}, epochs={"Wikipedia": 0.7}, **sizing)
     a = run_blend(corpus, str(tmp_path / "a"), cfg)
+    used = a.manifest.blend.totals.shuffle_buckets
+    assert used == (cfg.shuffle_buckets or used) and used is not None and used >= 3
     b = run_blend(corpus, str(tmp_path / "b"), cfg, mapper=thread_map)
     assert shard_digests(a.out) == shard_digests(b.out)
     assert [s.sha256 for s in a.manifest.shards] == [s.sha256 for s in b.manifest.shards]
@@ -228,6 +239,86 @@ def test_out_of_core_shuffle_interleaves_sources(corpus: str, tmp_path: Path) ->
     assert all(s.rows <= 400 for s in res.manifest.shards)
     # each of the 4 buckets starts its own parts: at least ceil(rows / 400), at most 4 more
     assert len(ids) / 400 <= len(names) <= len(ids) // 400 + 4
+
+
+def test_parts_are_cut_by_bytes(tmp_path: Path) -> None:
+    docs = [d for i, s in enumerate(("a", "b")) for d in make_docs(s, 1500, i)]
+    docs.append(("huge-0", "x" * 300_000, "a"))  # longer than a part: a part of its own
+    inp = write_sources(tmp_path / "in", docs)
+    cfg = BlendConfig(epochs={"a": 1.5, "b": 1.0}, shard_bytes=64 << 10, shuffle_bucket_bytes=1 << 20)
+    res = run_blend(inp, str(tmp_path / "out"), cfg)
+    text_bytes = []
+    for p in dataset.list_shards(res.out):
+        table = dataset.open_parquet(p).read()
+        text_bytes.append(int(dataset.row_bytes(table.select(["text"])).sum()))
+        assert text_bytes[-1] <= cfg.shard_bytes or table.num_rows == 1, (p, text_bytes[-1], table.num_rows)
+    total, buckets = sum(text_bytes), res.manifest.blend.totals.shuffle_buckets
+    assert total == res.manifest.blend.totals.bytes_sampled
+    planned = sum(b.bytes * b.epochs for b in res.manifest.blend.sources.values())
+    assert buckets == math.ceil(planned / (1 << 20)) and buckets >= 3  # planned bytes / bucket bytes
+    # greedy cuts: parts are full but for the last of each bucket (and the part before the huge one)
+    assert len(text_bytes) <= total / (cfg.shard_bytes - 10_000) + 2 * buckets + 2
+    assert 300_000 in text_bytes
+    capped = run_blend(inp, str(tmp_path / "capped"), cfg.model_copy(update={"shard_docs": 40}))
+    assert all(s.rows <= 40 for s in capped.manifest.shards)
+    assert len(capped.manifest.shards) > len(text_bytes)
+    assert read_out(capped.out).column("id").to_pylist() == read_out(res.out).column("id").to_pylist()
+
+
+def test_auto_bucket_count_follows_the_planned_bytes() -> None:
+    sizes = {s: plan.SourceSize(1000, 50 << 20, 12 << 20, "estimated", 0.25) for s in ("a", "b")}
+    cfg = BlendConfig(epochs={"a": 1.0, "b": 1.0}, shuffle_bucket_bytes=16 << 20)
+    assert plan.planned_bytes(sizes, {"a": 1.0, "b": 1.0}) == 100 << 20
+    assert plan.shuffle_buckets(sizes, {"a": 1.0, "b": 1.0}, cfg) == 7  # ceil(100 / 16)
+    assert plan.shuffle_buckets(sizes, {"a": 3.0, "b": 1.0}, cfg) == 13  # more output, more buckets
+    smaller = cfg.model_copy(update={"shuffle_bucket_bytes": 4 << 20})
+    assert plan.shuffle_buckets(sizes, {"a": 1.0, "b": 1.0}, smaller) == 25
+    assert plan.shuffle_buckets(sizes, {"a": 0.001, "b": 0.0}, cfg) == 1
+    explicit = cfg.model_copy(update={"shuffle_buckets": 3})
+    assert plan.shuffle_buckets(sizes, {"a": 3.0, "b": 1.0}, explicit) == 3
+
+
+def test_explicit_bucket_count_equal_to_the_automatic_one_gives_the_same_bytes(
+    corpus: str, tmp_path: Path
+) -> None:
+    auto = BlendConfig(
+        weights={"Books3": 1, "Wikipedia": 1}, shuffle_bucket_bytes=1 << 20, shard_bytes=50_000
+    )
+    a = run_blend(corpus, str(tmp_path / "auto"), auto)
+    n = a.manifest.blend.totals.shuffle_buckets
+    assert n is not None and n > 3
+    b = run_blend(corpus, str(tmp_path / "explicit"), auto.model_copy(update={"shuffle_buckets": n}))
+    assert shard_digests(a.out) == shard_digests(b.out)
+    c = run_blend(corpus, str(tmp_path / "other"), auto.model_copy(update={"shuffle_buckets": n + 1}))
+    assert read_out(c.out).column("id").to_pylist() != read_out(a.out).column("id").to_pylist()
+
+
+def test_a_bucket_too_large_for_the_memory_budget_fails_before_the_shuffle(
+    corpus: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from selene import executor
+
+    monkeypatch.setattr(executor, "_budget", (0.25, 4))  # 64 MiB a task: what a shuffle task needs at least
+    calls: list[str] = []
+
+    def recording(name: str, fn: Callable[..., Any], args: Sequence[tuple]) -> list[Any]:
+        calls.append(name)
+        return [fn(*a) for a in args]
+
+    cfg = BlendConfig(weights={"Books3": 1, "Pile-CC": 1})
+    with pytest.raises(ConfigError, match=r"shuffle_bucket_bytes.*--memory-gb.*--workers"):
+        run_blend(corpus, str(tmp_path / "out"), cfg, mapper=recording)
+    assert "blend-scatter" not in calls  # checked on the plan, before any work per shard
+    explicit = cfg.model_copy(update={"shuffle_buckets": 2})
+    with pytest.raises(ConfigError, match=r"blend.shuffle_buckets is 2: raise it"):
+        run_blend(corpus, str(tmp_path / "out"), explicit)
+    # the budget only decides whether the run goes, never what it writes
+    small = cfg.model_copy(update={"shard_bytes": 1 << 20, "shuffle_bucket_bytes": 1 << 20})
+    monkeypatch.setattr(executor, "_budget", (0.25, 2))
+    tight = run_blend(corpus, str(tmp_path / "tight"), small)
+    monkeypatch.setattr(executor, "_budget", (64.0, 1))
+    roomy = run_blend(corpus, str(tmp_path / "roomy"), small)
+    assert shard_digests(tight.out) == shard_digests(roomy.out)
 
 
 def test_adding_a_source_keeps_the_others_sample(tmp_path: Path) -> None:
@@ -281,7 +372,7 @@ def test_manifest_blend_json_and_report(corpus: str, tmp_path: Path) -> None:
 
 
 def test_skip_on_rerun_and_force(corpus: str, tmp_path: Path) -> None:
-    cfg = BlendConfig(weights={"Books3": 1, "Pile-CC": 1})
+    cfg = BlendConfig(weights={"Books3": 1, "Pile-CC": 1}, shard_docs=300)
     first = run_blend(corpus, str(tmp_path / "out"), cfg)
     assert not first.skipped and not Path(first.out, "_work").exists()
     again = run_blend(corpus, str(tmp_path / "out"), cfg)
@@ -289,8 +380,10 @@ def test_skip_on_rerun_and_force(corpus: str, tmp_path: Path) -> None:
     digests = shard_digests(first.out)
     forced = run_blend(corpus, str(tmp_path / "out"), cfg, force=True)
     assert not forced.skipped and shard_digests(forced.out) == digests
-    changed = run_blend(corpus, str(tmp_path / "out"), cfg.model_copy(update={"shard_docs": 10_000}))
-    assert not changed.skipped and len(dataset.list_shards(changed.out)) <= cfg.shuffle_buckets
+    changed = run_blend(corpus, str(tmp_path / "out"), cfg.model_copy(update={"shard_docs": None}))
+    buckets = changed.manifest.blend.totals.shuffle_buckets
+    assert buckets == 1 and len(digests) > 10  # a few MB: one bucket, one part of 32 MiB at most
+    assert not changed.skipped and len(dataset.list_shards(changed.out)) == buckets
     assert sorted(p.name for p in Path(changed.out).glob("part-*")) == [
         s.name for s in changed.manifest.shards
     ]
@@ -317,6 +410,74 @@ def test_killed_run_resumes_from_its_markers(corpus: str, tmp_path: Path) -> Non
     res = run_blend(corpus, str(tmp_path / "out"), cfg, mapper=counting)
     assert [n for n, _ in calls] == ["blend-scan", "blend-scatter", "blend-shuffle"]
     assert shard_digests(res.out) == shard_digests(ref.out)
+
+
+def test_killed_while_publishing_resumes_without_reshuffling(
+    corpus: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cfg = BlendConfig(
+        epochs={"Books3": 1.5, "Pile-CC": 0.5}, shuffle_bucket_bytes=1 << 20, shard_bytes=200_000
+    )
+    ref = run_blend(corpus, str(tmp_path / "ref"), cfg)
+    assert (
+        ref.manifest.blend.totals.shuffle_buckets is not None
+        and ref.manifest.blend.totals.shuffle_buckets > 2
+    )
+    moved: list[str] = []
+    real_move = stage._move
+
+    def dying_move(src: str, dst: str) -> None:
+        if len(moved) == 5:
+            raise KeyboardInterrupt  # five parts renamed, then the run dies
+        real_move(src, dst)
+        moved.append(dst)
+
+    monkeypatch.setattr(stage, "_move", dying_move)
+    with pytest.raises(KeyboardInterrupt):
+        run_blend(corpus, str(tmp_path / "out"), cfg)
+    monkeypatch.setattr(stage, "_move", real_move)
+    assert len(list((tmp_path / "out").glob("part-*.parquet"))) == 5
+    shuffled: list[int] = []
+    real_shuffle = stage.shuffle_bucket
+
+    def counting(root: str, b: int, *rest: Any) -> Any:
+        shuffled.append(int(Path(root, "bucket-done", f"{b:05d}.json").exists()))
+        return real_shuffle(root, b, *rest)
+
+    monkeypatch.setattr(stage, "shuffle_bucket", counting)
+    res = run_blend(corpus, str(tmp_path / "out"), cfg)
+    assert shuffled and all(shuffled)  # every bucket was already shuffled: nothing is redone
+    assert shard_digests(res.out) == shard_digests(ref.out)
+    assert [s.sha256 for s in res.manifest.shards] == [s.sha256 for s in ref.manifest.shards]
+
+
+def test_sigkill_between_buckets_resumes_byte_identical(corpus: str, tmp_path: Path) -> None:
+    from selene.faults import ENV as FAILPOINT_ENV
+    from tests.pipeline_runs import ROOT, subprocess_env
+
+    cfg_file = tmp_path / "blend.yaml"
+    cfg_file.write_text(
+        "blend:\n  weights: {Books3: 1.0, Wikipedia: 1.0}\n  epochs: {Pile-CC: 0.25}\n"
+        "  shuffle_bucket_bytes: 1048576\n  shard_bytes: 100000\n"
+    )
+    env = subprocess_env(tmp_path, SELENE_PREFECT="off")
+    cmd = [sys.executable, "-m", "selene.cli", "blend", "-i", corpus, "-c", str(cfg_file), "-o"]
+    killed = subprocess.run(
+        [*cmd, str(tmp_path / "out")], env={**env, FAILPOINT_ENV: "blend:bucket-published"}, cwd=ROOT,
+        capture_output=True, start_new_session=True, timeout=120,
+    )  # fmt: skip
+    assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()[-2000:]
+    published = list((tmp_path / "out").glob("part-*.parquet"))
+    assert published and not (tmp_path / "out" / dataset.MANIFEST).exists()
+    for out in ("out", "ref"):
+        done = subprocess.run(
+            [*cmd, str(tmp_path / out)], env=env, cwd=ROOT, capture_output=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr.decode()[-2000:]
+    ref, out = str(tmp_path / "ref"), str(tmp_path / "out")
+    assert len(shard_digests(ref)) > len(published) and shard_digests(out) == shard_digests(ref)
+    assert Path(out, dataset.REMOVED).read_bytes() == Path(ref, dataset.REMOVED).read_bytes()
+    assert not list(Path(out).rglob("*.tmp-*")) and not Path(out, "_work").exists()
 
 
 def test_sampled_token_counts_with_a_tokenizer(corpus: str, tmp_path: Path) -> None:

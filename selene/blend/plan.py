@@ -255,6 +255,20 @@ def planned_docs(n_docs: int, epochs: float) -> int:
     return math.floor(epochs) * n_docs + partial_docs(n_docs, epochs)
 
 
+def planned_bytes(sizes: Mapping[str, SourceSize], epochs: Mapping[str, float]) -> int:
+    """UTF-8 bytes of text the plan puts in the mix: each source's bytes × its epochs."""
+    return round(sum(sizes[s].bytes * epochs.get(s, 0.0) for s in sizes))
+
+
+def shuffle_buckets(sizes: Mapping[str, SourceSize], epochs: Mapping[str, float], cfg: BlendConfig) -> int:
+    """Buckets of the out-of-core shuffle: `cfg.shuffle_buckets`, or enough that each holds about
+    `cfg.shuffle_bucket_bytes` of the planned text. A function of the data and the config only (never
+    of the memory budget or the workers): the bucket count decides the output order."""
+    if cfg.shuffle_buckets is not None:
+        return cfg.shuffle_buckets
+    return max(1, math.ceil(planned_bytes(sizes, epochs) / cfg.shuffle_bucket_bytes))
+
+
 def shares(tokens: Mapping[str, float]) -> dict[str, float]:
     total = sum(tokens.values())
     return {s: (t / total if total else 0.0) for s, t in tokens.items()}
@@ -287,12 +301,14 @@ def summarize(
     epochs: Mapping[str, float],
     sampled: Mapping[str, Mapping[str, int]],
     cfg: BlendConfig,
+    buckets: int | None = None,
 ) -> BlendSummary:
     """The `blend` section of the manifest: per source what was asked, planned and realised.
 
     `sampled[source]` has ``rows`` (documents in the mix, repeats counted), ``kept`` (distinct
     documents in it) and ``bytes`` (UTF-8 bytes of the rows). Realised tokens are those bytes times
-    the source's tokens/byte, so realised shares are comparable with the requested ones.
+    the source's tokens/byte, so realised shares are comparable with the requested ones. `buckets`:
+    the shuffle's bucket count, recorded with the totals.
     """
     planned = {s: sizes[s].tokens * epochs[s] for s in sizes}
     requested = shares(planned)
@@ -326,5 +342,6 @@ def summarize(
         bytes_sampled=sum(v["bytes"] for v in sampled.values()),
         tokens_sampled=sum(realised_tokens.values()),
         max_share_error=max((abs(realised[s] - requested[s]) for s in sizes), default=0.0),
+        shuffle_buckets=buckets,
     )
     return BlendSummary(sources=sources, totals=totals)

@@ -6,23 +6,38 @@
    token sample; tokens/byte is extrapolated to the whole source (`plan.source_sizes`).
 3. `plan.plan_epochs`: weights and epochs → epochs per source; the partial pass of each source is
    split over the shards (`plan.partial_split`), so no step holds a per-document plan of the corpus.
+   The number of shuffle buckets is `shuffle_buckets`, or the planned bytes of the mix divided by
+   `shuffle_bucket_bytes` (`plan.shuffle_buckets`): data and config decide it, never the workers or
+   the memory budget. The budget is only checked: a bucket that would not fit a task's share of it
+   (`check_bucket_memory`) stops the run before the shuffle, naming the settings to change.
 4. `scatter_shard` per input shard: the shard's sampled (document, pass) rows, each with a seeded
    random bucket and sort key, written to ``scatter/b<bucket>-s<shard>.parquet``; repeats get the id
    ``<id>@<pass>``. Documents sampled 0 times go to removed.parquet (``blend:not_sampled``) for audit:
    they are not dropped data, only not part of this mix.
-5. `shuffle_bucket` per bucket: its rows sorted by key, written as ``part-NNNNN.parquet`` of at most
-   `shard_docs` rows. Bucket sizes are known from step 4, so each bucket gets its own range of part
-   numbers and the global order is bucket order, then part order: the same seed gives byte-identical
-   output whatever the number of workers. Memory is one shard (steps 1-4) or one bucket (step 5).
+5. `shuffle_bucket` per bucket: its scatter files read (the bucket is in memory once), the order
+   computed from the key column alone, then parts of at most `shard_bytes` of text (a longer
+   document alone) and `shard_docs` documents are written in that order, one row group at a time
+   taken from the scatter tables. No sorted copy of the bucket or of a part is made: a task holds
+   about one bucket (`SHUFFLE_MEMORY_FACTOR`).
+6. `publish` (main process): how many parts a bucket makes depends on its documents' lengths in key
+   order, known only after step 5, so buckets write their parts under work names
+   (``parts/b<bucket>-p<part>.parquet``) and publish renames them ``part-NNNNN.parquet`` in bucket
+   order, then part order. The numbering is a function of the data and config alone: the same seed
+   gives byte-identical output whatever the number of workers. A run killed while publishing resumes:
+   a part whose work file is gone was already renamed (its final file has the recorded size), since
+   a new run into the same directory first deletes the work files of any other configuration.
 
-Work files live under ``OUT/_work/<fingerprint>/`` with a completion marker per task; the manifest
-(with the plan and realised shares also written as ``blend.json``) is written last.
+Memory is one input shard (steps 1-4) or one bucket plus one row group (step 5); the main process holds
+per-shard and per-bucket counts, never per-document data. Work files live under
+``OUT/_work/<fingerprint>/`` with a completion marker per task; the manifest (with the plan and
+realised shares also written as ``blend.json``) is written last.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
-import math
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -35,6 +50,7 @@ from selene.blend import plan
 from selene.config import BlendConfig
 from selene.errors import ConfigError, InputError
 from selene.executor import Mapper, serial_map
+from selene.faults import failpoint
 from selene.io import dataset, fs
 from selene.manifest import BlendInputs, BlendManifest, DocumentManifest, ShardEntry, Stats
 
@@ -42,6 +58,13 @@ WORK = dataset.WORK
 BLEND_JSON = "blend.json"
 REASON = "blend:not_sampled"
 KEY = "shuffle_key"
+SHUFFLE_MEMORY_FACTOR = 2.25
+"""Peak RSS of a shuffle task per byte of string data in its bucket: the Arrow tables (1.1×), what
+the Parquet reader and the allocator keep around them, the key order. Measured 1.65 (jemalloc),
+1.95 (mimalloc, pyarrow's default) and 2.25 (system malloc) on 100 MiB buckets of ~3 KB documents."""
+SHUFFLE_MEMORY_FIXED = 64 << 20
+"""Plus what does not grow with the bucket: the row group being taken and written (4 MiB of strings,
+a few copies) and the Parquet writer's pages (measured: ~55 MiB over 2 × bucket on 30 MiB buckets)."""
 _SP_CACHE: dict[str, Any] = {}
 
 
@@ -143,16 +166,18 @@ def scatter_path(root: str, bucket: int, k: int) -> str:
 
 
 def scatter_shard(
-    root: str, k: int, shard: str, spec: dict[str, tuple[float, int]], cfg: BlendConfig
+    root: str, k: int, shard: str, spec: dict[str, tuple[float, int]], buckets: int, cfg: BlendConfig
 ) -> dict[str, Any]:
-    """Shard `k`'s sampled rows into per-bucket files; its unsampled documents into removed rows.
+    """Shard `k`'s sampled rows into `buckets` per-bucket files; its unsampled documents into removed rows.
 
-    `spec[source]` is (epochs, documents of this shard in the source's partial pass).
+    `spec[source]` is (epochs, documents of this shard in the source's partial pass). Returns, per
+    bucket, the rows and the bytes of string data written to it (what a shuffle task will hold).
     """
     marker = _done(root, "scatter-done", k)
     if fs.exists(marker):
         return json.loads(fs.read_text(marker))
-    table = dataset.open_parquet(shard).read(columns=dataset.DOC_SCHEMA.names)
+    # one chunk per column: a take from a chunked column would join all its chunks on every call
+    table = dataset.open_parquet(shard).read(columns=dataset.DOC_SCHEMA.names).combine_chunks()
     names, codes = _sources_of(table)
     nbytes = _byte_lengths(table)
     rows, passes, unsampled = [], [], []
@@ -179,9 +204,10 @@ def scatter_shard(
     pas = np.concatenate(passes) if passes else np.empty(0, dtype=np.int64)
     # one stream per shard: its draws do not depend on how many workers run the other shards
     gen = plan.rng(plan.shard_seed(cfg.seed, plan.SHUFFLE, k))
-    bucket = gen.integers(0, cfg.shuffle_buckets, size=row.size)
+    bucket = gen.integers(0, buckets, size=row.size)
     key = gen.integers(0, 2**64, size=row.size, dtype=np.uint64)
-    counts = np.bincount(bucket, minlength=cfg.shuffle_buckets)
+    counts = np.bincount(bucket, minlength=buckets)
+    held = np.bincount(bucket, weights=dataset.row_bytes(table)[row], minlength=buckets)
     order = np.argsort(bucket, kind="stable")
     start = 0
     for b, n in enumerate(counts.tolist()):
@@ -197,13 +223,19 @@ def scatter_shard(
         {
             "id": table.column("id").take(pa.array(gone)),
             "source": table.column("source").take(pa.array(gone)),
-            "reason": pa.array([REASON] * gone.size, pa.string()),
+            "reason": pa.repeat(pa.scalar(REASON, pa.string()), gone.size),
             "detail": details.take(pa.array(codes[gone])),
         },
         schema=dataset.REMOVED_SCHEMA,
     )
     dataset.write_table(fs.join(root, "removed", f"{k:05d}.parquet"), removed)
-    return _finish(marker, {"buckets": counts.tolist(), "sources": sources, "removed": int(gone.size)})
+    result = {
+        "buckets": counts.tolist(),
+        "bucket_bytes": np.rint(held).astype(np.int64).tolist(),
+        "sources": sources,
+        "removed": int(gone.size),
+    }
+    return _finish(marker, result)
 
 
 def _rows_table(table: pa.Table, rows: np.ndarray, passes: np.ndarray, key: np.ndarray) -> pa.Table:
@@ -218,26 +250,102 @@ def _rows_table(table: pa.Table, rows: np.ndarray, passes: np.ndarray, key: np.n
 # ----------------------------------------------------------------------------- 5. shuffle
 
 
+def part_path(root: str, bucket: int, i: int) -> str:
+    """Part `i` of `bucket` under its work name, until `publish` gives it its place in the output."""
+    return fs.join(root, "parts", f"b{bucket:05d}-p{i:05d}.parquet")
+
+
 def shuffle_bucket(
-    root: str, b: int, shards: list[int], first_part: int, out: str, shard_docs: int
+    root: str, b: int, shards: list[int], shard_bytes: int, shard_docs: int | None
 ) -> list[dict[str, Any]]:
-    """Bucket `b`'s rows in key order, as parts first_part, first_part + 1 ... of `shard_docs` rows."""
+    """Bucket `b`'s rows in key order, as work parts of at most `shard_bytes` of text (`shard_docs` rows).
+
+    Memory: the bucket (one single-chunk table per scatter file) plus the row group being written;
+    the order is computed from the key column, and each row group takes its rows from the scatter tables.
+    """
     marker = _done(root, "bucket-done", b)
     if fs.exists(marker):
         written: list[dict[str, Any]] = json.loads(fs.read_text(marker))
-        if all(fs.exists(fs.join(out, w["name"])) for w in written):
-            return written
-    table = pa.concat_tables([dataset.open_parquet(scatter_path(root, b, k)).read() for k in shards])
+        return written
+    names = [*dataset.DOC_SCHEMA.names, KEY]
+    pieces = [_one_chunk(dataset.open_parquet(scatter_path(root, b, k)).read(columns=names)) for k in shards]
     # stable: equal keys (p ≈ n²/2^65) keep shard order, so the order is still fully determined
-    order = np.argsort(table.column(KEY).to_numpy(), kind="stable")
-    table = table.take(pa.array(order)).select(dataset.DOC_SCHEMA.names).cast(dataset.DOC_SCHEMA)
-    written = [
-        dataset.write_table(
-            fs.join(out, dataset.shard_name(first_part + i)), table.slice(start, shard_docs)
-        ).to_json()
-        for i, start in enumerate(range(0, table.num_rows, shard_docs))
-    ]
+    order = np.argsort(np.concatenate([p.column(KEY).to_numpy() for p in pieces]), kind="stable")
+    starts = np.cumsum([0, *(p.num_rows for p in pieces)])
+    pieces = [p.select(dataset.DOC_SCHEMA.names) for p in pieces]
+    text = np.concatenate([_byte_lengths(p) for p in pieces])[order]  # what parts are cut by
+    strings = np.concatenate([dataset.row_bytes(p) for p in pieces])[order]  # what row groups are cut by
+    written = []
+    for i, (lo, hi) in enumerate(itertools.pairwise(dataset.byte_cuts(text, shard_bytes, shard_docs))):
+        sink = dataset.ParquetSink(part_path(root, b, i), dataset.DOC_SCHEMA)
+        try:
+            # one row group at a time: a part is never whole in memory, only its Parquet pages
+            cuts = dataset.byte_cuts(strings[lo:hi], dataset.ROW_GROUP_BYTES, dataset.ROW_GROUP_ROWS)
+            for g0, g1 in itertools.pairwise(cuts):
+                sink.add_table(_take(pieces, starts, order[lo + g0 : lo + g1]))
+        except BaseException:
+            sink.abort()
+            raise
+        written.append(sink.close().to_json())
+    del pieces
+    pa.default_memory_pool().release_unused()  # the next task in this worker starts from little
     return _finish(marker, written)
+
+
+def _one_chunk(table: pa.Table) -> pa.Table:
+    return table.combine_chunks() if any(c.num_chunks > 1 for c in table.columns) else table
+
+
+def _take(pieces: list[pa.Table], starts: np.ndarray, rows: np.ndarray) -> pa.Table:
+    """Rows `rows` (indices into the concatenation of `pieces`), in that order.
+
+    Taken piece by piece from single-chunk tables and then put in order: Arrow's take on a chunked
+    table would first join every chunk, a copy of the whole bucket for every part.
+    """
+    piece = np.searchsorted(starts, rows, side="right") - 1
+    by_piece = np.argsort(piece, kind="stable")
+    bounds = np.searchsorted(piece[by_piece], np.arange(len(pieces) + 1))
+    taken = [
+        pieces[j].take(pa.array(rows[by_piece[lo:hi]] - starts[j]))
+        for j, (lo, hi) in enumerate(itertools.pairwise(bounds.tolist()))
+        if hi > lo
+    ]
+    grouped = pa.concat_tables(taken).combine_chunks() if taken else pieces[0].schema.empty_table()
+    inverse = np.empty_like(by_piece)
+    inverse[by_piece] = np.arange(by_piece.size)
+    return grouped.take(pa.array(inverse))
+
+
+def _move(src: str, dst: str) -> None:
+    f, p = fs.get_fs(src)
+    _, q = fs.get_fs(dst)
+    if fs.is_local(src):
+        os.replace(p, q)  # atomic on POSIX, also over an earlier run's part of the same name
+    else:
+        f.mv(p, q)
+
+
+def publish(out: str, root: str, buckets: Sequence[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Rename each bucket's work parts ``part-NNNNN.parquet``, numbered in bucket order, then part order.
+
+    Resumable: a part whose work file is gone was renamed by an earlier, killed attempt of this run
+    (`run_blend` deletes other configurations' work files first); its final file must then be there.
+    """
+    written: list[dict[str, Any]] = []
+    for parts in buckets:
+        for w in parts:
+            entry = {**w, "name": dataset.shard_name(len(written))}
+            src, dst = fs.join(root, "parts", w["name"]), fs.join(out, entry["name"])
+            if fs.exists(src):
+                _move(src, dst)
+            elif not fs.exists(dst) or fs.size(dst) != w["bytes"]:
+                raise InputError(
+                    f"{dst}: missing, and its work file {src} is gone; rerun with --force to blend again"
+                )
+            written.append(entry)
+        if parts:
+            failpoint("blend:bucket-published")  # crash tests: killed between two buckets' renames
+    return written
 
 
 # ---------------------------------------------------------------------------------- stage
@@ -254,6 +362,9 @@ def run_blend(
     if (done := dataset.open_output(out, fp, force, BlendManifest)) is not None:
         return done
     root = fs.join(out, WORK, fp)
+    for other in fs.ls(fs.join(out, WORK)):  # a killed run of another config: its parts are not ours
+        if other.rstrip("/").rsplit("/", 1)[-1] != fp:
+            fs.rm(other, recursive=True)
     shards = [fs.join(inp, s.name) for s in m_in.shards]
 
     scans = mapper("blend-scan", scan_shard, [(root, k, p) for k, p in enumerate(shards)])
@@ -266,28 +377,54 @@ def run_blend(
     samples = _token_samples(root, shards, per_shard, cfg, mapper) if cfg.tokenizer else None
     sizes = plan.source_sizes(totals, samples, cfg)
     epochs = plan.plan_epochs(sizes, cfg)
+    buckets = plan.shuffle_buckets(sizes, epochs, cfg)
+    check_bucket_memory(plan.planned_bytes(sizes, epochs) // buckets, buckets, cfg)  # before any work
     partial = plan.partial_split(per_shard, epochs, cfg.seed)
     specs = [
         {s: (epochs[s], int(partial[s][k])) for s in sources if per_shard[s][k]} for k in range(len(shards))
     ]
     scattered = mapper(
-        "blend-scatter", scatter_shard, [(root, k, p, specs[k], cfg) for k, p in enumerate(shards)]
+        "blend-scatter",
+        scatter_shard,
+        [(root, k, p, specs[k], buckets, cfg) for k, p in enumerate(shards)],
     )
 
-    counts = np.array([r["buckets"] for r in scattered], dtype=np.int64).reshape(
-        len(shards), cfg.shuffle_buckets
-    )
-    parts = [math.ceil(int(n) / cfg.shard_docs) for n in counts.sum(axis=0)]
-    first = np.concatenate([[0], np.cumsum(parts)]).tolist()
-    jobs = [
-        (root, b, np.flatnonzero(counts[:, b]).tolist(), int(first[b]), out, cfg.shard_docs)
-        for b in range(cfg.shuffle_buckets)
-        if parts[b]
-    ]
-    written = [w for ws in mapper("blend-shuffle", shuffle_bucket, jobs) for w in ws]
-    manifest = finalize(out, inp, m_in, root, scattered, written, sizes, epochs, cfg, fp)
+    # shards × buckets counts: small next to the corpus (thousands × hundreds of integers)
+    counts = np.array([r["buckets"] for r in scattered], dtype=np.int64).reshape(len(shards), buckets)
+    held = np.array([r["bucket_bytes"] for r in scattered], dtype=np.int64).reshape(len(shards), buckets)
+    check_bucket_memory(int(held.sum(axis=0).max()), buckets, cfg)
+    filled = [b for b in range(buckets) if counts[:, b].any()]
+    jobs = [(root, b, np.flatnonzero(counts[:, b]).tolist(), cfg.shard_bytes, cfg.shard_docs) for b in filled]
+    written = publish(out, root, mapper("blend-shuffle", shuffle_bucket, jobs))
+    manifest = finalize(out, inp, m_in, root, scattered, written, sizes, epochs, buckets, cfg, fp)
     fs.rm(fs.join(out, WORK), recursive=True)
     return BlendResult(out, skipped=False, manifest=manifest)
+
+
+def check_bucket_memory(largest: int, buckets: int, cfg: BlendConfig) -> None:
+    """Stop before the shuffle when its largest bucket (`largest` bytes of string data) would not fit
+    one task's share of the memory budget. Only a check: the budget never changes the output, so
+    nothing is adjusted here; the message names the settings that would make it fit.
+
+    The estimate is SHUFFLE_MEMORY_FACTOR × bucket + SHUFFLE_MEMORY_FIXED: the peak RSS of
+    `shuffle_bucket` above its worker's idle process, measured on buckets of 30 and 100 MiB.
+    """
+    need = SHUFFLE_MEMORY_FACTOR * largest + SHUFFLE_MEMORY_FIXED
+    have = executor.task_memory()
+    if need <= have:
+        return
+    gib, mib = 1 << 30, 1 << 20
+    how = (
+        f"blend.shuffle_buckets is {cfg.shuffle_buckets}: raise it"
+        if cfg.shuffle_buckets is not None
+        else f"lower blend.shuffle_bucket_bytes (now {cfg.shuffle_bucket_bytes // mib} MiB) for more buckets"
+    )
+    raise ConfigError(
+        f"blend: the largest of {buckets} shuffle buckets holds {largest / mib:,.0f} MiB and a shuffle task "
+        f"needs about {need / gib:.2f} GiB, more than its share of the memory budget ({have / gib:.2f} GiB: "
+        f"executor.memory_gb {executor.memory_budget() / gib:g} GiB over the workers). Either {how}, "
+        "give more memory (--memory-gb) or run fewer workers (--workers)"
+    )
 
 
 def _token_samples(
@@ -314,10 +451,13 @@ def finalize(
     written: list[dict[str, Any]],
     sizes: dict[str, plan.SourceSize],
     epochs: dict[str, float],
+    buckets: int,
     cfg: BlendConfig,
     fp: str,
 ) -> BlendManifest:
-    removed = dataset.merge_removed(out, [fs.join(root, "removed", f"{k:05d}.parquet") for k in range(len(scattered))])
+    removed = dataset.merge_removed(
+        out, [fs.join(root, "removed", f"{k:05d}.parquet") for k in range(len(scattered))]
+    )
     sampled: dict[str, dict[str, int]] = {s: {"in": 0, "kept": 0, "rows": 0, "bytes": 0} for s in sizes}
     for r in scattered:
         for src, c in r["sources"].items():
@@ -331,7 +471,7 @@ def finalize(
         or removed.rows != n_in - sum(c["kept"] for c in sampled.values())
     ):
         raise InputError("internal accounting error: sampled + not sampled differs from the input")
-    blend = plan.summarize(sizes, epochs, sampled, cfg)
+    blend = plan.summarize(sizes, epochs, sampled, cfg, buckets)
     names = {w["name"] for w in written}
     for path in fs.ls(out):  # parts of an earlier, larger blend into the same directory
         name = path.rstrip("/").rsplit("/", 1)[-1]
