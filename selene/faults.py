@@ -6,7 +6,8 @@ than wherever a polling test happens to notice a file. Unset (always, outside te
 costs one environment lookup.
 
 Points: ``dedup:shards-written``, ``decontaminate:shards-written``, ``tokenize:parts-written``,
-``tokenize:merged`` (each after the stage's outputs or parts exist and before its manifest).
+``tokenize:merged`` (each after the stage's outputs or parts exist and before its manifest), and
+``blend:bucket-published`` (after each shuffle bucket's parts are renamed into the output).
 """
 
 from __future__ import annotations
