@@ -214,14 +214,21 @@ def bench_size(args: argparse.Namespace, gb: float) -> dict:
         flush=True,
     )
     run = work / f"run-{gb:g}gb"
-    shutil.rmtree(run, ignore_errors=True)
-    run.mkdir(parents=True)
+    for stage in args.stages:  # the stages asked for run again; earlier stages' outputs are their input
+        shutil.rmtree(run / stage, ignore_errors=True)
+    run.mkdir(parents=True, exist_ok=True)
     cfg_path = run / "pipeline.yaml"
     cfg = pipeline_config(run, corpus_dir, args.workers, args.vocab_size, args.sample_docs)
     cfg_path.write_text(yaml.safe_dump(cfg, sort_keys=False))
     rows = []
     prev: Path | None = None
     prev_docs, prev_bytes = summary["documents"], summary["text_bytes"]
+    first = STAGES.index(args.stages[0])
+    if first:  # start from the kept output of the stage before (a run with --keep)
+        prev = run / STAGES[first - 1]
+        if not (prev / "manifest.json").exists():
+            raise SystemExit(f"{args.stages[0]} needs {prev}: run the stages before it with --keep")
+        prev_docs, prev_bytes = dataset_text(prev)
     for stage in args.stages:
         out = run / stage
         cmd = [
@@ -281,7 +288,12 @@ def bench_size(args: argparse.Namespace, gb: float) -> dict:
         "config": cfg,
         "stages": rows,
     }
-    (work / f"scale-{gb:g}gb.json").write_text(json.dumps(result, indent=1))
+    path = work / f"scale-{gb:g}gb.json"
+    if path.exists():  # keep the rows of stages not run this time
+        done = {m["stage"] for m in rows}
+        old = [m for m in json.loads(path.read_text())["stages"] if m["stage"] not in done]
+        result["stages"] = sorted(old + rows, key=lambda m: STAGES.index(m["stage"]))
+    path.write_text(json.dumps(result, indent=1))
     if not args.keep:
         shutil.rmtree(run, ignore_errors=True)
     return result
