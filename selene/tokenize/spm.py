@@ -66,7 +66,7 @@ def sample_lines(shards: list[str], rows: list[int], cfg: TokenizeConfig) -> Ite
 
     `sample_docs` documents are drawn with the seed. When their text is more than `sample_bytes`
     (UTF-8), a seeded random subset of them that fits is kept instead: sentencepiece holds its whole
-    sample in memory (measured: about 6 bytes per byte of text), so this cap, not the corpus, sets
+    sample in memory (measured: up to ~9.5 bytes per byte of text), so this cap, not the corpus, sets
     training memory. Stopping at the first `sample_bytes` in corpus order would see only the first
     sources of a blend. Lines come in corpus order and stop after `sample_chars` characters.
     ``sample_bytes: null`` gives the sample of selene <= 0.2.3 (the first `sample_chars` characters of
@@ -168,7 +168,7 @@ def _trim_heap() -> None:
     """Hand the C heap's free pages back to the OS (glibc; elsewhere a no-op).
 
     sentencepiece frees its sample after training, but glibc keeps most of the pages (measured: 513 of
-    a 682 MiB peak with a 100 MB sample), and the encoder that runs next in this process would sit on
+    a 682 MiB peak with a 100 MB sample of repetitive text), and the encoder that runs next in this process would sit on
     them for the whole stage: with the trim it starts from about 170 MiB.
     """
     if sys.platform.startswith("linux"):
