@@ -7,22 +7,35 @@ Python's own `tokenize` module for every benchmark.)
 
 Corpus: the sample's Pile documents ×`--repeat` (a counter appended so copies differ), as a document
 dataset. A tokenizer (vocab 8192) is trained once on it, then, in one process (= one core):
-- limit: `SentencePieceProcessor.encode(batch, num_threads=1)` over the same texts, in memory, in batches
-  of the stage's size (best of two passes);
+- limit: sentencepiece's batched encode (numpy ids, one thread) over the same texts, in memory, in
+  batches of the stage's size in bytes (best of two passes);
 - selene: `run_tokenize` end to end with that tokenizer (read Parquet, batched encode, EOD,
   write .bin/.idx parts, merge, manifest). Goal: >= 0.85 of the limit.
 Then the GPT sample index for 1B tokens and the random sample read rate (benchmarks/sample_index.py).
+
+    python benchmarks/tokenization.py --scale 100,400 [--data DIR] [--workers N]
+
+Scale mode: document datasets of about 100 and 400 MB of text (the Pile sample repeated; in each copy a
+seeded tenth of the lines gets its letters permuted, so the vocabulary keeps growing like a real
+corpus's long tail; shards of 600 documents; kept under `--data` for reuse), each run as the command
+``selene tokenize -i IN -o OUT`` (Prefect off) in a child process with default settings. Per phase:
+sample reading, sentencepiece training, encode, merge, finalize (wall time, and the peak RSS of the
+whole process tree during the phase, sampled every 20 ms with psutil); time per MB shows whether a phase
+grows faster than the corpus.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -33,6 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from selene.config import TokenizeConfig  # noqa: E402
+from selene.tokenize import spm as selene_spm  # noqa: E402
 from selene.tokenize.stage import run_tokenize  # noqa: E402
 from tests.corpus import write_dataset  # noqa: E402
 
@@ -45,10 +59,171 @@ def corpus(repeat: int) -> list[tuple[str, str]]:
     return [(f"d{k}-{i}", f"{t}\n[{k}]") for k in range(repeat) for i, t in enumerate(texts)]
 
 
+def scale_dataset(directory: Path, mb: int) -> Path:
+    """A document dataset of about `mb` MB of text, built once (see the module docstring)."""
+    import random
+
+    import pyarrow as pa
+
+    from selene.io import dataset
+    from tests.corpus import document_manifest
+
+    if (directory / "manifest.json").exists():
+        return directory
+    base = [t for _, t in corpus(1)]
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    shards, shard, size, k, n = [], [], 0, 0, 0
+    while size < mb * 1e6:
+        rng = random.Random(k)
+        perm = list(letters)
+        rng.shuffle(perm)
+        table = str.maketrans(letters, "".join(perm))
+        for text in base:
+            lines = text.split("\n")
+            lines = [ln.translate(table) if rng.random() < 0.1 else ln for ln in lines]
+            shard.append(f"{chr(10).join(lines)}\n[{k}]")
+            size += len(shard[-1].encode())
+            if len(shard) == 600 or size >= mb * 1e6:
+                t = pa.table({"id": [f"d{n + i}" for i in range(len(shard))], "text": shard, "source": ["s"] * len(shard),
+                              "meta": ["{}"] * len(shard)}, schema=dataset.DOC_SCHEMA)  # fmt: skip
+                shards.append(dataset.write_table(f"{directory}/{dataset.shard_name(len(shards))}", t))
+                n, shard = n + len(shard), []
+                if size >= mb * 1e6:
+                    break
+        k += 1
+    removed = dataset.write_table(f"{directory}/{dataset.REMOVED}", dataset.REMOVED_SCHEMA.empty_table())
+    dataset.write_manifest(str(directory), document_manifest(shards, removed, {"s": n}))
+    return directory
+
+
+# Run in the child: time the stage's phases (by wrapping its module functions), then the command.
+_CHILD = """
+import json, sys, time
+from selene.tokenize import indexed, spm, stage
+marks = []
+def wrap(mod, name, phase):
+    fn = getattr(mod, name)
+    def timed(*a, **k):
+        t = time.time()
+        try:
+            return fn(*a, **k)
+        finally:
+            marks.append((phase, t, time.time()))
+    setattr(mod, name, timed)
+def wrap_gen(mod, name, phase):  # one mark for all the time spent inside the generator
+    fn = getattr(mod, name)
+    def timed(*a, **k):
+        it, mark = fn(*a, **k), [phase, time.time(), 0.0]
+        marks.append(mark)
+        while True:
+            t = time.time()
+            try:
+                x = next(it)
+            except StopIteration:
+                return
+            finally:
+                mark[2] += time.time() - t
+            yield x
+    setattr(mod, name, timed)
+wrap_gen(spm, "sample_lines", "sample")
+wrap(spm, "train", "train")
+wrap(stage, "encode_shard", "encode")
+wrap(indexed, "merge", "merge")
+wrap(stage, "finalize", "finalize")
+from selene.cli import main
+rc = main(sys.argv[1:])
+print("PHASES " + json.dumps(marks))
+sys.exit(rc)
+"""
+
+
+def watch_tree(pid: int, stop: threading.Event, samples: list[tuple[float, int]]) -> None:
+    """Append (time, RSS of process `pid` and all its descendants) every 20 ms until `stop`."""
+    import psutil
+
+    root = psutil.Process(pid)
+    while not stop.is_set():
+        total = 0
+        try:
+            for p in [root, *root.children(recursive=True)]:
+                with contextlib.suppress(psutil.Error):
+                    total += p.memory_info().rss
+        except psutil.Error:
+            break
+        samples.append((time.time(), total))
+        time.sleep(0.02)
+
+
+def run_scale(sizes: list[int], data: Path, workers: int, code: list[str]) -> None:
+    for mb, src in ((mb, src) for mb in sizes for src in code):
+        inp = scale_dataset(data / f"docs-{mb}MB", mb)
+        out = Path(tempfile.mkdtemp(prefix="selene-bench-tokscale-"))
+        env = {**os.environ, "SELENE_PREFECT": "off", "PYTHONPATH": src}
+        cmd = [
+            sys.executable,
+            "-c",
+            _CHILD,
+            "tokenize",
+            "-i",
+            str(inp),
+            "-o",
+            str(out / "out"),
+            "-w",
+            str(workers),
+        ]
+        samples: list[tuple[float, int]] = []
+        stop = threading.Event()
+        t0 = time.time()
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True)
+        th = threading.Thread(target=watch_tree, args=(proc.pid, stop, samples), daemon=True)
+        th.start()
+        stdout, _ = proc.communicate()
+        wall = time.time() - t0
+        stop.set()
+        th.join()
+        shutil.rmtree(out, ignore_errors=True)
+        if proc.returncode:
+            raise SystemExit(f"selene tokenize failed ({proc.returncode}): {stdout[-2000:]}")
+        marks = json.loads(next(ln for ln in stdout.splitlines() if ln.startswith("PHASES "))[7:])
+        in_mb = sum(f.stat().st_size for f in inp.glob("part-*.parquet")) / 1e6
+        text_mb = mb
+        print(
+            f"\n{text_mb} MB of text ({in_mb:.0f} MB Parquet): selene tokenize -i {inp} -o OUT -w {workers}"
+        )
+        print(f"selene from {src}")
+        print(f"{'phase':<10}{'wall s':>9}{'s per 100 MB':>14}{'peak RSS tree MiB':>19}")
+        for phase in ("sample", "train", "encode", "merge", "finalize"):
+            ms = [m for m in marks if m[0] == phase]
+            if not ms:
+                continue
+            if phase == "sample":  # (phase, first start, total seconds inside the generator)
+                secs, lo, hi = ms[0][2], ms[0][1], max(m[2] for m in marks if m[0] == "train")
+            else:
+                lo, hi = min(m[1] for m in ms), max(m[2] for m in ms)
+                secs = hi - lo
+            peak = max((r for t, r in samples if lo <= t <= hi), default=0)
+            print(f"{phase:<10}{secs:>9.1f}{secs / text_mb * 100:>14.1f}{peak / 2**20:>19.0f}")
+        peak = max(r for _, r in samples)
+        print(f"{'command':<10}{wall:>9.1f}{wall / text_mb * 100:>14.1f}{peak / 2**20:>19.0f}")
+        sys.stdout.flush()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument(
+        "--scale", help="comma-separated MB of text: time `selene tokenize` per phase at those sizes"
+    )
+    ap.add_argument("--data", default=str(Path(tempfile.gettempdir()) / "selene-bench-tokscale"))
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--code", default=str(ROOT), help="comma-separated selene source trees to run in turn "
+                    "at each size (e.g. an older commit's `git archive` export), for before/after numbers")  # fmt: skip
     args = ap.parse_args()
+    if args.scale:
+        run_scale(
+            [int(x) for x in args.scale.split(",")], Path(args.data), args.workers, args.code.split(",")
+        )
+        return
     docs = corpus(args.repeat)
     texts = [t for _, t in docs]
     mb = sum(len(t.encode()) for t in texts) / 1e6
@@ -60,11 +235,18 @@ def main() -> None:
         t_train = time.perf_counter() - t
         model = str(tmp / "train" / "tokenizer.model")
         sp = spm.SentencePieceProcessor(model_file=model)
-        batch = TokenizeConfig().encode_batch
+        batches, size = [[]], 0  # the stage's batches: encode_batch_bytes of text (a longer text alone)
+        for text in texts:
+            n = len(text.encode())
+            if batches[-1] and size + n > TokenizeConfig().encode_batch_bytes:
+                batches.append([])
+                size = 0
+            batches[-1].append(text)
+            size += n
         t_limit, n_tokens = float("inf"), 0
         for _ in range(2):  # the best of two: the limit should not be flattered by a slow first pass
             t = time.perf_counter()
-            n_tokens = sum(len(x) + 1 for k in range(0, len(texts), batch) for x in sp.encode(texts[k : k + batch], num_threads=1))
+            n_tokens = sum(len(x) + 1 for b in batches for x in selene_spm.encode(sp, b, threads=1))
             t_limit = min(t_limit, time.perf_counter() - t)
         t = time.perf_counter()
         res = run_tokenize(inp, str(tmp / "out"), TokenizeConfig(tokenizer=model))
@@ -72,10 +254,16 @@ def main() -> None:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     assert res.manifest.stats.tokens == n_tokens == first.manifest.stats.tokens
-    print(f"corpus: {len(docs)} documents, {mb:.1f} MB, {n_tokens:,} tokens (vocab 8192; training took {t_train:.1f} s)")
+    print(
+        f"corpus: {len(docs)} documents, {mb:.1f} MB, {n_tokens:,} tokens (vocab 8192; training took {t_train:.1f} s)"
+    )
     print(f"\n{'1 core':<44}{'tokens/s':>12}{'MB/s':>8}{'vs limit':>10}")
-    print(f"{'limit: sentencepiece encode, in memory':<44}{n_tokens / t_limit:>12,.0f}{mb / t_limit:>8.2f}{1:>10.1%}")
-    print(f"{'selene run_tokenize (Parquet → .bin/.idx)':<44}{n_tokens / t_sel:>12,.0f}{mb / t_sel:>8.2f}{t_limit / t_sel:>10.1%}")
+    print(
+        f"{'limit: sentencepiece encode, in memory':<44}{n_tokens / t_limit:>12,.0f}{mb / t_limit:>8.2f}{1:>10.1%}"
+    )
+    print(
+        f"{'selene run_tokenize (Parquet → .bin/.idx)':<44}{n_tokens / t_sel:>12,.0f}{mb / t_sel:>8.2f}{t_limit / t_sel:>10.1%}"
+    )
     print("(goal: >= 85% of the limit)\n")
     sys.stdout.flush()
     subprocess.run([sys.executable, str(ROOT / "benchmarks" / "sample_index.py")], check=True)

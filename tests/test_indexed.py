@@ -141,6 +141,20 @@ def test_merge_equals_one_write(tmp_path: Path) -> None:
     assert not [p for p in os.listdir(tmp_path) if ".tmp-" in p]
 
 
+@pytest.mark.parametrize("dtype", [np.uint16, np.int32])
+def test_merge_of_many_parts_with_tiny_buffers_equals_one_write(tmp_path: Path, dtype: Any) -> None:
+    rng = np.random.default_rng(7)
+    parts = [random_docs(rng, int(rng.integers(4, 30)), 60000) if i % 9 else [] for i in range(60)]
+    for i, docs in enumerate(parts):
+        write(str(tmp_path / f"p{i:02d}"), docs, dtype, buffer_tokens=5)
+    write(str(tmp_path / "one"), [d for docs in parts for d in docs], dtype)
+    # 24 bytes: every copy and every index section is split, across part boundaries too
+    stats = merge([str(tmp_path / f"p{i:02d}") for i in range(60)], str(tmp_path / "merged"), chunk_bytes=24)
+    for ext in (".idx", ".bin"):
+        assert (tmp_path / f"merged{ext}").read_bytes() == (tmp_path / f"one{ext}").read_bytes()
+    assert stats["sequences"] == sum(len(docs) for docs in parts)
+
+
 def test_merge_shifts_multi_sequence_documents(tmp_path: Path) -> None:
     test_reads_a_file_built_as_megatron_writes_it(tmp_path)  # meg: 4 sequences in 3 documents
     write(str(tmp_path / "ours"), [np.array([1, 2]), np.array([3])], np.int32)

@@ -147,12 +147,14 @@ class IndexedWriter:
             raise ValueError(f"{self.prefix}: writer is already finalized or aborted")
         arr = np.asarray(tokens)
         if arr.ndim != 1 or int(lens.sum()) != len(arr) or (lens < 0).any():
-            raise ValueError(f"{self.prefix}: lengths (sum {int(lens.sum())}) do not split {arr.shape} tokens")
+            raise ValueError(
+                f"{self.prefix}: lengths (sum {int(lens.sum())}) do not split {arr.shape} tokens"
+            )
         if len(lens) and int(lens.max()) > np.iinfo(np.int32).max:
             raise ValueError(f"{self.prefix}: a document of {int(lens.max())} tokens exceeds int32 lengths")
         if arr.dtype != self.dtype:
             arr = self._convert(arr)
-        self._lengths.extend(lens.astype(np.int32).tolist())
+        self._lengths.frombytes(lens.astype(np.int32).tobytes())
         self._tokens += len(arr)
         if self._filled + len(arr) > len(self._buffer):
             self._flush()

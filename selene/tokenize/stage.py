@@ -1,8 +1,9 @@
 """The tokenize stage: documents → sentencepiece ids → Megatron-LM indexed dataset (.bin + .idx).
 
 1. Tokenizer: the given model, or one trained on a seeded sample of the input (`spm.train`).
-2. `encode_shard` per input shard (parallel): batched sentencepiece encoding, the end-of-document id
-   appended to every document, one document per sequence, written as an indexed part.
+2. `encode_shard` per input shard (parallel): sentencepiece encoding in batches sized in bytes
+   (`encode_batch_bytes`), ids as numpy arrays, the end-of-document id appended to every document, one
+   document per sequence, streamed into an indexed part. Memory is one batch, whatever the corpus.
 3. The parts are merged, in shard order, into ``OUT/<prefix>.bin`` / ``.idx``; ``tokenizer.model`` is
    copied next to them; the manifest (written last) has vocabulary, EOD id, dtype and tokens per source.
 """
@@ -10,13 +11,13 @@
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
+import pyarrow.compute as pc
 
 from selene import __version__, executor
 from selene.config import TokenizeConfig
@@ -38,6 +39,7 @@ from selene.tokenize import indexed, spm
 WORK = dataset.WORK
 TOKENIZER = "tokenizer.model"
 _SP_CACHE: dict[str, Any] = {}
+_READ_ROWS = 64  # rows per Parquet read while filling a batch: small, documents can be megabytes each
 
 
 TokenizeResult = dataset.StageResult[TokenizeManifest]
@@ -51,27 +53,27 @@ def _processor(path: str, eod_piece: str) -> Any:
 
 
 def encode_shard(root: str, k: int, shard: str, cfg: TokenizeConfig) -> dict[str, Any]:
-    """Encode input shard `k` into the indexed part ``<root>/parts/NNNNN``; returns its counts."""
+    """Encode input shard `k` into the indexed part ``<root>/parts/NNNNN``; returns its counts.
+
+    Memory is one batch of about `encode_batch_bytes` of text (a longer document alone) and its ids,
+    4 bytes a token in numpy arrays (never Python lists of ints): flat in the shard and corpus size.
+    """
     prefix = fs.join(root, "parts", f"{k:05d}")
     marker = prefix + ".json"
     if fs.exists(marker):
         return json.loads(fs.read_text(marker))
     sp = _processor(fs.join(root, TOKENIZER), cfg.eod_piece)
-    eod = spm.eod_piece_id(sp, cfg.eod_piece)
+    eod = np.array([spm.eod_piece_id(sp, cfg.eod_piece)], dtype=np.int32)
     dtype = indexed.choose_dtype(sp.vocab_size())
     docs: Counter[str] = Counter()
     tokens: Counter[str] = Counter()
     writer = indexed.IndexedWriter(prefix, dtype)
     try:
-        pf = dataset.open_parquet(shard)
-        for batch in pf.iter_batches(batch_size=cfg.encode_batch, columns=["text", "source"]):
-            ids = sp.encode(batch.column(0).to_pylist(), num_threads=cfg.threads)
-            lengths = np.fromiter((len(s) + 1 for s in ids), dtype=np.int64, count=len(ids))
-            for s in ids:
-                s.append(eod)
-            flat = np.fromiter(itertools.chain.from_iterable(ids), dtype=dtype, count=int(lengths.sum()))
-            writer.add_documents(flat, lengths)
-            for src, n in zip(batch.column(1).to_pylist(), lengths.tolist(), strict=True):
+        for texts, sources in text_batches(shard, cfg.encode_batch_bytes, cfg.encode_batch):
+            ids = spm.encode(sp, texts, cfg.threads)
+            lengths = np.fromiter((len(a) + 1 for a in ids), dtype=np.int64, count=len(ids))
+            writer.add_documents(np.concatenate([x for a in ids for x in (a, eod)]), lengths)
+            for src, n in zip(sources, lengths.tolist(), strict=True):
                 docs[src] += 1
                 tokens[src] += n
     except BaseException:
@@ -81,6 +83,35 @@ def encode_shard(root: str, k: int, shard: str, cfg: TokenizeConfig) -> dict[str
     result = {"prefix": prefix, "documents": dict(docs), "tokens": dict(tokens)}
     fs.atomic_write(marker, json.dumps(result))
     return result
+
+
+def text_batches(
+    shard: str, max_bytes: int, max_docs: int | None = None
+) -> Iterator[tuple[list[str], list[str]]]:
+    """(texts, sources) of a shard, in order, in batches of at most `max_bytes` of UTF-8 text and
+    `max_docs` documents; a document longer than `max_bytes` is a batch of its own.
+
+    Sizes come from Arrow (no Python strings); Parquet is read a few rows at a time, so a batch of
+    huge documents is not preceded by a read of thousands of them.
+    """
+    texts: list[str] = []
+    sources: list[str] = []
+    size = 0
+    for rb in dataset.open_parquet(shard).iter_batches(batch_size=_READ_ROWS, columns=["text", "source"]):
+        text, source = rb.column(0), rb.column(1)
+        sizes = pc.binary_length(text).to_numpy(zero_copy_only=False).tolist()
+        start = 0
+        for i, n in enumerate(sizes):
+            if (size + n > max_bytes or len(texts) + i - start == max_docs) and (texts or i > start):
+                texts += text.slice(start, i - start).to_pylist()
+                sources += source.slice(start, i - start).to_pylist()
+                yield texts, sources
+                texts, sources, size, start = [], [], 0, i
+            size += n
+        texts += text.slice(start).to_pylist()
+        sources += source.slice(start).to_pylist()
+    if texts:
+        yield texts, sources
 
 
 def prepare_tokenizer(inp: str, root: str, m_in: DocumentManifest, cfg: TokenizeConfig) -> bytes:
@@ -101,7 +132,8 @@ def run_tokenize(
     mapper = mapper or serial_map
     m_in = dataset.require_documents(inp, "tokenize")
     given = hashlib.sha256(fs.read_bytes(cfg.tokenizer)).hexdigest() if cfg.tokenizer else None
-    settings = executor.settings(cfg, "tokenizer")
+    # batch sizes change speed and memory, never the output (tests check): a new size reuses the output
+    settings = executor.settings(cfg, "tokenizer", "encode_batch", "encode_batch_bytes")
     fp = executor.fingerprint([s.sha256 for s in m_in.shards], settings, given)
     if (done := dataset.open_output(out, fp, force, TokenizeManifest)) is not None:
         return done
@@ -120,8 +152,14 @@ def run_tokenize(
 
 
 def finalize(
-    out: str, inp: str, m_in: DocumentManifest, parts: Sequence[dict[str, Any]], merged: dict[str, Any],
-    model: bytes, cfg: TokenizeConfig, fp: str,
+    out: str,
+    inp: str,
+    m_in: DocumentManifest,
+    parts: Sequence[dict[str, Any]],
+    merged: dict[str, Any],
+    model: bytes,
+    cfg: TokenizeConfig,
+    fp: str,
 ) -> TokenizeManifest:
     docs: Counter[str] = Counter()
     tokens: Counter[str] = Counter()
@@ -130,7 +168,9 @@ def finalize(
         tokens.update(p["tokens"])
     n_in = sum(s.rows for s in m_in.shards)
     if sum(docs.values()) != n_in:
-        raise InputError(f"internal accounting error: {sum(docs.values())} documents encoded, {n_in} in the input")
+        raise InputError(
+            f"internal accounting error: {sum(docs.values())} documents encoded, {n_in} in the input"
+        )
     sp = spm.load(fs.join(out, TOKENIZER), cfg.eod_piece)
     files = []
     for ext in (".bin", ".idx"):
@@ -159,7 +199,8 @@ def finalize(
             sequences=int(merged.get("sequences", n_in)),
             tokens=int(sum(tokens.values())),
             per_source={
-                s: SourceStats(documents_in=docs[s], kept=docs[s], removed={}, tokens=tokens[s]) for s in sorted(docs)
+                s: SourceStats(documents_in=docs[s], kept=docs[s], removed={}, tokens=tokens[s])
+                for s in sorted(docs)
             },
         ),
     )
