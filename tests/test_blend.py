@@ -24,7 +24,7 @@ from selene.blend import plan, stage
 from selene.blend.stage import BLEND_JSON, REASON, report_rows, run_blend
 from selene.config import BlendConfig
 from selene.errors import ConfigError
-from selene.io import dataset
+from selene.io import dataset, fs
 from selene.manifest import MANIFEST_VERSION, BlendManifest, IngestManifest
 from tests.corpus import document_manifest
 
@@ -551,3 +551,27 @@ def test_bad_blend_configs_name_the_source(
     with pytest.raises(ConfigError, match=message):
         run_blend(small, str(tmp_path / "out"), BlendConfig(**kwargs))
     assert not (tmp_path / "out" / dataset.MANIFEST).exists()
+
+
+def test_scatter_writes_one_file_per_shard_with_a_row_group_range_per_bucket(
+    corpus: str, tmp_path: Path
+) -> None:
+    cfg = BlendConfig(epochs=dict.fromkeys(SIZES, 1.0), shuffle_buckets=6, shard_docs=400)
+    seen: dict[str, Any] = {}
+
+    def looking_map(name: str, fn: Callable[..., Any], args: Sequence[tuple]) -> list[Any]:
+        if name == "blend-shuffle":  # the scatter step is over: count its files, check its ranges
+            root = args[0][0]
+            seen["files"] = sorted(fs.ls(fs.join(root, "scatter")))
+            seen["rows"] = 0
+            for _, _b, shards, _, _ in args:
+                for k, g0, g1 in shards:
+                    t = dataset.open_parquet(stage.scatter_path(root, k)).read_row_groups(range(g0, g1))
+                    seen["rows"] += t.num_rows
+        return [fn(*a) for a in args]
+
+    res = run_blend(corpus, str(tmp_path / "out"), cfg, mapper=looking_map)
+    n_shards = len(dataset.read_manifest(corpus).shards)  # type: ignore[union-attr]
+    assert len(seen["files"]) == n_shards  # not shards × buckets
+    assert seen["rows"] == sum(s.rows for s in res.manifest.shards)  # every row in exactly one range
+    assert shard_digests(res.out) == shard_digests(run_blend(corpus, str(tmp_path / "again"), cfg).out)

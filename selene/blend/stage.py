@@ -11,7 +11,9 @@
    the memory budget. The budget is only checked: a bucket that would not fit a task's share of it
    (`check_bucket_memory`) stops the run before the shuffle, naming the settings to change.
 4. `scatter_shard` per input shard: the shard's sampled (document, pass) rows, each with a seeded
-   random bucket and sort key, written to ``scatter/b<bucket>-s<shard>.parquet``; repeats get the id
+   random bucket and sort key, written to one file per shard, ``scatter/s<shard>.parquet``, ordered by
+   bucket with each bucket in row groups of its own (the marker records each bucket's row groups), so
+   the work files are as many as the shards, not shards × buckets; repeats get the id
    ``<id>@<pass>``. Documents sampled 0 times go to removed.parquet (``blend:not_sampled``) for audit:
    they are not dropped data, only not part of this mix.
 5. `shuffle_bucket` per bucket: its scatter files read (the bucket is in memory once), the order
@@ -58,6 +60,7 @@ WORK = dataset.WORK
 BLEND_JSON = "blend.json"
 REASON = "blend:not_sampled"
 KEY = "shuffle_key"
+SCATTER_SCHEMA = dataset.DOC_SCHEMA.append(pa.field(KEY, pa.uint64(), nullable=False))
 SHUFFLE_MEMORY_FACTOR = 2.25
 """Peak RSS of a shuffle task per byte of string data in its bucket: the Arrow tables (1.1×), what
 the Parquet reader and the allocator keep around them, the key order. Measured 1.65 (jemalloc),
@@ -161,8 +164,8 @@ def token_shard(
 # ----------------------------------------------------------------------------- 4. scatter
 
 
-def scatter_path(root: str, bucket: int, k: int) -> str:
-    return fs.join(root, "scatter", f"b{bucket:05d}-s{k:05d}.parquet")
+def scatter_path(root: str, k: int) -> str:
+    return fs.join(root, "scatter", f"s{k:05d}.parquet")
 
 
 def scatter_shard(
@@ -210,11 +213,19 @@ def scatter_shard(
     held = np.bincount(bucket, weights=dataset.row_bytes(table)[row], minlength=buckets)
     order = np.argsort(bucket, kind="stable")
     start = 0
-    for b, n in enumerate(counts.tolist()):
-        idx = order[start : start + n]
-        start += n
-        if n:
-            dataset.write_table(scatter_path(root, b, k), _rows_table(table, row[idx], pas[idx], key[idx]))
+    groups = [0]  # bucket b is row groups groups[b] .. groups[b + 1] of the scatter file
+    sink = dataset.ParquetSink(scatter_path(root, k), SCATTER_SCHEMA)
+    try:
+        for n in counts.tolist():
+            idx = order[start : start + n]
+            start += n
+            if n:
+                sink.add_table(_rows_table(table, row[idx], pas[idx], key[idx]))
+            groups.append(sink.groups)
+    except BaseException:
+        sink.abort()
+        raise
+    sink.close()
     gone = np.sort(np.concatenate(unsampled)) if unsampled else np.empty(0, dtype=np.int64)
     details = pa.array(
         [plan.not_sampled_detail(s, spec.get(s, (0.0, 0))[0], cfg) for s in names], pa.string()
@@ -232,6 +243,7 @@ def scatter_shard(
     result = {
         "buckets": counts.tolist(),
         "bucket_bytes": np.rint(held).astype(np.int64).tolist(),
+        "groups": groups,
         "sources": sources,
         "removed": int(gone.size),
     }
@@ -256,9 +268,10 @@ def part_path(root: str, bucket: int, i: int) -> str:
 
 
 def shuffle_bucket(
-    root: str, b: int, shards: list[int], shard_bytes: int, shard_docs: int | None
+    root: str, b: int, shards: list[tuple[int, int, int]], shard_bytes: int, shard_docs: int | None
 ) -> list[dict[str, Any]]:
     """Bucket `b`'s rows in key order, as work parts of at most `shard_bytes` of text (`shard_docs` rows).
+    `shards`: (shard, first row group, end row group) of the bucket in each scatter file that has it.
 
     Memory: the bucket (one single-chunk table per scatter file) plus the row group being written;
     the order is computed from the key column, and each row group takes its rows from the scatter tables.
@@ -268,7 +281,10 @@ def shuffle_bucket(
         written: list[dict[str, Any]] = json.loads(fs.read_text(marker))
         return written
     names = [*dataset.DOC_SCHEMA.names, KEY]
-    pieces = [_one_chunk(dataset.open_parquet(scatter_path(root, b, k)).read(columns=names)) for k in shards]
+    pieces = [
+        _one_chunk(dataset.open_parquet(scatter_path(root, k)).read_row_groups(range(g0, g1), columns=names))
+        for k, g0, g1 in shards
+    ]
     # stable: equal keys (p ≈ n²/2^65) keep shard order, so the order is still fully determined
     order = np.argsort(np.concatenate([p.column(KEY).to_numpy() for p in pieces]), kind="stable")
     starts = np.cumsum([0, *(p.num_rows for p in pieces)])
@@ -394,7 +410,12 @@ def run_blend(
     held = np.array([r["bucket_bytes"] for r in scattered], dtype=np.int64).reshape(len(shards), buckets)
     check_bucket_memory(int(held.sum(axis=0).max()), buckets, cfg)
     filled = [b for b in range(buckets) if counts[:, b].any()]
-    jobs = [(root, b, np.flatnonzero(counts[:, b]).tolist(), cfg.shard_bytes, cfg.shard_docs) for b in filled]
+    groups = [r["groups"] for r in scattered]
+    jobs = [
+        (root, b, [(k, groups[k][b], groups[k][b + 1]) for k in np.flatnonzero(counts[:, b]).tolist()],
+         cfg.shard_bytes, cfg.shard_docs)
+        for b in filled
+    ]  # fmt: skip
     written = publish(out, root, mapper("blend-shuffle", shuffle_bucket, jobs))
     manifest = finalize(out, inp, m_in, root, scattered, written, sizes, epochs, buckets, cfg, fp)
     fs.rm(fs.join(out, WORK), recursive=True)

@@ -166,6 +166,7 @@ class ParquetSink:
         self.row_group = row_group or ROW_GROUP_ROWS
         self.row_group_bytes = row_group_bytes
         self.rows = 0
+        self.groups = 0  # row groups written so far
         self._cols: dict[str, list[Any]] = {n: [] for n in schema.names}
         self._buffered = 0
         self._strings = [n for n in schema.names if pa.types.is_string(schema.field(n).type)]
@@ -181,6 +182,8 @@ class ParquetSink:
             self._flush()
 
     def add_table(self, table: pa.Table) -> None:
+        """Write `table` (after the buffered rows) as row groups of its own: a reader can take it
+        back with the row groups numbered from `groups` before the call to `groups` after."""
         self._flush()
         if not table.num_rows:
             return
@@ -188,12 +191,14 @@ class ParquetSink:
         cuts = byte_cuts(row_bytes(table), self.row_group_bytes, self.row_group)
         for lo, hi in itertools.pairwise(cuts):
             self._writer.write_table(table.slice(lo, hi - lo), row_group_size=hi - lo)
+            self.groups += 1
         self.rows += table.num_rows
 
     def _flush(self) -> None:
         n = len(self._cols[self.schema.names[0]])
         if n:
             self._writer.write_table(pa.table(self._cols, schema=self.schema), row_group_size=n)
+            self.groups += 1
             self.rows += n
             self._cols = {k: [] for k in self._cols}
             self._buffered = 0
