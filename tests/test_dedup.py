@@ -189,7 +189,7 @@ def test_a_small_memory_budget_splits_bands_without_changing_the_output(
     n_docs = sum(s.rows for s in dataset.read_manifest(inp).shards)  # type: ignore[union-attr]
     executor.set_budget(n_docs * stage.BAND_BYTES_PER_DOC / 7 / 2**30, 1)  # a seventh of one band
     try:
-        assert stage.partitions_for(n_docs, 9) >= 7
+        assert stage.partitions_for(n_docs) >= 7
         res = run_dedup(inp, str(tmp_path / "out"), DedupConfig(threshold=THRESHOLD))
     finally:
         executor.set_budget(4.0, 1)

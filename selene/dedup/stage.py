@@ -100,7 +100,7 @@ def bands_rows(cfg: DedupConfig) -> tuple[int, int]:
     return lsh.choose_bands_rows(cfg.threshold, cfg.num_perm, cfg.false_positive_weight)
 
 
-def partitions_for(n_docs: int, bands: int) -> int:
+def partitions_for(n_docs: int) -> int:
     """Key partitions per band so that a band task fits the budget of one task (`executor.task_memory`)."""
     need = n_docs * BAND_BYTES_PER_DOC
     return max(1, -(-need // max(1, executor.task_memory() // 2)))
@@ -431,7 +431,7 @@ def run_dedup(
     n_docs = int(offsets[-1])
     plan = Plan(
         tuple(shards), tuple(int(x) for x in offsets[:-1]), bands, rows, fs.join(out, WORK, fp),
-        partitions_for(n_docs, bands),
+        partitions_for(n_docs),
     )  # fmt: skip
 
     counts = mapper("dedup-signatures", signature_shard, [(plan, k, cfg) for k in range(len(shards))])

@@ -75,8 +75,7 @@ def dedup_bucket(bucket: int, buckets: int, docs_pattern: str, n_files: int, out
         dups = np.empty(int(is_dup.sum()), dtype=DUP_DTYPE)
         dups["file"], dups["row"] = a["file"][is_dup], a["row"][is_dup]
         dups["kept_file"], dups["kept_row"] = a["file"][first[is_dup]], a["row"][first[is_dup]]
-    with fs.atomic_open(out_path) as f:
-        np.save(f, dups)
+    fs.save_npy(out_path, dups)
     return out_path
 
 
@@ -87,8 +86,7 @@ def resolve(bucket_files: list[str], docs_paths: dict[int, str], out_dir: str) -
     """
     arrays = []
     for p in bucket_files:
-        with fs.get_fs(p)[0].open(fs.get_fs(p)[1], "rb") as f:
-            arrays.append(np.load(f))
+        arrays.append(fs.load_npy(p))
     dups = np.concatenate(arrays) if arrays else np.empty(0, dtype=DUP_DTYPE)
     # the kept documents' ids, read one file's id column at a time, held as Arrow strings (compact
     # buffers), never as a Python object per duplicate
