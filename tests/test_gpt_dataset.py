@@ -195,6 +195,9 @@ def test_sample_index_in_blocks_and_without_documents() -> None:
     np.testing.assert_array_equal(gpt_dataset.build_sample_index(sizes, di, 2), whole)
     empty = gpt_dataset.build_sample_index(sizes, np.array([], dtype=np.int32), 3)
     assert empty.tolist() == [[0, 0]] and empty.dtype == np.int32
+    for bad in (-1, 3000):  # the gather skips per-element bounds checks: one check up front
+        with pytest.raises(ValueError, match=r"document_index must lie in \[0, 3000\)"):
+            gpt_dataset.build_sample_index(sizes, np.append(di, bad), 2)
 
 
 def write_dataset(prefix: str, lengths: list[int]) -> list[np.ndarray]:

@@ -59,7 +59,12 @@ def build_sample_index(
     dtype = np.int32 if biggest <= np.iinfo(np.int32).max else np.int64
     if n == 0:
         return np.zeros((1, 2), dtype=dtype)
-    doc_lengths = lengths[document_index]
+    document_index = np.asarray(document_index)
+    if int(document_index.min()) < 0 or int(document_index.max()) >= len(lengths):
+        lo, hi = document_index.min(), document_index.max()
+        raise ValueError(f"document_index must lie in [0, {len(lengths)}), got [{lo}, {hi}]")
+    # take with mode="clip" skips the per-element bounds check (done above once): 2-3x a fancy index
+    doc_lengths = np.take(lengths, document_index, mode="clip")
     if doc_lengths.dtype.kind != "i":  # unsigned lengths cannot take the -extra below
         doc_lengths = doc_lengths.astype(np.int64)
     # shifted[k + 1] = tokens up to the end of document k, minus extra; shifted[k] = start[k] - extra
