@@ -809,12 +809,16 @@ def read_config_text(path: str | Path, what: str = "config file", hint: str = ""
         ) from None
 
 
-def _yaml_problem(e: yaml.YAMLError) -> str:
+def _yaml_problem(e: yaml.YAMLError, text: str) -> str:
     """A YAML parser error as "line L, column C: problem" (its own text names "<unicode string>")."""
     mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
     problem = getattr(e, "problem", None) or getattr(e, "reason", None) or str(e)
     if mark is None and isinstance(e, yaml.reader.ReaderError):
-        return f"character {e.position}: {problem}"
+        line = text.count("\n", 0, e.position) + 1
+        column = e.position - (text.rfind("\n", 0, e.position) + 1) + 1
+        ch = e.character
+        code = ord(ch) if isinstance(ch, str) and len(ch) == 1 else ch
+        return f"line {line}, column {column}: {problem}" + (f" (U+{code:04X})" if isinstance(code, int) else "")
     context = getattr(e, "context", None)
     where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
     return f"{where}{problem}" + (f" ({context})" if context else "")
@@ -828,7 +832,7 @@ def load_yaml(path: str | Path, what: str = "config file") -> tuple[dict, dict[t
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as e:
-        raise ConfigError(f"{p}: not valid YAML: {_yaml_problem(e)}") from None
+        raise ConfigError(f"{p}: not valid YAML: {_yaml_problem(e, text)}") from None
     except RecursionError:
         raise ConfigError(f"{p}: not valid YAML: nested too deeply") from None
     if data is None:

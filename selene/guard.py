@@ -212,7 +212,9 @@ def _registry_locked() -> Iterator[Path]:
         d.mkdir(parents=True, exist_ok=True)
         fd = os.open(d / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
     except OSError as e:
-        raise OutputError(f"cannot use the registry of running commands {d}: {e.strerror}; set SELENE_HOME to a writable directory") from None
+        raise OutputError(
+            f"cannot use the registry of running commands {d}: {e.strerror}; set SELENE_HOME to a writable directory"
+        ) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield d
@@ -301,7 +303,9 @@ def acquire(out: str, record: dict[str, Any]) -> _Lock | None:
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
     except OSError as e:
-        raise OutputError(f"cannot create the directory of output {out} ({os.path.dirname(path)}): {e.strerror}") from None
+        raise OutputError(
+            f"cannot create the directory of output {out} ({os.path.dirname(path)}): {e.strerror}"
+        ) from None
     for _ in range(100):  # only a lock file removed between our open and flock makes us go round
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
