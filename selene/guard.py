@@ -42,6 +42,7 @@ from selene.errors import OutputError, UsageError
 LOCAL_SCHEMES = ("file", "local")
 GLOB_CHARS = "*?["
 LOCK_SUFFIX = ".selene-lock"
+NO_LOCKING = {errno.ENOLCK, errno.EOPNOTSUPP, getattr(errno, "ENOTSUP", errno.EOPNOTSUPP)}
 
 
 # ------------------------------------------------------------------------------------ paths
@@ -294,34 +295,34 @@ def _read_lock(fd: int) -> dict[str, Any]:
 
 
 def acquire(out: str, record: dict[str, Any]) -> _Lock | None:
-    """Lock local output `out` for this process (see the module doc); None where it takes no lock."""
+    """Lock local output `out` for this process (see the module doc); None where it takes no lock:
+    a URL of another filesystem, or a place where no file can be created (then the output cannot be
+    written either, and the stage's own check says so, naming the path; the registry still holds)."""
     import fcntl
 
     path = lock_path(out)
     if path is None:
         return None
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-    except OSError as e:
-        raise OutputError(
-            f"cannot create the directory of output {out} ({os.path.dirname(path)}): {e.strerror}"
-        ) from None
     for _ in range(100):  # only a lock file removed between our open and flock makes us go round
         try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as e:
-            raise OutputError(f"cannot create the lock file {path} of output {out}: {e.strerror}") from None
+        except OSError:
+            return None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as e:
-            rec = _read_lock(fd)
-            os.close(fd)
-            if e.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                raise OutputError(f"cannot lock {path} (output {out}): {e.strerror}") from None
-            raise UsageError(
-                f"the output {out} is being written by {_holder(rec)}; two commands cannot write one output: "
-                "wait for it to finish, or write elsewhere"
-            ) from None
+            if e.errno in NO_LOCKING:  # a filesystem without locks (some NFS mounts): the record decides
+                pass
+            else:
+                rec = _read_lock(fd)
+                os.close(fd)
+                if e.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                    raise OutputError(f"cannot lock {path} (output {out}): {e.strerror}") from None
+                raise UsageError(
+                    f"the output {out} is being written by {_holder(rec)}; two commands cannot write one output: "
+                    "wait for it to finish, or write elsewhere"
+                ) from None
         try:
             same = os.fstat(fd).st_ino == os.stat(path).st_ino
         except OSError:
