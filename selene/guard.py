@@ -205,17 +205,18 @@ def registry_dir() -> Path:
 
 
 @contextlib.contextmanager
-def _registry_locked() -> Iterator[Path]:
+def _registry_locked() -> Iterator[Path | None]:
+    """The registry directory, locked against other commands; None where the selene home cannot be
+    written (a read-only home must not stop every command: the output locks still hold)."""
     import fcntl
 
     d = registry_dir()
     try:
         d.mkdir(parents=True, exist_ok=True)
         fd = os.open(d / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
-    except OSError as e:
-        raise OutputError(
-            f"cannot use the registry of running commands {d}: {e.strerror}; set SELENE_HOME to a writable directory"
-        ) from None
+    except OSError:
+        yield None
+        return
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield d
@@ -226,7 +227,7 @@ def _registry_locked() -> Iterator[Path]:
 def running() -> list[dict[str, Any]]:
     """The selene commands running now on this machine (entries of dead ones are removed)."""
     with _registry_locked() as d:
-        return _read_registry(d)
+        return _read_registry(d) if d is not None else []
 
 
 def _read_registry(d: Path) -> list[dict[str, Any]]:
@@ -392,7 +393,7 @@ def claim(command: str, inputs: Sequence[str], outputs: Sequence[str]) -> Iterat
     held = _Claim(outs)
     try:
         with _registry_locked() as d:
-            for rec in _read_registry(d):
+            for rec in _read_registry(d) if d is not None else []:
                 if rec.get("pid") == os.getpid():
                     continue
                 problem = _conflict(command, ins, outs, rec)
@@ -402,10 +403,16 @@ def claim(command: str, inputs: Sequence[str], outputs: Sequence[str]) -> Iterat
                 lock = acquire(o, me)
                 if lock is not None:
                     held.locks.append(lock)
-            held.entry = d / f"{host()}-{os.getpid()}-{len(_held)}-{id(held):x}.json"
-            tmp = held.entry.with_suffix(".tmp")
-            tmp.write_text(json.dumps(me))
-            os.replace(tmp, held.entry)
+            if d is not None:
+                entry = d / f"{host()}-{os.getpid()}-{len(_held)}-{id(held):x}.json"
+                tmp = entry.with_suffix(".tmp")
+                try:
+                    tmp.write_text(json.dumps(me))
+                    os.replace(tmp, entry)
+                    held.entry = entry
+                except OSError:  # a full home: this command runs, unregistered (its locks hold)
+                    with contextlib.suppress(OSError):
+                        tmp.unlink()
     except BaseException:
         _drop(held)
         raise

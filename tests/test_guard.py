@@ -370,3 +370,23 @@ def test_garbage_calibration_file(kind: str, tmp_path: Path, capsys: pytest.Capt
     assert main([*args, str(cal)]) == 2
     err = capsys.readouterr().err.replace("\n", "")
     assert "calibration file" in err and cal.name in err and "Traceback" not in err, err
+
+
+def test_sigterm_releases_lock_and_entry(big: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    monkeypatch.setenv("SELENE_HOME", str(home))
+    first = start(["dedup", "-i", str(big), "-o", str(tmp_path / "out")], tmp_path, home)
+    wait_registered(first, home)
+    os.kill(first.pid, signal.SIGTERM)
+    os.kill(first.pid, signal.SIGCONT)
+    assert first.wait(60) == 128 + signal.SIGTERM
+    assert not (tmp_path / f".out{guard.LOCK_SUFFIX}").exists()
+    assert not list((home / "running").glob("*.json"))
+
+
+def test_unwritable_home_does_not_stop_commands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "home").write_text("a file, not a directory")
+    monkeypatch.setenv("SELENE_HOME", str(tmp_path / "home"))
+    write_dataset(str(tmp_path / "in"), docs(5))
+    assert main(["dedup", "-i", str(tmp_path / "in"), "-o", str(tmp_path / "out")]) == 0
+    assert guard.running() == []
