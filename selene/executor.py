@@ -113,7 +113,8 @@ def die_with(driver: int) -> None:
     which fires when the thread that forked the worker ends: the forkserver has only one); a
     watchdog thread covers every platform and the time before the initializer ran: it polls the
     driver's pid and exits when the driver is gone or this process was re-parented away from it.
-    Whatever a worker starts in turn gets the same parent-death signal where it runs `die_with`.
+    (The parent-death signal is not inherited across fork: a step that starts processes of its own
+    gives them `die_with` too, or a pool from `process_pool`.)
     """
     import threading
 

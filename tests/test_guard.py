@@ -329,6 +329,9 @@ COMMANDS = {
     "run": lambda cfg, tmp: ["run", cfg],
     "config validate": lambda cfg, tmp: ["config", "validate", cfg],
     "plan": lambda cfg, tmp: ["plan", cfg],
+    "train": lambda cfg, tmp: ["train", cfg],
+    "eval -c": lambda cfg, tmp: ["eval", "--checkpoint", str(tmp / "ckpt"), "-c", cfg],
+    "scaling-study": lambda cfg, tmp: ["scaling-study", cfg],
 }
 
 
