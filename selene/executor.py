@@ -150,6 +150,38 @@ def die_with(driver: int) -> None:
     threading.Thread(target=watch, name="selene-die-with-driver", daemon=True).start()
 
 
+def watch_group(poll: float = 0.2) -> Callable[[], None]:
+    """When this process leads its process group (a command started from a shell), fork a small
+    watchdog that SIGKILLs the group if this process dies without saying goodbye (kill -9, OOM
+    killer): what the command started that `die_with` does not reach (torchrun and its ranks, a
+    step's subprocesses) dies with it. Returns the goodbye: call it when the command ends normally.
+    Elsewhere (a test runner, a script that owns the group) it does nothing: the group is not ours."""
+    if not hasattr(os, "fork") or os.getpgrp() != os.getpid():
+        return lambda: None
+    driver = os.getpid()
+    try:
+        pid = os.fork()
+    except OSError:
+        return lambda: None
+    if pid == 0:  # the watchdog: only os calls, whatever threads the parent had
+        try:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the command to handle
+            while os.getppid() == driver:
+                time.sleep(poll)
+            os.killpg(driver, signal.SIGKILL)
+        finally:
+            os._exit(0)
+
+    def goodbye() -> None:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except OSError:
+            pass
+
+    return goodbye
+
+
 class LocalMapper:
     """A `Mapper` on this machine or a Dask cluster: ``kind`` processes | threads | dask.
 

@@ -123,7 +123,7 @@ def check_overlap(command: str, inputs: Sequence[str], outputs: Sequence[str]) -
             if how:
                 raise UsageError(
                     f"{command}: the output {raw} {how} the input {inp.raw}"
-                    + (f" ({out.key} and {inp.key})" if {out.key, inp.key} - {raw, inp.raw} else "")
+                    + (f" ({out.key} and {_stored(inp)})" if {out.key, _stored(inp)} - {raw, inp.raw} else "")
                     + "; inputs are never modified: write to a directory outside the input"
                 )
 

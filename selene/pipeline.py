@@ -87,7 +87,7 @@ def claim(cfg: PipelineConfig) -> Any:
     """`selene.guard.claim` of the run: no output in the sources, none another command uses."""
     from selene import guard
 
-    return guard.claim(f"selene run {cfg.name}", inputs(cfg), outputs(cfg))
+    return guard.claim(f"selene run (pipeline {cfg.name})", inputs(cfg), outputs(cfg))
 
 
 def run_pipeline(

@@ -393,3 +393,55 @@ def test_unwritable_home_does_not_stop_commands(tmp_path: Path, monkeypatch: pyt
     write_dataset(str(tmp_path / "in"), docs(5))
     assert main(["dedup", "-i", str(tmp_path / "in"), "-o", str(tmp_path / "out")]) == 0
     assert guard.running() == []
+
+
+def test_kill9_takes_what_the_command_started_along(tmp_path: Path) -> None:
+    """A process a command starts outside any pool (torchrun, a step's subprocess) dies with it."""
+    script = (
+        "import subprocess, sys, time\n"
+        "from selene.executor import watch_group\n"
+        "watch_group()\n"
+        "child = subprocess.Popen(['sleep', '120'])\n"
+        "print(child.pid, flush=True)\n"
+        "time.sleep(120)\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script],
+        env=subprocess_env(tmp_path),
+        stdout=subprocess.PIPE,
+        start_new_session=True,
+    )
+    assert proc.stdout is not None
+    child = psutil.Process(int(proc.stdout.readline()))
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    try:
+        child.wait(5)
+    except psutil.TimeoutExpired:
+        child.kill()
+        raise AssertionError("the command's child outlived it") from None
+
+
+def test_watchdog_leaves_a_finished_command_alone(tmp_path: Path) -> None:
+    """Ending normally, the command sends its watchdog away: nothing of the group is killed."""
+    script = (
+        "import subprocess, sys\n"
+        "from selene.executor import watch_group\n"
+        "goodbye = watch_group()\n"
+        "child = subprocess.Popen(['sleep', '120'], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+        "print(child.pid, flush=True)\n"
+        "goodbye()\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script],
+        env=subprocess_env(tmp_path),
+        capture_output=True,
+        start_new_session=True,
+        timeout=60,
+    )
+    child = psutil.Process(int(out.stdout))
+    time.sleep(0.5)
+    try:
+        assert child.is_running() and child.status() != psutil.STATUS_ZOMBIE
+    finally:
+        child.kill()

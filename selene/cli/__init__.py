@@ -44,16 +44,21 @@ def _terminate(signum: int, frame: object) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The command, with SIGTERM turned into `Terminated` while it runs (where nobody else set a handler)."""
+    """The command, with SIGTERM turned into `Terminated` while it runs (where nobody else set a
+    handler), and a watchdog that kills its process group if it is killed (`watch_group`)."""
+    from selene.executor import watch_group
+
     catch = threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
     if catch:
         signal.signal(signal.SIGTERM, _terminate)
+    goodbye = watch_group()  # kill -9 of this command takes what it started along
     try:
         return _main(argv)
     except Terminated:
         err_console.print("terminated")
         return 128 + signal.SIGTERM
     finally:
+        goodbye()
         if catch:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
