@@ -42,6 +42,7 @@ from selene.errors import OutputError, UsageError
 LOCAL_SCHEMES = ("file", "local")
 GLOB_CHARS = "*?["
 LOCK_SUFFIX = ".selene-lock"
+PROCESS_LOCAL = "memory://"
 NO_LOCKING = {errno.ENOLCK, errno.EOPNOTSUPP, getattr(errno, "ENOTSUP", errno.EOPNOTSUPP)}
 
 
@@ -388,9 +389,12 @@ def claim(command: str, inputs: Sequence[str], outputs: Sequence[str]) -> Iterat
         yield
         return
     ins = [place(p) for p in inputs]
-    # the registry keeps normalised paths: other commands run from other directories
-    me = {**_me(), "command": command, "inputs": [_stored(p) for p in ins], "outputs": [o.key for o in outs]}
+    # the registry keeps normalised paths (other commands run from other directories), and none of
+    # memory://, whose files exist in this process alone
     held = _Claim(outs)
+    ins = [p for p in ins if not p.key.startswith(PROCESS_LOCAL)]
+    outs = [o for o in outs if not o.key.startswith(PROCESS_LOCAL)]
+    me = {**_me(), "command": command, "inputs": [_stored(p) for p in ins], "outputs": [o.key for o in outs]}
     try:
         with _registry_locked() as d:
             for rec in _read_registry(d) if d is not None else []:

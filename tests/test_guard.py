@@ -445,3 +445,17 @@ def test_watchdog_leaves_a_finished_command_alone(tmp_path: Path) -> None:
         assert child.is_running() and child.status() != psutil.STATUS_ZOMBIE
     finally:
         child.kill()
+
+
+def test_claim_registers_normalised_shared_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SELENE_HOME", str(tmp_path / "home"))
+    with guard.claim("selene dedup", ["in", "memory://a", "src/*.jsonl"], ["out/", "memory://b"]):
+        (entry,) = guard.running()
+        assert entry["pid"] == os.getpid() and entry["command"] == "selene dedup"
+        assert entry["inputs"] == [str(tmp_path / "in"), str(tmp_path / "src" / "*.jsonl")]
+        assert entry["outputs"] == [str(tmp_path / "out")]  # memory:// lives in this process only
+        with guard.claim("selene dedup", ["in"], ["out/part"]):  # re-entrant: nothing more taken
+            assert len(guard.running()) == 1
+        assert (tmp_path / f".out{guard.LOCK_SUFFIX}").is_file()
+    assert guard.running() == [] and not (tmp_path / f".out{guard.LOCK_SUFFIX}").exists()
