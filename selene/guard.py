@@ -32,7 +32,7 @@ import posixpath
 import socket
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -296,7 +296,7 @@ def _read_lock(fd: int) -> dict[str, Any]:
     return rec if isinstance(rec, dict) else {}
 
 
-def acquire(out: str, record: dict[str, Any]) -> _Lock | None:
+def acquire(out: str, record: dict[str, Any], say: Callable[[str], None] | None = None) -> _Lock | None:
     """Lock local output `out` for this process (see the module doc); None where it takes no lock:
     a URL of another filesystem, or a place where no file can be created (then the output cannot be
     written either, and the stage's own check says so, naming the path; the registry still holds)."""
@@ -339,6 +339,8 @@ def acquire(out: str, record: dict[str, Any]) -> _Lock | None:
                 f"the output {out} is locked by {_holder(rec)}; two commands cannot write one output. "
                 f"If that command no longer runs, delete {path} and run this again"
             )
+        if rec.get("pid") and rec.get("pid") != os.getpid() and say is not None:
+            say(f"{out}: taking over the lock of {_holder(rec)}, which no longer runs")
         data = json.dumps({**record, "output": out}).encode()
         try:
             os.ftruncate(fd, 0)
@@ -379,9 +381,12 @@ def _covered(out: Place) -> bool:
 
 
 @contextlib.contextmanager
-def claim(command: str, inputs: Sequence[str], outputs: Sequence[str]) -> Iterator[None]:
+def claim(
+    command: str, inputs: Sequence[str], outputs: Sequence[str], say: Callable[[str], None] | None = None
+) -> Iterator[None]:
     """Hold `outputs` for `command` (see the module doc). Re-entrant: a claim inside one this process
-    holds (a pipeline's stage in its run dir) checks its own paths and takes nothing more."""
+    holds (a pipeline's stage in its run dir) checks its own paths and takes nothing more. `say`
+    tells the user of a killed run's lock taken over."""
     inputs = [p for p in inputs if p]
     check_overlap(command, inputs, outputs)
     outs = [place(o) for o in outputs]
@@ -404,7 +409,7 @@ def claim(command: str, inputs: Sequence[str], outputs: Sequence[str]) -> Iterat
                 if problem:
                     raise UsageError(f"{problem}; wait for it to finish, or choose another output")
             for o in outputs:
-                lock = acquire(o, me)
+                lock = acquire(o, me, say)
                 if lock is not None:
                     held.locks.append(lock)
             if d is not None:

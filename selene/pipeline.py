@@ -83,11 +83,11 @@ def outputs(cfg: PipelineConfig) -> list[str]:
     return outs
 
 
-def claim(cfg: PipelineConfig) -> Any:
+def claim(cfg: PipelineConfig, say: Callable[[str], None] | None = None) -> Any:
     """`selene.guard.claim` of the run: no output in the sources, none another command uses."""
     from selene import guard
 
-    return guard.claim(f"selene run (pipeline {cfg.name})", inputs(cfg), outputs(cfg))
+    return guard.claim(f"selene run (pipeline {cfg.name})", inputs(cfg), outputs(cfg), say)
 
 
 def run_pipeline(

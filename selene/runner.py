@@ -53,12 +53,12 @@ class Job:
         tokenizer = getattr(self.cfg, "tokenizer", None)
         return paths + ([tokenizer] if isinstance(tokenizer, str) and tokenizer else [])
 
-    def claim(self) -> Any:
+    def claim(self, say: Callable[[str], None] | None = None) -> Any:
         """`selene.guard.claim` of this job: its output, refused when it overlaps an input or what
         another running command reads or writes; held while the job runs."""
         from selene import guard
 
-        return guard.claim(f"selene {self.stage}", self.inputs(), [self.out])
+        return guard.claim(f"selene {self.stage}", self.inputs(), [self.out], say)
 
     def executor_config(self) -> Any:
         if self.executor is None:
@@ -186,7 +186,7 @@ class Runtime:
     def run(self, job: Job, force: bool = False) -> Any:
         """One stage: its flow on Prefect, or `run_direct`; its output claimed (`Job.claim`) before
         anything, the stage's own checks included, touches it."""
-        with job.claim():
+        with job.claim(self.say):
             check(job)
             self.note()
             if self.api is None:
@@ -200,7 +200,7 @@ class Runtime:
         from selene import pipeline
 
         pipeline.selected(cfg, from_stage, until_stage, force)  # bad stage names fail before anything runs
-        with pipeline.claim(cfg):
+        with pipeline.claim(cfg, self.say):
             self.note()
             if self.api is None:
                 return pipeline.run_pipeline(cfg, checked(run_direct), force, from_stage, until_stage)

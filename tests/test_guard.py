@@ -220,7 +220,9 @@ def test_second_writer_refused(
     assert guard.running() == []
 
 
-def test_killed_run_lock_taken_over(big: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_killed_run_lock_taken_over(
+    big: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     home = tmp_path / "home"
     monkeypatch.setenv("SELENE_HOME", str(home))
     out = tmp_path / "out"
@@ -232,6 +234,9 @@ def test_killed_run_lock_taken_over(big: Path, tmp_path: Path, monkeypatch: pyte
     assert json.loads(lock.read_text())["pid"] == first.pid  # left behind, as after a power cut
     assert list((home / "running").glob("*.json"))
     assert main(["dedup", "-i", str(big), "-o", str(out)]) == 0
+    assert f"taking over the lock of `selene dedup` (pid {first.pid}" in capsys.readouterr().err.replace(
+        "\n", ""
+    )
     assert not lock.exists() and guard.running() == [] and not list((home / "running").glob("*.json"))
 
 
