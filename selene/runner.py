@@ -40,10 +40,7 @@ class Job:
 
     def paths(self) -> list[str]:
         """Every location the job touches (memory:// ones keep the work in this process)."""
-        paths = [p for p in (self.inp, self.out) if p]
-        paths += [s.glob for s in getattr(self.cfg, "sources", [])]
-        paths += list(getattr(self.cfg, "tasks", []) if self.stage == "decontaminate" else [])
-        return paths
+        return [*self.inputs(), self.out]
 
     def inputs(self) -> list[str]:
         """Everything the job reads: its input, the source globs, decontamination tasks, a given tokenizer."""
@@ -213,8 +210,9 @@ def checked(run: Callable[[Job, bool], Any]) -> Callable[[Job, bool], Any]:
     """`run` after the job's `check`: in a pipeline, a stage's bad inputs fail before its work starts."""
 
     def run_checked(job: Job, force: bool) -> Any:
-        check(job)
-        return run(job, force)
+        with job.claim():
+            check(job)
+            return run(job, force)
 
     return run_checked
 
