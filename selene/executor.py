@@ -16,6 +16,9 @@ import concurrent.futures as cf
 import hashlib
 import itertools
 import json
+import os
+import signal
+import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -86,10 +89,97 @@ def with_retries(fn: Callable[..., T], args: tuple, retries: int = RETRIES) -> T
 
 def process_pool(workers: int) -> cf.ProcessPoolExecutor:
     """Worker processes for CPU-bound steps. forkserver: forking a process that runs Prefect's or
-    pyarrow's threads can deadlock, and spawn would re-import everything per worker."""
+    pyarrow's threads can deadlock, and spawn would re-import everything per worker. The workers die
+    with the command (`die_with`), even when it is killed with SIGKILL."""
     import multiprocessing
 
-    return cf.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver"))
+    return cf.ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("forkserver"),
+        initializer=die_with,
+        initargs=(os.getpid(),),
+    )
+
+
+PR_SET_PDEATHSIG = 1
+WATCH_SECONDS = 0.5
+
+
+def die_with(driver: int) -> None:
+    """Worker initializer: end this process when the command's process `driver` ends, however it ends.
+
+    A pool's workers are children of the forkserver, which exits when the command does (it reads EOF
+    on its pipe from the command). On Linux the kernel then SIGKILLs each worker (PR_SET_PDEATHSIG,
+    which fires when the thread that forked the worker ends: the forkserver has only one); a
+    watchdog thread covers every platform and the time before the initializer ran: it polls the
+    driver's pid and exits when the driver is gone or this process was re-parented away from it.
+    (The parent-death signal is not inherited across fork: a step that starts processes of its own
+    gives them `die_with` too, or a pool from `process_pool`.)
+    """
+    import threading
+
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    parent = os.getppid()
+
+    def gone() -> bool:
+        if os.getppid() != parent:
+            return True
+        try:
+            os.kill(driver, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            pass
+        return False
+
+    if gone():  # the driver died before we could ask to follow it
+        os._exit(1)
+
+    def watch() -> None:
+        while not gone():
+            time.sleep(WATCH_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="selene-die-with-driver", daemon=True).start()
+
+
+def watch_group(poll: float = 0.2) -> Callable[[], None]:
+    """When this process leads its process group (a command started from a shell), fork a small
+    watchdog that SIGKILLs the group if this process dies without saying goodbye (kill -9, OOM
+    killer): what the command started that `die_with` does not reach (torchrun and its ranks, a
+    step's subprocesses) dies with it. Returns the goodbye: call it when the command ends normally.
+    Elsewhere (a test runner, a script that owns the group) it does nothing: the group is not ours."""
+    if not hasattr(os, "fork") or os.getpgrp() != os.getpid():
+        return lambda: None
+    driver = os.getpid()
+    try:
+        pid = os.fork()
+    except OSError:
+        return lambda: None
+    if pid == 0:  # the watchdog: only os calls, whatever threads the parent had
+        try:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the command to handle
+            while os.getppid() == driver:
+                time.sleep(poll)
+            os.killpg(driver, signal.SIGKILL)
+        finally:
+            os._exit(0)
+
+    def goodbye() -> None:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except OSError:
+            pass
+
+    return goodbye
 
 
 class LocalMapper:

@@ -64,6 +64,32 @@ def job(cfg: PipelineConfig, stage: str) -> Job:
     return Job(stage, inp, stage_output(cfg, stage), getattr(cfg, stage), cfg.executor)
 
 
+def inputs(cfg: PipelineConfig) -> list[str]:
+    """What a pipeline reads from outside its run: the sources, decontamination tasks, given tokenizers."""
+    paths = [s.glob for s in cfg.ingest.sources] + list(cfg.decontaminate.tasks)
+    return paths + [t for t in (cfg.blend.tokenizer, cfg.tokenize.tokenizer) if t]
+
+
+def outputs(cfg: PipelineConfig) -> list[str]:
+    """Where a pipeline writes: its run dir, and a stage's own `out` outside it (training)."""
+    from selene import guard
+
+    run_dir = guard.place(cfg.run_dir)
+    outs = [cfg.run_dir]
+    for stage in active_stages(cfg):
+        out = stage_output(cfg, stage)
+        if guard.relation(guard.place(out), run_dir) not in ("is", "is inside"):
+            outs.append(out)
+    return outs
+
+
+def claim(cfg: PipelineConfig, say: Callable[[str], None] | None = None) -> Any:
+    """`selene.guard.claim` of the run: no output in the sources, none another command uses."""
+    from selene import guard
+
+    return guard.claim(f"selene run (pipeline {cfg.name})", inputs(cfg), outputs(cfg), say)
+
+
 def run_pipeline(
     cfg: PipelineConfig,
     run_job: RunJob,
@@ -79,10 +105,11 @@ def run_pipeline(
     run = selected(cfg, from_stage, until_stage, force)
     stages = active_stages(cfg)
     results: dict[str, Any] = {}
-    for i, stage in enumerate(stages):
-        if stage in run:
-            results[stage] = run_job(job(cfg, stage), stage in force)
-        if progress is not None:
-            progress(100.0 * (i + 1) / len(stages))
-    write_report(cfg.run_dir, cfg.name)
+    with claim(cfg):  # a no-op under `Runtime.pipeline`, which claimed before Prefect started
+        for i, stage in enumerate(stages):
+            if stage in run:
+                results[stage] = run_job(job(cfg, stage), stage in force)
+            if progress is not None:
+                progress(100.0 * (i + 1) / len(stages))
+        write_report(cfg.run_dir, cfg.name)
     return results

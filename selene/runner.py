@@ -40,10 +40,22 @@ class Job:
 
     def paths(self) -> list[str]:
         """Every location the job touches (memory:// ones keep the work in this process)."""
-        paths = [p for p in (self.inp, self.out) if p]
+        return [*self.inputs(), self.out]
+
+    def inputs(self) -> list[str]:
+        """Everything the job reads: its input, the source globs, decontamination tasks, a given tokenizer."""
+        paths = [p for p in (self.inp,) if p]
         paths += [s.glob for s in getattr(self.cfg, "sources", [])]
         paths += list(getattr(self.cfg, "tasks", []) if self.stage == "decontaminate" else [])
-        return paths
+        tokenizer = getattr(self.cfg, "tokenizer", None)
+        return paths + ([tokenizer] if isinstance(tokenizer, str) and tokenizer else [])
+
+    def claim(self, say: Callable[[str], None] | None = None) -> Any:
+        """`selene.guard.claim` of this job: its output, refused when it overlaps an input or what
+        another running command reads or writes; held while the job runs."""
+        from selene import guard
+
+        return guard.claim(f"selene {self.stage}", self.inputs(), [self.out], say)
 
     def executor_config(self) -> Any:
         if self.executor is None:
@@ -61,9 +73,10 @@ def execute(job: Job, mapper: Any, force: bool) -> Any:
     set_budget(ex.memory_gb, ex.workers)
     stage = registry.get(job.stage)
     fn = stage.run_fn()
-    if stage.reads == "sources":
-        return fn(job.out, job.cfg, mapper=mapper, force=force)
-    return fn(job.inp, job.out, job.cfg, mapper=mapper, force=force)
+    with job.claim():  # a no-op where the command already holds it (`Runtime.run`, a pipeline's run dir)
+        if stage.reads == "sources":
+            return fn(job.out, job.cfg, mapper=mapper, force=force)
+        return fn(job.inp, job.out, job.cfg, mapper=mapper, force=force)
 
 
 def check(job: Job) -> None:
@@ -168,34 +181,38 @@ class Runtime:
             self.say(NO_SERVER_NOTE)
 
     def run(self, job: Job, force: bool = False) -> Any:
-        """One stage: its flow on Prefect, or `run_direct`."""
-        check(job)
-        self.note()
-        if self.api is None:
-            return run_direct(job, force)
-        from selene.flows.stage import run_flow
+        """One stage: its flow on Prefect, or `run_direct`; its output claimed (`Job.claim`) before
+        anything, the stage's own checks included, touches it."""
+        with job.claim(self.say):
+            check(job)
+            self.note()
+            if self.api is None:
+                return run_direct(job, force)
+            from selene.flows.stage import run_flow
 
-        return run_flow(job, force)
+            return run_flow(job, force)
 
     def pipeline(self, cfg: Any, force: list[str], from_stage: str | None, until_stage: str | None) -> dict[str, Any]:
         """The pipeline slice: one parent flow with a sub-flow per stage on Prefect, else a loop here."""
         from selene import pipeline
 
         pipeline.selected(cfg, from_stage, until_stage, force)  # bad stage names fail before anything runs
-        self.note()
-        if self.api is None:
-            return pipeline.run_pipeline(cfg, checked(run_direct), force, from_stage, until_stage)
-        from selene.flows.pipeline import pipeline_flow
+        with pipeline.claim(cfg, self.say):
+            self.note()
+            if self.api is None:
+                return pipeline.run_pipeline(cfg, checked(run_direct), force, from_stage, until_stage)
+            from selene.flows.pipeline import pipeline_flow
 
-        return pipeline_flow(cfg, force=force, from_stage=from_stage, until_stage=until_stage)
+            return pipeline_flow(cfg, force=force, from_stage=from_stage, until_stage=until_stage)
 
 
 def checked(run: Callable[[Job, bool], Any]) -> Callable[[Job, bool], Any]:
     """`run` after the job's `check`: in a pipeline, a stage's bad inputs fail before its work starts."""
 
     def run_checked(job: Job, force: bool) -> Any:
-        check(job)
-        return run(job, force)
+        with job.claim():
+            check(job)
+            return run(job, force)
 
     return run_checked
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import importlib
 import os
+import signal
 import sys
 import threading
 import traceback
@@ -33,7 +34,36 @@ _EXITS = (click.exceptions.Exit, typer.Exit)
 _ABORTS = (click.exceptions.Abort, typer.Abort)
 
 
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that `finally` blocks run: temporaries are removed and
+    the output lock and the registry entry (`selene.guard`) released, as on Ctrl-C."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated
+
+
 def main(argv: list[str] | None = None) -> int:
+    """The command, with SIGTERM turned into `Terminated` while it runs (where nobody else set a
+    handler), and a watchdog that kills its process group if it is killed (`watch_group`)."""
+    from selene.executor import watch_group
+
+    catch = threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    if catch:
+        signal.signal(signal.SIGTERM, _terminate)
+    goodbye = watch_group()  # kill -9 of this command takes what it started along
+    try:
+        return _main(argv)
+    except Terminated:
+        err_console.print("terminated")
+        return 128 + signal.SIGTERM
+    finally:
+        goodbye()
+        if catch:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _main(argv: list[str] | None = None) -> int:
     from rich.markup import escape
 
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")  # no telemetry calls offline

@@ -30,7 +30,7 @@ from selene.config import PipelineConfig, load_pipeline_config
 from selene.errors import ConfigError
 from selene.flows.pipeline import pipeline_flow
 from selene.flows.stage import run_flow
-from selene.pipeline import job
+from selene.pipeline import claim, job
 from selene.registry import NAMES as STAGES
 
 
@@ -55,7 +55,9 @@ def run_pipeline_from_file(
 
 def _stage_wrapper(stage: registry.Stage) -> Any:
     def run_from_file(config_path: str, force: bool = False) -> Any:
-        return run_flow(job(_load(config_path), stage.name), force).summary()
+        cfg = _load(config_path)
+        with claim(cfg):  # the run's directory, as a pipeline run holds it: no source inside, no other writer
+            return run_flow(job(cfg, stage.name), force).summary()
 
     run_from_file.__name__ = run_from_file.__qualname__ = f"run_{stage.name}_from_file"
     reads = "the config's sources" if stage.reads == "sources" else f"its {stage.reads} (the previous stage's output)"

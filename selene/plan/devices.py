@@ -86,13 +86,16 @@ def device(name: str, calibration: str | Path | None = None) -> DeviceSpec:
 
 
 def load_calibration(path: str | Path) -> dict[str, Any]:
+    from selene.config import read_config_text
+
     p = Path(path)
+    text = read_config_text(p, "calibration file", " (write one with `selene scaling-study`)")
     try:
-        data = json.loads(p.read_text())
-    except FileNotFoundError:
-        raise ConfigError(f"calibration file {p} does not exist (write one with `selene scaling-study`)") from None
-    except json.JSONDecodeError as e:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as e:
         raise ConfigError(f"calibration file {p} is not JSON: {e}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"calibration file {p}: expected a JSON object (from `selene scaling-study`), got {type(data).__name__}")
     for key in ("max_efficiency", "half_work"):
         if not isinstance(data.get(key), (int, float)):
             raise ConfigError(f"calibration file {p}: field {key!r} missing or not a number")
