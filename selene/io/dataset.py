@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from selene.errors import InputError
-from selene.io import fs
+from selene.io import fs, integrity
 from selene.manifest import (
     AnyManifest,
     DocumentManifest,
@@ -238,11 +238,10 @@ def write_table(path: str, table: pa.Table, row_group: int | None = None, row_gr
 
 
 def open_parquet(path: str) -> pq.ParquetFile:
-    f, p = fs.get_fs(path)
-    try:
-        return pq.ParquetFile(f.open(p, "rb"))
-    except (OSError, pa.ArrowInvalid) as e:
-        raise InputError(f"{path}: not a readable Parquet file ({e})") from None
+    """`path` as a Parquet file. A shard listed in the manifest beside it is checked against the
+    sha256 recorded there (once per process, as it is read: `integrity`); a read that fails to
+    decode is an `InputError` naming the file and the row group."""
+    return integrity.open_verified(path)
 
 
 def list_shards(directory: str) -> list[str]:
