@@ -168,7 +168,9 @@ def _read_hashed(path: str, size: int) -> tuple[pa.Buffer, str]:
 
 def _mismatch(path: str, exp: Expected, size: int, digest: str, buf: pa.Buffer | None) -> str:
     if size != exp.bytes:
-        what = f"{size} bytes where {exp.manifest} records {exp.bytes}" + (" (truncated)" if size < exp.bytes else "")
+        what = f"{size} bytes where {exp.manifest} records {exp.bytes}" + (
+            " (truncated)" if size < exp.bytes else ""
+        )
     else:
         what = f"sha256 {digest} where {exp.manifest} records {exp.sha256}"
     found = diagnose(path, buf)
