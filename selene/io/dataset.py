@@ -170,8 +170,8 @@ class ParquetSink:
         self._cols: dict[str, list[Any]] = {n: [] for n in schema.names}
         self._buffered = 0
         self._strings = [n for n in schema.names if pa.types.is_string(schema.field(n).type)]
-        self._ctx = fs.atomic_open(path, "wb")
-        self._file = self._ctx.__enter__()
+        self._ctx = fs.atomic_open(path, "wb", digest=True)  # hashed as written: no second read
+        self._file: Any = self._ctx.__enter__()  # fs._Guarded: has hexdigest()
         self._writer = pq.ParquetWriter(self._file, schema, **_opts(schema))
 
     def add(self, **row: Any) -> None:
@@ -206,8 +206,10 @@ class ParquetSink:
     def close(self) -> WrittenFile:
         self._flush()
         self._writer.close()
+        digest = self._file.hexdigest()
         self._ctx.__exit__(None, None, None)
-        return WrittenFile(self.path.rsplit("/", 1)[-1], self.rows, fs.size(self.path), fs.sha256_file(self.path))
+        name = self.path.rsplit("/", 1)[-1]
+        return WrittenFile(name, self.rows, fs.size(self.path), digest or fs.sha256_file(self.path))
 
     def abort(self) -> None:
         with contextlib.suppress(Exception):

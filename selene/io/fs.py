@@ -154,14 +154,26 @@ class _Guarded:
     """A file being written whose OS errors (writes, flushes, close) become `write_error`s naming the
     final path. Everything else is the file's own."""
 
-    def __init__(self, f: IO[Any], path: str) -> None:
+    def __init__(self, f: IO[Any], path: str, digest: bool = False) -> None:
         self._f, self._path = f, path
+        self._hash = hashlib.sha256() if digest else None
 
     def write(self, data: Any) -> int:
         try:
-            return self._f.write(data)
+            n = int(self._f.write(data))
         except OSError as e:
             raise write_error(self._path, e) from None
+        if self._hash is not None:
+            self._hash.update(data)
+        return n
+
+    def seek(self, *args: Any) -> int:
+        self._hash = None  # no longer one sequential stream: hexdigest() says it does not know
+        return int(self._f.seek(*args))
+
+    def hexdigest(self) -> str | None:
+        """sha256 of the bytes written, when opened with `digest` and written sequentially; else None."""
+        return self._hash.hexdigest() if self._hash is not None else None
 
     def writelines(self, lines: Any) -> None:
         for line in lines:
@@ -190,13 +202,14 @@ class _Guarded:
 
 
 @contextlib.contextmanager
-def atomic_open(path: str, mode: str = "wb") -> Iterator[IO[Any]]:
+def atomic_open(path: str, mode: str = "wb", digest: bool = False) -> Iterator[IO[Any]]:
     """Open `path` for writing through a temporary sibling renamed into place on success.
 
     The one write path of the data stages: an OS error while opening, writing, closing or renaming
     (no space, quota, read-only, permission) is an `OutputError` naming `path` and the cause. On any
     error the temporary file is removed and the final name is untouched, so a killed or failed writer
-    never leaves something a later run could take for a complete file.
+    never leaves something a later run could take for a complete file. `digest`: the file object's
+    ``hexdigest()`` gives the sha256 of what was written (no second read to hash it).
     """
     fs, p = get_fs(path)
     tmp = f"{p}{_TMP_MARK}{uuid.uuid4().hex[:12]}"
@@ -207,7 +220,7 @@ def atomic_open(path: str, mode: str = "wb") -> Iterator[IO[Any]]:
         f = fs.open(tmp, mode)
     except OSError as e:
         raise write_error(path, e) from None
-    guarded = _Guarded(f, path)
+    guarded = _Guarded(f, path, digest)
     try:
         yield guarded  # type: ignore[misc]
         guarded.close()
