@@ -1,12 +1,14 @@
 """Shards are checked as they are read: the sha256 their manifest records, and errors that name them.
 
 A Parquet shard listed in the ``manifest.json`` next to it (`shards` or `removed`, with its bytes and
-sha256) is verified the first time a process opens it: the file is read once, sequentially, into memory
-while it is hashed, and Parquet is parsed from that buffer, so verification costs no second pass over
-the file (Parquet reads its footer first, so hashing "as pyarrow reads" would not be sequential). A
-match is remembered for the process (keyed by path, size and modification time), so later opens of the
-same file, such as readers of one column or of a row-group range, go straight to the file. Files above
-`BUFFER_MAX` are hashed in a streaming pass of their own before they are opened (bounded memory).
+sha256) is verified the first time a process opens it: the file is read once, sequentially, while it
+is hashed, and Parquet is parsed from those bytes, so verification costs no second pass over the file
+(Parquet reads its footer first, so hashing "as pyarrow reads" would not be sequential). A local file is
+memory-mapped (the hash faults its pages in once; Parquet decodes from them, no copy, no heap); a remote
+one is read into one buffer, or, above `BUFFER_MAX`, hashed in a streaming pass of its own before it
+is opened (bounded memory). A match is remembered for the process (keyed by path, size and
+modification time), so later opens of the same file, such as readers of one column or of a row-group
+range, go straight to the file.
 
 A file that fails to decode (ZSTD, Thrift, ArrowInvalid, truncated) is an `InputError` naming the file
 and the row group. Work files (no manifest beside them) are not verified, only named.
@@ -28,8 +30,8 @@ from selene.errors import InputError
 from selene.io import fs
 
 BUFFER_MAX = 256 << 20
-"""Largest shard read into memory while it is hashed (shards default to 32 MiB); larger ones are
-hashed in a pass of their own, then read from the file."""
+"""Largest remote shard read into memory while it is hashed (shards default to 32 MiB); larger ones
+are hashed in a pass of their own, then read from the file. Local files are memory-mapped instead."""
 _CHUNK = 4 << 20
 _MANIFEST = "manifest.json"
 _DECODE_ERRORS = (OSError, pa.ArrowException)
@@ -131,7 +133,7 @@ def open_verified(path: str) -> pq.ParquetFile:
         return _open(path, None)
     size = sig[0] if fs.is_local(path) else fs.size(path)
     buf: pa.Buffer | None = None
-    if size <= BUFFER_MAX:
+    if size <= BUFFER_MAX or fs.is_local(path):
         buf, digest = _read_hashed(path, size)
     else:
         digest = fs.sha256_file(path, _CHUNK)
@@ -142,8 +144,13 @@ def open_verified(path: str) -> pq.ParquetFile:
 
 
 def _read_hashed(path: str, size: int) -> tuple[pa.Buffer, str]:
-    """The whole file in one buffer, hashed as it is read (one sequential pass)."""
+    """The whole file in one buffer, hashed as it is read (one sequential pass). A local file is
+    memory-mapped: its pages are read once, by the hash, and Parquet decodes from them (no copy)."""
     f, p = fs.get_fs(path)
+    if fs.is_local(path):
+        with pa.memory_map(p, "r") as mm:
+            buf = mm.read_buffer()
+        return buf, hashlib.sha256(memoryview(buf)).hexdigest()
     h = hashlib.sha256()
     data = bytearray(size)
     view = memoryview(data)
