@@ -251,6 +251,16 @@ def _tree(out: Path) -> dict[str, str]:
     }
 
 
+def _digests_are_the_files(out: Path) -> None:
+    """Every file the manifest lists has the sha256 it records (written while hashing, not read back)."""
+    m = dataset.read_manifest(str(out))
+    assert m is not None
+    listed = [*m.shards, *([m.removed] if m.removed is not None else [])]
+    assert listed
+    for entry in listed:
+        assert fs.sha256_file(str(out / entry.name)) == entry.sha256, entry.name
+
+
 def _no_partial_files(out: Path) -> None:
     assert not (out / "manifest.json").exists()
     for p in out.rglob("*"):
@@ -276,6 +286,7 @@ def test_full_disk_in_process_then_rerun_resumes_identically(
     _no_partial_files(out)
     assert main([stage, "-i", str(ds), "-o", str(out), *STAGE_ARGS[stage]]) == 0
     assert _tree(out) == _tree(ref)
+    _digests_are_the_files(out)
 
 
 def _selene(args: list[str], tmp: Path, fsize: int | None = None) -> subprocess.CompletedProcess[str]:

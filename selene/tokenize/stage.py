@@ -178,7 +178,8 @@ def finalize(
     files = []
     for ext in (".bin", ".idx"):
         path = fs.join(out, cfg.prefix + ext)
-        files.append(FileEntry(name=cfg.prefix + ext, bytes=fs.size(path), sha256=fs.sha256_file(path)))
+        digest = merged.get("sha256", {}).get(ext[1:]) or fs.sha256_file(path)  # merge hashes as it writes
+        files.append(FileEntry(name=cfg.prefix + ext, bytes=fs.size(path), sha256=digest))
     manifest = TokenizeManifest(
         selene_version=__version__,
         fingerprint=fp,
