@@ -269,22 +269,34 @@ def _no_partial_files(out: Path) -> None:
             dataset.open_parquet(str(p)).read()  # whatever has a final name is complete
 
 
-@pytest.mark.parametrize("stage", ["dedup", "tokenize"])
+def _inputs(stage: str, ds: Path, tmp_path: Path) -> list[str]:
+    """The input options of `stage`: the dataset, or (ingest) raw files of the ingest tests."""
+    if stage != "ingest":
+        return ["-i", str(ds), *STAGE_ARGS[stage]]
+    from tests.test_ingest import build_corpus
+
+    raw = tmp_path / "raw"
+    build_corpus(raw)
+    return ["--source", f"pile={raw}/pile/*.jsonl.zst", "--source", f"cc={raw}/web/*.warc.gz"]
+
+
+@pytest.mark.parametrize("stage", ["ingest", "dedup", "tokenize"])
 def test_full_disk_in_process_then_rerun_resumes_identically(
     stage: str, ds: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    args = _inputs(stage, ds, tmp_path)
     ref = tmp_path / "ref"
-    assert main([stage, "-i", str(ds), "-o", str(ref), *STAGE_ARGS[stage]]) == 0
+    assert main([stage, "-o", str(ref), *args]) == 0
     out = tmp_path / "out"
     with monkeypatch.context() as m:
-        _enospc_after(m, 60_000)
-        assert main([stage, "-i", str(ds), "-o", str(out), *STAGE_ARGS[stage]]) == 1
+        _enospc_after(m, sum(p.stat().st_size for p in ref.rglob("*") if p.is_file()) // 2)
+        assert main([stage, "-o", str(out), *args]) == 1
     err = capsys.readouterr().err
     assert "cannot write" in err and str(out) in err and "no space left" in err and "Traceback" not in err, (
         err
     )
     _no_partial_files(out)
-    assert main([stage, "-i", str(ds), "-o", str(out), *STAGE_ARGS[stage]]) == 0
+    assert main([stage, "-o", str(out), *args]) == 0
     assert _tree(out) == _tree(ref)
     _digests_are_the_files(out)
 

@@ -204,8 +204,12 @@ class ParquetSink:
             self._buffered = 0
 
     def close(self) -> WrittenFile:
-        self._flush()
-        self._writer.close()
+        try:
+            self._flush()
+            self._writer.close()
+        except BaseException:  # a full disk fails the last row group or the footer: nothing is kept
+            self.abort()
+            raise
         digest = self._file.hexdigest()
         self._ctx.__exit__(None, None, None)
         name = self.path.rsplit("/", 1)[-1]
@@ -214,8 +218,14 @@ class ParquetSink:
     def abort(self) -> None:
         with contextlib.suppress(Exception):
             self._writer.close()
+        self._writer.is_open = False  # a close that failed must not be retried by its __del__ (a traceback)
         with contextlib.suppress(Exception):
             self._ctx.__exit__(RuntimeError, RuntimeError("aborted"), None)
+
+    def __del__(self) -> None:
+        # dropped unfinished (its caller failed on another file): remove the temporary, quietly
+        if getattr(self, "_writer", None) is not None and self._writer.is_open:
+            self.abort()
 
 
 def _opts(schema: pa.Schema) -> dict[str, Any]:
