@@ -149,6 +149,22 @@ def test_verified_once_per_process_and_again_when_the_file_changes(
     assert dataset.open_parquet(str(shard)).read().num_rows == 30
 
 
+def test_remote_shards_are_verified_too(tmp_path: Path) -> None:
+    """Object stores (memory:// here) take the buffered path: read once into memory while hashed."""
+    from tests.corpus import write_dataset
+
+    integrity.forget()
+    root = f"memory://integrity-{uuid.uuid4().hex[:8]}"
+    write_dataset(root, _docs(40, 50), shard_docs=20)
+    shard = f"{root}/part-00001.parquet"
+    assert dataset.open_parquet(shard).read().num_rows == 20
+    data = bytearray(fs.read_bytes(shard))
+    data[len(data) // 2] ^= 1
+    fs.atomic_write(shard, bytes(data))
+    with pytest.raises(InputError, match=f"{shard}: corrupt shard: sha256"):
+        dataset.open_parquet(shard)
+
+
 def test_truncated_shard_names_the_file_and_sizes(ds: Path) -> None:
     shard = ds / "part-00002.parquet"
     size = shard.stat().st_size

@@ -132,12 +132,14 @@ def open_verified(path: str) -> pq.ParquetFile:
     if _verified.get((path, sig)) == exp.sha256:
         return _open(path, None)
     size = sig[0] if fs.is_local(path) else fs.size(path)
+    if size != exp.bytes:
+        raise InputError(_mismatch(path, exp, size, "", None))
     buf: pa.Buffer | None = None
     if size <= BUFFER_MAX or fs.is_local(path):
         buf, digest = _read_hashed(path, size)
     else:
         digest = fs.sha256_file(path, _CHUNK)
-    if digest != exp.sha256 or size != exp.bytes:
+    if digest != exp.sha256:
         raise InputError(_mismatch(path, exp, size, digest, buf))
     _verified[(path, sig)] = digest
     return _open(path, buf)
@@ -153,23 +155,16 @@ def _read_hashed(path: str, size: int) -> tuple[pa.Buffer, str]:
         return buf, hashlib.sha256(memoryview(buf)).hexdigest()
     h = hashlib.sha256()
     data = bytearray(size)
-    view = memoryview(data)
     n = 0
-    with f.open(p, "rb") as fh:
+    with f.open(p, "rb") as fh, memoryview(data) as view:
         while n < size:
             got = fh.readinto(view[n : n + _CHUNK])
             if not got:
                 break
             h.update(view[n : n + got])
             n += got
-        extra = fh.read(_CHUNK)  # the file grew since its size was taken: hash the rest too
-        while extra:
-            h.update(extra)
-            data += extra
-            extra = fh.read(_CHUNK)
-    if n < size:
+    if n < size:  # the file shrank since its size was taken: the digest says so
         del data[n:]
-    view.release()
     return pa.py_buffer(data), h.hexdigest()
 
 
