@@ -477,6 +477,11 @@ class TokenizeConfig(_Model):
 
     tokenizer: str | None = Field(default=None, description="An existing sentencepiece .model; else one is trained.")
     vocab_size: int = Field(default=32_000, ge=64, le=1_000_000)
+    allow_smaller_vocab: bool = Field(
+        default=False,
+        description="Accept fewer pieces than vocab_size when the training sample supports no more "
+        "(the manifest records the size); default: an error naming the most the sample supports.",
+    )
     model_type: Literal["bpe", "unigram"] = "bpe"
     character_coverage: float = Field(default=0.9995, gt=0.0, le=1.0)
     byte_fallback: bool = Field(default=True, description="Unknown characters become UTF-8 byte pieces.")

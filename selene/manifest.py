@@ -376,7 +376,14 @@ class TokenizerInfo(_Record):
 
     file: str = Field(description="Its file name in the output directory.")
     sha256: str = Field(description="sha256 of the serialized model.")
-    vocab_size: int = Field(description="Pieces in the vocabulary.")
+    _omit_if_none = ("vocab_size_requested",)
+
+    vocab_size: int = Field(description="Pieces in the vocabulary (what the model has).")
+    vocab_size_requested: int | None = Field(
+        default=None,
+        description="tokenize.vocab_size of a trained model: more than `vocab_size` only with "
+        "allow_smaller_vocab (absent: a given model, or a manifest written before it was recorded).",
+    )
     eod_id: int = Field(description="The end-of-document id appended to every document.")
     eod_piece: str = Field(description="The piece of that id.")
     trained: bool = Field(description="True: trained on the input; False: given (tokenize.tokenizer).")

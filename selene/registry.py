@@ -203,6 +203,7 @@ STAGES: tuple[Stage, ...] = (
         options=(
             Option(("--tokenizer",), "tokenizer", "An existing sentencepiece .model (else one is trained)."),
             Option(("--vocab-size",), "vocab_size", "Vocabulary of a trained tokenizer (default 32000).", int),
+            Option(("--allow-smaller-vocab",), "allow_smaller_vocab", "Accept a smaller vocabulary when the sample supports no more.", bool),
             Option(("--model-type",), "model_type", "bpe | unigram (default bpe)."),
         ),
         output_help="Output directory: <prefix>.bin/.idx, tokenizer.model.",

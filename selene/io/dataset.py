@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from selene.errors import InputError
-from selene.io import fs
+from selene.io import fs, integrity
 from selene.manifest import (
     AnyManifest,
     DocumentManifest,
@@ -170,8 +170,8 @@ class ParquetSink:
         self._cols: dict[str, list[Any]] = {n: [] for n in schema.names}
         self._buffered = 0
         self._strings = [n for n in schema.names if pa.types.is_string(schema.field(n).type)]
-        self._ctx = fs.atomic_open(path, "wb")
-        self._file = self._ctx.__enter__()
+        self._ctx = fs.atomic_open(path, "wb", digest=True)  # hashed as written: no second read
+        self._file: Any = self._ctx.__enter__()  # fs._Guarded: has hexdigest()
         self._writer = pq.ParquetWriter(self._file, schema, **_opts(schema))
 
     def add(self, **row: Any) -> None:
@@ -204,16 +204,28 @@ class ParquetSink:
             self._buffered = 0
 
     def close(self) -> WrittenFile:
-        self._flush()
-        self._writer.close()
+        try:
+            self._flush()
+            self._writer.close()
+        except BaseException:  # a full disk fails the last row group or the footer: nothing is kept
+            self.abort()
+            raise
+        digest = self._file.hexdigest()
         self._ctx.__exit__(None, None, None)
-        return WrittenFile(self.path.rsplit("/", 1)[-1], self.rows, fs.size(self.path), fs.sha256_file(self.path))
+        name = self.path.rsplit("/", 1)[-1]
+        return WrittenFile(name, self.rows, fs.size(self.path), digest or fs.sha256_file(self.path))
 
     def abort(self) -> None:
         with contextlib.suppress(Exception):
             self._writer.close()
+        self._writer.is_open = False  # a close that failed must not be retried by its __del__ (a traceback)
         with contextlib.suppress(Exception):
             self._ctx.__exit__(RuntimeError, RuntimeError("aborted"), None)
+
+    def __del__(self) -> None:
+        # dropped unfinished (its caller failed on another file): remove the temporary, quietly
+        if getattr(self, "_writer", None) is not None and self._writer.is_open:
+            self.abort()
 
 
 def _opts(schema: pa.Schema) -> dict[str, Any]:
@@ -238,11 +250,10 @@ def write_table(path: str, table: pa.Table, row_group: int | None = None, row_gr
 
 
 def open_parquet(path: str) -> pq.ParquetFile:
-    f, p = fs.get_fs(path)
-    try:
-        return pq.ParquetFile(f.open(p, "rb"))
-    except (OSError, pa.ArrowInvalid) as e:
-        raise InputError(f"{path}: not a readable Parquet file ({e})") from None
+    """`path` as a Parquet file. A shard listed in the manifest beside it is checked against the
+    sha256 recorded there (once per process, as it is read: `integrity`); a read that fails to
+    decode is an `InputError` naming the file and the row group."""
+    return integrity.open_verified(path)
 
 
 def list_shards(directory: str) -> list[str]:

@@ -9,6 +9,7 @@ place, so a reader never sees a half-written file under its final name.
 from __future__ import annotations
 
 import contextlib
+import errno
 import glob as _glob
 import hashlib
 import os
@@ -128,12 +129,87 @@ def read_text(path: str) -> str:
     return read_bytes(path).decode("utf-8")
 
 
+_CAUSES = {
+    errno.ENOSPC: ("no space left on the device", "free space (or choose another -o)"),
+    errno.EDQUOT: ("disk quota exceeded", "free space within the quota (or choose another -o)"),
+    errno.EFBIG: ("file too large for a size limit (ulimit -f or the filesystem's)", "raise the limit"),
+    errno.EROFS: ("read-only file system", "choose a writable -o"),
+    errno.EACCES: ("permission denied", "fix its permissions or choose another -o"),
+    errno.EPERM: ("operation not permitted", "fix its permissions or choose another -o"),
+    errno.EIO: ("I/O error", "check the disk"),
+}
+
+
+def write_error(path: str, e: OSError) -> OutputError:
+    """The `OutputError` for an OS error while writing `path`: the path, the cause, what to do."""
+    cause, fix = _CAUSES.get(e.errno or 0, (e.strerror or str(e), "fix the cause"))
+    code = f" [{errno.errorcode[e.errno]}]" if e.errno is not None and e.errno in errno.errorcode else ""
+    return OutputError(
+        f"cannot write {path!r}: {cause}{code}. Nothing partial was kept under that name; {fix} and rerun "
+        "the same command: the work already finished is reused"
+    )
+
+
+class _Guarded:
+    """A file being written whose OS errors (writes, flushes, close) become `write_error`s naming the
+    final path. Everything else is the file's own."""
+
+    def __init__(self, f: IO[Any], path: str, digest: bool = False) -> None:
+        self._f, self._path = f, path
+        self._hash = hashlib.sha256() if digest else None
+
+    def write(self, data: Any) -> int:
+        try:
+            n = int(self._f.write(data))
+        except OSError as e:
+            raise write_error(self._path, e) from None
+        if self._hash is not None:
+            self._hash.update(data)
+        return n
+
+    def seek(self, *args: Any) -> int:
+        self._hash = None  # no longer one sequential stream: hexdigest() says it does not know
+        return int(self._f.seek(*args))
+
+    def hexdigest(self) -> str | None:
+        """sha256 of the bytes written, when opened with `digest` and written sequentially; else None."""
+        return self._hash.hexdigest() if self._hash is not None else None
+
+    def writelines(self, lines: Any) -> None:
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        try:
+            self._f.flush()
+        except OSError as e:
+            raise write_error(self._path, e) from None
+
+    def close(self) -> None:
+        try:
+            self._f.close()
+        except OSError as e:
+            raise write_error(self._path, e) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._f, name)
+
+    def __enter__(self) -> _Guarded:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
 @contextlib.contextmanager
-def atomic_open(path: str, mode: str = "wb") -> Iterator[IO[Any]]:
+def atomic_open(path: str, mode: str = "wb", digest: bool = False) -> Iterator[IO[Any]]:
     """Open `path` for writing through a temporary sibling renamed into place on success.
 
-    On any error the temporary file is removed and the final name is untouched, so a killed
-    or failed writer never leaves something a later run could take for a complete file.
+    The one write path of the data stages: an OS error while opening, writing, closing or renaming
+    (no space, quota, read-only, permission) is an `OutputError` naming `path` and the cause. On any
+    error the temporary file is removed and the final name is untouched, so a killed or failed writer
+    never leaves something a later run could take for a complete file. `digest`: the file object's
+    ``hexdigest()`` gives the sha256 of what was written (no second read to hash it).
     """
     fs, p = get_fs(path)
     tmp = f"{p}{_TMP_MARK}{uuid.uuid4().hex[:12]}"
@@ -143,15 +219,21 @@ def atomic_open(path: str, mode: str = "wb") -> Iterator[IO[Any]]:
             fs.makedirs(parent, exist_ok=True)
         f = fs.open(tmp, mode)
     except OSError as e:
-        raise OutputError(f"cannot write {path!r}: {e.strerror or e}") from None
+        raise write_error(path, e) from None
+    guarded = _Guarded(f, path, digest)
     try:
-        with f:
-            yield f
-        if "file" in _protocols(fs):
-            os.replace(tmp, p)  # atomic on POSIX, also over an existing file
-        else:
-            fs.mv(tmp, p)
+        yield guarded  # type: ignore[misc]
+        guarded.close()
+        try:
+            if "file" in _protocols(fs):
+                os.replace(tmp, p)  # atomic on POSIX, also over an existing file
+            else:
+                fs.mv(tmp, p)
+        except OSError as e:
+            raise write_error(path, e) from None
     except BaseException:
+        with contextlib.suppress(Exception):
+            f.close()
         with contextlib.suppress(Exception):
             fs.rm(tmp)
         raise
@@ -206,9 +288,12 @@ def check_writable(path: str) -> None:
     fs, p = get_fs(probe)
     try:
         fs.makedirs(os.path.dirname(p), exist_ok=True)
-        with fs.open(p, "wb") as f:
-            f.write(b"ok")
-        fs.rm(p)
+        try:
+            with fs.open(p, "wb") as f:
+                f.write(b"ok")
+        finally:
+            with contextlib.suppress(OSError):
+                fs.rm(p)
     except OSError as e:
         raise OutputError(
             f"output {path!r} is not writable ({e.strerror or e}); choose another -o or fix its permissions"

@@ -278,8 +278,9 @@ def merge(prefixes: Sequence[str], out_prefix: str, chunk_bytes: int = 1 << 24) 
         return _sections(idx_path(prefixes[i]), HEADER_SIZE, heads[i][1], "<i4", chunk)
 
     with contextlib.ExitStack() as stack:
-        out_idx = stack.enter_context(fs.atomic_open(idx_path(out_prefix), "wb"))
-        out_bin = stack.enter_context(fs.atomic_open(bin_path(out_prefix), "wb"))  # exits (renamed) first
+        # hashed as written (sequentially): the manifest's sha256 without reading the files back
+        out_idx: Any = stack.enter_context(fs.atomic_open(idx_path(out_prefix), "wb", digest=True))
+        out_bin: Any = stack.enter_context(fs.atomic_open(bin_path(out_prefix), "wb", digest=True))  # renamed first
         out_idx.write(_header_bytes(dtype, n_total, d_total))
         for i in range(len(prefixes)):
             for part in lengths(i):
@@ -305,7 +306,11 @@ def merge(prefixes: Sequence[str], out_prefix: str, chunk_bytes: int = 1 << 24) 
         for i, p in enumerate(prefixes):
             _copy_bytes(bin_path(p), tokens[i] * dtype.itemsize, out_bin, chunk_bytes)
         fs.rm(idx_path(out_prefix))  # an older .idx must not pair with the new .bin
-    return _stats(out_prefix, dtype, n_total, d_total, sum(tokens))
+    stats = _stats(out_prefix, dtype, n_total, d_total, sum(tokens))
+    digests = {"bin": out_bin.hexdigest(), "idx": out_idx.hexdigest()}
+    if all(digests.values()):
+        stats["sha256"] = digests
+    return stats
 
 
 def _copy_bytes(path: str, nbytes: int, out: IO[Any], chunk_bytes: int) -> None:

@@ -128,13 +128,35 @@ def _fit_bytes(
     return np.sort(take[chosen])
 
 
+class _Lines:
+    """The training lines, keeping the error that stopped them: sentencepiece turns an exception
+    raised by its sentence iterator into a RuntimeError of its own ("INTERNAL: ..."), which would
+    read as a training failure (a corrupt shard is not a vocabulary problem)."""
+
+    def __init__(self, lines: Iterator[str]) -> None:
+        self._lines = lines
+        self.error: BaseException | None = None
+
+    def __iter__(self) -> Iterator[str]:
+        try:
+            yield from self._lines
+        except BaseException as e:
+            self.error = e
+            raise
+
+
 def train(lines: Iterator[str], cfg: TokenizeConfig) -> bytes:
-    """Train on `lines`; returns the serialized model (the same bytes for the same lines and config)."""
+    """Train on `lines`; returns the serialized model (the same bytes for the same lines and config).
+
+    sentencepiece stops short of `vocab_size` when the sample supports no more pieces; that is a
+    `ConfigError` naming both sizes unless `allow_smaller_vocab` accepts it (the manifest records the
+    size the model has)."""
     model = io.BytesIO()
+    source = _Lines(lines)
     spm.set_random_generator_seed(cfg.seed)
     try:
         spm.SentencePieceTrainer.train(
-            sentence_iterator=lines,
+            sentence_iterator=iter(source),
             model_writer=model,
             vocab_size=cfg.vocab_size,
             model_type=cfg.model_type,
@@ -151,17 +173,40 @@ def train(lines: Iterator[str], cfg: TokenizeConfig) -> bytes:
             pad_id=-1,
             eos_piece=cfg.eod_piece,
             max_sentence_length=cfg.max_sentence_length,
-            hard_vocab_limit=False,  # a small sample may not support vocab_size pieces: take what it does
+            # a sample may support fewer pieces: train what it does, then say so below (the most it supports)
+            hard_vocab_limit=False,
             num_threads=cfg.threads,
             minloglevel=2,
         )
     except RuntimeError as e:
+        if source.error is not None:
+            raise source.error from None
         raise ConfigError(
             f"sentencepiece training failed: {e} (check tokenize.vocab_size and the sample size)"
         ) from None
     finally:
         _trim_heap()
-    return model.getvalue()
+    if source.error is not None:  # sentencepiece ignored it: never train on a silently shortened sample
+        raise source.error
+    data = model.getvalue()
+    check_vocab_size(data, cfg)
+    return data
+
+
+def check_vocab_size(model: bytes, cfg: TokenizeConfig) -> int:
+    """Pieces in the trained `model`; a `ConfigError` when fewer than `cfg.vocab_size` were asked
+    for and `cfg.allow_smaller_vocab` is off."""
+    sp = spm.SentencePieceProcessor()
+    sp.load_from_serialized_proto(model)
+    have = int(sp.vocab_size())
+    if have < cfg.vocab_size and not cfg.allow_smaller_vocab:
+        raise ConfigError(
+            f"tokenize.vocab_size: {cfg.vocab_size:,} pieces requested, but the training sample supports at "
+            f"most {have:,}. Set --vocab-size {have} or less, train on more text (tokenize.sample_docs, "
+            "sample_bytes, sample_chars), or accept the smaller vocabulary with --allow-smaller-vocab "
+            "(tokenize.allow_smaller_vocab: true)"
+        )
+    return have
 
 
 def _trim_heap() -> None:

@@ -121,7 +121,9 @@ def prepare_tokenizer(inp: str, root: str, m_in: DocumentManifest, cfg: Tokenize
         return fs.read_bytes(cfg.tokenizer)
     cached = fs.join(root, TOKENIZER)
     if fs.exists(cached):
-        return fs.read_bytes(cached)
+        model = fs.read_bytes(cached)
+        spm.check_vocab_size(model, cfg)  # trained by a run that allowed a smaller vocabulary
+        return model
     shards = [fs.join(inp, s.name) for s in m_in.shards]
     return spm.train(spm.sample_lines(shards, [s.rows for s in m_in.shards], cfg), cfg)
 
@@ -133,7 +135,8 @@ def run_tokenize(
     m_in = dataset.require_documents(inp, "tokenize")
     given = hashlib.sha256(fs.read_bytes(cfg.tokenizer)).hexdigest() if cfg.tokenizer else None
     # batch sizes change speed and memory, never the output (tests check): a new size reuses the output
-    settings = executor.settings(cfg, "tokenizer", "encode_batch", "encode_batch_bytes")
+    # allow_smaller_vocab decides whether a short vocabulary is an error, never what is written
+    settings = executor.settings(cfg, "tokenizer", "encode_batch", "encode_batch_bytes", "allow_smaller_vocab")
     fp = executor.fingerprint([s.sha256 for s in m_in.shards], settings, given)
     if (done := dataset.open_output(out, fp, force, TokenizeManifest)) is not None:
         return done
@@ -175,7 +178,8 @@ def finalize(
     files = []
     for ext in (".bin", ".idx"):
         path = fs.join(out, cfg.prefix + ext)
-        files.append(FileEntry(name=cfg.prefix + ext, bytes=fs.size(path), sha256=fs.sha256_file(path)))
+        digest = merged.get("sha256", {}).get(ext[1:]) or fs.sha256_file(path)  # merge hashes as it writes
+        files.append(FileEntry(name=cfg.prefix + ext, bytes=fs.size(path), sha256=digest))
     manifest = TokenizeManifest(
         selene_version=__version__,
         fingerprint=fp,
@@ -187,6 +191,7 @@ def finalize(
             file=TOKENIZER,
             sha256=hashlib.sha256(model).hexdigest(),
             vocab_size=int(sp.vocab_size()),
+            vocab_size_requested=None if cfg.tokenizer else cfg.vocab_size,
             eod_id=spm.eod_piece_id(sp, cfg.eod_piece),
             eod_piece=cfg.eod_piece,
             trained=cfg.tokenizer is None,
