@@ -42,6 +42,11 @@ def run_train(
         cfg = cfg.model_copy(update={"checkpoint": cfg.checkpoint.model_copy(update={"resume": False, "load": None})})
     if not skipped:
         launch(cfg, out, cfg.nproc_per_node)
+    else:  # reused: only if it is the model asked for, trained with the data's tokenizer
+        from selene.train.data import tokenizer_sha256
+        from selene.train.launch import expected_model
+
+        checkpoint.check_resume(checkpoint.step_dir(root, done[-1]), expected_model(cfg), tokenizer_sha256(cfg.data.prefixes))
     records = read_metrics(os.path.join(out, "metrics.jsonl"))
     with open(os.path.join(out, "loss.svg"), "w") as f:
         f.write(loss_curve_svg(records))
