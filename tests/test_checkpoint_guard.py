@@ -340,3 +340,36 @@ def test_two_ranks_with_the_same_error_give_one_message(run: Path, capfd: pytest
     assert err.count("per-rank batch 2 is not divisible by train.batch.micro_batch 4") == 1
     assert "training failed on rank" in err and "too)" in err
     assert "Traceback" not in err and "ChildFailedError" not in err and "exitcode" not in err
+
+
+def test_reusing_a_finished_run_of_another_model_is_refused(run: Path) -> None:
+    """`selene train` skips a run whose last checkpoint exists, but only for the model asked for."""
+    from selene.train.stage import run_train
+
+    with pytest.raises(ConfigError, match=r"n_layers: checkpoint 4, now 2"):
+        run_train(None, str(run / "train"), train_config(run, steps=STEPS, n_layers=2))
+    assert run_train(None, str(run / "train"), train_config(run, steps=STEPS)).skipped
+
+
+def test_launcher_reports_a_killed_rank_and_a_bug(tmp_path: Path) -> None:
+    """Without a SeleneError: a bug is shown with its traceback (once); a rank killed without a word
+    is named with its signal."""
+    from selene.train.launch import rank_failure
+
+    (tmp_path / "agent-h-1.json").write_text(json.dumps(
+        {"failures": {"1": {"exitcode": -9, "signal": "SIGKILL", "time": 5}, "0": {"exitcode": -15, "signal": "SIGTERM", "time": 6}}}
+    ))  # fmt: skip
+    e = rank_failure(str(tmp_path), 1)
+    assert "rank 1 was killed by SIGKILL" in str(e) and "out-of-memory" in str(e)
+    for rank, (t, msg) in enumerate([(2.0, "boom"), (1.0, "gloo: connection closed")]):
+        (tmp_path / f"rank-{rank:05d}.json").write_text(json.dumps(
+            {"rank": rank, "time": t, "type": "RuntimeError", "selene": False, "message": msg,
+             "traceback": f"Traceback (most recent call last):\nRuntimeError: {msg}\n"}
+        ))  # fmt: skip
+    e = rank_failure(str(tmp_path), 1)
+    assert type(e).__name__ == "SeleneError" and "rank 1" in str(e) and "a bug" in str(e) and "connection closed" in str(e)
+    (tmp_path / "rank-00002.json").write_text(json.dumps(
+        {"rank": 2, "time": 3.0, "type": "InputError", "selene": True, "exit_code": 1, "message": "x.idx: damaged"}
+    ))  # fmt: skip
+    e = rank_failure(str(tmp_path), 1)  # a selene error explains the others, even when it came later
+    assert isinstance(e, InputError) and str(e) == "training failed on rank 2: x.idx: damaged"
