@@ -96,7 +96,9 @@ def other_tokenizer(path: Path) -> None:
     from selene.tokenize.spm import train
     from tests.tiny_checkpoint import corpus_lines
 
-    path.write_bytes(train(iter(corpus_lines()[::2]), TokenizeConfig(vocab_size=512, model_type="bpe", threads=1)))
+    path.write_bytes(
+        train(iter(corpus_lines()[::2]), TokenizeConfig(vocab_size=512, model_type="bpe", threads=1))
+    )
 
 
 # ------------------------------------------------------------------------------ model shape
@@ -124,7 +126,9 @@ def test_older_checkpoint_without_metadata_still_loads_strictly(run: Path) -> No
     edit_meta(step(run), model_args=None, tokenizer_sha256=None)
     with pytest.raises(ConfigError, match=r"n_layers: checkpoint 4, this run's model 2"):
         launch(train_config(run, n_layers=2), str(run / "train"), 1)
-    with pytest.raises(ConfigError, match=r"tok_embeddings\.weight: checkpoint \[512, 64\], this run's model \[600, 64\]"):
+    with pytest.raises(
+        ConfigError, match=r"tok_embeddings\.weight: checkpoint \[512, 64\], this run's model \[600, 64\]"
+    ):
         launch(train_config(run, vocab_size=600), str(run / "train"), 1)
     from selene.eval.checkpoint_io import load_model
 
@@ -132,7 +136,9 @@ def test_older_checkpoint_without_metadata_still_loads_strictly(run: Path) -> No
     assert loaded.args.n_layers == 4 and loaded.args.vocab_size == 512
 
 
-def test_eval_export_generate_refuse_weights_of_another_shape(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_eval_export_generate_refuse_weights_of_another_shape(
+    run: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from selene.eval.checkpoint_io import load_model
     from selene.eval.export import export_hf
 
@@ -146,7 +152,10 @@ def test_eval_export_generate_refuse_weights_of_another_shape(run: Path, capsys:
     assert main(["generate", "--checkpoint", str(run / "train"), "--prompt", "x", "--max-tokens", "2"]) == 1
     assert main(["eval", "--checkpoint", str(run / "train"), "--limit", "1"]) == 1
     err = capsys.readouterr().err
-    assert err.count("layers.0.feed_forward.w1.weight: checkpoint [192, 64], its meta.json describes [128, 64]") == 2
+    assert (
+        err.count("layers.0.feed_forward.w1.weight: checkpoint [192, 64], its meta.json describes [128, 64]")
+        == 2
+    )
     assert "Traceback" not in err
 
 
@@ -189,7 +198,9 @@ def test_tokenizer_fingerprint_mismatch_is_refused(run: Path, capsys: pytest.Cap
         ("missing_distcp", "__0_0.distcp: not found"),
     ],
 )
-def test_damaged_checkpoint_names_the_file(run: Path, damage: str, named: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_damaged_checkpoint_names_the_file(
+    run: Path, damage: str, named: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     from selene.eval.checkpoint_io import load_model
 
     s = step(run)
@@ -273,7 +284,9 @@ def _longer_bin(p: str) -> None:
 
 def _random_bin(p: str) -> None:
     size = Path(p + ".bin").stat().st_size
-    Path(p + ".bin").write_bytes(np.random.default_rng(0).integers(0, 65535, size // 2, dtype=np.uint16).tobytes())
+    Path(p + ".bin").write_bytes(
+        np.random.default_rng(0).integers(0, 65535, size // 2, dtype=np.uint16).tobytes()
+    )
 
 
 def _shifted_pointer(p: str) -> None:
@@ -289,7 +302,10 @@ def _shifted_pointer(p: str) -> None:
 @pytest.mark.parametrize(
     "damage, named",
     [
-        ("missing", r"train\.data\.prefixes\[0\]: no token dataset at .*nope .*holds the prefixes \['data_text_document'\]"),
+        (
+            "missing",
+            r"train\.data\.prefixes\[0\]: no token dataset at .*nope .*holds the prefixes \['data_text_document'\]",
+        ),
         ("truncated_idx", r"data_text_document\.idx: truncated index"),
         ("bad_header", r"data_text_document\.idx: unsupported index version 7"),
         ("longer_bin", r"data_text_document\.bin: \d+ bytes, but .*\.idx describes \d+"),
@@ -297,7 +313,9 @@ def _shifted_pointer(p: str) -> None:
         ("shifted_pointer", r"data_text_document\.idx: sequence 3 starts at byte"),
     ],
 )
-def test_bad_training_data_is_refused_before_ranks_start(tmp_path: Path, run: Path, damage: str, named: str) -> None:
+def test_bad_training_data_is_refused_before_ranks_start(
+    tmp_path: Path, run: Path, damage: str, named: str
+) -> None:
     cfg = train_config(run)
     out = tmp_path / "fresh"
     cfg.out = str(out)
@@ -367,7 +385,12 @@ def test_launcher_reports_a_killed_rank_and_a_bug(tmp_path: Path) -> None:
              "traceback": f"Traceback (most recent call last):\nRuntimeError: {msg}\n"}
         ))  # fmt: skip
     e = rank_failure(str(tmp_path), 1)
-    assert type(e).__name__ == "SeleneError" and "rank 1" in str(e) and "a bug" in str(e) and "connection closed" in str(e)
+    assert (
+        type(e).__name__ == "SeleneError"
+        and "rank 1" in str(e)
+        and "a bug" in str(e)
+        and "connection closed" in str(e)
+    )
     (tmp_path / "rank-00002.json").write_text(json.dumps(
         {"rank": 2, "time": 3.0, "type": "InputError", "selene": True, "exit_code": 1, "message": "x.idx: damaged"}
     ))  # fmt: skip

@@ -82,7 +82,9 @@ def model_args_of(meta: dict[str, Any], path: str) -> ModelArgs:
         return args
     model = (meta.get("config") or {}).get("model") if isinstance(meta.get("config"), dict) else None
     if not isinstance(model, dict):
-        raise InputError(f"{os.path.join(path, META)} has neither model_args nor config.model: it does not say which model it holds")
+        raise InputError(
+            f"{os.path.join(path, META)} has neither model_args nor config.model: it does not say which model it holds"
+        )
     from pydantic import ValidationError
 
     from selene.config import ModelConfig
@@ -95,7 +97,8 @@ def model_args_of(meta: dict[str, Any], path: str) -> ModelArgs:
     try:
         return model_args(ModelConfig.model_validate(model), int(size[0]))
     except ValidationError as e:
-        raise InputError(f"{os.path.join(path, META)}: config.model is invalid ({e.error_count()} errors: {e.errors()[0]['msg']})") from None
+        first = e.errors()[0]["msg"]
+        raise InputError(f"{os.path.join(path, META)}: config.model is invalid ({e.error_count()} errors: {first})") from None
 
 
 def tokenizer_path(path: str, meta: dict[str, Any] | None = None) -> str | None:

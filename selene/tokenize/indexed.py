@@ -424,7 +424,9 @@ def validate(prefix: str, vocab_size: int | None = None, sample_bytes: int = 1 <
         part = lengths[lo : lo + chunk].astype(np.int64)
         if (part < 0).any():
             i = lo + int(np.argmax(part < 0))
-            raise InputError(f"{ds.idx_path}: sequence {i} has negative length {int(lengths[i])}; the index is damaged; {redo}")
+            raise InputError(
+                f"{ds.idx_path}: sequence {i} has negative length {int(lengths[i])}; the index is damaged; {redo}"
+            )
         want = start + np.concatenate([[0], np.cumsum(part[:-1])]) * item
         bad = np.nonzero(pointers[lo : lo + chunk] != want)[0]
         if bad.size:

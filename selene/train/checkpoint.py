@@ -53,7 +53,9 @@ _OPTS = StateDictOptions(flatten_optimizer_state_dict=True, strict=False)
 # too with RoPE: it has no parameter; learned positions have one row per position).
 SHAPE_FIELDS = ("n_layers", "dim", "n_heads", "ffn_dim", "vocab_size", "norm", "positions", "mlp",
                 "tie_embeddings", "bias")  # fmt: skip
-_DAMAGED = "this checkpoint is damaged: use an earlier step-NNNNNN directory (or delete this one to resume from the one before)"
+_DAMAGED = (
+    "this checkpoint is damaged: use an earlier step-NNNNNN directory (or delete this one to resume from the one before)"
+)
 
 
 class ModelState(Stateful):
@@ -346,7 +348,8 @@ def check_tensors(
         problems.append(f"only in the checkpoint: {_names(extra)}")
     if problems:
         shown = problems[:6] + ([f"... {len(problems) - 6} more"] if len(problems) > 6 else [])
-        raise error(f"checkpoint {path} holds another model than {what}: " + "; ".join(shown) + (f". {hint}" if hint else ""))
+        tail = f". {hint}" if hint else ""
+        raise error(f"checkpoint {path} holds another model than {what}: " + "; ".join(shown) + tail)
 
 
 _LAYER = re.compile(r"^model\.layers\.(\d+)\.")
@@ -383,7 +386,9 @@ _RESUME_HINT = (
 )
 
 
-def check_resume(path: str, args: ModelArgs, tokenizer_sha256: str | None = None, now: str = "the training data's") -> dict[str, Any]:
+def check_resume(
+    path: str, args: ModelArgs, tokenizer_sha256: str | None = None, now: str = "the tokenizer of the training data"
+) -> dict[str, Any]:
     """The meta of the checkpoint `path` after checking that it can continue a run of model `args`
     with the tokenizer `tokenizer_sha256`: `ConfigError` naming every differing field (checkpoint's
     value, then now) or tensor, `InputError` naming the damaged file. Reads no weights."""
