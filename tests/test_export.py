@@ -116,6 +116,11 @@ def test_existing_output_needs_overwrite(ckpt: str, tmp_path: Path) -> None:
     (out / "junk").write_text("x")
     with pytest.raises(OutputError, match="overwrite"):
         export_hf(ckpt, str(out))
+    with pytest.raises(OutputError, match="not a selene export"):  # --overwrite replaces only an export
+        export_hf(ckpt, str(out), overwrite=True)
+    (out / "junk").unlink()
+    export_hf(ckpt, str(out))
+    (out / "junk").write_text("x")
     export_hf(ckpt, str(out), overwrite=True)
     assert not (out / "junk").exists() and (out / "model.safetensors").exists()
     assert [p.name for p in tmp_path.iterdir()] == ["hf"]  # no temporary directories left behind

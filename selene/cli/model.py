@@ -104,7 +104,7 @@ def eval_(
 def export(
     checkpoint: Annotated[str, typer.Option("--checkpoint", help="Checkpoint dir (step-NNNNNN), or a train dir.")],
     output: Annotated[str, typer.Option("--output", "-o", help="Hugging Face model directory to write.")],
-    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace an existing export.")] = False,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace a previous export (never a directory that is not one).")] = False,
 ) -> None:
     """Export a checkpoint (any parallel layout) to Hugging Face transformers format (Llama-style)."""
     from selene.eval.export import export_hf

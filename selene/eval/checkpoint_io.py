@@ -7,6 +7,12 @@ let DCP fill its plain tensors: DCP runs without a process group when none is in
 default planner only reads the keys we ask for, so the optimizer state ("optim.*") is never touched
 and need not even be loadable.
 
+Before a byte of weights is read, the checkpoint is checked against what it is asked to do: the
+model its meta.json describes must be exactly the tensors of DCP's index (names and shapes; strict),
+every file the index names must be there and long enough, and the tokenizer next to it must be the
+one it was trained with (sha256 in meta.json). Each refusal is an `InputError` naming the file or both
+values; so is every failure of DCP itself (its `CheckpointException` is not an `Exception`).
+
 A checkpoint path may be a step directory (``.../checkpoints/step-000100``), the run's
 ``checkpoints`` directory or the run's train directory; the latter two resolve to the latest
 *finished* step (one with ``meta.json``, the completion marker).
@@ -14,18 +20,17 @@ A checkpoint path may be a step directory (``.../checkpoints/step-000100``), the
 
 from __future__ import annotations
 
-import json
 import os
 import warnings
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 import sentencepiece
 import torch
-import torch.distributed.checkpoint as dcp
 
 from selene.errors import ConfigError, InputError
 from selene.manifest import TokenizeManifest
+from selene.train import checkpoint as ckpt
 from selene.train.checkpoint import META, complete_steps, step_dir
 from selene.train.model import ModelArgs, Transformer
 
@@ -64,21 +69,36 @@ def resolve(checkpoint: str) -> str:
 
 
 def read_meta(path: str) -> dict[str, Any]:
-    with open(os.path.join(path, META)) as f:
-        meta: dict[str, Any] = json.load(f)
-    return meta
+    """meta.json of the step directory `path` (`InputError` naming it when damaged)."""
+    return ckpt.read_meta(path)
 
 
 def model_args_of(meta: dict[str, Any], path: str) -> ModelArgs:
-    """`ModelArgs` from meta.json; unknown keys (from a newer selene) are an error, not silently dropped."""
-    raw = meta.get("model_args")
-    if not isinstance(raw, dict):
-        raise InputError(f"{path}/{META} has no model_args; was it written by an older selene?")
-    known = {f.name for f in fields(ModelArgs)}
-    extra = sorted(set(raw) - known)
-    if extra:
-        raise InputError(f"{path}/{META}: model_args has fields this selene does not know: {extra}")
-    return ModelArgs(**raw)
+    """`ModelArgs` from meta.json, type-checked; unknown keys (from a newer selene) are an error, not
+    silently dropped. A checkpoint older than ``model_args`` gets them from its training config and
+    the embedding's rows in DCP's index."""
+    args = ckpt.model_args_of(meta, path)
+    if args is not None:
+        return args
+    model = (meta.get("config") or {}).get("model") if isinstance(meta.get("config"), dict) else None
+    if not isinstance(model, dict):
+        raise InputError(
+            f"{os.path.join(path, META)} has neither model_args nor config.model: it does not say which model it holds"
+        )
+    from pydantic import ValidationError
+
+    from selene.config import ModelConfig
+    from selene.train.model import model_args
+
+    emb = ckpt.read_dcp_metadata(path).state_dict_metadata.get("model.tok_embeddings.weight")
+    size = getattr(emb, "size", None)
+    if not size:
+        raise InputError(f"{os.path.join(path, ckpt.DCP_METADATA)}: no model.tok_embeddings.weight; not a selene checkpoint")
+    try:
+        return model_args(ModelConfig.model_validate(model), int(size[0]))
+    except ValidationError as e:
+        first = e.errors()[0]["msg"]
+        raise InputError(f"{os.path.join(path, META)}: config.model is invalid ({e.error_count()} errors: {first})") from None
 
 
 def tokenizer_path(path: str, meta: dict[str, Any] | None = None) -> str | None:
@@ -89,6 +109,8 @@ def tokenizer_path(path: str, meta: dict[str, Any] | None = None) -> str | None:
     rel = meta.get("tokenizer")
     if not rel:
         return None
+    if not isinstance(rel, str):
+        raise InputError(f"{os.path.join(path, META)}: 'tokenizer' is {rel!r}, not a path; the checkpoint is damaged")
     tok = os.path.normpath(os.path.join(path, rel))
     if not os.path.exists(tok):
         raise InputError(
@@ -104,6 +126,9 @@ def load_model(checkpoint: str, device: str | torch.device = "cpu") -> LoadedMod
     meta = read_meta(path)
     args = model_args_of(meta, path)
     tok = tokenizer_path(path, meta)
+    md = ckpt.read_dcp_metadata(path)
+    ckpt.check_tensors(path, md, ckpt.expected_tensors(args), f"its {META} describes")
+    ckpt.check_files(path, md)
     with torch.device("meta"):
         model = Transformer(args)
     model.to_empty(device=device)
@@ -111,12 +136,9 @@ def load_model(checkpoint: str, device: str | torch.device = "cpu") -> LoadedMod
     model.init_weights(buffer_device=torch.device(device))
     # Tied embeddings appear under both names; loading twice into one tensor is harmless.
     state = dict(model.state_dict())
-    try:
-        with warnings.catch_warnings():  # "assuming the intent is to load in a single process": it is
-            warnings.simplefilter("ignore", UserWarning)
-            dcp.load({"model": state}, checkpoint_id=path)
-    except Exception as e:  # DCP wraps reader failures in its own CheckpointException
-        raise InputError(f"{path}: cannot load the model weights ({type(e).__name__}: {e})") from None
+    with warnings.catch_warnings():  # "assuming the intent is to load in a single process": it is
+        warnings.simplefilter("ignore", UserWarning)
+        ckpt.dcp_load({"model": state}, path)  # CheckpointException → InputError naming the checkpoint
     model.eval()
     return LoadedModel(model=model, args=args, meta=meta, tokenizer_path=tok, path=path)
 
@@ -163,6 +185,7 @@ def tokenizer(checkpoint: str) -> sentencepiece.SentencePieceProcessor:
     except (RuntimeError, OSError) as e:
         raise InputError(f"{tok}: not a sentencepiece model ({e})") from None
     check_vocab(sp, model_args_of(meta, path), meta, path)
+    ckpt.check_tokenizer(meta, path, ckpt.sha256_of(tok), tok, InputError)
     return sp
 
 

@@ -35,6 +35,8 @@ from selene.errors import ConfigError, OutputError
 from selene.eval.checkpoint_io import check_vocab, eod_id, load_model, tokenizer
 from selene.train.model import ModelArgs, Transformer
 
+# Written last into every export: what `--overwrite` recognises as a previous export (and nothing else).
+EXPORT_MARKER = "selene_export.json"
 # sentencepiece's split_by_whitespace words: whitespace run + word, a trailing run, or a line/tab piece.
 _SPM_WORDS = "▁*[^▁\n\t]+|▁+|[\n\t]"
 
@@ -117,6 +119,42 @@ def hf_tokenizer(model_file: str, eos_piece: str) -> Any:
     )
 
 
+def is_export(path: str) -> bool:
+    """`path` is a directory that `export_hf` wrote: its marker is there and names a checkpoint."""
+    try:
+        with open(os.path.join(path, EXPORT_MARKER)) as f:
+            marker = json.load(f)
+    except (OSError, ValueError):
+        return False
+    return isinstance(marker, dict) and "checkpoint" in marker
+
+
+def check_output(out_dir: str, overwrite: bool, checkpoint: str) -> None:
+    """`out_dir` may be written: absent, empty, or (with `overwrite`) a previous export. Anything
+    else is refused before anything is deleted, naming what is there: `--overwrite` on a training
+    directory must not take its checkpoints and metrics with it."""
+    if not os.path.lexists(out_dir):
+        return
+    if not os.path.isdir(out_dir):
+        raise OutputError(f"{out_dir} exists and is not a directory; choose another --output")
+    names = sorted(os.listdir(out_dir))
+    if not names:
+        return
+    shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+    if not overwrite:
+        raise OutputError(
+            f"{out_dir} exists and is not empty ({shown}); pass overwrite=True (--overwrite) to replace a previous export"
+        )
+    if not is_export(out_dir):
+        raise OutputError(
+            f"{out_dir} is not a selene export (no {EXPORT_MARKER}; it holds {shown}): --overwrite replaces a "
+            "previous export and nothing else, so nothing was deleted; choose another --output"
+        )
+    here, ckpt = os.path.realpath(out_dir), os.path.realpath(checkpoint)
+    if os.path.commonpath([here, ckpt]) == here:
+        raise OutputError(f"{out_dir} contains the checkpoint being exported ({checkpoint}); choose another --output")
+
+
 def export_hf(checkpoint: str, out_dir: str, overwrite: bool = False) -> dict[str, Any]:
     """Write `checkpoint` as a transformers model directory `out_dir`; returns a summary.
 
@@ -126,11 +164,11 @@ def export_hf(checkpoint: str, out_dir: str, overwrite: bool = False) -> dict[st
     from safetensors.torch import save_file
     from transformers import GenerationConfig, LlamaConfig
 
+    check_output(out_dir, overwrite, checkpoint)
     loaded = load_model(checkpoint)
     args = loaded.args
     check_exportable(args)
-    if os.path.exists(out_dir) and os.listdir(out_dir) and not overwrite:
-        raise OutputError(f"{out_dir} exists and is not empty; pass overwrite=True (--overwrite) to replace it")
+    check_output(out_dir, overwrite, loaded.path)
     eos: int | None = None
     sp = None
     if loaded.tokenizer_path is not None:
@@ -171,7 +209,7 @@ def export_hf(checkpoint: str, out_dir: str, overwrite: bool = False) -> dict[st
         GenerationConfig(eos_token_id=eos, bos_token_id=None, max_length=args.max_seq_len).save_pretrained(tmp)
         if sp is not None and loaded.tokenizer_path is not None and eos is not None:
             hf_tokenizer(loaded.tokenizer_path, sp.id_to_piece(eos)).save_pretrained(tmp)
-        with open(os.path.join(tmp, "selene_export.json"), "w") as f:
+        with open(os.path.join(tmp, EXPORT_MARKER), "w") as f:
             json.dump({"checkpoint": os.path.abspath(loaded.path), "step": loaded.meta.get("step"),
                        "model_args": loaded.meta.get("model_args")}, f, indent=1)
         if os.path.exists(out_dir):

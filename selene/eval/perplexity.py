@@ -52,12 +52,18 @@ def heldout_perplexity(
     if not prefixes:
         raise ConfigError(f"checkpoint {lm.checkpoint} names no token data prefixes; pass prefixes=[...]")
 
+    from selene.eval import checkpoint_io
+    from selene.train.checkpoint import check_tokenizer
+    from selene.train.data import tokenizer_sha256
+
+    meta = checkpoint_io.read_meta(lm.checkpoint)
     eod = lm.eot_token_id
     windows: list[tuple[Any, list[int], list[int]]] = []
     n_tokens = n_bytes = n_docs = 0
     for prefix in prefixes:
         if not (os.path.exists(prefix + ".idx") and os.path.exists(prefix + ".bin")):
             raise InputError(f"token dataset {prefix}.bin/.idx not found; pass the moved prefix explicitly")
+        check_tokenizer(meta, lm.checkpoint, tokenizer_sha256([prefix]), f"the tokenizer of {prefix}", InputError)
         ds = IndexedDataset(prefix)
         _, valid = split_documents(len(ds), fraction, seed)
         for doc_id in valid[:max_documents] if max_documents else valid:

@@ -411,3 +411,53 @@ class IndexedDataset:
         if self._num_tokens is None:
             self._num_tokens = int(self.sequence_lengths.sum(dtype=np.int64))
         return self._num_tokens
+
+
+def validate(prefix: str, vocab_size: int | None = None, sample_bytes: int = 1 << 20) -> IndexedDataset:
+    """Open `prefix` and check what is cheap to check before a long job reads it (training does this
+    before starting any rank): the ``.idx`` header and counts (`IndexedDataset`), pointers that follow
+    from the lengths, document indices from 0 to N in order, a ``.bin`` of exactly the size the index
+    describes (a ``.bin`` of another dataset, or a truncated or padded one, is refused), and, when
+    `vocab_size` is given, token ids below it in up to three `sample_bytes` windows of the ``.bin``
+    (start, middle, end). `InputError` naming the file and what to do; memory stays bounded."""
+    ds = IndexedDataset(prefix)
+    n, item = len(ds), ds.dtype.itemsize
+    lengths, pointers, docs = ds.sequence_lengths, ds.sequence_pointers, ds.document_indices
+    redo = "re-run `selene tokenize` to rewrite it"
+    chunk, start = 1 << 20, 0
+    for lo in range(0, n, chunk):
+        part = lengths[lo : lo + chunk].astype(np.int64)
+        if (part < 0).any():
+            i = lo + int(np.argmax(part < 0))
+            raise InputError(
+                f"{ds.idx_path}: sequence {i} has negative length {int(lengths[i])}; the index is damaged; {redo}"
+            )
+        want = start + np.concatenate([[0], np.cumsum(part[:-1])]) * item
+        bad = np.nonzero(pointers[lo : lo + chunk] != want)[0]
+        if bad.size:
+            i = lo + int(bad[0])
+            raise InputError(
+                f"{ds.idx_path}: sequence {i} starts at byte {int(pointers[i])} of the .bin, but the lengths "
+                f"before it put it at {int(want[bad[0]])}; the index is damaged; {redo}"
+            )
+        start = int(want[-1]) + int(part[-1]) * item
+    if int(docs[0]) != 0 or (docs.size > 1 and bool((np.diff(docs) < 0).any())):
+        raise InputError(f"{ds.idx_path}: document indices do not run from 0 up to {n} in order; {redo}")
+    size = os.path.getsize(fs.get_fs(ds.bin_path)[1])
+    if size != start:
+        raise InputError(
+            f"{ds.bin_path}: {size} bytes, but {ds.idx_path} describes {start} ({ds.num_tokens} {ds.dtype.name} "
+            f"tokens): the two files do not belong together; {redo}"
+        )
+    if vocab_size is not None and start:
+        tokens = start // item
+        window = max(1, sample_bytes // item)
+        for lo in sorted({0, max(0, tokens // 2 - window // 2), max(0, tokens - window)}):
+            part = np.frombuffer(ds._bin, dtype=ds.dtype, count=min(window, tokens - lo), offset=lo * item)
+            if part.size and int(part.max()) >= vocab_size:
+                at = int(np.argmax(part >= vocab_size))
+                raise InputError(
+                    f"{ds.bin_path}: token {lo + at} is id {int(part[at])}, outside the vocabulary of {vocab_size}: "
+                    f"the data was made with another tokenizer or the file is damaged; {redo}"
+                )
+    return ds

@@ -4,19 +4,34 @@ A checkpoint is ``<dir>/step-NNNNNN/``: the DCP files of the model and optimizer
 unsharded parameter names, so a checkpoint saved at dp_shard=2 loads at tp=2 × pp=2), one RNG file per
 rank, and ``meta.json`` (step, data cursor, config, layout) written last by rank 0 — the completion
 marker: a directory without it is an interrupted save and is never loaded.
+
+``meta.json`` also records what the weights are for: the model's shape (``model_args``) and the
+sha256 of the tokenizer the data was made with (``tokenizer_sha256``). Every load checks them against
+what it is asked to do (`check_resume`, and `selene.eval.checkpoint_io` for eval/export/generate) and
+checks the DCP index (``.metadata``) against the model before reading a byte of weights: every
+tensor of the model present with its shape, no tensor in the checkpoint the model lacks (a 4-layer
+checkpoint does not load into a 2-layer model), every file the index names present and long enough.
+A mismatch names the field, the checkpoint's value and the one asked for; a damaged file is named.
+Checkpoints written before ``tokenizer_sha256`` existed load the same way, minus that comparison.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import shutil
+import typing
+from dataclasses import MISSING, fields
 from typing import Any
 
 import torch
 import torch.distributed as dist
 import torch.distributed.checkpoint as dcp
+from torch.distributed.checkpoint import FileSystemReader
+from torch.distributed.checkpoint.api import CheckpointException
+from torch.distributed.checkpoint.metadata import Metadata, TensorStorageMetadata
 from torch.distributed.checkpoint.state_dict import (
     StateDictOptions,
     get_model_state_dict,
@@ -26,28 +41,46 @@ from torch.distributed.checkpoint.state_dict import (
 )
 from torch.distributed.checkpoint.stateful import Stateful
 
-from selene.errors import InputError
+from selene.errors import ConfigError, InputError, SeleneError
+from selene.train.model import ModelArgs, Transformer
 
 META = "meta.json"
+DCP_METADATA = ".metadata"  # torch.distributed.checkpoint's index of the tensors and their files
 _STEP = re.compile(r"^step-(\d{6,})$")
 _OPTS = StateDictOptions(flatten_optimizer_state_dict=True, strict=False)
+# Fields of ModelArgs that decide which tensors exist and their shapes (or what they mean): a resume
+# must keep them. dropout, init_std, norm_eps and rope_theta may change between runs (max_seq_len
+# too with RoPE: it has no parameter; learned positions have one row per position).
+SHAPE_FIELDS = ("n_layers", "dim", "n_heads", "ffn_dim", "vocab_size", "norm", "positions", "mlp",
+                "tie_embeddings", "bias")  # fmt: skip
+_DAMAGED = (
+    "this checkpoint is damaged: use an earlier step-NNNNNN directory (or delete this one to resume from the one before)"
+)
 
 
 class ModelState(Stateful):
-    """All model parts of this rank as one state dict (pipeline stages keep the full model's names)."""
+    """All model parts of this rank as one state dict (pipeline stages keep the full model's names).
+
+    Loads are strict: each part gets exactly its own keys and every one of them must be there."""
 
     def __init__(self, parts: list[torch.nn.Module]) -> None:
         self.parts = parts
+        self._keys: list[set[str]] = []
 
     def state_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
+        self._keys = []
         for p in self.parts:
-            out.update(get_model_state_dict(p))
+            own = get_model_state_dict(p)
+            self._keys.append(set(own))
+            out.update(own)
         return out
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        for p in self.parts:
-            set_model_state_dict(p, state_dict, options=StateDictOptions(strict=False))
+        keys = self._keys or [set(get_model_state_dict(p)) for p in self.parts]
+        for p, own in zip(self.parts, keys, strict=True):
+            part = {k: v for k, v in state_dict.items() if k in own}
+            set_model_state_dict(p, part, options=StateDictOptions(strict=True))
 
 
 class OptimizerState(Stateful):
@@ -108,18 +141,265 @@ def save(
     return path
 
 
-def load(path: str, parts: list[torch.nn.Module], optims: list[torch.optim.Optimizer]) -> dict[str, Any]:
-    """Load a finished checkpoint into this rank's parts and optimizers; returns its meta."""
-    meta_path = os.path.join(path, META)
-    if not os.path.exists(meta_path):
-        raise InputError(f"{path} is not a finished checkpoint (no {META}); pass a step-NNNNNN directory")
-    with open(meta_path) as f:
-        meta = json.load(f)
-    dcp.load({"model": ModelState(parts), "optim": OptimizerState(parts, optims)}, checkpoint_id=path)
+def load(
+    path: str, parts: list[torch.nn.Module], optims: list[torch.optim.Optimizer], args: ModelArgs,
+    tokenizer_sha256: str | None = None,
+) -> dict[str, Any]:
+    """Load a finished checkpoint into this rank's parts and optimizers; returns its meta.
+
+    `args` is the model this run builds: the checkpoint must hold exactly its tensors (`check_resume`)."""
+    meta = check_resume(path, args, tokenizer_sha256)
+    dcp_load({"model": ModelState(parts), "optim": OptimizerState(parts, optims)}, path)
     rank = dist.get_rank() if dist.is_initialized() else 0
     rng = os.path.join(path, "rng", f"rank-{rank:05d}.pt")
     if os.path.exists(rng):  # same rank count: restore exactly; another layout: keep the fresh seed
-        torch.set_rng_state(torch.load(rng, weights_only=True))
+        try:
+            state = torch.load(rng, weights_only=True)
+            torch.set_rng_state(state)
+        except Exception as e:
+            raise InputError(f"{rng}: unreadable RNG state of rank {rank} ({_short(e)}); {_DAMAGED}") from None
+    return meta
+
+
+def resume_source(root: str, load: str | None, resume: bool) -> str | None:
+    """The checkpoint a run starts from: `load` when given, else the latest finished step under
+    `root` when resuming, else None (step 0)."""
+    if load:
+        return load
+    steps = complete_steps(root) if resume else []
+    return step_dir(root, steps[-1]) if steps else None
+
+
+def dcp_load(state: dict[str, Any], path: str) -> None:
+    """`dcp.load`, with its failures as one `InputError` naming the checkpoint and the cause.
+
+    DCP raises `CheckpointException`, which derives from BaseException: ``except Exception`` misses it."""
+    try:
+        dcp.load(state, checkpoint_id=path)
+    except CheckpointException as e:
+        raise InputError(f"{path}: cannot load the checkpoint ({checkpoint_cause(e)}); {_DAMAGED}") from None
+    except SeleneError:
+        raise
+    except Exception as e:
+        raise InputError(f"{path}: cannot load the checkpoint ({_short(e)}); {_DAMAGED}") from None
+
+
+def checkpoint_cause(e: BaseException) -> str:
+    """The first rank's exception inside a `CheckpointException`, in one line (not the tracebacks)."""
+    failures = getattr(e, "failures", None)
+    if isinstance(failures, dict) and failures:
+        rank = min(failures)
+        exc = failures[rank][0] if isinstance(failures[rank], tuple) else failures[rank]
+        return f"rank {rank}: {_short(exc)}" if len(failures) > 1 else _short(exc)
+    return _short(e)
+
+
+def _short(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0] if text else ''}".rstrip(": ")
+
+
+# ----------------------------------------------------------------------------- what a checkpoint is for
+
+
+def sha256_of(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def read_meta(path: str) -> dict[str, Any]:
+    """``meta.json`` of the step directory `path`; `InputError` naming the file when it is missing,
+    unreadable, not JSON or not a checkpoint's metadata."""
+    meta_path = os.path.join(path, META)
+    try:
+        with open(meta_path, "rb") as f:
+            raw = f.read()
+    except FileNotFoundError:
+        raise InputError(f"{path} is not a finished checkpoint (no {META}); pass a step-NNNNNN directory") from None
+    except OSError as e:
+        raise InputError(f"{meta_path}: cannot read it ({e.strerror or e})") from None
+    try:
+        meta = json.loads(raw)
+    except ValueError as e:  # JSONDecodeError, UnicodeDecodeError
+        raise InputError(f"{meta_path}: not valid JSON ({e}); {_DAMAGED}") from None
+    if not isinstance(meta, dict):
+        raise InputError(f"{meta_path}: a JSON object was expected, got {type(meta).__name__}; {_DAMAGED}")
+    if not isinstance(meta.get("step"), int) or isinstance(meta.get("step"), bool):
+        raise InputError(f"{meta_path}: no integer 'step' (found {meta.get('step')!r}); {_DAMAGED}")
+    return meta
+
+
+def model_args_of(meta: dict[str, Any], path: str) -> ModelArgs | None:
+    """The `ModelArgs` recorded in `meta` (None when the checkpoint predates them); every field is
+    type-checked, and unknown fields (from a newer selene) are an error, not silently dropped."""
+    raw = meta.get("model_args")
+    where = f"{os.path.join(path, META)}: model_args"
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise InputError(f"{where} is {type(raw).__name__}, not an object; {_DAMAGED}")
+    hints = typing.get_type_hints(ModelArgs)
+    known = {f.name for f in fields(ModelArgs)}
+    extra = sorted(set(raw) - known)
+    if extra:
+        raise InputError(f"{where} has fields this selene does not know: {extra}; was it written by a newer selene?")
+    for f in fields(ModelArgs):
+        if f.name not in raw:
+            if f.default is MISSING:
+                raise InputError(f"{where} lacks {f.name!r}; {_DAMAGED}")
+            continue
+        if not _fits(raw[f.name], hints[f.name]):
+            raise InputError(f"{where}.{f.name} is {raw[f.name]!r}, not a valid {_type_name(hints[f.name])}; {_DAMAGED}")
+    try:
+        return ModelArgs(**raw)
+    except SeleneError as e:
+        raise InputError(f"{where}: {e}") from None
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    if typing.get_origin(hint) is typing.Literal:
+        return value in typing.get_args(hint)
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    if hint is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    return True
+
+
+def _type_name(hint: Any) -> str:
+    if typing.get_origin(hint) is typing.Literal:
+        return " | ".join(repr(a) for a in typing.get_args(hint))
+    return getattr(hint, "__name__", str(hint))
+
+
+def shape_diffs(saved: ModelArgs, now: ModelArgs) -> list[str]:
+    """``"n_layers: checkpoint 4, now 2"`` for every shape field that differs."""
+    names = SHAPE_FIELDS + (("max_seq_len",) if "learned" in (saved.positions, now.positions) else ())
+    return [f"{n}: checkpoint {getattr(saved, n)!r}, now {getattr(now, n)!r}" for n in names
+            if getattr(saved, n) != getattr(now, n)]  # fmt: skip
+
+
+def expected_tensors(args: ModelArgs) -> dict[str, tuple[int, ...]]:
+    """DCP keys (``model.<fqn>``) and shapes of the model `args` describes (built on the meta device)."""
+    with torch.device("meta"):
+        model = Transformer(args)
+    return {f"model.{k}": tuple(v.shape) for k, v in model.state_dict().items()}
+
+
+def read_dcp_metadata(path: str) -> Metadata:
+    """DCP's index of the checkpoint at `path`; `InputError` naming ``.metadata`` when it cannot be read."""
+    md_path = os.path.join(path, DCP_METADATA)
+    if not os.path.exists(md_path):
+        raise InputError(f"{md_path}: not found (the index of the checkpoint's tensors); {_DAMAGED}")
+    try:
+        md = FileSystemReader(path).read_metadata()
+    except Exception as e:  # a pickle of garbage raises anything: UnpicklingError, EOFError, ValueError ...
+        raise InputError(f"{md_path}: unreadable ({_short(e)}); {_DAMAGED}") from None
+    if not isinstance(md, Metadata) or not isinstance(getattr(md, "state_dict_metadata", None), dict):
+        raise InputError(f"{md_path}: not a torch.distributed.checkpoint index; {_DAMAGED}")
+    return md
+
+
+def check_files(path: str, md: Metadata) -> None:
+    """Every data file the index names exists and holds the byte ranges the index gives it."""
+    need: dict[str, int] = {}
+    for info in (md.storage_data or {}).values():
+        rel = getattr(info, "relative_path", None)
+        if rel is None:
+            continue
+        need[rel] = max(need.get(rel, 0), int(info.offset) + int(info.length))
+    for rel, n in sorted(need.items()):
+        f = os.path.join(path, rel)
+        try:
+            size = os.path.getsize(f)
+        except OSError:
+            raise InputError(f"{f}: not found, but {os.path.join(path, DCP_METADATA)} lists it; {_DAMAGED}") from None
+        if size < n:
+            raise InputError(f"{f}: truncated: {size} bytes, but the checkpoint's index needs {n}; {_DAMAGED}")
+
+
+def check_tensors(
+    path: str, md: Metadata, expected: dict[str, tuple[int, ...]], what: str, error: type[SeleneError] = InputError,
+    hint: str = "",
+) -> None:
+    """The checkpoint's model tensors are exactly `expected` (names and shapes), or `error` naming the
+    differences, the checkpoint's side first."""
+    have = {k: tuple(v.size) for k, v in md.state_dict_metadata.items()
+            if k.startswith("model.") and isinstance(v, TensorStorageMetadata)}  # fmt: skip
+    problems: list[str] = []
+    layers_have, layers_want = _layers(have), _layers(expected)
+    if layers_have != layers_want:
+        problems.append(f"n_layers: checkpoint {layers_have}, {what} {layers_want}")
+    # tensors of the layers only one side has are covered by the n_layers line
+    beyond = {k for k in set(have) ^ set(expected) if (i := _layer_of(k)) is not None and i >= min(layers_have, layers_want)}
+    missing = sorted(set(expected) - set(have) - beyond)
+    extra = sorted(set(have) - set(expected) - beyond)
+    for k in sorted(set(have) & set(expected)):
+        if have[k] != expected[k]:
+            problems.append(f"{k[6:]}: checkpoint {list(have[k])}, {what} {list(expected[k])}")
+    if missing:
+        problems.append(f"missing from the checkpoint: {_names(missing)}")
+    if extra:
+        problems.append(f"only in the checkpoint: {_names(extra)}")
+    if problems:
+        shown = problems[:6] + ([f"... {len(problems) - 6} more"] if len(problems) > 6 else [])
+        tail = f". {hint}" if hint else ""
+        raise error(f"checkpoint {path} holds another model than {what}: " + "; ".join(shown) + tail)
+
+
+_LAYER = re.compile(r"^model\.layers\.(\d+)\.")
+
+
+def _layer_of(key: str) -> int | None:
+    m = _LAYER.match(key)
+    return int(m.group(1)) if m else None
+
+
+def _layers(keys: typing.Iterable[str]) -> int:
+    found = [i for k in keys if (i := _layer_of(k)) is not None]
+    return max(found) + 1 if found else 0
+
+
+def _names(keys: list[str]) -> str:
+    short = [k[6:] for k in keys]
+    return ", ".join(short[:4]) + (f" and {len(short) - 4} more" if len(short) > 4 else "")
+
+
+def check_tokenizer(meta: dict[str, Any], path: str, sha_now: str | None, now: str, error: type[SeleneError]) -> None:
+    """The tokenizer recorded in the checkpoint is the one in use now (both sha256), when both are known."""
+    saved = meta.get("tokenizer_sha256")
+    if isinstance(saved, str) and sha_now and saved != sha_now:
+        raise error(
+            f"checkpoint {path} was trained with another tokenizer: tokenizer sha256 checkpoint {saved[:16]}..., "
+            f"now {sha_now[:16]}... ({now}); the token ids would mean other pieces"
+        )
+
+
+_RESUME_HINT = (
+    "Set train.model back to the checkpoint's shape, or train from step 0 (--force, or a new out "
+    "directory; train.checkpoint.resume: false)"
+)
+
+
+def check_resume(
+    path: str, args: ModelArgs, tokenizer_sha256: str | None = None, now: str = "the tokenizer of the training data"
+) -> dict[str, Any]:
+    """The meta of the checkpoint `path` after checking that it can continue a run of model `args`
+    with the tokenizer `tokenizer_sha256`: `ConfigError` naming every differing field (checkpoint's
+    value, then now) or tensor, `InputError` naming the damaged file. Reads no weights."""
+    meta = read_meta(path)
+    saved = model_args_of(meta, path)
+    if saved is not None and (diffs := shape_diffs(saved, args)):
+        raise ConfigError(f"checkpoint {path} is of another model: " + "; ".join(diffs) + f". {_RESUME_HINT}")
+    check_tokenizer(meta, path, tokenizer_sha256, now, ConfigError)
+    md = read_dcp_metadata(path)
+    check_tensors(path, md, expected_tensors(args), "this run's model", ConfigError, _RESUME_HINT)
+    check_files(path, md)
     return meta
 
 

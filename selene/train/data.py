@@ -9,6 +9,7 @@ samples seen do not depend on the layout, which is what makes layouts comparable
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +17,7 @@ import numpy as np
 import torch
 
 from selene.config import TrainDataConfig
-from selene.errors import ConfigError
+from selene.errors import ConfigError, InputError
 from selene.tokenize.gpt_dataset import BlendedDataset, GPTDataset, SampleDataset
 from selene.tokenize.indexed import IndexedDataset
 
@@ -80,3 +81,37 @@ def describe(data: TrainData) -> dict[str, Any]:
         "valid_samples": len(data.valid) if data.valid is not None else 0,
         "fingerprint": data.train.fingerprint,
     }
+
+
+def tokenizer_file(prefixes: list[str]) -> str | None:
+    """The ``tokenizer.model`` next to the first data prefix that has one (what the data was made with)."""
+    for prefix in prefixes:
+        src = os.path.join(os.path.dirname(prefix) or ".", "tokenizer.model")
+        if os.path.exists(src):
+            return src
+    return None
+
+
+def tokenizer_sha256(prefixes: list[str]) -> str | None:
+    """The fingerprint of the data's tokenizer: sha256 of its ``tokenizer.model``, else the one its
+    tokenize manifest records; None for token data that has neither."""
+    from selene.io.dataset import token_manifest
+    from selene.train.checkpoint import sha256_of
+
+    if (tok := tokenizer_file(prefixes)) is not None:
+        return sha256_of(tok)
+    for prefix in prefixes:
+        if (m := token_manifest(prefix)) is not None:
+            return m.tokenizer.sha256
+    return None
+
+
+def check_token_ids(rows: np.ndarray, vocab_size: int, prefixes: list[str]) -> None:
+    """Every id of a batch fits the model's vocabulary (an embedding lookup past it fails with no file
+    named, or with a device-side assert on a GPU)."""
+    if rows.size and (top := int(rows.max())) >= vocab_size:
+        raise InputError(
+            f"the training data holds token id {top}, but the model's vocabulary has {vocab_size} ids: "
+            f"{', '.join(p + '.bin' for p in prefixes)} was tokenized with another tokenizer or is damaged; "
+            "re-run `selene tokenize` (or set train.model.vocab_size to the tokenizer's)"
+        )

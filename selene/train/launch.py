@@ -1,24 +1,36 @@
-"""`selene train`: resolve the training config, check the layout against the world size, run torchrun.
+"""`selene train`: resolve the training config, check it, its data and its checkpoint, run torchrun.
 
-The check happens here, before any process starts: a layout that cannot fit the world size is a
-configuration error with the whole product spelled out, not a hang or a traceback on N ranks.
+The checks happen here, before any process starts (`preflight`): a layout that cannot fit the world
+size is a configuration error with the whole product spelled out; a missing, truncated or mismatched
+token dataset names its file; a checkpoint to resume from that holds another model or was trained
+with another tokenizer names the field with both values; a damaged checkpoint names its file. Not a
+hang or a traceback on N ranks.
+
+A rank that fails anyway reports its error once: ranks write it to a file in a directory of the run
+(`selene.train.worker`), the agent (`selene.train.agent`, torchrun without its own report) adds how
+each rank ended, and `rank_failure` makes one `SeleneError` of it, naming the rank.
 """
 
 from __future__ import annotations
 
+import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from typing import Any
 
 import yaml
 from pydantic import ValidationError
 
+from selene import errors
 from selene.config import PipelineConfig, TrainConfig, format_validation_error, load_yaml
-from selene.errors import ConfigError, SeleneError
+from selene.errors import ConfigError, InputError, SeleneError
+from selene.train.agent import ERRORS_ENV
 from selene.train.dims import ParallelDims
-from selene.train.model import model_args
+from selene.train.model import ModelArgs, model_args
 
 
 def load_train_config(path: str, overrides: list[str]) -> tuple[TrainConfig, str]:
@@ -67,17 +79,133 @@ def check_layout(cfg: TrainConfig, world_size: int) -> ParallelDims:
     return dims
 
 
+def check_data(cfg: TrainConfig) -> None:
+    """Every data prefix is a complete token dataset (`indexed.validate`) that agrees with its tokenize
+    manifest (file sizes), and the prefixes share one tokenizer that fits the model's vocabulary."""
+    from selene.io.dataset import MANIFEST, token_manifest
+    from selene.tokenize.indexed import bin_path, idx_path, validate
+
+    prefixes = cfg.data.prefixes
+    if not prefixes:
+        raise ConfigError("train.data.prefixes is empty: give the token dataset prefix (e.g. runs/x/tokenize/data_text_document)")
+    tokenizers: dict[str, str] = {}
+    for i, prefix in enumerate(prefixes):
+        field = f"train.data.prefixes[{i}]"
+        if not os.path.exists(idx_path(prefix)) and not os.path.exists(bin_path(prefix)):
+            raise InputError(f"{field}: no token dataset at {prefix} (neither {prefix}.idx nor .bin exists); {_found(prefix)}")
+        m = token_manifest(prefix)
+        vocab = cfg.model.vocab_size or (m.tokenizer.vocab_size if m is not None else None)
+        try:
+            validate(prefix, vocab)
+        except InputError as e:
+            raise InputError(f"{e} ({field})") from None
+        if m is None:
+            continue
+        where = os.path.join(os.path.dirname(prefix) or ".", MANIFEST)
+        for entry in m.shards:
+            f = os.path.join(os.path.dirname(prefix) or ".", entry.name)
+            ours = entry.name in (os.path.basename(bin_path(prefix)), os.path.basename(idx_path(prefix)))
+            if ours and (size := os.path.getsize(f)) != entry.bytes:
+                raise InputError(
+                    f"{f}: {size} bytes, but {where} records {entry.bytes}: the file changed after "
+                    f"`selene tokenize` wrote it; re-run tokenize ({field})"
+                )
+        if cfg.model.vocab_size and m.tokenizer.vocab_size > cfg.model.vocab_size:
+            raise ConfigError(
+                f"train.model.vocab_size {cfg.model.vocab_size} is smaller than the tokenizer's "
+                f"{m.tokenizer.vocab_size} pieces ({where}); leave it unset to use the tokenizer's"
+            )
+        tokenizers[prefix] = m.tokenizer.sha256
+    if len(set(tokenizers.values())) > 1:
+        listed = "; ".join(f"{p}: sha256 {h[:16]}..." for p, h in tokenizers.items())
+        raise ConfigError(f"train.data.prefixes were tokenized with different tokenizers ({listed}); tokenize them with one")
+
+
+def _found(prefix: str) -> str:
+    folder = os.path.dirname(prefix) or "."
+    if not os.path.isdir(folder):
+        return f"the directory {folder} does not exist: run `selene tokenize` first or fix the prefix"
+    names = sorted(os.path.basename(p)[: -len(".idx")] for p in glob.glob(os.path.join(glob.escape(folder), "*.idx")))
+    return (f"{folder} holds the prefixes {names}" if names else f"{folder} holds no .idx file") + "; fix the prefix"
+
+
+def expected_model(cfg: TrainConfig) -> ModelArgs:
+    from selene.train.loop import vocab_size_of
+
+    return model_args(cfg.model, vocab_size_of(cfg))
+
+
+def check_checkpoint(cfg: TrainConfig, out: str, args: ModelArgs) -> str | None:
+    """The checkpoint this run would start from (None: step 0), checked against the model `args` and
+    the data's tokenizer (`checkpoint.check_resume`) and its meta.json's data cursor."""
+    from selene.train import checkpoint
+    from selene.train.data import tokenizer_sha256
+    from selene.train.loop import resume_state
+
+    source = checkpoint.resume_source(os.path.join(out, "checkpoints"), cfg.checkpoint.load, cfg.checkpoint.resume)
+    if source is not None:
+        resume_state(checkpoint.check_resume(source, args, tokenizer_sha256(cfg.data.prefixes)), source)
+    return source
+
+
+def preflight(cfg: TrainConfig, out: str, world_size: int) -> ParallelDims:
+    """Everything that can be checked before a rank starts: layout, data, checkpoint to resume."""
+    dims = check_layout(cfg, world_size)
+    check_data(cfg)
+    check_checkpoint(cfg, out, expected_model(cfg))
+    return dims
+
+
+def rank_failure(errors_dir: str, returncode: int) -> SeleneError:
+    """One error for a failed torchrun: the first rank's `SeleneError` (its class, so its exit code),
+    with the other ranks that said the same; else the first unexpected exception with its traceback;
+    else how the ranks ended (exit code, signal)."""
+    reports = [r for r in map(_read_json, sorted(glob.glob(os.path.join(errors_dir, "rank-*.json")))) if r]
+    ends: dict[int, dict[str, Any]] = {}
+    for path in sorted(glob.glob(os.path.join(errors_dir, "agent-*.json"))):
+        ends.update({int(k): v for k, v in ((_read_json(path) or {}).get("failures") or {}).items()})
+    chosen = [r for r in reports if r.get("selene")] or reports
+    if chosen:
+        first = min(chosen, key=lambda r: (r.get("time", 0.0), r.get("rank", 0)))
+        same = sorted(r["rank"] for r in chosen if r is not first and r.get("message") == first.get("message"))
+        also = f" ({'ranks' if len(same) > 1 else 'rank'} {', '.join(map(str, same))} too)" if same else ""
+        if first.get("selene"):
+            cls = getattr(errors, str(first.get("type")), SeleneError)
+            cls = cls if isinstance(cls, type) and issubclass(cls, SeleneError) else SeleneError
+            return cls(f"training failed on rank {first['rank']}{also}: {first['message']}")
+        return SeleneError(
+            f"training failed on rank {first['rank']}{also} with an unexpected error (a bug: please report it "
+            f"with this traceback):\n{first.get('traceback') or first.get('message')}"
+        )
+    if ends:
+        rank, end = min(ends.items(), key=lambda kv: (kv[1].get("time", 0), kv[0]))
+        how = f"was killed by {end['signal']}" if end.get("signal") else f"exited with code {end.get('exitcode')}"
+        hint = " (SIGKILL: often the out-of-memory killer)" if end.get("signal") == "SIGKILL" else ""
+        return SeleneError(f"training failed: rank {rank} {how}{hint} without reporting an error; its log is above")
+    return SeleneError(f"training failed (torchrun exit code {returncode}); the log above has its error")
+
+
+def _read_json(path: str) -> dict[str, Any] | None:
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def launch(
     cfg: TrainConfig, out: str, nproc_per_node: int, nnodes: int = 1, node_rank: int = 0,
     rdzv_endpoint: str | None = None,
 ) -> int:
-    """Run torchrun with `nproc_per_node` × `nnodes` processes; returns its exit code."""
-    check_layout(cfg, nproc_per_node * nnodes)
+    """Run torchrun with `nproc_per_node` × `nnodes` processes, after `preflight`; 0, or the failure
+    of a rank as one `SeleneError` (`rank_failure`)."""
+    preflight(cfg, out, nproc_per_node * nnodes)
     os.makedirs(out, exist_ok=True)
     config_path = os.path.join(out, f"config.node{node_rank}.json")
     with open(config_path, "w") as f:
         json.dump(cfg.model_dump(mode="json"), f, indent=1)
-    cmd = [sys.executable, "-m", "torch.distributed.run", f"--nproc-per-node={nproc_per_node}", f"--nnodes={nnodes}"]
+    cmd = [sys.executable, "-m", "selene.train.agent", f"--nproc-per-node={nproc_per_node}", f"--nnodes={nnodes}"]
     if nnodes > 1:
         if not rdzv_endpoint:
             raise ConfigError("--nnodes > 1 needs --rdzv-endpoint HOST:PORT (the same on every node)")
@@ -85,8 +213,12 @@ def launch(
     else:
         cmd += ["--standalone"]
     cmd += ["-m", "selene.train.worker", config_path, out]
-    env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")}
-    proc = subprocess.run(cmd, env=env)
-    if proc.returncode:
-        raise SeleneError(f"training failed (torchrun exit code {proc.returncode}); the log above has the rank's error")
+    errors_dir = tempfile.mkdtemp(prefix=".rank-errors-", dir=out)
+    env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"), ERRORS_ENV: errors_dir}
+    try:
+        proc = subprocess.run(cmd, env=env)
+        if proc.returncode:
+            raise rank_failure(errors_dir, proc.returncode)
+    finally:
+        shutil.rmtree(errors_dir, ignore_errors=True)
     return 0

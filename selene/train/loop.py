@@ -22,10 +22,17 @@ import torch
 import torch.distributed as dist
 
 from selene.config import TrainConfig
-from selene.errors import ConfigError
+from selene.errors import ConfigError, InputError
 from selene.tokenize.gpt_dataset import Cursor, take
 from selene.train import checkpoint
-from selene.train.data import build_data, rank_share, to_inputs
+from selene.train.data import (
+    build_data,
+    check_token_ids,
+    rank_share,
+    to_inputs,
+    tokenizer_file,
+    tokenizer_sha256,
+)
 from selene.train.dims import ParallelDims
 from selene.train.flops import flops_per_token, peak_tflops
 from selene.train.metrics import MetricsLogger
@@ -69,7 +76,10 @@ def vocab_size_of(cfg: TrainConfig) -> int:
     for prefix in cfg.data.prefixes:
         if (m := token_manifest(prefix)) is not None:
             return m.tokenizer.vocab_size
-    raise ConfigError("train.model.vocab_size is not set and no tokenize manifest.json sits next to the data prefix")
+    raise ConfigError(
+        f"train.model.vocab_size is not set and no tokenize manifest.json sits next to the data prefixes "
+        f"{cfg.data.prefixes}: set train.model.vocab_size to the tokenizer's vocabulary"
+    )
 
 
 def _optimizers(parts: list[torch.nn.Module], cfg: TrainConfig) -> list[torch.optim.Optimizer]:
@@ -117,14 +127,11 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
     data = build_data(cfg.data, seq, samples_needed(cfg.steps, cfg.batch, seq), valid_size)
     ckpt_root = os.path.join(out, "checkpoints")
     step, tokens_seen, cursor = 0, 0, Cursor.start(data.train)
-    source = cfg.checkpoint.load or (
-        checkpoint.step_dir(ckpt_root, checkpoint.complete_steps(ckpt_root)[-1])
-        if cfg.checkpoint.resume and checkpoint.complete_steps(ckpt_root)
-        else None
-    )
+    source = checkpoint.resume_source(ckpt_root, cfg.checkpoint.load, cfg.checkpoint.resume)
+    tok_sha = tokenizer_sha256(cfg.data.prefixes)
     if source:
-        meta = checkpoint.load(source, pm.parts, optims)
-        step, tokens_seen, cursor = meta["step"], meta["tokens_seen"], Cursor.from_dict(meta["cursor"])
+        meta = checkpoint.load(source, pm.parts, optims, margs, tok_sha)
+        step, tokens_seen, cursor = resume_state(meta, source)
     logger = MetricsLogger(out, cfg.tensorboard, enabled=rank == 0)
     logger.truncate_after(step)
     fpt = flops_per_token(margs, seq)
@@ -141,7 +148,7 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
     def save() -> None:
         meta = {"tokens_seen": tokens_seen, "cursor": cursor.to_dict(), "config": cfg.model_dump(mode="json"),
                 "layout": dims.describe(), "model_args": dataclasses.asdict(margs), "seq_len": seq,
-                "tokenizer": tokenizer}
+                "tokenizer": tokenizer, "tokenizer_sha256": tok_sha}
         checkpoint.save(ckpt_root, step, pm.parts, optims, meta, cfg.checkpoint.keep)
 
     while step < cfg.steps:
@@ -153,6 +160,7 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
                 g["lr"] = lr
             o.zero_grad(set_to_none=True)
         rows, cursor = take(data.train, cursor, batch)
+        check_token_ids(rows, margs.vocab_size, cfg.data.prefixes)
         local = rank_share(rows, dp_rank, dp_size)
         loss = _forward_backward(pm, local, cfg, dims.pp > 1, device)
         grad_norm = pm.clip_grad_norm(cfg.optim.grad_clip)
@@ -167,7 +175,7 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
                 "tokens": tokens_seen, "tokens_per_s": tps, "tflops_per_device": tflops, "mfu": tflops / peak,
                 "step_time_s": dt, "peak_memory_gib": _peak_memory(device, memory_before)}
         if data.valid is not None and (step % cfg.eval_every == 0 or step == cfg.steps):
-            last["val_loss"] = _validate(pm, data.valid, cfg, dp_rank, dp_size, device)
+            last["val_loss"] = _validate(pm, data.valid, cfg, dp_rank, dp_size, device, margs.vocab_size)
         if step % cfg.log_every == 0 or step == cfg.steps or "val_loss" in last:
             logger.log(last)
         stopping = _any(stop.requested)
@@ -182,13 +190,26 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
 def _copy_tokenizer(cfg: TrainConfig, out: str) -> str | None:
     """The tokenizer of the training data, copied next to the checkpoints so that a checkpoint
     directory is self-contained for evaluation and export (``../../tokenizer.model``)."""
-    for prefix in cfg.data.prefixes:
-        src = os.path.join(os.path.dirname(prefix) or ".", "tokenizer.model")
-        if os.path.exists(src):
-            dst = os.path.join(out, "tokenizer.model")
-            shutil.copyfile(src, dst)
-            return "../../tokenizer.model"
-    return None
+    src = tokenizer_file(cfg.data.prefixes)
+    if src is None:
+        return None
+    shutil.copyfile(src, os.path.join(out, "tokenizer.model"))
+    return "../../tokenizer.model"
+
+
+def resume_state(meta: dict[str, Any], source: str) -> tuple[int, int, Cursor]:
+    """(step, tokens seen, data cursor) of a checkpoint's meta; `InputError` naming its meta.json."""
+    where = os.path.join(source, checkpoint.META)
+    tokens = meta.get("tokens_seen")
+    if not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 0:
+        raise InputError(f"{where}: 'tokens_seen' is {tokens!r}, not a token count; the checkpoint is damaged")
+    if not isinstance(meta.get("cursor"), dict):
+        raise InputError(f"{where}: no data 'cursor' object; the checkpoint is damaged")
+    try:
+        cursor = Cursor.from_dict(meta["cursor"])
+    except InputError as e:
+        raise InputError(f"{where}: {e}; the checkpoint is damaged") from None
+    return int(meta["step"]), tokens, cursor
 
 
 def _forward_backward(pm: Any, local: Any, cfg: TrainConfig, pipelined: bool, device: torch.device) -> float:
@@ -209,12 +230,15 @@ def _forward_backward(pm: Any, local: Any, cfg: TrainConfig, pipelined: bool, de
 
 
 @torch.no_grad()
-def _validate(pm: Any, valid: Any, cfg: TrainConfig, dp_rank: int, dp_size: int, device: torch.device) -> float:
+def _validate(
+    pm: Any, valid: Any, cfg: TrainConfig, dp_rank: int, dp_size: int, device: torch.device, vocab_size: int
+) -> float:
     """Mean loss over the first `eval_batches` global batches of the held-out split (the same each time)."""
     cursor = Cursor.start(valid)
     total = 0.0
     for _ in range(cfg.eval_batches):
         rows, cursor = take(valid, cursor, cfg.batch.global_batch)
+        check_token_ids(rows, vocab_size, cfg.data.prefixes)
         total += float(pm.evaluate(*to_inputs(rank_share(rows, dp_rank, dp_size), device)))
     return total / cfg.eval_batches
 

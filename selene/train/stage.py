@@ -42,12 +42,31 @@ def run_train(
         cfg = cfg.model_copy(update={"checkpoint": cfg.checkpoint.model_copy(update={"resume": False, "load": None})})
     if not skipped:
         launch(cfg, out, cfg.nproc_per_node)
+    else:  # reused: only if it is the model asked for, trained with the data's tokenizer
+        _check_reuse(checkpoint.step_dir(root, done[-1]), cfg)
     records = read_metrics(os.path.join(out, "metrics.jsonl"))
     with open(os.path.join(out, "loss.svg"), "w") as f:
         f.write(loss_curve_svg(records))
     last = records[-1] if records else {}
     steps = checkpoint.complete_steps(root)
     return StageResult(out, skipped=skipped, info={"last": last, "checkpoint": checkpoint.step_dir(root, steps[-1])})
+
+
+def _check_reuse(path: str, cfg: TrainConfig) -> None:
+    """The finished checkpoint `path` is of the model `cfg` asks for (`checkpoint.check_resume`); when
+    the vocabulary cannot be known any more (no vocab_size, data gone), the checkpoint's is taken."""
+    from selene.train.data import tokenizer_sha256
+    from selene.train.launch import expected_model
+    from selene.train.model import model_args
+
+    try:
+        args = expected_model(cfg)
+    except ConfigError:
+        saved = checkpoint.model_args_of(checkpoint.read_meta(path), path)
+        if saved is None:
+            return
+        args = model_args(cfg.model, saved.vocab_size)
+    checkpoint.check_resume(path, args, tokenizer_sha256(cfg.data.prefixes))
 
 
 def artifacts(result: StageResult, cfg: TrainConfig) -> list[Artifact]:
