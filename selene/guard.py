@@ -114,14 +114,17 @@ def relation(out: Place, other: Place) -> str | None:
     return None
 
 
-def check_overlap(command: str, inputs: Sequence[str], outputs: Sequence[str]) -> None:
-    """Refuse an output that is, lies inside or contains one of the command's own inputs."""
+def check_overlap(
+    command: str, inputs: Sequence[str], outputs: Sequence[str], inside_ok: bool = False
+) -> None:
+    """Refuse an output that is, lies inside or contains one of the command's own inputs (with
+    `inside_ok`, an output inside an input is allowed: eval's results beside a finished checkpoint)."""
     ins = [place(p) for p in inputs if p]
     for raw in outputs:
         out = place(raw)
         for inp in ins:
             how = relation(out, inp)
-            if how:
+            if how and not (inside_ok and how == "is inside"):
                 raise UsageError(
                     f"{command}: the output {raw} {how} the input {inp.raw}"
                     + (f" ({out.key} and {_stored(inp)})" if {out.key, _stored(inp)} - {raw, inp.raw} else "")

@@ -55,6 +55,12 @@ class Job:
         another running command reads or writes; held while the job runs."""
         from selene import guard
 
+        if self.stage == "eval":
+            # results go to <checkpoint>/eval by default, and a finished checkpoint (never rewritten)
+            # may be evaluated while its training run goes on: the output must only not be the
+            # checkpoint nor contain it, and the checkpoint stays out of the running-command registry
+            guard.check_overlap("selene eval", self.inputs(), [self.out], inside_ok=True)
+            return guard.claim("selene eval", [], [self.out], say)
         return guard.claim(f"selene {self.stage}", self.inputs(), [self.out], say)
 
     def executor_config(self) -> Any:

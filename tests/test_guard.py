@@ -26,6 +26,7 @@ import pytest
 
 from selene import guard, registry
 from selene.cli import main
+from selene.errors import UsageError
 from tests.corpus import write_dataset
 from tests.pipeline_runs import ROOT, subprocess_env
 
@@ -464,3 +465,17 @@ def test_claim_registers_normalised_shared_paths(tmp_path: Path, monkeypatch: py
             assert len(guard.running()) == 1
         assert (tmp_path / f".out{guard.LOCK_SUFFIX}").is_file()
     assert guard.running() == [] and not (tmp_path / f".out{guard.LOCK_SUFFIX}").exists()
+
+
+def test_eval_writes_beside_its_checkpoint_but_never_over_it(tmp_path: Path) -> None:
+    from selene.runner import Job
+
+    ckpt = tmp_path / "train" / "checkpoints" / "step-000004"
+    ckpt.mkdir(parents=True)
+    with Job("eval", str(ckpt), str(ckpt / "eval"), None).claim():  # the default output
+        pass
+    for out in (ckpt, tmp_path / "train"):
+        with pytest.raises(UsageError, match=r"selene eval: the output .* the input"), Job(
+            "eval", str(ckpt), str(out), None
+        ).claim():
+            pass
