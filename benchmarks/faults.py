@@ -14,8 +14,10 @@ held:
   identical rerun  after a kill or a full disk, a rerun succeeds with output byte-identical to an
                    uninterrupted run of the same command
   refused          exit 2 naming the paths in conflict, every input unchanged
-  ran clean        exit 0 with output identical to an unfaulted run (held only where the fault
-                   does not touch what the command reads, e.g. an empty stage config = defaults)
+  ran clean        exit 0 with output identical to an unfaulted run: held for damaged files (the
+                   damage missed every byte the command uses: nothing lost) and for an empty
+                   stage config (= the defaults); a failure where the command was asked to do
+                   something wrong (a list as config, another model's shapes)
 failed:
   traceback        a Python traceback in stdout/stderr
   unclear error    nonzero exit, but the message names no offending path
@@ -58,9 +60,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
 TRACEBACK = "Traceback (most recent call last)"
-HELD = {"clear error", "quarantine", "identical rerun", "refused", "ran clean"}
 DATA_PATTERNS = ("part-*.parquet", "removed.parquet", "*.bin", "*.idx", "tokenizer.model")
-ALL = ("clear error", "quarantine", "identical rerun", "refused", "ran clean")
 ERR = ("clear error",)
 REFUSED = ("refused",)
 RERUN = ("identical rerun",)
@@ -160,7 +160,9 @@ class Ctx:
 
 
 def snapshot(path: Path) -> dict[str, str]:
-    """sha256 of every file under `path` (or of `path`), by relative name."""
+    """sha256 of every file under `path` (or of `path`), by relative name. Training's sample-index
+    caches (``<prefix>.gpt-<hash>.*``, written next to the token data as Megatron-LM does) are left
+    out: derived files added beside the data, not a change to it."""
     if path.is_file():
         return {".": hashlib.sha256(path.read_bytes()).hexdigest()}
     if not path.exists():
@@ -168,7 +170,7 @@ def snapshot(path: Path) -> dict[str, str]:
     return {
         str(p.relative_to(path)): hashlib.sha256(p.read_bytes()).hexdigest()
         for p in sorted(path.rglob("*"))
-        if p.is_file()
+        if p.is_file() and ".gpt-" not in p.name
     }
 
 
@@ -204,6 +206,16 @@ def random_bytes(path: Path, rng: random.Random) -> None:
     path.write_bytes(bytes(data))
 
 
+def flip_bit_zst(path: Path, rng: random.Random) -> None:
+    """A bit flip in a .zst written as the zstd tool writes it, with the frame's content checksum
+    (the test corpus is written without one, which makes a flip undetectable by anyone)."""
+    import zstandard
+
+    raw = zstandard.ZstdDecompressor().stream_reader(path.read_bytes()).read()
+    path.write_bytes(zstandard.ZstdCompressor(level=3, write_checksum=True).compress(raw))
+    flip_bit(path, rng)
+
+
 def remove(path: Path, rng: random.Random) -> None:
     path.unlink()
 
@@ -213,7 +225,7 @@ def garbage(path: Path, rng: random.Random) -> None:
 
 
 DAMAGE: dict[str, Callable[[Path, random.Random], None]] = {
-    "bitflip": flip_bit, "truncate": truncate, "random": random_bytes, "removed": remove, "garbage": garbage,
+    "bitflip": flip_bit, "bitflip+checksum": flip_bit_zst, "truncate": truncate, "random": random_bytes, "removed": remove, "garbage": garbage,
 }  # fmt: skip
 
 
@@ -255,15 +267,28 @@ class Result:
     seconds: float = 0.0
 
 
+def changes(before: dict[str, str], after: dict[str, str]) -> str:
+    """What differs between two snapshots, in words ("" if nothing)."""
+    parts = []
+    for word, names in (
+        ("deleted", sorted(before.keys() - after.keys())),
+        ("changed", sorted(k for k in before.keys() & after.keys() if before[k] != after[k])),
+        ("added", sorted(after.keys() - before.keys())),
+    ):
+        if names:
+            parts.append(f"{word} {', '.join(names[:3])}{' ...' if len(names) > 3 else ''}")
+    return "; ".join(parts)
+
+
 def judge_error(run: Run, names: list[list[str]], inputs: dict[Path, dict[str, str]]) -> tuple[str, str] | None:
     """The outcome of a run that should have failed, or None when it exited 0 (the caller decides)."""
     if run.timed_out:
         return "hang", f"no exit in {TIMEOUT} s"
     if TRACEBACK in run.text:
         return "traceback", ""
-    changed = [str(p) for p, snap in inputs.items() if snapshot(p) != snap]
+    changed = [f"{p} ({what})" for p, snap in inputs.items() if (what := changes(snap, snapshot(p)))]
     if changed:
-        return "silent loss/corruption", f"input modified: {', '.join(changed)} (rc {run.rc})"
+        return "silent loss/corruption", f"input modified: {'; '.join(changed)} (rc {run.rc})"
     if run.rc == 0:
         return None
     if run.rc is not None and run.rc < 0:
@@ -284,8 +309,9 @@ def judge_ok(compare: Callable[[], str | None]) -> tuple[str, str]:
 # ----------------------------------------------------------------------------------- fixtures
 
 
-def build(ctx: Ctx) -> None:
-    """The campaign's inputs: corpus → ing → dd → dc → bl → tok (+ tok2) → train (4 layers) and train2."""
+def build(ctx: Ctx, models: bool = True) -> None:
+    """The campaign's inputs: corpus → ing → dd → dc → bl → tok (+ tok2) → train (4 layers) and
+    train2 (2 layers); with `models` False, the data stages' only (fast)."""
     sys.path.insert(0, str(ROOT))
     from tests.test_ingest import build_corpus
 
@@ -303,11 +329,15 @@ def build(ctx: Ctx) -> None:
         ("tokenize", ["tokenize", "-i", str(w / "bl"), "-o", str(w / "tok"), *TOKENIZE]),
         ("tokenize2", ["tokenize", "-i", str(w / "bl"), "-o", str(w / "tok2"), "--vocab-size", "700"]),
     ]
+    if not models:
+        steps.pop()
     for name, args in steps:
         run = ctx.cli(args)
         if run.rc != 0:
             raise SystemExit(f"building the campaign's inputs: {name} failed:\n{run.text[-3000:]}")
         ctx.refs[f"seconds:{name}"] = run.seconds
+    if not models:
+        return
     write_train_yaml(w / "train.yaml", w / "train", w / "tok")
     for name, extra in (("train", []), ("train2", ["--set", "model.n_layers=2"])):
         if name == "train2":
@@ -321,6 +351,7 @@ def build(ctx: Ctx) -> None:
     ex = ctx.cli(["export", "--checkpoint", str(w / "train"), "-o", str(w / "hf")])
     if ex.rc != 0:
         raise SystemExit(f"building the campaign's inputs: export failed:\n{ex.text[-3000:]}")
+    ctx.refs["seconds:export"] = ex.seconds
 
 
 BLEND = ["--weights", "Books3=1,ArXiv=1,cc=1,wet=1"]
@@ -441,7 +472,7 @@ class Case:
         return f"{self.stage}/{self.case}"
 
 
-def input_fault_case(stage: str, target: str, how: str, expect: Sequence[str] = ERR, clean_ok: bool = False) -> Case:
+def input_fault_case(stage: str, target: str, how: str, expect: Sequence[str] = ERR) -> Case:
     """Damage one file of the stage's (copied) input, run the stage."""
 
     def fn(ctx: Ctx, d: Path) -> tuple[str, str, Run | None]:
@@ -459,7 +490,7 @@ def input_fault_case(stage: str, target: str, how: str, expect: Sequence[str] = 
                 verdict = judge_ok(compare_stage(ctx, stage, out))
         return (*verdict, run)
 
-    return Case(stage, f"{Path(target).name}:{how}", "corrupt input", expect if not clean_ok else (*expect, "ran clean"), fn)
+    return Case(stage, f"{Path(target).name}:{how}", "corrupt input", (*expect, "ran clean"), fn)
 
 
 def quarantine(ctx: Ctx, out: Path, path: Path) -> tuple[str, str]:
@@ -538,13 +569,10 @@ def config_case(stage: str, kind: str) -> Case:
         out = d / "out"
         compare: Callable[[], str | None] | None = None
         if stage in STAGES or stage == "ingest":
-            inp = None if stage == "ingest" else ctx.work / STAGES[stage][0]
-            args = stage_args(ctx, stage, inp, out)
             if stage == "ingest":
-                args = [a for a in args if a != str(ctx.work / "ingest.yaml")]
-                args[args.index("-c") + 1] = str(cfg)
+                args = ["ingest", "-c", str(cfg), "-o", str(out), *src_args(ctx)]
             else:
-                args += ["-c", str(cfg)]
+                args = [*stage_args(ctx, stage, ctx.work / STAGES[stage][0], out), "-c", str(cfg)]
             compare = compare_stage(ctx, stage, out)
             if stage == "ingest":
                 compare = None  # defaults differ from the campaign's ingest.yaml: no reference
@@ -564,11 +592,12 @@ def config_case(stage: str, kind: str) -> Case:
             args = ["config", "validate", str(cfg)]
         else:
             raise ValueError(stage)
+        before = snapshot(cfg)
         run = ctx.cli(args)
         names = names_of(cfg)
         if field_name:
             names.append([field_name])
-        verdict = judge_error(run, names, {ctx.work / "tok": ctx.refs["snap:tok"]})
+        verdict = judge_error(run, names, {cfg: before})
         if verdict is None:
             verdict = judge_ok(compare) if compare else ("ran clean", "exit 0 (no reference to compare)")
             if kind != "empty":
@@ -697,15 +726,21 @@ def kill_case(stage: str, fraction: float, workers: int = 2) -> Case:
         if stage == "run":
             compare()  # builds the reference run and measures its time
         clean_s = ctx.refs[f"seconds:{stage}"]
-        delay = clean_s * fraction * random.Random(f"kill{stage}{fraction}").uniform(0.9, 1.1)
         tag = f"{ctx.tag}-{uuid.uuid4().hex[:6]}"
         t0 = time.time()
         p = ctx.popen(args, d / "killed.log", tag=tag)
+        # the work starts when the output appears (before it: imports); kill at `fraction` of what
+        # is left of the clean run's time from there, jittered
+        while stage != "export" and not out.exists() and p.poll() is None and time.time() - t0 < clean_s * 3:
+            time.sleep(0.002)
+        t_out = time.time() - t0
+        delay = t_out + max(0.02, clean_s - t_out) * fraction * random.Random(f"kill{stage}{fraction}").uniform(0.8, 1.2)
         while time.time() - t0 < delay and p.poll() is None:
-            time.sleep(0.01)
+            time.sleep(0.002)
         finished = p.poll() is not None
         if not finished:
             os.kill(p.pid, signal.SIGKILL)
+        t_kill = time.time() - t0
         killed = ctx.finish(p, t0)
         time.sleep(1.5)
         left = tagged_processes(tag)
@@ -717,7 +752,9 @@ def kill_case(stage: str, fraction: float, workers: int = 2) -> Case:
                     q.kill()
             time.sleep(0.5)
         again = ctx.cli(args)
-        when = f"killed at {time.time() - t0:.1f}s" if not finished else "finished before the kill"
+        when = f"killed at {t_kill:.2f} s, output appeared at {t_out:.2f} s, clean run {clean_s:.2f} s"
+        if finished:
+            when = f"finished before the kill ({t_kill:.2f} s)"
         if left:
             return "orphans", f"{len(left)} left after kill -9 ({when}): {orphan_note}", killed
         v = judge_error(again, names_of(out), inputs)
@@ -868,8 +905,8 @@ def model_case(cmd: str, target: str, how: str, expect: Sequence[str] = ERR) -> 
             raise ValueError(cmd)
         run = ctx.cli(args)
         names = names_of(path, missing=how == "removed")
-        if how.startswith("swap:") and "/" in target:
-            names = names_of(path.parent)
+        if how.startswith("swap:"):  # another model's file: naming the checkpoint counts too
+            names = [names_of(path)[0] + names_of(tdir / CKPT)[0]]
         verdict = judge_error(run, names, snap)
         if verdict is None:
             verdict = judge_ok(compare)
@@ -877,7 +914,9 @@ def model_case(cmd: str, target: str, how: str, expect: Sequence[str] = ERR) -> 
                 verdict = ("silent loss/corruption", f"exit 0 with {target} of {how[5:]}")
         return (*verdict, run)
 
-    return Case(cmd, f"{target}:{how}", "checkpoint" if how[:5] != "swap:" else "wrong shape", expect, fn)
+    if how.startswith("swap:"):
+        return Case(cmd, f"{target}:{how}", "wrong shape", expect, fn)
+    return Case(cmd, f"{target}:{how}", "checkpoint", (*expect, "ran clean"), fn)
 
 
 def train_data_case(target: str, how: str) -> Case:
@@ -894,7 +933,7 @@ def train_data_case(target: str, how: str) -> Case:
         verdict = verdict or judge_ok(compare_train(ctx.work / "train", out))
         return (*verdict, run)
 
-    return Case("train", f"data {target}:{how}", "corrupt input", ERR, fn)
+    return Case("train", f"data {target}:{how}", "corrupt input", (*ERR, "ran clean"), fn)
 
 
 def wrong_shape_train(kind: str) -> Case:
@@ -1092,8 +1131,8 @@ def cases() -> list[Case]:
             out.append(input_fault_case(st, "manifest.json", how))
     for st in ("dedup", "blend"):
         for how in ("truncate", "random"):
-            out.append(input_fault_case(st, "removed.parquet", how, clean_ok=True))
-    for target, how in (("pile/00.jsonl.zst", "bitflip"), ("pile/00.jsonl.zst", "truncate"), ("pile/01.jsonl.zst", "random"),
+            out.append(input_fault_case(st, "removed.parquet", how))
+    for target, how in (("pile/00.jsonl.zst", "bitflip+checksum"), ("pile/00.jsonl.zst", "truncate"), ("pile/01.jsonl.zst", "random"),
                         ("web/a.warc.gz", "truncate"), ("web/a.warc.gz", "random"), ("web/b.warc.wet.gz", "garbage")):  # fmt: skip
         out.append(ingest_source_case(target, how))
     out += [rerun_over_corrupt_output("dedup", "part-00001.parquet", "bitflip"),
@@ -1117,8 +1156,8 @@ def cases() -> list[Case]:
     ck += [(f"{CKPT}/.metadata", h) for h in ("truncate", "random", "removed")]
     ck += [(f"{CKPT}/meta.json", h) for h in ("garbage", "truncate", "removed")]
     ck += [("tokenizer.model", "truncate"), ("tokenizer.model", "random")]
-    for cmd in ("export", "generate"):
-        out += [model_case(cmd, t, h) for t, h in ck]
+    out += [model_case("export", t, h) for t, h in ck]
+    out += [model_case("generate", t, h) for t, h in (ck[0], ck[3], ck[4], ck[7], ck[9], ck[11])]
     out += [model_case("eval", t, h) for t, h in (ck[1], ck[4], ck[7], ck[11])]
     out += [model_case("train", t, h) for t, h in (ck[1], ck[7])]
     for cmd in ("eval", "export", "generate"):
@@ -1175,10 +1214,10 @@ def unmount_all(ctx: Ctx) -> None:
     ctx.mounts.clear()
 
 
-def prepare(work: Path) -> Ctx:
+def prepare(work: Path, models: bool = True) -> Ctx:
     ctx = Ctx(work)
     t0 = time.time()
-    build(ctx)
+    build(ctx, models)
     ctx.refs["snap:tok"] = snapshot(work / "tok")
     ctx.refs["snap:ckpts"] = snapshot(work / "train" / "checkpoints")
     ctx.refs["snap:corpus"] = snapshot(work / "corpus")
