@@ -121,6 +121,22 @@ class Ctx:
         self.mounts: list[Path] = []
         self.tmpfs: bool | None = None
 
+    def can_tmpfs(self, d: Path) -> bool:
+        """Whether a tmpfs can be mounted here (root, and a kernel that lets this container)."""
+        if self.tmpfs is None:
+            probe = d / "probe"
+            probe.mkdir()
+            cmd = ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(probe)]
+            self.tmpfs = subprocess.run(cmd, capture_output=True).returncode == 0
+            if self.tmpfs:
+                subprocess.run(["umount", str(probe)], check=False)
+            probe.rmdir()
+        return self.tmpfs
+
+    def mount(self, where: Path, size: int) -> None:
+        subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], check=True)
+        self.mounts.append(where)
+
     def case_dir(self, name: str) -> Path:
         self.n += 1
         d = self.work / "cases" / f"{self.n:03d}-{name.replace('/', '_')}"
@@ -657,11 +673,12 @@ def full_disk_case(stage: str, mode: str) -> Case:
             inputs = {inp: snapshot(inp)}
             compare = compare_stage(ctx, stage, out)
         first = ctx.cli(args, fsize=fsize)
+        how = "" if use_tmpfs or mode == "fsize" else "no tmpfs here, RLIMIT_FSIZE instead: "
         verdict = judge_error(first, names_of(out), inputs)
         if verdict is None:
             return (*judge_ok(compare), first)
         if verdict[0] != "clear error":
-            return verdict[0], f"first run: {verdict[1]}", first
+            return verdict[0], f"{how}first run: {verdict[1]}", first
         if use_tmpfs:
             subprocess.run(["mount", "-o", "remount,size=256m", str(mnt)], check=True)
         again = ctx.cli(args)
@@ -671,7 +688,7 @@ def full_disk_case(stage: str, mode: str) -> Case:
         diff = compare()
         if diff:
             return "silent loss/corruption", f"rerun: {diff}", first
-        return "identical rerun", f"first: {first.first_line[:120]}", first
+        return "identical rerun", f"{how}first: {first.first_line[:120]}", first
 
     return Case(stage, f"full disk ({mode})", "full disk", RERUN, fn)
 
@@ -1185,27 +1202,6 @@ def cases() -> list[Case]:
         out += [kill_case(st, 0.6), kill_case(st, 0.85)]
     out += [kill_case("train", 0.7, 1), kill_case("export", 0.7, 1), kill_case("run", 0.6, 1)]
     return out
-
-
-def _can_tmpfs(self: Ctx, d: Path) -> bool:
-    if self.tmpfs is None:
-        probe = d / "probe"
-        probe.mkdir()
-        ok = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(probe)], capture_output=True).returncode == 0
-        if ok:
-            subprocess.run(["umount", str(probe)], check=False)
-        probe.rmdir()
-        self.tmpfs = ok
-    return self.tmpfs
-
-
-def _mount(self: Ctx, where: Path, size: int) -> None:
-    subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], check=True)
-    self.mounts.append(where)
-
-
-Ctx.can_tmpfs = _can_tmpfs  # type: ignore[attr-defined]
-Ctx.mount = _mount  # type: ignore[attr-defined]
 
 
 def unmount_all(ctx: Ctx) -> None:
