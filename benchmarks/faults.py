@@ -848,6 +848,60 @@ def concurrent_case(stage: str) -> Case:
     return Case(stage, "two at once, same output", "concurrent", REFUSED, fn)
 
 
+def concurrent_paused_case(stage: str) -> Case:
+    """The same command started while a first one, writing the same output, is mid-run (paused
+    with SIGSTOP as soon as its output, a temporary or a lock beside it appears): deterministic
+    where the race above depends on timing. The second must refuse; the first, resumed, must
+    finish with the clean run's bytes."""
+
+    def fn(ctx: Ctx, d: Path) -> tuple[str, str, Run | None]:
+        out = d / "out"
+        if stage == "train":
+            args = ["train", str(write_train_yaml(d / "train.yaml", out, ctx.work / "tok"))]
+            compare = compare_train(ctx.work / "train", out)
+        else:
+            inp = stage_input(ctx, stage, d)
+            args = stage_args(ctx, stage, inp, out)
+            compare = compare_stage(ctx, stage, out)
+        for attempt in range(3):
+            shutil.rmtree(out, ignore_errors=True)
+            t0 = time.time()
+            first = ctx.popen(args, d / f"first{attempt}.log")
+            while first.poll() is None and not any(p.name.startswith(out.name) for p in d.iterdir()):
+                time.sleep(0.002)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(first.pid, signal.SIGSTOP)
+            if first.poll() is None:
+                break
+            ctx.finish(first, t0)
+        else:
+            return "campaign error", "the first command finished before it could be paused, 3 times", None
+        try:
+            second = ctx.cli(args, d / "second.log")
+        finally:
+            os.killpg(first.pid, signal.SIGCONT)
+        run1 = ctx.finish(first, t0)
+        for r, which in ((second, "second"), (run1, "first")):
+            if r.timed_out:
+                return "hang", f"{which} run", r
+            if TRACEBACK in r.text:
+                return "traceback", f"{which} run", r
+        if second.rc == 0:
+            diff = compare()
+            how = f"first rc {run1.rc}; " + (diff or "output identical to the clean run")
+            return ("silent loss/corruption" if diff or run1.rc else "not refused"), f"second exited 0; {how}", second
+        if run1.rc != 0:
+            return "silent loss/corruption", f"the first run failed after the second (rc {run1.rc}): {run1.first_line}", second
+        diff = compare()
+        if diff:
+            return "silent loss/corruption", f"first run's output: {diff}", second
+        if not named(second.text, names_of(out)):
+            return "unclear error", f"rc {second.rc}, does not name {out}", second
+        return ("refused", "", second) if second.rc == 2 else ("clear error", f"rc {second.rc}", second)
+
+    return Case(stage, "second while the first runs", "concurrent", REFUSED, fn)
+
+
 def overlap_running_case(reader: str, writer: str) -> Case:
     """While `reader` runs on X (paused mid-run), `writer` is asked to write X."""
 
@@ -1198,6 +1252,8 @@ def cases() -> list[Case]:
     # two at once; kill -9 and rerun
     for st in ["ingest", "dedup", "blend", "tokenize", "export", "train"]:
         out.append(concurrent_case(st))
+    for st in ["ingest", *data, "train"]:
+        out.append(concurrent_paused_case(st))
     for st in ["ingest", *data]:
         out += [kill_case(st, 0.6), kill_case(st, 0.85)]
     out += [kill_case("train", 0.7, 1), kill_case("export", 0.7, 1), kill_case("run", 0.6, 1)]

@@ -29,13 +29,14 @@ def _campaign() -> Any:
 
 faults = _campaign()
 
-# (case key, fault class): a few per class, each a second or two
+# case keys of the campaign: a few per fault class, each a second or two
 CASES = [
     "dedup/output same input",  # overlap
     "tokenize/output inside input",
     "blend/output same input",
     "dedup/part-00000.parquet:bitflip",  # corrupt shards and manifests
     "dedup/part-00000.parquet:random",
+    "tokenize/part-00000.parquet:bitflip",
     "decontaminate/part-00000.parquet:truncate",
     "tokenize/manifest.json:garbage",
     "dedup/manifest.json:removed",
@@ -45,7 +46,10 @@ CASES = [
     "run/config:list",
     "tokenize/config:garbage",
     "dedup/full disk (fsize)",  # full disk (RLIMIT_FSIZE: no root needed), then a rerun
-    "dedup/two at once, same output",  # concurrent writers
+    "tokenize/full disk (fsize)",
+    "dedup/second while the first runs",  # concurrent writers
+    "tokenize/second while the first runs",
+    "blend/output = input of a running tokenize",
     "dedup/kill -9 at 60%",  # kill -9, orphans, rerun
 ]
 
