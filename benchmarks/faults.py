@@ -465,9 +465,16 @@ def losses(out: Path) -> dict[int, float]:
 
 
 def compare_train(ref: Path, out: Path) -> Callable[[], str | None]:
+    """Training's output against a clean run's: the losses, and the tokenizer it copies (what
+    eval, export and generate will use)."""
+
     def cmp() -> str | None:
         a, b = losses(ref), losses(out)
-        return None if a == b else f"losses differ from the clean run: {a} vs {b}"
+        if a != b:
+            return f"losses differ from the clean run: {a} vs {b}"
+        if snapshot(ref / "tokenizer.model") != snapshot(out / "tokenizer.model"):
+            return "tokenizer.model differs from the clean run's"
+        return None
 
     return cmp
 
