@@ -724,48 +724,77 @@ def tagged_processes(tag: str) -> list[Any]:
 
 
 def kill_case(stage: str, fraction: float, workers: int = 2) -> Case:
-    """kill -9 of the command (its main process, as a user does) at a point of its clean run time;
-    then: processes left? a rerun gives the clean run's bytes?"""
+    """kill -9 of the command (its main process, as a user does) at a point of its work; then:
+    processes left? does a rerun give the bytes of an uninterrupted run of the same command?
+
+    The uninterrupted run comes first, in the same case: it is the reference, and it times the work
+    (from the output's appearing, before which the command only imports, to its exit). The kill
+    lands at `fraction` of that span, jittered; when the command beats the kill, the point moves
+    earlier (halved), up to 4 tries, and a command never caught is said so, not counted as held."""
 
     def fn(ctx: Ctx, d: Path) -> tuple[str, str, Run | None]:
-        out = d / "out"
+        out, ref = d / "out", d / "clean"
         w = ["-w", str(workers)] if workers > 1 else []
-        if stage == "train":
-            args = ["train", str(write_train_yaml(d / "train.yaml", out, ctx.work / "tok"))]
-            inputs = {ctx.work / "tok": ctx.refs["snap:tok"]}
-            compare = compare_train(ctx.work / "train", out)
-        elif stage == "export":
-            args = ["export", "--checkpoint", str(ctx.work / "train"), "-o", str(out)]
-            inputs = {ctx.work / "train" / "checkpoints": ctx.refs["snap:ckpts"]}
-            compare = compare_files(ctx.work / "hf", out, ("model.safetensors", "config.json", "tokenizer.json"))
-        elif stage == "run":
-            args = ["run", str(write_pipeline_yaml(ctx, d / "p.yaml", out)), "--until", "tokenize"]
-            inputs = {ctx.work / "corpus": ctx.refs["snap:corpus"]}
-            compare = compare_pipeline(ctx, out)
-        else:
-            inp = stage_input(ctx, stage, d)
-            args = stage_args(ctx, stage, inp, out, w)
+        inp = None if stage in ("train", "export", "run") else stage_input(ctx, stage, d)
+
+        def command(o: Path) -> list[str]:
+            if stage == "train":
+                return ["train", str(write_train_yaml(d / f"{o.name}.yaml", o, ctx.work / "tok"))]
+            if stage == "export":
+                return ["export", "--checkpoint", str(ctx.work / "train"), "-o", str(o)]
+            if stage == "run":
+                return ["run", str(write_pipeline_yaml(ctx, d / f"{o.name}.yaml", o)), "--until", "tokenize"]
+            return stage_args(ctx, stage, inp, o, w)
+
+        def compare() -> str | None:
+            if stage == "train":
+                return compare_train(ref, out)()
+            if stage == "export":
+                return compare_files(ref, out, ("model.safetensors", "config.json", "tokenizer.json"))()
+            dirs = list(REF_DIR) if stage == "run" else ["."]  # `run`: every stage's directory
+            bad = [s for s in dirs if data_hashes(ref / s) != data_hashes(out / s) or not data_hashes(out / s)]
+            return f"differs from the uninterrupted run: {', '.join(bad)}" if bad else None
+
+        if inp is not None:
             inputs = {inp: snapshot(inp)}
-            compare = compare_stage(ctx, stage, out)
-        if stage == "run":
-            compare()  # builds the reference run and measures its time
-        clean_s = ctx.refs[f"seconds:{stage}"]
-        tag = f"{ctx.tag}-{uuid.uuid4().hex[:6]}"
+        else:
+            inputs = {
+                "train": {ctx.work / "tok": ctx.refs["snap:tok"]},
+                "export": {ctx.work / "train" / "checkpoints": ctx.refs["snap:ckpts"]},
+                "run": {ctx.work / "corpus": ctx.refs["snap:corpus"]},
+            }[stage]
+
+        def started(p: subprocess.Popen[bytes], o: Path, t0: float) -> float:
+            while stage != "export" and not o.exists() and p.poll() is None and time.time() - t0 < TIMEOUT:
+                time.sleep(0.002)
+            return time.time() - t0
+
         t0 = time.time()
-        p = ctx.popen(args, d / "killed.log", tag=tag)
-        # the work starts when the output appears (before it: imports); kill at `fraction` of what
-        # is left of the clean run's time from there, jittered
-        while stage != "export" and not out.exists() and p.poll() is None and time.time() - t0 < clean_s * 3:
-            time.sleep(0.002)
-        t_out = time.time() - t0
-        delay = t_out + max(0.02, clean_s - t_out) * fraction * random.Random(f"kill{stage}{fraction}").uniform(0.8, 1.2)
-        while time.time() - t0 < delay and p.poll() is None:
-            time.sleep(0.002)
-        finished = p.poll() is not None
-        if not finished:
-            os.kill(p.pid, signal.SIGKILL)
-        t_kill = time.time() - t0
-        killed = ctx.finish(p, t0)
+        p = ctx.popen(command(ref), d / "clean.log")
+        t_out_ref = started(p, ref, t0)
+        clean = ctx.finish(p, t0)
+        if clean.rc != 0:
+            return "campaign error", f"the uninterrupted run failed: {clean.first_line}", clean
+        span = max(0.01, clean.seconds - t_out_ref)
+        rng = random.Random(f"kill{stage}{fraction}")
+        for attempt in range(4):
+            shutil.rmtree(out, ignore_errors=True)
+            tag = f"{ctx.tag}-{uuid.uuid4().hex[:6]}"
+            t0 = time.time()
+            p = ctx.popen(command(out), d / f"killed{attempt}.log", tag=tag)
+            t_out = started(p, out, t0)
+            delay = t_out + span * fraction * rng.uniform(0.8, 1.2) * 0.5**attempt
+            while time.time() - t0 < delay and p.poll() is None:
+                time.sleep(0.002)
+            finished = p.poll() is not None
+            if not finished:
+                os.kill(p.pid, signal.SIGKILL)
+            t_kill = time.time() - t0
+            killed = ctx.finish(p, t0)
+            if not finished:
+                break
+        else:
+            return "campaign error", f"the command finished before every kill point (last {t_kill:.2f} s)", killed
         time.sleep(1.5)
         left = tagged_processes(tag)
         orphan_note = ""
@@ -775,12 +804,11 @@ def kill_case(stage: str, fraction: float, workers: int = 2) -> Case:
                 with contextlib.suppress(Exception):
                     q.kill()
             time.sleep(0.5)
-        again = ctx.cli(args)
-        when = f"killed at {t_kill:.2f} s, output appeared at {t_out:.2f} s, clean run {clean_s:.2f} s"
-        if finished:
-            when = f"finished before the kill ({t_kill:.2f} s)"
+        when = (f"killed at {t_kill:.2f} s (try {attempt + 1}); output appeared at {t_out:.2f} s; "
+                f"uninterrupted run {clean.seconds:.2f} s")  # fmt: skip
         if left:
             return "orphans", f"{len(left)} left after kill -9 ({when}): {orphan_note}", killed
+        again = ctx.cli(command(out))
         v = judge_error(again, names_of(out), inputs)
         if v is not None:
             return v[0], f"rerun after kill -9 ({when}): {v[1]} — {again.first_line}", again
@@ -790,24 +818,6 @@ def kill_case(stage: str, fraction: float, workers: int = 2) -> Case:
         return "identical rerun", when, again
 
     return Case(stage, f"kill -9 at {int(fraction * 100)}%", "kill", RERUN, fn)
-
-
-def compare_pipeline(ctx: Ctx, run_dir: Path) -> Callable[[], str | None]:
-    def cmp() -> str | None:
-        ref = ctx.refs.get("pipeline")
-        if ref is None:
-            r = ctx.work / "pipeline-ref"
-            if not r.exists():
-                run = ctx.cli(["run", str(write_pipeline_yaml(ctx, ctx.work / "pipeline-ref.yaml", r)), "--until", "tokenize"])
-                if run.rc != 0:
-                    raise RuntimeError(f"the reference pipeline run failed: {run.first_line}")
-                ctx.refs["seconds:run"] = run.seconds
-            ref = ctx.refs["pipeline"] = {s: data_hashes(r / s) for s in REF_DIR}
-        got = {s: data_hashes(run_dir / s) for s in REF_DIR}
-        bad = [s for s in REF_DIR if ref[s] != got[s]]
-        return f"stages differ from the clean run: {', '.join(bad)}" if bad else None
-
-    return cmp
 
 
 def concurrent_case(stage: str) -> Case:
