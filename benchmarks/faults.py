@@ -143,7 +143,9 @@ class Ctx:
         d.mkdir(parents=True)
         return d
 
-    def popen(self, args: Sequence[str], log: Path, fsize: int | None = None, tag: str | None = None) -> subprocess.Popen[bytes]:
+    def popen(
+        self, args: Sequence[str], log: Path, fsize: int | None = None, tag: str | None = None
+    ) -> subprocess.Popen[bytes]:
         env = {**self.env, "SELENE_FAULT_TAG": tag or self.tag}
         f = open(log, "wb")  # noqa: SIM115 (closed by `finish`)
         p = subprocess.Popen(
@@ -164,9 +166,13 @@ class Ctx:
             p.wait()
         f, log = p._log  # type: ignore[attr-defined]
         f.close()
-        return Run(None if timed_out else p.returncode, log.read_text(errors="replace"), time.time() - t0, timed_out)
+        return Run(
+            None if timed_out else p.returncode, log.read_text(errors="replace"), time.time() - t0, timed_out
+        )
 
-    def cli(self, args: Sequence[str], log: Path | None = None, fsize: int | None = None, timeout: float = TIMEOUT) -> Run:
+    def cli(
+        self, args: Sequence[str], log: Path | None = None, fsize: int | None = None, timeout: float = TIMEOUT
+    ) -> Run:
         log = log or Path(tempfile.mktemp(dir=self.work, suffix=".log"))
         t0 = time.time()
         return self.finish(self.popen(args, log, fsize), t0, timeout)
@@ -296,7 +302,9 @@ def changes(before: dict[str, str], after: dict[str, str]) -> str:
     return "; ".join(parts)
 
 
-def judge_error(run: Run, names: list[list[str]], inputs: dict[Path, dict[str, str]]) -> tuple[str, str] | None:
+def judge_error(
+    run: Run, names: list[list[str]], inputs: dict[Path, dict[str, str]]
+) -> tuple[str, str] | None:
     """The outcome of a run that should have failed, or None when it exited 0 (the caller decides)."""
     if run.timed_out:
         return "hang", f"no exit in {TIMEOUT} s"
@@ -376,7 +384,17 @@ CKPT = "checkpoints/step-000002"
 
 
 def generate_args(ckpt: Path) -> list[str]:
-    return ["generate", "--checkpoint", str(ckpt), "--prompt", "The", "--max-tokens", "8", "--temperature", "0"]
+    return [
+        "generate",
+        "--checkpoint",
+        str(ckpt),
+        "--prompt",
+        "The",
+        "--max-tokens",
+        "8",
+        "--temperature",
+        "0",
+    ]
 
 
 def src_args(ctx: Ctx, root: Path | None = None) -> list[str]:
@@ -529,7 +547,10 @@ def quarantine(ctx: Ctx, out: Path, path: Path) -> tuple[str, str]:
     if mine:
         return "quarantine", f"{len(mine)} record(s), e.g. {sorted(mine)[0]}"
     diff = compare_stage(ctx, "ingest", out)()
-    return "silent loss/corruption", f"exit 0, no removed record for {path.name}; {diff or 'output identical'}"
+    return (
+        "silent loss/corruption",
+        f"exit 0, no removed record for {path.name}; {diff or 'output identical'}",
+    )
 
 
 def ingest_source_case(target: str, how: str) -> Case:
@@ -604,7 +625,17 @@ def config_case(stage: str, kind: str) -> Case:
         elif stage == "train":
             args = ["train", str(cfg)]
         elif stage == "eval":
-            args = ["eval", "--checkpoint", str(ctx.work / "train"), "--limit", "2", "-o", str(out), "-c", str(cfg)]
+            args = [
+                "eval",
+                "--checkpoint",
+                str(ctx.work / "train"),
+                "--limit",
+                "2",
+                "-o",
+                str(out),
+                "-c",
+                str(cfg),
+            ]
         elif stage == "plan":
             args = ["plan", str(cfg), "--gpus", "8"]
         elif stage == "plan --calibration":
@@ -627,7 +658,9 @@ def config_case(stage: str, kind: str) -> Case:
                 verdict = ("silent loss/corruption", f"exit 0 with a {kind} config file")
         return (*verdict, run)
 
-    expect = (*ERR, "ran clean") if kind == "empty" and (stage in STAGES or stage in ("ingest", "eval")) else ERR
+    expect = (
+        (*ERR, "ran clean") if kind == "empty" and (stage in STAGES or stage in ("ingest", "eval")) else ERR
+    )
     return Case(stage, f"config:{kind}", "config", expect, fn)
 
 
@@ -752,7 +785,9 @@ def kill_case(stage: str, fraction: float, workers: int = 2) -> Case:
             if stage == "export":
                 return compare_files(ref, out, ("model.safetensors", "config.json", "tokenizer.json"))()
             dirs = list(REF_DIR) if stage == "run" else ["."]  # `run`: every stage's directory
-            bad = [s for s in dirs if data_hashes(ref / s) != data_hashes(out / s) or not data_hashes(out / s)]
+            bad = [
+                s for s in dirs if data_hashes(ref / s) != data_hashes(out / s) or not data_hashes(out / s)
+            ]
             return f"differs from the uninterrupted run: {', '.join(bad)}" if bad else None
 
         if inp is not None:
@@ -794,7 +829,11 @@ def kill_case(stage: str, fraction: float, workers: int = 2) -> Case:
             if not finished:
                 break
         else:
-            return "campaign error", f"the command finished before every kill point (last {t_kill:.2f} s)", killed
+            return (
+                "campaign error",
+                f"the command finished before every kill point (last {t_kill:.2f} s)",
+                killed,
+            )
         time.sleep(1.5)
         left = tagged_processes(tag)
         orphan_note = ""
@@ -827,7 +866,9 @@ def concurrent_case(stage: str) -> Case:
         out = d / "out"
         if stage == "export":
             args = ["export", "--checkpoint", str(ctx.work / "train"), "-o", str(out)]
-            compare = compare_files(ctx.work / "hf", out, ("model.safetensors", "config.json", "tokenizer.json"))
+            compare = compare_files(
+                ctx.work / "hf", out, ("model.safetensors", "config.json", "tokenizer.json")
+            )
         elif stage == "train":
             args = ["train", str(write_train_yaml(d / "train.yaml", out, ctx.work / "tok"))]
             compare = compare_train(ctx.work / "train", out)
@@ -906,9 +947,17 @@ def concurrent_paused_case(stage: str) -> Case:
         if second.rc == 0:
             diff = compare()
             how = f"first rc {run1.rc}; " + (diff or "output identical to the clean run")
-            return ("silent loss/corruption" if diff or run1.rc else "not refused"), f"second exited 0; {how}", second
+            return (
+                ("silent loss/corruption" if diff or run1.rc else "not refused"),
+                f"second exited 0; {how}",
+                second,
+            )
         if run1.rc != 0:
-            return "silent loss/corruption", f"the first run failed after the second (rc {run1.rc}): {run1.first_line}", second
+            return (
+                "silent loss/corruption",
+                f"the first run failed after the second (rc {run1.rc}): {run1.first_line}",
+                second,
+            )
         diff = compare()
         if diff:
             return "silent loss/corruption", f"first run's output: {diff}", second
@@ -952,7 +1001,10 @@ def overlap_running_case(reader: str, writer: str) -> Case:
         reader_run = ctx.finish(p, t0)
         verdict = judge_error(run, names_of(x), snap)
         if verdict is None:
-            verdict = ("silent loss/corruption", f"exit 0 overwriting the input of a running {reader} (reader rc {reader_run.rc})")
+            verdict = (
+                "silent loss/corruption",
+                f"exit 0 overwriting the input of a running {reader} (reader rc {reader_run.rc})",
+            )
         elif verdict[0] == "clear error" and run.rc == 2:
             verdict = ("refused", "")
         return (*verdict, run)
@@ -973,25 +1025,46 @@ def model_case(cmd: str, target: str, how: str, expect: Sequence[str] = ERR) -> 
         path = tdir / target
         snap = {tdir: snapshot(tdir)}
         out = d / "out"
-        compare: Callable[[], str | None]
         if cmd == "eval":
-            args = ["eval", "--checkpoint", str(tdir), "--limit", "2", "--tasks", "selene_piqa", "-o", str(out)]
-            ref = ctx.work / "eval-ref" / "perplexity.json"
-            compare = lambda: None if (out / "perplexity.json").exists() and json.loads((out / "perplexity.json").read_text())["loss"] == json.loads(ref.read_text())["loss"] else "held-out loss differs from the clean run"  # noqa: E731
+            args = [
+                "eval",
+                "--checkpoint",
+                str(tdir),
+                "--limit",
+                "2",
+                "--tasks",
+                "selene_piqa",
+                "-o",
+                str(out),
+            ]
         elif cmd == "export":
             args = ["export", "--checkpoint", str(tdir), "-o", str(out)]
-            compare = compare_files(ctx.work / "hf", out, ("model.safetensors", "tokenizer.json"))
         elif cmd == "generate":
             args = generate_args(tdir)
-            compare = lambda: None if run.text == ctx.refs["generate"] else "generated text differs from the clean run"  # noqa: E731
         elif cmd == "train":
             cfgfile = write_train_yaml(d / "train.yaml", tdir, ctx.work / "tok")
             args = ["train", str(cfgfile), "--set", "steps=3"]
             snap = {tdir / CKPT: snapshot(tdir / CKPT)}
-            compare = lambda: "resumed from the damaged checkpoint"  # noqa: E731  (no clean run to compare with)
         else:
             raise ValueError(cmd)
         run = ctx.cli(args)
+
+        def compare() -> str | None:
+            if cmd == "eval":
+                ref, got = ctx.work / "eval-ref" / "perplexity.json", out / "perplexity.json"
+                same = (
+                    got.exists()
+                    and json.loads(got.read_text())["loss"] == json.loads(ref.read_text())["loss"]
+                )
+                return None if same else "held-out loss differs from the clean run"
+            if cmd == "export":
+                return compare_files(ctx.work / "hf", out, ("model.safetensors", "tokenizer.json"))()
+            if cmd == "generate":
+                return (
+                    None if run.text == ctx.refs["generate"] else "generated text differs from the clean run"
+                )
+            return "resumed from the damaged checkpoint"  # train: no clean run resumes from one
+
         names = names_of(path, missing=how == "removed")
         if how.startswith("swap:"):  # another model's file: naming the checkpoint counts too
             names = [names_of(path)[0] + names_of(tdir / CKPT)[0]]
@@ -1099,7 +1172,9 @@ def rerun_over_corrupt_output(stage: str, target: str, how: str) -> Case:
     return Case(stage, f"rerun over damaged output {target}:{how}", "corrupt output", (*RERUN, *ERR), fn)
 
 
-def misc_case(stage: str, case: str, fault: str, args_fn: Callable[[Ctx, Path], tuple[list[str], list[list[str]]]]) -> Case:
+def misc_case(
+    stage: str, case: str, fault: str, args_fn: Callable[[Ctx, Path], tuple[list[str], list[list[str]]]]
+) -> Case:
     def fn(ctx: Ctx, d: Path) -> tuple[str, str, Run | None]:
         args, names = args_fn(ctx, d)
         run = ctx.cli(args)
@@ -1132,7 +1207,10 @@ def export_overwrite_case() -> Case:
     def fn(ctx: Ctx, d: Path) -> tuple[str, str, Run | None]:
         args, names = _export_overwrite_train(ctx, d)
         tdir = ctx.refs["_overwrite"]
-        snap = {tdir / "checkpoints": snapshot(tdir / "checkpoints"), tdir / "metrics.jsonl": snapshot(tdir / "metrics.jsonl")}
+        snap = {
+            tdir / "checkpoints": snapshot(tdir / "checkpoints"),
+            tdir / "metrics.jsonl": snapshot(tdir / "metrics.jsonl"),
+        }
         run = ctx.cli(args)
         verdict = judge_error(run, names, snap)
         if verdict is None:
@@ -1149,7 +1227,9 @@ def eval_into_checkpoint() -> Case:
         tdir = copy(ctx.work / "train", d / "train")
         ck = tdir / CKPT
         snap = {ck: snapshot(ck)}
-        run = ctx.cli(["eval", "--checkpoint", str(ck), "--limit", "2", "--tasks", "selene_piqa", "-o", str(ck)])
+        run = ctx.cli(
+            ["eval", "--checkpoint", str(ck), "--limit", "2", "--tasks", "selene_piqa", "-o", str(ck)]
+        )
         verdict = judge_error(run, names_of(ck), snap)
         if verdict is None:
             verdict = ("silent loss/corruption", "exit 0 writing into the checkpoint")
@@ -1365,7 +1445,9 @@ def render(results: list[Result]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--only", help="run the cases whose stage/case matches (substring, glob, or a fault class)")
+    ap.add_argument(
+        "--only", help="run the cases whose stage/case matches (substring, glob, or a fault class)"
+    )
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--work", help="work directory (default: a temporary one)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary work directory")

@@ -81,8 +81,13 @@ def test_judge_catches_a_traceback_and_an_unnamed_file(tmp_path: Path) -> None:
     names = faults.names_of(f)
     tb = faults.Run(1, "Traceback (most recent call last):\n  File ...\nValueError: x", 0.1)
     assert faults.judge_error(tb, names, snap)[0] == "traceback"
-    assert faults.judge_error(faults.Run(1, "error: ArrowInvalid: bad", 0.1), names, snap)[0] == "unclear error"
+    assert (
+        faults.judge_error(faults.Run(1, "error: ArrowInvalid: bad", 0.1), names, snap)[0] == "unclear error"
+    )
     assert faults.judge_error(faults.Run(1, f"error: {f}: bad shard", 0.1), names, snap)[0] == "clear error"
     f.write_bytes(b"abd")
-    assert faults.judge_error(faults.Run(1, f"error: {f}: bad shard", 0.1), names, snap)[0] == "silent loss/corruption"
+    assert (
+        faults.judge_error(faults.Run(1, f"error: {f}: bad shard", 0.1), names, snap)[0]
+        == "silent loss/corruption"
+    )
     assert faults.judge_error(faults.Run(None, "", 9.0, timed_out=True), names, {})[0] == "hang"
