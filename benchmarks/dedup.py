@@ -25,13 +25,15 @@ child's user+sys CPU and peak RSS from `os.wait4`, since the machine may be shar
 - datatrove: `benchmarks/_datatrove_minhash.py`: MinhashDedupSignature → Buckets → Cluster → Filter,
   each under LocalPipelineExecutor(workers=1), kept and removed documents written as Parquet.
 Same parameters: word 5-grams, B bands (buckets) × R rows (hashes per bucket) = 128 permutations.
-selene also verifies candidates on the full signature (estimated J >= threshold - 2.5 standard
+selene also verifies candidates on the full signature (estimated J >= threshold - 5 standard
 deviations of the estimate; `--verify`, `--verify-margin`); datatrove has no threshold: every band
-collision is a duplicate, so at the same bands × rows it merges a few more true pairs through
-lower-similarity links (recall +0.1 point here) and many more false ones (precision -15 points).
-Measured (2 cores, shared): 16×8: 45x datatrove's marginal throughput, recall 0.9939 vs 0.9962,
-precision 0.969 vs 0.868; 17×7 (selene's default banding at 0.8): 46x, recall 0.9977 vs 0.9988,
-precision 0.962 vs 0.815. Each measurement is the minimum of
+collision is a duplicate. The margin keeps the links just under the threshold that join a cluster
+transitively (which is where plain LSH gets its recall) and drops the clearly dissimilar candidates.
+Measured (2 cores, shared): 16×8: 45x datatrove's marginal throughput; 17×7 (selene's default
+banding at 0.8): 46x. Quality moves with the MinHash seed by ±0.1 point of recall, so it was
+measured over seeds 1-5 of both tools at 16×8 (means): recall 0.9952 vs 0.9950, precision 0.911
+vs 0.868; at 17×7 over seeds 1-3: recall 0.9987 vs 0.9989, precision 0.888 vs 0.816. A margin
+of 2.5 standard deviations gives 0.9943 recall and 0.970 precision at 16×8. Each measurement is the minimum of
 `--repeats` runs (`--selene-repeats` for selene, whose runs take seconds and are cheap to repeat).
 Speed is the marginal throughput (docs_4x - docs_1x) / (t_4x - t_1x), so start-up cancels.
 

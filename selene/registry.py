@@ -147,7 +147,7 @@ STAGES: tuple[Stage, ...] = (
             Option(("--verify",), "verify", "signature | exact | none (default signature)."),
             Option(
                 ("--verify-margin",), "verify_margin",
-                "Keep pairs whose estimated Jaccard is >= threshold - margin (default 2.5 standard deviations).", float,
+                "Keep pairs whose estimated Jaccard is >= threshold - margin (default 5 standard deviations of the estimate).", float,
             ),
             Option(("--keep",), "keep", "first | longest (default first)."),
         ),

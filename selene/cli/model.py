@@ -107,9 +107,11 @@ def export(
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace a previous export (never a directory that is not one).")] = False,
 ) -> None:
     """Export a checkpoint (any parallel layout) to Hugging Face transformers format (Llama-style)."""
+    from selene import guard
     from selene.eval.export import export_hf
 
-    info = export_hf(checkpoint, output, overwrite=overwrite)
+    with guard.claim("selene export", [], [output]):  # one writer; export_hf refuses an output over the checkpoint
+        info = export_hf(checkpoint, output, overwrite=overwrite)
     console.print(f"exported to [b]{output}[/b]: {info}")
 
 
