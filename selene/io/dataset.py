@@ -11,6 +11,7 @@ import contextlib
 import itertools
 import json
 import os
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, overload
@@ -364,11 +365,31 @@ def write_manifest(directory: str, manifest: StageManifest) -> None:
 
 
 def manifest_matches(directory: str, fingerprint: str) -> bool:
-    """True when `directory` holds a finished output made from the same inputs and config."""
+    """True when `directory` holds a finished output made from the same inputs and config, every file
+    of it as its manifest lists it (`damaged_files`)."""
     m = read_manifest(directory)
     if m is None or m.fingerprint != fingerprint:
         return False
-    return all(fs.exists(fs.join(directory, s.name)) for s in m.shards)
+    damaged = damaged_files(directory, m)
+    if damaged:
+        print(
+            f"{directory}: {', '.join(damaged)} differ(s) from what its manifest records (size or "
+            "sha256); running the stage again to rewrite the output",
+            file=sys.stderr,
+        )
+    return not damaged
+
+
+def damaged_files(directory: str, m: Any) -> list[str]:
+    """The files manifest `m` lists in `directory` that are missing or differ from it in size or
+    sha256. A finished output is checked before a rerun reuses it: one pass over its bytes (a rerun
+    that skips reads nothing else), so a damaged output is rewritten, never passed on as complete."""
+    bad = []
+    for entry in [*m.shards, *([m.removed] if getattr(m, "removed", None) is not None else [])]:
+        path = fs.join(directory, entry.name)
+        if not fs.exists(path) or fs.size(path) != entry.bytes or fs.sha256_file(path) != entry.sha256:
+            bad.append(entry.name)
+    return bad
 
 
 def token_manifest(prefix: str) -> TokenizeManifest | None:
