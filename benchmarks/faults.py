@@ -322,6 +322,17 @@ def judge_error(
     return "clear error", f"rc {run.rc}"
 
 
+
+def refusal(run: Run, names: list[list[str]], inputs: dict[Path, dict[str, str]], silent: str) -> tuple[str, str]:
+    """The verdict of a case that must be refused: exit 2 naming the paths is `refused`, exit 0 is
+    `silent loss/corruption` (`silent` says what it did), anything else as `judge_error` says."""
+    verdict = judge_error(run, names, inputs)
+    if verdict is None:
+        return ("silent loss/corruption", silent)
+    if verdict[0] == "clear error" and run.rc == 2:
+        return ("refused", "")
+    return verdict
+
 def judge_ok(compare: Callable[[], str | None]) -> tuple[str, str]:
     """An exit 0 on a faulted input: identical to the clean run (unnoticed) or not (loss)."""
     diff = compare()
@@ -581,12 +592,7 @@ def overlap_case(stage: str, where: str) -> Case:
         snap = {corpus: snapshot(corpus)}
         run = ctx.cli(stage_args(ctx, stage, corpus if stage == "ingest" else inp, out))
         names = names_of(out) if where == "same" else names_of(inp, out)
-        verdict = judge_error(run, names, snap)
-        if verdict is None:
-            verdict = ("silent loss/corruption", "exit 0 writing into its own input")
-        elif verdict[0] == "clear error" and run.rc == 2:
-            verdict = ("refused", "")
-        return (*verdict, run)
+        return (*refusal(run, names, snap, "exit 0 writing into its own input"), run)
 
     return Case(stage, f"output {where} input", "overlap", REFUSED, fn)
 
@@ -999,15 +1005,7 @@ def overlap_running_case(reader: str, writer: str) -> Case:
         finally:
             os.killpg(p.pid, signal.SIGCONT)
         reader_run = ctx.finish(p, t0)
-        verdict = judge_error(run, names_of(x), snap)
-        if verdict is None:
-            verdict = (
-                "silent loss/corruption",
-                f"exit 0 overwriting the input of a running {reader} (reader rc {reader_run.rc})",
-            )
-        elif verdict[0] == "clear error" and run.rc == 2:
-            verdict = ("refused", "")
-        return (*verdict, run)
+        return (*refusal(run, names_of(x), snap, f"exit 0 overwriting the input of a running {reader} (reader rc {reader_run.rc})"), run)
 
     return Case(writer, f"output = input of a running {reader}", "overlap", REFUSED, fn)
 
@@ -1212,12 +1210,7 @@ def export_overwrite_case() -> Case:
             tdir / "metrics.jsonl": snapshot(tdir / "metrics.jsonl"),
         }
         run = ctx.cli(args)
-        verdict = judge_error(run, names, snap)
-        if verdict is None:
-            verdict = ("silent loss/corruption", "exit 0")
-        elif verdict[0] == "clear error" and run.rc == 2:
-            verdict = ("refused", "")
-        return (*verdict, run)
+        return (*refusal(run, names, snap, "exit 0"), run)
 
     return Case("export", "-o TRAIN_DIR --overwrite", "overlap", (*REFUSED, *ERR), fn)
 
@@ -1230,12 +1223,7 @@ def eval_into_checkpoint() -> Case:
         run = ctx.cli(
             ["eval", "--checkpoint", str(ck), "--limit", "2", "--tasks", "selene_piqa", "-o", str(ck)]
         )
-        verdict = judge_error(run, names_of(ck), snap)
-        if verdict is None:
-            verdict = ("silent loss/corruption", "exit 0 writing into the checkpoint")
-        elif verdict[0] == "clear error" and run.rc == 2:
-            verdict = ("refused", "")
-        return (*verdict, run)
+        return (*refusal(run, names_of(ck), snap, "exit 0 writing into the checkpoint"), run)
 
     return Case("eval", "output = checkpoint dir", "overlap", REFUSED, fn)
 
@@ -1245,12 +1233,7 @@ def train_into_data() -> Case:
         tok = copy(ctx.work / "tok", d / "tok")
         snap = {tok: snapshot(tok)}
         run = ctx.cli(["train", str(write_train_yaml(d / "t.yaml", tok, tok))])
-        verdict = judge_error(run, names_of(tok), snap)
-        if verdict is None:
-            verdict = ("silent loss/corruption", "exit 0 writing checkpoints into its data directory")
-        elif verdict[0] == "clear error" and run.rc == 2:
-            verdict = ("refused", "")
-        return (*verdict, run)
+        return (*refusal(run, names_of(tok), snap, "exit 0 writing checkpoints into its data directory"), run)
 
     return Case("train", "out = data dir", "overlap", REFUSED, fn)
 
@@ -1267,12 +1250,7 @@ def run_into_sources() -> Case:
         cfg = write_pipeline_yaml(ctx, d / "p.yaml", corpus, corpus)
         cfg.write_text(cfg.read_text().replace(f"{corpus}/pile/", f"{corpus}/ingest/"))
         run = ctx.cli(["run", str(cfg), "--until", "ingest"])
-        verdict = judge_error(run, names_of(corpus / "ingest"), snap)
-        if verdict is None:
-            verdict = ("silent loss/corruption", "exit 0 writing ingest's output into its source folder")
-        elif verdict[0] == "clear error" and run.rc == 2:
-            verdict = ("refused", "")
-        return (*verdict, run)
+        return (*refusal(run, names_of(corpus / "ingest"), snap, "exit 0 writing ingest's output into its source folder"), run)
 
     return Case("run", "stage output = source folder", "overlap", REFUSED, fn)
 
