@@ -1375,9 +1375,11 @@ def run_case(ctx: Ctx, c: Case) -> Result:
 
 
 def select(all_cases: list[Case], only: str | None) -> list[Case]:
+    """The cases matching any of the comma-separated patterns of `only` (all when it is empty)."""
     if not only:
         return all_cases
-    return [c for c in all_cases if fnmatch.fnmatch(c.key, only) or only in c.key or only == c.fault]
+    pats = [p for p in only.split(",") if p]
+    return [c for c in all_cases if any(fnmatch.fnmatch(c.key, p) or p in c.key or p == c.fault for p in pats)]
 
 
 @contextlib.contextmanager
@@ -1424,7 +1426,7 @@ def render(results: list[Result]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument(
-        "--only", help="run the cases whose stage/case matches (substring, glob, or a fault class)"
+        "--only", help="run the cases whose stage/case matches (substring, glob, or a fault class; several: comma-separated)"
     )
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--work", help="work directory (default: a temporary one)")

@@ -47,6 +47,8 @@ class Job:
         paths = [p for p in (self.inp,) if p]
         paths += [s.glob for s in getattr(self.cfg, "sources", [])]
         paths += list(getattr(self.cfg, "tasks", []) if self.stage == "decontaminate" else [])
+        if self.stage == "train":  # its token data (prefixes of .bin/.idx)
+            paths += list(getattr(getattr(self.cfg, "data", None), "prefixes", None) or [])
         tokenizer = getattr(self.cfg, "tokenizer", None)
         return paths + ([tokenizer] if isinstance(tokenizer, str) and tokenizer else [])
 

@@ -57,9 +57,15 @@ def resolve(checkpoint: str) -> str:
         if steps:
             return step_dir(root, steps[-1])
     found = sorted(os.listdir(checkpoint))
-    partial = [n for n in found if n.startswith("step-")]
+    partial = [
+        os.path.join(root, n, META)
+        for root in (checkpoint, os.path.join(checkpoint, "checkpoints"))
+        if os.path.isdir(root)
+        for n in sorted(os.listdir(root))
+        if n.startswith("step-")
+    ]
     hint = (
-        f"step directories without {META} (interrupted saves): {partial}" if partial
+        f"missing: {', '.join(partial)} (an interrupted save, or a removed file)" if partial
         else f"it contains {found[:20]}{' ...' if len(found) > 20 else ''}"
     )
     raise InputError(

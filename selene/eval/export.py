@@ -31,7 +31,7 @@ from typing import Any
 
 import torch
 
-from selene.errors import ConfigError, OutputError
+from selene.errors import ConfigError, OutputError, SeleneError
 from selene.eval.checkpoint_io import check_vocab, eod_id, load_model, tokenizer
 from selene.train.model import ModelArgs, Transformer
 
@@ -219,6 +219,16 @@ def export_hf(checkpoint: str, out_dir: str, overwrite: bool = False) -> dict[st
             shutil.rmtree(old, ignore_errors=True)
         else:
             os.replace(tmp, out_dir)
+    except SeleneError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    except Exception as e:  # safetensors and tokenizers report a full disk as their own errors
+        shutil.rmtree(tmp, ignore_errors=True)
+        cause = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise OutputError(
+            f"{out_dir}: the export could not be written ({type(e).__name__}: {cause}); nothing was "
+            "replaced. Free space or fix permissions under it, then rerun"
+        ) from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -41,7 +41,7 @@ from torch.distributed.checkpoint.state_dict import (
 )
 from torch.distributed.checkpoint.stateful import Stateful
 
-from selene.errors import ConfigError, InputError, SeleneError
+from selene.errors import ConfigError, InputError, OutputError, SeleneError
 from selene.train.model import ModelArgs, Transformer
 
 META = "meta.json"
@@ -55,6 +55,10 @@ SHAPE_FIELDS = ("n_layers", "dim", "n_heads", "ffn_dim", "vocab_size", "norm", "
                 "tie_embeddings", "bias")  # fmt: skip
 _DAMAGED = (
     "this checkpoint is damaged: use an earlier step-NNNNNN directory (or delete this one to resume from the one before)"
+)
+_UNWRITTEN = (
+    "this step is left unfinished (no meta.json), so nothing takes it for a checkpoint: free space or fix "
+    "permissions, then rerun `selene train` to resume from the last finished step"
 )
 
 
@@ -126,15 +130,23 @@ def save(
     if rank == 0 and os.path.exists(path):
         shutil.rmtree(path)  # an interrupted save of the same step
     _barrier()
-    dcp.save({"model": ModelState(parts), "optim": OptimizerState(parts, optims)}, checkpoint_id=path)
-    os.makedirs(os.path.join(path, "rng"), exist_ok=True)
-    torch.save(torch.get_rng_state(), os.path.join(path, "rng", f"rank-{rank:05d}.pt"))
+    try:
+        dcp.save({"model": ModelState(parts), "optim": OptimizerState(parts, optims)}, checkpoint_id=path)
+        os.makedirs(os.path.join(path, "rng"), exist_ok=True)
+        torch.save(torch.get_rng_state(), os.path.join(path, "rng", f"rank-{rank:05d}.pt"))
+    except CheckpointException as e:
+        raise OutputError(f"{path}: cannot write the checkpoint ({checkpoint_cause(e)}); {_UNWRITTEN}") from None
+    except OSError as e:
+        raise OutputError(f"{path}: cannot write the checkpoint ({_short(e)}); {_UNWRITTEN}") from None
     _barrier()
     if rank == 0:
         tmp = os.path.join(path, META + ".tmp")
-        with open(tmp, "w") as f:
-            json.dump({"step": step, **meta}, f, indent=1)
-        os.replace(tmp, os.path.join(path, META))
+        try:
+            with open(tmp, "w") as f:
+                json.dump({"step": step, **meta}, f, indent=1)
+            os.replace(tmp, os.path.join(path, META))
+        except OSError as e:
+            raise OutputError(f"{tmp}: cannot write the checkpoint's metadata ({_short(e)}); {_UNWRITTEN}") from None
         for old in complete_steps(root)[:-keep]:
             shutil.rmtree(step_dir(root, old), ignore_errors=True)
     _barrier()

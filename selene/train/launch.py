@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from selene import errors
 from selene.config import PipelineConfig, TrainConfig, format_validation_error, load_yaml
-from selene.errors import ConfigError, InputError, SeleneError
+from selene.errors import ConfigError, InputError, OutputError, SeleneError
 from selene.train.agent import ERRORS_ENV
 from selene.train.dims import ParallelDims
 from selene.train.model import ModelArgs, model_args
@@ -84,6 +84,7 @@ def check_data(cfg: TrainConfig) -> None:
     manifest (file sizes), and the prefixes share one tokenizer that fits the model's vocabulary."""
     from selene.io.dataset import MANIFEST, token_manifest
     from selene.tokenize.indexed import bin_path, idx_path, validate
+    from selene.train.checkpoint import sha256_of
 
     prefixes = cfg.data.prefixes
     if not prefixes:
@@ -114,6 +115,13 @@ def check_data(cfg: TrainConfig) -> None:
             raise ConfigError(
                 f"train.model.vocab_size {cfg.model.vocab_size} is smaller than the tokenizer's "
                 f"{m.tokenizer.vocab_size} pieces ({where}); leave it unset to use the tokenizer's"
+            )
+        model_file = os.path.join(os.path.dirname(prefix) or ".", "tokenizer.model")
+        if os.path.exists(model_file) and (digest := sha256_of(model_file)) != m.tokenizer.sha256:
+            raise InputError(
+                f"{model_file}: sha256 {digest[:16]}..., but {where} records {m.tokenizer.sha256[:16]}... for the "
+                f"tokenizer that made this data: the file changed after `selene tokenize` wrote it; restore it "
+                f"or re-run tokenize ({field})"
             )
         tokenizers[prefix] = m.tokenizer.sha256
     if len(set(tokenizers.values())) > 1:
@@ -203,8 +211,11 @@ def launch(
     preflight(cfg, out, nproc_per_node * nnodes)
     os.makedirs(out, exist_ok=True)
     config_path = os.path.join(out, f"config.node{node_rank}.json")
-    with open(config_path, "w") as f:
-        json.dump(cfg.model_dump(mode="json"), f, indent=1)
+    try:
+        with open(config_path, "w") as f:
+            json.dump(cfg.model_dump(mode="json"), f, indent=1)
+    except OSError as e:
+        raise OutputError(f"{config_path}: cannot write the training config ({e.strerror or e}); free space or fix permissions, then rerun") from None
     cmd = [sys.executable, "-m", "selene.train.agent", f"--nproc-per-node={nproc_per_node}", f"--nnodes={nnodes}"]
     if nnodes > 1:
         if not rdzv_endpoint:
@@ -213,7 +224,9 @@ def launch(
     else:
         cmd += ["--standalone"]
     cmd += ["-m", "selene.train.worker", config_path, out]
-    errors_dir = tempfile.mkdtemp(prefix=".rank-errors-", dir=out)
+    # the ranks' error reports go to the system's temporary directory, not into `out`: a full or
+    # read-only output is one of the errors they must be able to report
+    errors_dir = tempfile.mkdtemp(prefix="selene-rank-errors-")
     env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"), ERRORS_ENV: errors_dir}
     try:
         proc = subprocess.run(cmd, env=env)

@@ -57,6 +57,10 @@ def report(errors_dir: str, e: BaseException) -> int:
 def main(argv: list[str]) -> int:
     config_path, out = argv
     errors_dir = os.environ.get(ERRORS_ENV)
+    if errors_dir:  # under `selene train`: a rank dies with the torchrun agent that started it
+        from selene.executor import die_with
+
+        die_with(os.getppid())
     try:
         from selene.train.loop import run
 
