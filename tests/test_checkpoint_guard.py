@@ -180,6 +180,11 @@ def test_tokenizer_fingerprint_mismatch_is_refused(run: Path, capsys: pytest.Cap
     # resume: the data's tokenizer is compared with the checkpoint's
     other_tokenizer(run / "tokens" / "tokenizer.model")
     data_now = hashlib.sha256((run / "tokens" / "tokenizer.model").read_bytes()).hexdigest()
+    with pytest.raises(InputError, match=r"tokens/tokenizer.model: sha256 .*/tokens/manifest.json records"):
+        launch(train_config(run), str(run / "train"), 1)  # a tokenizer.model its manifest did not make
+    manifest = json.loads((run / "tokens" / "manifest.json").read_text())
+    manifest["tokenizer"]["sha256"] = data_now  # as if the data were tokenized again with it
+    (run / "tokens" / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(ConfigError, match=rf"checkpoint {saved[:16]}\.\.\., now {data_now[:16]}\.\.\."):
         launch(train_config(run), str(run / "train"), 1)
 

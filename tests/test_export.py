@@ -103,7 +103,7 @@ def test_non_checkpoint_paths_are_refused(tmp_path: Path, ckpt: str) -> None:
     with pytest.raises(InputError, match="not a directory"):
         export_hf(str(tmp_path / "missing"), str(tmp_path / "hf"))
     (tmp_path / "empty" / "step-000001").mkdir(parents=True)
-    with pytest.raises(InputError, match="interrupted saves"):
+    with pytest.raises(InputError, match=r"step-000001/meta.json \(an interrupted save"):
         export_hf(str(tmp_path / "empty"), str(tmp_path / "hf"))
     assert not (tmp_path / "hf").exists()
 
