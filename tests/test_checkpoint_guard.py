@@ -201,6 +201,7 @@ def test_tokenizer_fingerprint_mismatch_is_refused(run: Path, capsys: pytest.Cap
         ("bad_model_args", "meta.json: model_args.n_layers is 'four'"),
         ("garbage_index", ".metadata: unreadable"),
         ("missing_distcp", "__0_0.distcp: not found"),
+        ("bitflip_distcp", "__0_0.distcp: sha256"),
     ],
 )
 def test_damaged_checkpoint_names_the_file(
@@ -220,6 +221,10 @@ def test_damaged_checkpoint_names_the_file(
         edit_meta(s, model_args={"n_layers": "four"})
     elif damage == "garbage_index":
         (s / ".metadata").write_bytes(os.urandom(2000))
+    elif damage == "bitflip_distcp":  # decodes fine: only the sha256 meta.json records can tell
+        data = bytearray(distcp.read_bytes())
+        data[len(data) // 3] ^= 0x10
+        distcp.write_bytes(bytes(data))
     else:
         distcp.unlink()
     with pytest.raises(InputError, match=named.replace(".", r"\.")) as e:
@@ -233,12 +238,19 @@ def test_damaged_checkpoint_names_the_file(
 
 
 def test_garbage_weights_become_one_clear_error(run: Path) -> None:
-    """Bytes of the right length but not tensors: DCP's CheckpointException (a BaseException) is
+    """Bytes of the right length but not tensors: the recorded sha256 names the file; without that
+    record (a checkpoint saved before it existed), DCP's CheckpointException (a BaseException) is
     turned into an InputError naming the checkpoint."""
     from selene.eval.checkpoint_io import load_model
 
     distcp = step(run) / "__0_0.distcp"
     distcp.write_bytes(os.urandom(distcp.stat().st_size))
+    with pytest.raises(InputError, match=r"__0_0\.distcp: sha256 .* records"):
+        load_model(str(step(run)))
+    meta = json.loads((step(run) / "meta.json").read_text())
+    assert "__0_0.distcp" in meta["files"] and ".metadata" in meta["files"]
+    del meta["files"]
+    (step(run) / "meta.json").write_text(json.dumps(meta))
     with pytest.raises(InputError, match=r"cannot load the checkpoint") as e:
         load_model(str(step(run)))
     assert str(step(run)) in str(e.value) and "Traceback" not in str(e.value)
@@ -342,6 +354,10 @@ def test_a_rank_error_reaches_the_user_once(run: Path, capfd: pytest.CaptureFixt
     """Damage only a rank can see (its RNG state): the launcher reports the rank and the file, once."""
     rng = step(run) / "rng" / "rank-00000.pt"
     rng.write_bytes(b"not a tensor")
+    # without its recorded sha256 (a checkpoint saved before the record), which the launcher checks
+    meta = json.loads((step(run) / "meta.json").read_text())
+    del meta["files"]["rng/rank-00000.pt"]
+    (step(run) / "meta.json").write_text(json.dumps(meta))
     with pytest.raises(InputError) as e:
         launch(train_config(run), str(run / "train"), 1)
     message = str(e.value)

@@ -135,6 +135,7 @@ def load_model(checkpoint: str, device: str | torch.device = "cpu") -> LoadedMod
     md = ckpt.read_dcp_metadata(path)
     ckpt.check_tensors(path, md, ckpt.expected_tensors(args), f"its {META} describes")
     ckpt.check_files(path, md)
+    ckpt.check_digests(path, meta)
     with torch.device("meta"):
         model = Transformer(args)
     model.to_empty(device=device)

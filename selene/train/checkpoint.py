@@ -139,11 +139,12 @@ def save(
     except OSError as e:
         raise OutputError(f"{path}: cannot write the checkpoint ({_short(e)}); {_UNWRITTEN}") from None
     _barrier()
+    files = _gather_digests(path, rank)
     if rank == 0:
         tmp = os.path.join(path, META + ".tmp")
         try:
             with open(tmp, "w") as f:
-                json.dump({"step": step, **meta}, f, indent=1)
+                json.dump({"step": step, **meta, FILES: files}, f, indent=1)
             os.replace(tmp, os.path.join(path, META))
         except OSError as e:
             raise OutputError(f"{tmp}: cannot write the checkpoint's metadata ({_short(e)}); {_UNWRITTEN}") from None
@@ -412,7 +413,77 @@ def check_resume(
     md = read_dcp_metadata(path)
     check_tensors(path, md, expected_tensors(args), "this run's model", ConfigError, _RESUME_HINT)
     check_files(path, md)
+    check_digests(path, meta)
     return meta
+
+
+FILES = "files"
+"""meta.json's record of every file of the step: relative path -> [bytes, sha256]. DCP keeps no
+checksums, so a flipped bit inside tensor bytes would load without a word."""
+
+
+def _digests(path: str, names: list[str]) -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = {}
+    for name in names:
+        f = os.path.join(path, name)
+        if os.path.isfile(f):
+            out[name] = [os.path.getsize(f), sha256_of(f)]
+    return out
+
+
+def _gather_digests(path: str, rank: int) -> dict[str, list[Any]]:
+    """The digests of the step's files, for rank 0's meta.json. Each rank hashes the files it has just
+    written (still in the page cache: ``__<rank>_*.distcp`` and its RNG state), in parallel across
+    ranks; rank 0 then hashes what no rank claimed (the index, and any file of another naming)."""
+    own = sorted(n for n in os.listdir(path) if n.startswith(f"__{rank}_") and n.endswith(".distcp"))
+    own.append(os.path.join("rng", f"rank-{rank:05d}.pt"))
+    try:
+        mine = _digests(path, own)
+    except OSError as e:
+        raise OutputError(f"{path}: cannot read back the checkpoint to record its sha256 ({_short(e)}); {_UNWRITTEN}") from None
+    gathered: list[Any] = [mine]
+    if dist.is_initialized():
+        gathered = [None] * dist.get_world_size()
+        dist.all_gather_object(gathered, mine)
+    if rank != 0:
+        return {}
+    files = {k: v for d in gathered for k, v in (d or {}).items()}
+    rest = [
+        os.path.relpath(os.path.join(d, n), path)
+        for d, _, names in os.walk(path)
+        for n in names
+        if not n.startswith(META)
+    ]
+    files.update(_digests(path, sorted(r for r in rest if r not in files)))
+    return dict(sorted(files.items()))
+
+
+def check_digests(path: str, meta: dict[str, Any]) -> None:
+    """Every file meta.json records has its size and sha256 (checkpoints saved before the record
+    existed are not checked). Files are hashed in parallel threads (hashlib releases the GIL)."""
+    import concurrent.futures as cf
+
+    files = meta.get(FILES)
+    if not isinstance(files, dict) or not files:
+        return
+    where = os.path.join(path, META)
+
+    def check(item: tuple[str, Any]) -> None:
+        name, rec = item
+        f = os.path.join(path, name)
+        try:
+            size = os.path.getsize(f)
+        except OSError:
+            raise InputError(f"{f}: not found, but {where} records it; {_DAMAGED}") from None
+        if not (isinstance(rec, list) and len(rec) == 2):
+            raise InputError(f"{where}: the record of {name} is not [bytes, sha256]; {_DAMAGED}")
+        if size != rec[0]:
+            raise InputError(f"{f}: {size} bytes, but {where} records {rec[0]}; {_DAMAGED}")
+        if (digest := sha256_of(f)) != rec[1]:
+            raise InputError(f"{f}: sha256 {digest[:16]}..., but {where} records {str(rec[1])[:16]}...; {_DAMAGED}")
+
+    with cf.ThreadPoolExecutor(max_workers=min(8, len(files))) as pool:
+        list(pool.map(check, sorted(files.items())))
 
 
 def _barrier() -> None:
