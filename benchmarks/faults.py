@@ -1241,7 +1241,6 @@ def train_into_data() -> Case:
 def run_into_sources() -> Case:
     def fn(ctx: Ctx, d: Path) -> tuple[str, str, Run | None]:
         corpus = copy(ctx.work / "corpus", d / "corpus")
-        snap = {corpus: snapshot(corpus)}
         # run_dir/ingest is the folder of the pile sources
         (corpus / "ingest").mkdir()
         for f in (corpus / "pile").iterdir():
