@@ -25,15 +25,22 @@ child's user+sys CPU and peak RSS from `os.wait4`, since the machine may be shar
 - datatrove: `benchmarks/_datatrove_minhash.py`: MinhashDedupSignature → Buckets → Cluster → Filter,
   each under LocalPipelineExecutor(workers=1), kept and removed documents written as Parquet.
 Same parameters: word 5-grams, B bands (buckets) × R rows (hashes per bucket) = 128 permutations.
-selene also verifies candidates on the full signature (estimated J >= threshold - 5 standard
-deviations of the estimate; `--verify`, `--verify-margin`); datatrove has no threshold: every band
-collision is a duplicate. The margin keeps the links just under the threshold that join a cluster
-transitively (which is where plain LSH gets its recall) and drops the clearly dissimilar candidates.
-Measured (2 cores, shared): 16×8: 45x datatrove's marginal throughput; 17×7 (selene's default
-banding at 0.8): 46x. Quality moves with the MinHash seed by ±0.1 point of recall, so it was
-measured over seeds 1-5 of both tools at 16×8 (means): recall 0.9952 vs 0.9950, precision 0.911
-vs 0.868; at 17×7 over seeds 1-3: recall 0.9987 vs 0.9989, precision 0.888 vs 0.816. A margin
-of 2.5 standard deviations gives 0.9943 recall and 0.970 precision at 16×8. `--seeds N` (default 3) runs
+selene cuts the signature into bands twice (`--band-sets 2`, its default: the usual bands, and the
+same values along diagonals, `lsh.band_positions`), so a pair that misses every usual band gets a second
+chance from the same hashes, and verifies candidates on the full signature (estimated J >= threshold
+- 3 standard deviations of the estimate; `--verify`, `--verify-margin`); datatrove has one band set
+and no threshold: every band collision is a duplicate. The margin keeps the links just under the
+threshold that join a cluster transitively and drops the clearly dissimilar candidates.
+Measured (2 cores, shared with other jobs), 16×8, seeds 1-5 on both sides (means):
+`python benchmarks/dedup.py --seeds 5`: 37.8x datatrove's marginal throughput; recall 0.9995 vs
+0.9950 (per seed: selene 0.9994-0.9997, datatrove 0.9935-0.9962); precision 0.946 vs 0.868.
+Also measured with the same harness in process (same corpus): 17×7 (selene's default banding at
+0.8), seeds 1-3: recall 0.9996 vs 0.9989, precision 0.941 vs 0.816; 60 bases × 4 (2880 documents),
+seeds 1-4: 0.9998 vs 0.9961, precision 0.944 vs 0.878. One band set (`--band-sets 1`, plain LSH
+with verification) is a statistical tie on recall with datatrove (16×8: 0.9952 vs 0.9950); the
+second set is what makes selene's recall higher. Margins at 16×8 with two sets: 0 → recall 0.937,
+precision 0.999; 1.5σ → 0.9951, 0.986; 2.5σ → 0.9992, 0.965; 3σ → 0.9995, 0.946; 5σ → 0.9997, 0.883.
+Quality moves with the MinHash seed by ±0.1 point of recall: `--seeds N` (default 3) runs
 seeds 1..N on both sides at the larger size and reports the mean quality. Each measurement is the minimum of
 `--repeats` runs (`--selene-repeats` for selene, whose runs take seconds and are cheap to repeat).
 Speed is the marginal throughput (docs_4x - docs_1x) / (t_4x - t_1x), so start-up cancels.
@@ -173,6 +180,8 @@ def selene_cmd(inp: Path, out: Path, args: argparse.Namespace) -> tuple[list[str
     cmd += ["--threshold", str(args.threshold), "--ngram", "5", "--shingle", "word", "--workers", "1"]
     cmd += ["--num-perm", str(args.bands * args.rows), "--bands", str(args.bands), "--rows", str(args.rows)]
     cmd += ["--verify", args.verify]
+    if args.band_sets is not None:
+        cmd += ["--band-sets", str(args.band_sets)]
     if args.verify_margin is not None:
         cmd += ["--verify-margin", str(args.verify_margin)]
     seed = getattr(args, "seed", 1)
@@ -391,6 +400,9 @@ def main() -> None:
         "--verify", default="signature", help="selene's check of candidates: signature | exact | none"
     )
     ap.add_argument("--verify-margin", type=float, help="selene's --verify-margin (default: its own)")
+    ap.add_argument(
+        "--band-sets", type=int, help="selene's --band-sets (default: its own, 2; 1 = datatrove's banding)"
+    )
     ap.add_argument("--repeats", type=int, default=2, help="runs per measurement; the fastest counts")
     ap.add_argument(
         "--selene-repeats", type=int, default=5, help="the same for selene (seconds per run, so noisier)"

@@ -236,6 +236,7 @@ class LshSummary(_Record):
 
     bands: int = Field(description="Bands b.")
     rows: int = Field(description="Rows per band r.")
+    band_sets: int = Field(default=1, description="Sets of b bands cut from the same signature.")
     false_positive_area: float = Field(description="∫_0^t P(J) dJ.")
     false_negative_area: float = Field(description="∫_t^1 (1 - P(J)) dJ.")
     p_at_threshold: float = Field(description="P(candidate | J = threshold).")

@@ -144,10 +144,14 @@ STAGES: tuple[Stage, ...] = (
             Option(("--shingle",), "shingle", "word | char (default word)."),
             Option(("--bands",), "bands", "LSH bands (with --rows); default: chosen from threshold.", int),
             Option(("--rows",), "rows", "LSH rows per band (with --bands).", int),
+            Option(
+                ("--band-sets",), "band_sets",
+                "Band sets cut from the same signature (default 2; 1 = plain LSH, datatrove's banding).", int,
+            ),
             Option(("--verify",), "verify", "signature | exact | none (default signature)."),
             Option(
                 ("--verify-margin",), "verify_margin",
-                "Keep pairs whose estimated Jaccard is >= threshold - margin (default 5 standard deviations of the estimate).", float,
+                "Keep pairs whose estimated Jaccard is >= threshold - margin (default 3 standard deviations of the estimate).", float,
             ),
             Option(("--keep",), "keep", "first | longest (default first)."),
         ),

@@ -266,6 +266,54 @@ def test_band_keys():
         lsh.band_keys(sigs, 4, 4)
 
 
+def test_band_positions_cut_the_same_values_in_new_orders():
+    bands, rows = 16, 8
+    pos = lsh.band_positions(bands, rows, 3)
+    assert pos.shape == (3 * bands, rows)
+    assert np.array_equal(pos[:bands].ravel(), np.arange(bands * rows))  # set 0: the usual contiguous cut
+    for s in range(3):  # each set uses every value once
+        assert np.array_equal(np.sort(pos[s * bands : (s + 1) * bands].ravel()), np.arange(bands * rows))
+    home = pos // rows  # the set-0 band each value belongs to
+    assert all(len(set(band.tolist())) == rows for band in home[bands:])  # rows from different set-0 bands
+    overlap = [len(set(a.tolist()) & set(b.tolist())) for a in pos[:bands] for b in pos[bands : 2 * bands]]
+    assert max(overlap) == 1  # a set-1 band shares at most one value with a set-0 band
+
+
+def test_a_second_band_set_finds_a_pair_that_misses_every_band_of_the_first():
+    bands, rows = 16, 8
+    rng = np.random.default_rng(1)
+    a = rng.integers(0, 2**32, size=bands * rows, dtype=np.uint64)
+    b = a.copy()
+    for i in range(bands):  # one value differs in every set-0 band: row (i + 1) mod rows of band i
+        b[i * rows + (i + 1) % rows] ^= np.uint64(1)
+    keys = lsh.band_keys(np.stack([a, b]), bands, rows, sets=2)
+    assert keys.shape == (2, 2 * bands)
+    assert np.array_equal(keys[:, :bands], lsh.band_keys(np.stack([a, b]), bands, rows))  # set 0 unchanged
+    assert not np.any(keys[0, :bands] == keys[1, :bands])  # plain LSH: never a candidate, at J ≈ 0.875
+    assert keys[0, bands] == keys[1, bands]  # set-1 band 0 (row k of band k) agrees everywhere
+    assert len(set(keys[0].tolist())) == 2 * bands  # every band of every set has its own key space
+
+
+def test_s_curve_of_several_band_sets_is_simulated_and_lies_between_its_bounds():
+    bands, rows = 16, 8
+    js = np.linspace(0.05, 0.95, 19)
+    one = lsh.candidate_probability(js, bands, rows)
+    sim_one = lsh._first_candidate(bands, rows, 1)  # the simulation reproduces the exact one-set curve
+    assert np.allclose(np.searchsorted(sim_one, js) / sim_one.size, one, atol=0.012)
+    two = lsh.candidate_probability(js, bands, rows, sets=2)
+    assert np.all(two >= one - 0.012)
+    assert np.all(two <= 1 - (1 - one) ** 2 + 0.012)  # sets share values: at most independent chances
+    assert lsh.candidate_probability(0.8, bands, rows, sets=2) > 0.99 > lsh.candidate_probability(0.8, bands, rows)
+    s = lsh.curve_summary(bands, rows, 0.8, sets=2)
+    fine = np.linspace(0, 1, 20_001)
+    p = lsh.candidate_probability(fine, bands, rows, sets=2)
+    assert s["false_positive_area"] == pytest.approx(np.trapezoid(p[fine <= 0.8], fine[fine <= 0.8]), abs=1e-3)
+    assert s["false_negative_area"] == pytest.approx(
+        np.trapezoid(1 - p[fine >= 0.8], fine[fine >= 0.8]), abs=1e-3
+    )
+    assert lsh.s_curve(bands, rows, sets=2) == lsh.s_curve(bands, rows, sets=2)  # seeded: reproducible
+
+
 def test_plot_s_curve_writes_an_svg(tmp_path):
     path = lsh.plot_s_curve(9, 13, 0.8, str(tmp_path / "curve.svg"))
     root = ET.parse(path).getroot()

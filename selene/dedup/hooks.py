@@ -26,12 +26,18 @@ def artifacts(result: StageResult[DedupManifest], cfg: DedupConfig) -> list[Arti
     plot = fs.join(result.out, "s_curve.svg")
     curve = svg_image(fs.read_bytes(plot), "S-curve") if fs.exists(plot) else ""
     shape = m.lsh
+    sets = f" × {shape.band_sets} band sets" if shape.band_sets > 1 else ""
+    formula = (
+        f"P(candidate | J) = 1 − (1 − J^{shape.rows})^{shape.bands}"
+        if shape.band_sets == 1
+        else f"P(candidate | J = {cfg.threshold}) = {shape.p_at_threshold:.4f} (simulated: the sets share values)"
+    )
     out: list[Artifact] = [
         Table("dedup-stats", rows, f"Near-duplicates removed in `{result.out}` (threshold {cfg.threshold})"),
         Markdown(
             "dedup-s-curve",
-            f"### LSH: {shape.bands} bands × {shape.rows} rows, threshold {cfg.threshold}\n\n"
-            f"P(candidate | J) = 1 − (1 − J^{shape.rows})^{shape.bands}\n\n{curve}\n",
+            f"### LSH: {shape.bands} bands × {shape.rows} rows{sets}, threshold {cfg.threshold}\n\n"
+            f"{formula}\n\n{curve}\n",
         ),
     ]
     clusters = fs.join(result.out, "clusters.md")

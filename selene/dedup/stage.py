@@ -1,7 +1,8 @@
 """The dedup stage: fuzzy near-duplicate removal with MinHash LSH, as external-memory steps over files.
 
 1. `signature_shard` per input shard, one row group at a time: shingles → MinHash signatures
-   (n × num_perm, uint32 for the default scheme) and one LSH key per band, stored band-major.
+   (n × num_perm, uint32 for the default scheme) and one LSH key per band of every band set
+   (`lsh.band_positions`: further sets cut the same values in other orders), stored band-major.
 2. `band_pairs` per (band, key partition): the partition's keys of the whole corpus, sorted; documents
    sharing a key are candidates, verified on the full signatures (memory-mapped, in chunks) or on
    exact shingle Jaccard. Partitions split a band by key value so a task fits `executor.task_memory`.
@@ -77,6 +78,7 @@ class Plan:
     rows: int
     root: str
     partitions: int = 1
+    sets: int = 1  # band sets cut from one signature (`lsh.band_positions`); keys per document: sets × bands
 
     def path(self, kind: str, i: int, ext: str = "npy") -> str:
         return fs.join(self.root, kind, f"{i:05d}.{ext}")
@@ -122,7 +124,7 @@ def signature_shard(plan: Plan, k: int, cfg: DedupConfig) -> int:
         texts = group.column(0).to_pylist()
         values, counts = shingle.batch_hashes(texts, cfg.ngram, cfg.shingle)
         sig = minhash.signatures_flat(values, counts, perms)
-        key = lsh.band_keys(sig, plan.bands, plan.rows)
+        key = lsh.band_keys(sig, plan.bands, plan.rows, plan.sets)
         key[counts == 0] = 0  # no shingle, no LSH key: such documents would all collide with each other
         sigs.append(sig.astype(perms.dtype))
         keys.append(key)
@@ -130,7 +132,9 @@ def signature_shard(plan: Plan, k: int, cfg: DedupConfig) -> int:
     fs.save_npy(sig_path, np.concatenate(sigs) if sigs else np.empty((0, cfg.num_perm), dtype=perms.dtype))
     fs.save_npy(
         key_path,
-        np.ascontiguousarray(np.concatenate(keys).T) if keys else np.empty((plan.bands, 0), np.uint64),
+        np.ascontiguousarray(np.concatenate(keys).T)
+        if keys
+        else np.empty((plan.sets * plan.bands, 0), np.uint64),
     )
     fs.save_npy(len_path, np.concatenate(lengths) if lengths else np.empty(0, dtype=np.int64))
     return sum(len(x) for x in lengths)
@@ -431,14 +435,16 @@ def run_dedup(
     n_docs = int(offsets[-1])
     plan = Plan(
         tuple(shards), tuple(int(x) for x in offsets[:-1]), bands, rows, fs.join(out, WORK, fp),
-        partitions_for(n_docs),
+        partitions_for(n_docs), cfg.band_sets,
     )  # fmt: skip
 
     counts = mapper("dedup-signatures", signature_shard, [(plan, k, cfg) for k in range(len(shards))])
     if sum(counts) != n_docs:
         raise InputError(f"{inp}: the shards hold {sum(counts)} documents, its manifest says {n_docs}")
     edge_files = mapper(
-        "dedup-band", band_pairs, [(plan, b, p, cfg) for b in range(bands) for p in range(plan.partitions)]
+        "dedup-band",
+        band_pairs,
+        [(plan, b, p, cfg) for b in range(plan.sets * bands) for p in range(plan.partitions)],
     )
     found = cluster(plan, edge_files, n_docs, cfg.keep)
     dup_files: dict[int, str] = found["dup_files"]
@@ -484,7 +490,7 @@ def finalize(
     n_in = sum(s.rows for s in m_in.shards)
     if sum(s.rows for s in shards) + removed.rows != n_in:
         raise InputError("internal accounting error: kept + removed differs from the input")
-    curve = lsh.s_curve(plan.bands, plan.rows)
+    curve = lsh.s_curve(plan.bands, plan.rows, sets=plan.sets)
     manifest = DedupManifest(
         selene_version=__version__,
         fingerprint=fp,
@@ -495,7 +501,8 @@ def finalize(
         lsh=LshSummary(
             bands=plan.bands,
             rows=plan.rows,
-            **lsh.curve_summary(plan.bands, plan.rows, cfg.threshold),
+            band_sets=plan.sets,
+            **lsh.curve_summary(plan.bands, plan.rows, cfg.threshold, plan.sets),
             s_curve=curve,
         ),
         stats=DedupStats(
@@ -506,7 +513,7 @@ def finalize(
             clusters=ClusterStats.model_validate(stats),
         ),
     )
-    lsh.plot_s_curve(plan.bands, plan.rows, cfg.threshold, fs.join(out, "s_curve.svg"))
+    lsh.plot_s_curve(plan.bands, plan.rows, cfg.threshold, fs.join(out, "s_curve.svg"), plan.sets)
     fs.atomic_write(fs.join(out, "clusters.md"), cluster_examples(examples))
     dataset.write_manifest(out, manifest)
     return manifest
