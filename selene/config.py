@@ -348,6 +348,12 @@ class IngestConfig(_Model):
     max_record_bytes: int = Field(
         default=256 * 2**20, ge=1024, description="Records larger than this are quarantined unread."
     )
+    extractor: Literal["selene", "resiliparse", "trafilatura"] = Field(
+        default="selene",
+        description="Main text of HTML pages (WARC responses): selene (resiliparse's DOM with selene's "
+        "boilerplate rules: comments, related posts, share rows, newsletter boxes, docs navigation), "
+        "resiliparse (its main-content mode alone) or trafilatura (optional extra `selene[web]`, ~10× slower).",
+    )
 
     @model_validator(mode="after")
     def _unique_source_names(self) -> IngestConfig:

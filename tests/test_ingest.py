@@ -102,6 +102,22 @@ def test_reasons_and_sources(result: stage.IngestResult) -> None:
     assert "00.jsonl.zst: line 9" in detail
 
 
+def test_removed_web_pages_carry_their_url_and_warc_record_id(result: stage.IngestResult) -> None:
+    """A dropped page can be found again: removed.parquet has its URL and WARC record id."""
+    _, removed = all_ids(result.out)
+    web = [r for r in removed if r["id"].startswith(("cc/", "wet/"))]
+    assert web and all(r["meta"] for r in web)
+    for r in web:
+        meta = json.loads(r["meta"])
+        assert meta["url"].startswith("https://") and meta["warc_record_id"].startswith("<urn:uuid:")
+    pdf = json.loads(next(r["meta"] for r in web if r["id"] == "cc/a.warc.gz#5"))  # not HTML
+    assert pdf["url"] == "https://e.org/x.pdf"
+    dup = json.loads(next(r["meta"] for r in web if r["id"] == "wet/b.warc.wet.gz#2"))  # exact duplicate
+    assert dup["url"] == "https://w.org/2"
+    pile = next(r for r in removed if r["id"] == "pile/00.jsonl.zst#8")  # jsonl: its own meta
+    assert json.loads(pile["meta"])["pile_set_name"] == "Books3"
+
+
 def test_output_shards_follow_the_contract(result: stage.IngestResult) -> None:
     m = result.manifest
     shards = dataset.list_shards(result.out)

@@ -236,6 +236,7 @@ def scatter_shard(
             "source": table.column("source").take(pa.array(gone)),
             "reason": pa.repeat(pa.scalar(REASON, pa.string()), gone.size),
             "detail": details.take(pa.array(codes[gone])),
+            "meta": table.column("meta").take(pa.array(gone)),
         },
         schema=dataset.REMOVED_SCHEMA,
     )

@@ -388,6 +388,7 @@ def write_shard(plan: Plan, k: int, dup_file: str | None, out: str) -> dict[str,
                     f"cluster={c} size={n}"
                     for c, n in zip(dups["cluster"].tolist(), dups["size"].tolist(), strict=True)
                 ],
+                "meta": gone.column("meta"),
             },
             schema=dataset.REMOVED_SCHEMA,
         )

@@ -1,12 +1,25 @@
-"""HTML bytes → main text, with resiliparse (charset detection, DOM parse, main-content extraction)."""
+"""HTML bytes → main text: charset detection (resiliparse), then one of three extractors.
+
+- ``selene`` (default): resiliparse's DOM and main-content walk with selene's boilerplate rules on
+  top (`selene.ingest.extract`): comments, related posts, share rows, newsletter boxes, docs chrome.
+- ``resiliparse``: resiliparse's main-content extraction alone.
+- ``trafilatura``: trafilatura's `extract` (an optional extra: ``pip install 'selene[web]'``); about
+  ten times slower than the other two.
+"""
 
 from __future__ import annotations
+
+from typing import Literal
 
 from resiliparse.extract.html2text import extract_plain_text
 from resiliparse.parse.encoding import bytes_to_str, detect_encoding
 from resiliparse.parse.html import HTMLTree
 
+from selene.errors import ConfigError
+from selene.ingest.extract import extract_main_text
+
 HTML_TYPES = ("text/html", "application/xhtml+xml")
+Extractor = Literal["selene", "resiliparse", "trafilatura"]
 
 
 def is_html(content_type: str | None, body: bytes) -> bool:
@@ -40,9 +53,14 @@ def decode_html(body: bytes, http_charset: str | None) -> tuple[str, str]:
     return bytes_to_str(body, charset), charset
 
 
-def html_to_text(body: bytes, http_charset: str | None = None) -> tuple[str, str]:
-    """Main content of an HTML page as plain text (navigation, headers, footers removed)."""
+def html_to_text(body: bytes, http_charset: str | None = None, extractor: Extractor = "selene") -> tuple[str, str]:
+    """Main content of an HTML page as plain text (navigation, headers, footers removed), and the
+    charset it was decoded with."""
     html, charset = decode_html(body, http_charset)
+    if extractor == "selene":
+        return extract_main_text(html), charset
+    if extractor == "trafilatura":
+        return _trafilatura(html), charset
     tree = HTMLTree.parse(html)
     text = extract_plain_text(
         tree,
@@ -55,3 +73,21 @@ def html_to_text(body: bytes, http_charset: str | None = None) -> tuple[str, str
         noscript=False,
     )
     return text, charset
+
+
+def check_extractor(extractor: str) -> None:
+    """Refuse an extractor that cannot run here, before any file is read."""
+    if extractor == "trafilatura":
+        try:
+            import trafilatura  # noqa: F401
+        except ImportError:
+            raise ConfigError(
+                "extractor: trafilatura is not installed; pip install 'selene[web]' (or 'trafilatura>=2,<3'), "
+                "or use extractor: selene"
+            ) from None
+
+
+def _trafilatura(html: str) -> str:
+    import trafilatura
+
+    return trafilatura.extract(html, include_comments=False, include_tables=True, deduplicate=False) or ""

@@ -19,7 +19,7 @@ import zstandard
 from fastwarc.warc import ArchiveIterator, WarcRecordType
 
 from selene.errors import UsageError
-from selene.ingest.html import charset_of, html_to_text, is_html
+from selene.ingest.html import Extractor, charset_of, html_to_text, is_html
 from selene.io import fs
 
 CHUNK = 1 << 20
@@ -69,11 +69,13 @@ def detect_format(path: str) -> tuple[str, str | None]:
     )
 
 
-def read_records(path: str, max_record_bytes: int, stats: ReadStats) -> Iterator[RawRecord]:
+def read_records(
+    path: str, max_record_bytes: int, stats: ReadStats, extractor: Extractor = "selene"
+) -> Iterator[RawRecord]:
     kind, comp = detect_format(path)
     if kind == "jsonl":
         return read_jsonl(path, comp, max_record_bytes, stats)
-    return read_warc(path, kind, max_record_bytes, stats)
+    return read_warc(path, kind, max_record_bytes, stats, extractor)
 
 
 # ------------------------------------------------------------------------------ decompression
@@ -225,7 +227,9 @@ def _parse_json_line(line: bytes, lineno: int, where: str) -> RawRecord:
 _DOC_TYPE = {"warc": WarcRecordType.response, "wet": WarcRecordType.conversion}
 
 
-def read_warc(path: str, kind: str, max_record_bytes: int, stats: ReadStats) -> Iterator[RawRecord]:
+def read_warc(
+    path: str, kind: str, max_record_bytes: int, stats: ReadStats, extractor: Extractor = "selene"
+) -> Iterator[RawRecord]:
     """Documents of a WARC (HTML `response` records) or a WET (`conversion` records).
 
     fastwarc stops silently at a cut-off record (sometimes after yielding its partial headers) and
@@ -234,7 +238,7 @@ def read_warc(path: str, kind: str, max_record_bytes: int, stats: ReadStats) -> 
     after corruption, reading resumes at the next intact member.
     """
     held: tuple[int, RawRecord] | None = None
-    for pos, rec in _warc_records(path, kind, max_record_bytes, stats):
+    for pos, rec in _warc_records(path, kind, max_record_bytes, stats, extractor):
         if pos < 0:  # end of the file reached: `rec` is the check of the data after `last_start`
             if rec.reason and held is not None and held[0] == rec.meta.get("damaged_at"):
                 rec.index = held[1].index
@@ -252,7 +256,9 @@ def read_warc(path: str, kind: str, max_record_bytes: int, stats: ReadStats) -> 
         yield held[1]
 
 
-def _warc_records(path: str, kind: str, max_record_bytes: int, stats: ReadStats) -> Iterator[tuple[int, RawRecord]]:
+def _warc_records(
+    path: str, kind: str, max_record_bytes: int, stats: ReadStats, extractor: Extractor
+) -> Iterator[tuple[int, RawRecord]]:
     _, comp = detect_format(path)
     doc_type = _DOC_TYPE[kind]
     index = 0
@@ -273,7 +279,7 @@ def _warc_records(path: str, kind: str, max_record_bytes: int, stats: ReadStats)
                         stats.other_records[name] = stats.other_records.get(name, 0) + 1
                         continue
                     index += 1
-                    yield last_pos, _warc_doc(rec, kind, index, path, last_pos, max_record_bytes)
+                    yield last_pos, _warc_doc(rec, kind, index, path, last_pos, max_record_bytes, extractor)
             except OSError as e:
                 bad = last_pos if last_pos is not None else start
                 failed.add(bad)
@@ -299,7 +305,9 @@ def _warc_records(path: str, kind: str, max_record_bytes: int, stats: ReadStats)
         return
 
 
-def _warc_doc(rec: Any, kind: str, index: int, path: str, pos: int, max_bytes: int) -> RawRecord:
+def _warc_doc(
+    rec: Any, kind: str, index: int, path: str, pos: int, max_bytes: int, extractor: Extractor
+) -> RawRecord:
     url = rec.headers.get("WARC-Target-URI") or ""
     meta: dict[str, Any] = {
         "url": url,
@@ -322,7 +330,7 @@ def _warc_doc(rec: Any, kind: str, index: int, path: str, pos: int, max_bytes: i
     if not is_html(ctype, body):
         return RawRecord(index, meta=meta, reason="skip:content_type", detail=f"{where}: {ctype or 'no Content-Type'}")
     try:
-        text, charset = html_to_text(body, charset_of(ctype))
+        text, charset = html_to_text(body, charset_of(ctype), extractor)
     except Exception as e:  # resiliparse raises its own parser exceptions on hopeless markup
         return RawRecord(index, meta=meta, reason="malformed:html", detail=f"{where}: {e}")
     meta["charset"] = charset

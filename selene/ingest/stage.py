@@ -35,6 +35,7 @@ from selene.executor import Mapper, serial_map
 from selene.ingest import exact_dedup
 from selene.ingest.clean import clean_text
 from selene.ingest.filters import FilterChain
+from selene.ingest.html import check_extractor
 from selene.ingest.langid import LanguageIdentifier
 from selene.ingest.readers import ReadStats, detect_format, read_records
 from selene.io import dataset, fs
@@ -94,6 +95,8 @@ def plan_inputs(sources: Sequence[SourceSpec]) -> list[InputFile]:
 def preflight(out: str, cfg: IngestConfig) -> list[InputFile]:
     """The checks that need no reading: inputs exist and have known formats, `out` is writable."""
     inputs = plan_inputs(cfg.sources)
+    if any(detect_format(i.path)[0] == "warc" for i in inputs):
+        check_extractor(cfg.extractor)
     fs.check_writable(out)
     return inputs
 
@@ -159,7 +162,7 @@ def process_file(inp: InputFile, cfg: IngestConfig, work_root: str) -> dict[str,
     removed = dataset.ParquetSink(work.removed(inp.idx), dataset.REMOVED_SCHEMA, cfg.row_group_docs, cfg.row_group_bytes)
     lengths = array("q")  # UTF-8 bytes of each candidate's text: shards are cut by size
     try:
-        for rec in read_records(inp.path, cfg.max_record_bytes, read_stats):
+        for rec in read_records(inp.path, cfg.max_record_bytes, read_stats, cfg.extractor):
             source = rec.source if (rec.source and not inp.override) else inp.source
             doc_id = f"{inp.key}#{rec.index}"
             reject = (rec.reason, rec.detail) if rec.reason else None
@@ -171,7 +174,10 @@ def process_file(inp: InputFile, cfg: IngestConfig, work_root: str) -> dict[str,
                 reject = _langid(langid, text, source, rec.meta) or chain.check(text, source)
             if reject is not None:
                 counts[source][reject[0]] += 1
-                removed.add(id=doc_id, source=source, reason=reject[0], detail=reject[1])
+                removed.add(
+                    id=doc_id, source=source, reason=reject[0], detail=reject[1],
+                    meta=dataset.to_meta_json(rec.meta) if rec.meta else None,
+                )  # fmt: skip
                 continue
             counts[source]["kept"] += 1
             h1, h2 = exact_dedup.text_hash(text)
@@ -379,7 +385,7 @@ def finalize(
                 sink.add_table(group)
             if inp.idx in dup_files:
                 dups = dataset.open_parquet(dup_files[inp.idx]).read()
-                cand = dataset.take_rows(work.docs(inp.idx), dups.column("row").to_numpy(), ["id", "source"])
+                cand = dataset.take_rows(work.docs(inp.idx), dups.column("row").to_numpy(), ["id", "source", "meta"])
                 for src, n in dataset.value_counts(cand.column("source")).items():
                     kept_n[src] -= n
                     removed_n[src]["exact_dup"] += n
@@ -390,6 +396,7 @@ def finalize(
                             "source": cand.column("source"),
                             "reason": pc.binary_join_element_wise("exact_dup_of:", dups.column("kept_id"), ""),
                             "detail": pa.repeat(pa.scalar("same normalised text"), dups.num_rows),
+                            "meta": cand.column("meta"),
                         },
                         schema=dataset.REMOVED_SCHEMA,
                     )

@@ -44,6 +44,9 @@ REMOVED_SCHEMA = pa.schema(
         pa.field("source", pa.string(), nullable=False),
         pa.field("reason", pa.string(), nullable=False),
         pa.field("detail", pa.string(), nullable=False),
+        # the document's meta as JSON (URL and WARC record id of web pages), so a removed page can be
+        # found again; null where a stage does not know it. Files written before it lack the column.
+        pa.field("meta", pa.string(), nullable=True),
     ]
 )
 MANIFEST = "manifest.json"
@@ -177,8 +180,8 @@ class ParquetSink:
 
     def add(self, **row: Any) -> None:
         for name, col in self._cols.items():
-            col.append(row[name])
-        self._buffered += sum(len(row[n]) for n in self._strings)  # characters: bytes for ASCII, fewer else
+            col.append(row[name] if name in row or not self.schema.field(name).nullable else None)
+        self._buffered += sum(len(row.get(n) or "") for n in self._strings)  # characters: bytes for ASCII
         if len(self._cols[self.schema.names[0]]) >= self.row_group or self._buffered >= self.row_group_bytes:
             self._flush()
 
@@ -188,6 +191,9 @@ class ParquetSink:
         self._flush()
         if not table.num_rows:
             return
+        for col in self.schema:  # a nullable column the table lacks is all null
+            if col.nullable and col.name not in table.column_names:
+                table = table.append_column(col.name, pa.nulls(table.num_rows, col.type))
         table = table.select(self.schema.names).cast(self.schema)
         cuts = byte_cuts(row_bytes(table), self.row_group_bytes, self.row_group)
         for lo, hi in itertools.pairwise(cuts):

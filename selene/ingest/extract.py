@@ -1,0 +1,263 @@
+"""Main text of a web page: boilerplate removal by structure and density on resiliparse's DOM.
+
+resiliparse's main-content mode is fast (C++) and keeps nearly all of an article (recall ~0.98), but
+also much around it: reader comments, "related posts" and "you may also like" blocks, rows of share
+buttons, newsletter boxes, polls, the keyboard help and chapter navigation of documentation sites.
+`extract_main_text` marks such blocks before resiliparse walks the tree (it skips marked elements)
+and then drops boilerplate lines from what is left. Every rule is generic, no rule names a site:
+
+1. **Roles and tags.** `nav`, `aside`, `footer`, `dialog`, `form` controls, ARIA landmarks that are not
+   content (navigation, complementary, contentinfo, banner, search, dialog, menus), hidden elements.
+2. **Class and id words.** Elements whose class or id has a word of the boilerplate vocabulary
+   (comments, related, share, newsletter, sidebar, widget, advert, poll, breadcrumb, cookie, popup ...),
+   as readability and trafilatura do; words are split on ``-``, ``_``, spaces and case changes, so
+   ``related-posts`` and ``shareButtons`` match while ``entry-content`` and ``shared-memory`` do not.
+3. **Link density.** Lists, tables and blocks whose text is mostly link text: menus, tag clouds,
+   teaser lists, tables of contents, pagination.
+4. **Repeated user posts.** A container of three or more sibling blocks of the same shape that carry
+   the marks of user posts (a ``<time>``, or Reply / Like / Report / Quote controls): reader comments.
+   It is kept when it is the page's content (a forum thread), i.e. when no article-sized run of
+   paragraphs lies outside it.
+5. **Lines.** After extraction: short lines that are controls or labels ("Share", "Advertisement",
+   "Read more", "12 comments", "Posted in ..."), and short lines repeated on the page (gallery
+   captions, "Photo: ..."), keeping the first of the repeats.
+
+A rule never removes the element that holds most of the page's text, nor one that contains the
+page's `<main>`, `<article>` or ``itemprop=articleBody`` element, so a badly named wrapper
+(``<div class="page has-sidebar">``) cannot empty a page.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import re
+from typing import Any
+
+from resiliparse.extract.html2text import extract_plain_text
+from resiliparse.parse.html import HTMLTree
+
+SKIP_ATTR = "data-selene-skip"
+
+_SKIP_TAGS = ("nav", "aside", "header", "footer", "dialog", "button", "select", "textarea", "label", "menu")
+_SKIP_ROLES = {
+    "navigation", "complementary", "contentinfo", "banner", "search", "dialog", "alertdialog",
+    "menu", "menubar", "toolbar", "tablist", "tooltip",
+}  # fmt: skip
+# words of class / id values that mark boilerplate (matched as whole words after splitting)
+_BOILER_WORDS = {
+    "comment", "comments", "commentlist", "disqus", "respond", "replies",
+    "related", "relatedposts", "recommended", "recommendations", "recirc", "outbrain", "taboola",
+    "share", "sharing", "sharebar", "sharer", "social", "socials",
+    "newsletter", "subscribe", "subscription", "signup", "paywall", "epaper",
+    "sidebar", "widget", "widgets", "promo", "promotion", "advert", "advertisement", "ads", "ad",
+    "adslot", "sponsor", "sponsored", "banner",
+    "poll", "polls", "survey", "breadcrumb", "breadcrumbs", "pagination", "pager",
+    "cookie", "cookies", "consent", "gdpr", "modal", "popup", "overlay", "lightbox",
+    "trending", "popular", "mostread", "toc", "navbox", "navbar", "menu", "nav", "navigation",
+    "footer", "masthead", "skip", "skiplink", "print",
+    "byline", "author", "bio", "tags", "tag", "taglist", "categories", "meta", "postmeta",
+    "caption", "credit", "credits", "gallery", "slideshow", "carousel", "rating", "ratings",
+    "reviews",
+}  # fmt: skip
+_SPLIT = re.compile(r"[\s_\-]+|(?<=[a-z])(?=[A-Z])")
+_POST_CONTROLS = re.compile(r"^\s*(reply|like|likes|report|quote|flag|upvote|downvote|permalink|share)\s*$", re.I)
+_CONTENT_SELECTOR = "main, article, [itemprop=articleBody], [role=main]"
+
+# lines that are controls or labels, not text (whole line, case-insensitive)
+_BOILER_LINE = re.compile(
+    r"^(?:"
+    r"share(?: this| on \w+| via \w+)?|tweet|email|e-mail|print|copy link|pin it|whatsapp|facebook|twitter|linkedin|"
+    r"advertisement|sponsored(?: content)?|ad|"
+    r"read more|continue reading|see more|show more|load more|view all|"
+    r"related(?: posts| articles| stories)?|you may also like|recommended(?: for you)?|more from .{1,40}|"
+    r"\d+ comments?|comments?|leave a (?:reply|comment)|reply|add a comment|join the discussion|"
+    r"subscribe(?: now)?|sign up|sign in|log in|follow us|newsletter|"
+    r"(?:posted|filed|published) (?:in|under|on|by) .{0,80}|tags?:.{0,200}|categories?:.{0,200}|"
+    r"(?:photo|image|picture|credit|source|getty images|reuters|ap photo)s?:? .{0,80}|"
+    r"previous(?: post| article| page)?|next(?: post| article| page)?|back to top|skip to (?:main )?content|"
+    r"©.{0,120}|copyright .{0,120}|all rights reserved\.?"
+    r")[\s.:!»›→]*$",
+    re.I,
+)
+_SHORT = 40  # characters: lines at most this long may be labels
+ARTICLE_CHARS = 400  # paragraph text outside a run of user posts that makes them comments on an article
+_UL = re.compile(r"<(/?)ul(?=[\s>])", re.I)
+
+
+_ATTR = re.compile(r"""\s(class|id)\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.I)
+
+
+def _words(value: str) -> set[str]:
+    return {w.lower() for w in _SPLIT.split(value) if w}
+
+
+def _css_string(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\a ") + '"'
+
+
+def _boiler_selector(html: str) -> str:
+    """One CSS selector for every element to skip by tag, role, state or class/id words.
+
+    The class and id values are found with a regex over the page source and judged once per distinct
+    value (a page has a few hundred), so no Python object is made per element; the parser matches
+    the selector in C."""
+    named: list[str] = []
+    seen: set[tuple[str, str]] = set()
+    for m in _ATTR.finditer(html):
+        attr, value = m.group(1).lower(), m.group(2) if m.group(2) is not None else m.group(3)
+        if not value or (attr, value) in seen:
+            continue
+        seen.add((attr, value))
+        if not _BOILER_WORDS.isdisjoint(_words(value)):
+            named.append(f"[{attr}={_css_string(value)}]")
+    roles = [f'[role="{r}"]' for r in sorted(_SKIP_ROLES)]
+    return ", ".join([*_SKIP_TAGS, *roles, '[aria-hidden="true"]', "[hidden]", *named])
+
+
+KEEP_ATTR = "data-selene-keep"
+MAX_TIMES = 40  # <time> elements looked at for user posts (resiliparse's collections cost O(n) per item)
+
+
+def _protect_content(body: Any, selector: str) -> None:
+    """Mark the elements `selector` would skip that hold the page's main/article element: a class
+    word on a wrapper (``<div class="page has-sidebar">``) must not remove the article inside it."""
+    for sel in _CONTENT_SELECTOR.split(", "):
+        content = body.query_selector(sel)
+        node = content.parent if content is not None else None
+        while node is not None and node.type == 1 and node.tag not in ("body", "html"):
+            if node.matches(selector):
+                node.setattr(KEEP_ATTR, "")
+            node = node.parent
+        if content is not None and content.matches(selector):
+            content.setattr(KEEP_ATTR, "")
+
+
+def _text_len(el: Any) -> int:
+    return len(" ".join(el.text.split()))
+
+
+def _post_like(el: Any) -> bool:
+    if el.query_selector("time") is not None:
+        return True
+    for sel in ("a", "button", "span"):
+        c = el.query_selector(sel)
+        if c is not None and len(c.text) < 12 and _POST_CONTROLS.match(c.text):
+            return True
+    return False
+
+
+def _user_post_containers(body: Any) -> list[Any]:
+    """Containers of >= 3 same-shaped sibling blocks that look like user posts (a <time>, or Reply /
+    Like controls): comment sections, or a forum thread's posts."""
+    times = body.query_selector_all("time")
+    if len(times) < 3 or len(times) > MAX_TIMES:
+        return []
+    found: list[Any] = []
+    for t in list(times):
+        node, depth = t.parent, 0
+        while node is not None and node.type == 1 and node.tag not in ("body", "html") and depth < 8:
+            parent = node.parent
+            if parent is None or parent.type != 1:
+                break
+            if parent.child_element_count > 4 * MAX_TIMES:
+                break
+            shape = (node.tag, node.class_name)
+            same = [c for c in parent.children if c.type == 1 and (c.tag, c.class_name) == shape]
+            if len(same) >= 3:
+                if not any(parent is f for f in found) and sum(_post_like(c) for c in same) >= 3:
+                    found.append(parent)
+                break
+            node, depth = parent, depth + 1
+    return found
+
+
+def _extract(tree: HTMLTree, skip: list[str]) -> str:
+    return str(
+        extract_plain_text(
+            tree,
+            preserve_formatting="minimal_html",
+            main_content=True,
+            list_bullets=False,
+            alt_texts=False,
+            links=True,
+            form_fields=False,
+            noscript=False,
+            comments=False,
+            post_meta=False,
+            skip_elements=skip,
+        )
+    )
+
+
+def _clean_lines(text: str) -> str:
+    out: list[str] = []
+    seen: set[str] = set()
+    for line in text.split("\n"):
+        s = line.strip().strip("¶").strip()
+        if not s:
+            if out and out[-1] != "":
+                out.append("")
+            continue
+        if len(s) <= 120 and _BOILER_LINE.match(s.lstrip("•·-–*0123456789. ")):
+            continue
+        if len(s) <= _SHORT * 2:
+            key = s.lower()
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(line.rstrip().rstrip("¶").rstrip())
+    return "\n".join(out).strip()
+
+
+def extract_main_text(html: str) -> str:
+    """The main text of an HTML page (see the module doc): headings, paragraphs, lists, code blocks
+    and table text in document order, blocks separated by blank lines."""
+    # resiliparse's main-content mode drops every <ul>, content lists too; as <ol> they stay, and the
+    # link-density rule removes the menus among them
+    tree = HTMLTree.parse(_UL.sub(r"<\1ol", html))
+    body = tree.body
+    if body is None:
+        return ""
+    selector = _boiler_selector(html)
+    _protect_content(body, selector)
+    skip = [f"{part}:not([{KEEP_ATTR}])" for part in selector.split(", ")] + [f"[{SKIP_ATTR}]"]
+    posts = _user_post_containers(body)
+    for c in posts:
+        c.setattr(SKIP_ATTR, "")
+    text = _blocks(_extract(tree, skip))
+    if posts and len(text) < ARTICLE_CHARS:  # the posts were the content (a forum thread)
+        for c in posts:
+            c.delattr(SKIP_ATTR)
+        text = _blocks(_extract(tree, skip))
+    if len(text) < FALLBACK_CHARS:  # a rule hit the page's content: fall back to tags and roles only
+        plain = _blocks(_extract(tree, [*_SKIP_TAGS, *(f'[role="{r}"]' for r in sorted(_SKIP_ROLES))]))
+        if len(plain) > 3 * max(len(text), 1) and len(plain) >= FALLBACK_CHARS:
+            text = plain
+    return _clean_lines(text)
+
+
+_TAG = re.compile(r"<[^>]*>")
+_LINK = re.compile(r"<a\b[^>]*>(.*?)</a>", re.S | re.I)
+FALLBACK_CHARS = 500
+
+
+def _blocks(markup: str) -> str:
+    """resiliparse's minimal HTML → plain text, without the blocks that are mostly link text.
+
+    A block is a run of non-blank lines (a paragraph, a list, a table's rows). Dropped: a block of
+    several lines whose text is more than half links (menus, teaser lists, tag rows, tables of
+    contents), and a one-line block that is a link and little else (a "Read more" or a lone teaser).
+    Code blocks stay."""
+    out: list[str] = []
+    for block in re.split(r"\n[ \t]*\n", markup):
+        if not block.strip():
+            continue
+        if "<a" in block and not block.lstrip().startswith("<pre"):
+            linked = sum(len(_TAG.sub("", m.group(1)).strip()) for m in _LINK.finditer(block))
+            plain = _TAG.sub("", block)
+            n = len(" ".join(plain.split()))
+            lines = sum(1 for x in plain.split("\n") if x.strip())
+            if n and ((lines > 1 and linked > 0.5 * n) or (lines == 1 and linked > 0.8 * n and n < 300)):
+                continue
+        out.append(html_lib.unescape(_TAG.sub("", block)))
+    return "\n\n".join(out)

@@ -1,0 +1,158 @@
+"""selene's main-text extractor: boilerplate goes, the article (headings, lists, code, tables) stays."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import pytest
+
+from selene.config import IngestConfig
+from selene.errors import ConfigError
+from selene.ingest.extract import extract_main_text
+from selene.ingest.html import check_extractor, html_to_text
+
+PARAS = [
+    "The committee met on Tuesday to discuss the proposal for a new bridge across the river, which "
+    "has been debated in the town for more than a decade.",
+    "Engineers presented three designs, each with a different cost and a different time to build, and "
+    "residents were invited to comment on them at a public meeting next month.",
+    "The mayor said that the final decision would be taken in the spring, after the budget for the "
+    "coming year has been approved by the council and the state.",
+    "Funding is expected to come partly from a regional infrastructure programme and partly from a "
+    "local levy that would be collected over twenty years.",
+]
+
+
+def page(body: str, title: str = "Bridge plans") -> str:
+    return f"<!doctype html><html><head><title>{title}</title></head><body>{body}</body></html>"
+
+
+def article(extra_inside: str = "", cls: str = "entry-content") -> str:
+    ps = "".join(f"<p>{p}</p>" for p in PARAS)
+    return f'<article><h1>Bridge plans</h1><div class="{cls}">{ps}{extra_inside}</div></article>'
+
+
+def comments(n: int, cls: str = "css-1kx9f2", item: str = "css-8hd2ka") -> str:
+    items = "".join(
+        f'<div class="{item}"><span>user{i}</span><time datetime="2024-05-0{i % 9 + 1}">{i} hours ago</time>'
+        f"<p>I have lived here for years and I think the bridge is a waste of money, number {i}, because "
+        f"the traffic never goes that way anyway.</p><a href='#'>Reply</a><span>Like</span></div>"
+        for i in range(n)
+    )
+    return f'<div class="{cls}"><h3>{n} Comments</h3>{items}</div>'
+
+
+def test_article_kept_and_obfuscated_comment_section_dropped() -> None:
+    text = extract_main_text(page(article() + comments(12)))
+    for p in PARAS:
+        assert p in text
+    assert "waste of money" not in text and "Reply" not in text
+
+
+def test_comments_inside_the_article_are_dropped_too() -> None:
+    text = extract_main_text(page(article(extra_inside=comments(5))))
+    assert PARAS[-1] in text and "waste of money" not in text
+
+
+def test_a_forum_thread_keeps_its_posts() -> None:
+    """Repeated user posts with no article outside them are the page's content."""
+    posts = "".join(
+        f'<div class="post"><span class="user">member{i}</span><time>2 days ago</time>'
+        f"<div class='body'><p>{PARAS[i]}</p></div><a href='#'>Reply</a></div>"
+        for i in range(4)
+    )
+    text = extract_main_text(page(f'<div id="thread">{posts}</div>'))
+    for p in PARAS:
+        assert p in text
+
+
+def test_share_rows_newsletter_related_and_ads_are_dropped() -> None:
+    share = '<div class="share-buttons"><a href="#">Share</a><a href="#">Tweet</a><a href="#">Email</a></div>'
+    newsletter = (
+        '<div class="nl-box newsletter-signup"><h4>Get the morning briefing</h4><p>Sign up for our daily '
+        "newsletter and never miss a story from the region.</p><button>Subscribe</button></div>"
+    )
+    related = (
+        '<section class="related-posts"><h3>You may also like</h3><ul>'
+        + "".join(f'<li><a href="/s{i}">Another story about town number {i}</a></li>' for i in range(6))
+        + "</ul></section>"
+    )
+    ad = '<div class="ad-slot"><span>Advertisement</span></div>'
+    body = article(extra_inside=newsletter + ad) + share + related
+    text = extract_main_text(page(body))
+    for p in PARAS:
+        assert p in text
+    for junk in ("morning briefing", "Subscribe", "Another story", "Advertisement", "Tweet", "You may also like"):
+        assert junk not in text, junk
+
+
+def test_docs_page_keeps_headings_lists_code_and_tables_and_drops_its_chrome() -> None:
+    body = (
+        '<nav id="sidebar" class="sidebar"><ol class="chapter"><li><a href="/1">1. Introduction</a></li>'
+        '<li><a href="/2">2. Installation</a></li></ol></nav>'
+        '<div id="mdbook-help-container"><div id="mdbook-help-popup"><h2>Keyboard shortcuts</h2>'
+        "<p>Press ← or → to navigate between chapters</p><p>Press S or / to search in the book</p></div></div>"
+        '<main><h1>Configuration</h1><p>The configuration file is read at start-up from the working '
+        "directory; every key has a default, so an empty file is valid.</p>"
+        "<h2>Keys</h2><ul><li>name: the project name shown in the title bar</li>"
+        "<li>threads: how many worker threads serve requests</li></ul>"
+        "<pre><code>[server]\nthreads = 4\nname = \"demo\"</code></pre>"
+        "<table><tr><th>key</th><th>default</th></tr><tr><td>threads</td><td>8</td></tr></table>"
+        '<div class="nav-chapters"><a href="/1" class="previous">Previous</a><a href="/3">Next</a></div></main>'
+    )
+    text = extract_main_text(page(body))
+    assert "The configuration file is read at start-up" in text
+    assert "Keys" in text and "threads: how many worker threads" in text
+    assert 'threads = 4\nname = "demo"' in text  # code keeps its lines
+    assert "threads" in text and "8" in text
+    assert "Keyboard shortcuts" not in text and "Press S or /" not in text and "Installation" not in text
+    assert text.index("The configuration file") < text.index("Keys") < text.index("threads = 4")
+
+
+def test_a_badly_named_wrapper_cannot_empty_the_page() -> None:
+    """A class word on the element that holds the page's text (`has-sidebar`) does not remove it."""
+    body = f'<div class="page has-sidebar widget-area">{"".join(f"<p>{p}</p>" for p in PARAS)}</div>'
+    text = extract_main_text(page(body))
+    assert all(p in text for p in PARAS)
+
+
+def test_repeated_captions_and_labels_are_dropped_once_kept_never() -> None:
+    gallery = "".join(
+        f'<figure><img src="/{i}.jpg"><figcaption>Photo: City Archive</figcaption></figure>' for i in range(4)
+    )
+    ps = "".join(f"<p>{p}</p><p>Read more</p>" for p in PARAS)
+    text = extract_main_text(page(f"<article>{gallery}{ps}</article>"))
+    assert all(p in text for p in PARAS)
+    assert "Read more" not in text and text.count("City Archive") <= 1
+
+
+def test_empty_and_hopeless_markup_give_empty_text_not_errors() -> None:
+    assert extract_main_text("") == ""
+    assert extract_main_text("<html><body></body></html>") == ""
+    assert extract_main_text("<<<>>>\x00 not html at all") in ("", "<<<>>> not html at all", "<<<>>>\x00 not html at all")
+
+
+def test_html_to_text_switches_extractor_and_config_names_it() -> None:
+    html = page(article() + comments(6)).encode()
+    selene_text, charset = html_to_text(html, "utf-8", "selene")
+    plain, _ = html_to_text(html, "utf-8", "resiliparse")
+    assert charset == "utf-8" and "waste of money" not in selene_text
+    assert PARAS[0] in plain and len(plain) > len(selene_text)
+    assert IngestConfig().extractor == "selene"
+    with pytest.raises(ValueError, match="extractor"):
+        IngestConfig(extractor="readability")  # type: ignore[arg-type]
+
+
+def test_trafilatura_missing_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = builtins.__import__
+
+    def no_trafilatura(name: str, *a: Any, **k: Any) -> Any:
+        if name == "trafilatura":
+            raise ImportError(name)
+        return real(name, *a, **k)
+
+    monkeypatch.setattr(builtins, "__import__", no_trafilatura)
+    with pytest.raises(ConfigError, match="selene\\[web\\]"):
+        check_extractor("trafilatura")
+    check_extractor("selene")
