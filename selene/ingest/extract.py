@@ -115,7 +115,8 @@ def _boiler_selector(html: str) -> str:
 
 
 KEEP_ATTR = "data-selene-keep"
-MAX_TIMES = 40  # <time> elements looked at for user posts (resiliparse's collections cost O(n) per item)
+MAX_TIMES = 40
+SAMPLE_TIMES = 8  # <time> elements looked at for user posts, from the start and the end of the page
 
 
 def _protect_content(body: Any, selector: str) -> None:
@@ -130,6 +131,11 @@ def _protect_content(body: Any, selector: str) -> None:
             node = node.parent
         if content is not None and content.matches(selector):
             content.setattr(KEEP_ATTR, "")
+
+
+def _content(body: Any) -> list[Any]:
+    """The page's main/article elements (the first of each kind)."""
+    return [c for c in (body.query_selector(sel) for sel in _CONTENT_SELECTOR.split(", ")) if c is not None]
 
 
 def _text_len(el: Any) -> int:
@@ -150,25 +156,101 @@ def _user_post_containers(body: Any) -> list[Any]:
     """Containers of >= 3 same-shaped sibling blocks that look like user posts (a <time>, or Reply /
     Like controls): comment sections, or a forum thread's posts."""
     times = body.query_selector_all("time")
-    if len(times) < 3 or len(times) > MAX_TIMES:
+    n = len(times)
+    if n < 3 or n > 1000:
         return []
+    # a sample of the <time>s, first and last (an item of a resiliparse collection costs O(n))
+    sample = sorted(set(range(min(n, SAMPLE_TIMES))) | set(range(max(0, n - SAMPLE_TIMES // 2), n)))
     found: list[Any] = []
-    for t in list(times):
+    looked: set[Any] = set()  # parents already judged (wrappers of one node are one object)
+    for t in (times[i] for i in sample):
         node, depth = t.parent, 0
         while node is not None and node.type == 1 and node.tag not in ("body", "html") and depth < 8:
             parent = node.parent
-            if parent is None or parent.type != 1:
+            if parent is None or parent.type != 1 or parent in looked:
                 break
             if parent.child_element_count > 4 * MAX_TIMES:
                 break
             shape = (node.tag, node.class_name)
-            same = [c for c in parent.children if c.type == 1 and (c.tag, c.class_name) == shape]
+            same = [c for c in _children(parent) if (c.tag, c.class_name) == shape]
             if len(same) >= 3:
-                if not any(parent is f for f in found) and sum(_post_like(c) for c in same) >= 3:
+                looked.add(parent)
+                if sum(_post_like(c) for c in same) >= 3:
                     found.append(parent)
                 break
             node, depth = parent, depth + 1
     return found
+
+
+def _children(el: Any) -> list[Any]:
+    """Element children, walked one sibling at a time (indexing resiliparse's collections costs O(n)
+    per item)."""
+    out = []
+    c = el.first_element_child
+    while c is not None:
+        out.append(c)
+        c = c.next_element_sibling
+    return out
+
+
+# headings of sections that are not the page's content (whole heading, case-insensitive)
+_BOILER_HEADING = re.compile(
+    r"^\s*(?:\d+\s+)?(?:comments?|responses?|replies|discussion|leave a (?:reply|comment)|join the conversation|"
+    r"(?:customer |user )?reviews?|ratings? (?:and|&) reviews|questions (?:and|&) answers|"
+    r"related(?: posts| articles| stories| products| content)?|you (?:may|might) also like|more (?:from|in|on) .{1,40}|"
+    r"recommended(?: for you)?|read (?:next|more)|trending(?: now)?|most (?:read|popular|viewed)|popular(?: posts)?|"
+    r"(?:customers|people) (?:also|who) .{1,40}|frequently bought together|"
+    r"shipping(?: (?:and|&) returns)?|delivery(?: (?:and|&) returns)?|returns(?: policy)?|"
+    r"share(?: this(?: \w+)?)?|follow us|newsletter|subscribe.{0,40}|sign up.{0,40}|about the author|"
+    r"tags|categories|archives|advertisement)\s*[:.!]?\s*(?:\(\d+\))?\s*$",
+    re.I,
+)
+_HEADING_TEXT = re.compile(r"<(h[2-6])\b[^>]*>((?:(?!</h[2-6]).){1,200})</h[2-6]>", re.I | re.S)
+_CONSENT = re.compile(
+    r"<button\b[^>]*>\s*(?:accept(?: all)?(?: cookies)?|agree|i agree|reject(?: all)?|customi[sz]e|allow all|"
+    r"manage (?:preferences|settings|options))\s*</button>",
+    re.I,
+)
+
+
+def _boiler_sections(body: Any, html: str, total: int) -> list[Any]:
+    """Sections under a boilerplate heading ("12 Comments", "Customer reviews", "Related posts",
+    "Shipping & Returns"), and consent banners (a block with an Accept / Reject button).
+
+    The page source is searched first with a regex, so pages without such headings or buttons cost
+    nothing more; then only the few headings and buttons are looked at."""
+    out: list[Any] = []
+    texts = [
+        re.sub(r"<[^>]+>", "", m.group(2)) for m in _HEADING_TEXT.finditer(html) if len(m.group(2)) < 200
+    ]
+    if any(_BOILER_HEADING.match(html_lib.unescape(t)) for t in texts):
+        for h in list(body.query_selector_all("h2, h3, h4, h5, h6")):
+            if not _BOILER_HEADING.match(h.text):
+                continue
+            parent = h.parent
+            if (
+                parent is not None
+                and parent.type == 1
+                and parent.first_element_child is h
+                and parent.tag not in ("body", "html", "main", "article")
+                and _text_len(parent) < 0.5 * total
+            ):
+                out.append(parent)  # the section the heading opens
+            else:  # the heading and what follows it up to the next heading
+                out.append(h)
+                sib = h.next_element_sibling
+                while sib is not None and sib.tag not in ("h1", "h2", "h3", "h4", "h5", "h6"):
+                    out.append(sib)
+                    sib = sib.next_element_sibling
+    if _CONSENT.search(html):
+        for b in list(body.query_selector_all("button")):
+            if _CONSENT.match(b.outer_html) and b.parent is not None and b.parent.type == 1:
+                box = b.parent
+                while box.tag in ("div", "span", "form") and box.parent is not None and _text_len(box) < 40:
+                    box = box.parent  # up from a row of buttons to the banner
+                if box.tag not in ("body", "html", "main", "article") and _text_len(box) < 1500:
+                    out.append(box)
+    return out
 
 
 def _extract(tree: HTMLTree, skip: list[str]) -> str:
@@ -224,6 +306,10 @@ def extract_main_text(html: str) -> str:
     posts = _user_post_containers(body)
     for c in posts:
         c.setattr(SKIP_ATTR, "")
+    total = _text_len(body)
+    for el in _boiler_sections(body, html, total):
+        if not any(el.contains(c) or el is c for c in _content(body)):
+            el.setattr(SKIP_ATTR, "")
     text = _blocks(_extract(tree, skip))
     if posts and len(text) < ARTICLE_CHARS:  # the posts were the content (a forum thread)
         for c in posts:
