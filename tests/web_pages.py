@@ -48,8 +48,8 @@ import string
 import warnings
 from collections import Counter
 from dataclasses import dataclass
-from typing import ClassVar
 from pydoc_data.topics import topics
+from typing import Any, ClassVar
 
 KINDS = ("news", "blog", "forum", "docs-mdbook", "docs-sphinx", "docs-mkdocs", "ecommerce", "encyclopedia")
 STYLES = ("semantic", "obfuscated", "soup", "html5")
@@ -106,7 +106,7 @@ def shingle_scores(pred: str, truth: str, n: int = 4) -> tuple[float, float]:
 
 # ------------------------------------------------------------------------------------------ text sources
 
-Block = tuple[str, object]
+Block = tuple[str, Any]
 _UNDERLINE = re.compile(r"^([*=\-~^])\1{2,}$")
 
 
@@ -378,11 +378,11 @@ def _links(rng: random.Random, items: list[str], cls: str = "") -> str:
 def block_truth(block: Block) -> str:
     kind, value = block
     if kind in ("ul", "ol"):
-        return "\n".join(value)  # type: ignore[arg-type]
+        return "\n".join(value)
     if kind == "table":
-        return "\n".join("\t".join(row) for row in value)  # type: ignore[union-attr]
+        return "\n".join("\t".join(row) for row in value)
     if kind == "note":
-        label, text = value  # type: ignore[misc]
+        label, text = value
         return f"{label}\n{text}"
     return str(value)
 
@@ -394,7 +394,7 @@ def render_block(block: Block, rng: random.Random, code_style: str = "plain") ->
     if kind == "p":
         return f"<p>{_inline(str(value), rng)}</p>"
     if kind in ("ul", "ol"):
-        return f"<{kind}>" + "".join(f"<li>{_inline(it, rng)}</li>" for it in value) + f"</{kind}>"  # type: ignore[union-attr]
+        return f"<{kind}>" + "".join(f"<li>{_inline(it, rng)}</li>" for it in value) + f"</{kind}>"
     if kind == "quote":
         return f"<blockquote><p>{esc(str(value))}</p></blockquote>"
     if kind == "code":
@@ -403,12 +403,12 @@ def render_block(block: Block, rng: random.Random, code_style: str = "plain") ->
             code = re.sub(r"\b(def|return|if|else|for|in|import|class|while|not|and|or)\b", r'<span class="k">\1</span>', code)
         return f"<pre><code>{code}</code></pre>"
     if kind == "table":
-        rows = list(value)  # type: ignore[call-overload]
+        rows = list(value)
         head = "".join(f"<th>{esc(c)}</th>" for c in rows[0])
         body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>" for r in rows[1:])
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
     if kind == "note":
-        label, text = value  # type: ignore[misc]
+        label, text = value
         return f'<div class="admonition {label.lower()}"><p class="admonition-title">{esc(label)}</p><p>{esc(text)}</p></div>'
     raise ValueError(kind)
 
@@ -444,7 +444,7 @@ def _article_blocks(rng: random.Random, words: int, rich: bool) -> list[Block]:
         for k, pos in enumerate(sorted(rng.sample(range(2, len(blocks)), min(3, len(blocks) - 2)), reverse=True)):
             blocks.insert(pos, ("h2" if k % 2 == 0 else "h3", heads[k]))
         extras: list[Block] = [("quote", rng.choice(prose))]
-        lists = [b for _, bl in _documents() for b in bl if b[0] == "ul" and 2 <= len(b[1]) <= 6]  # type: ignore[arg-type]
+        lists = [b for _, bl in _documents() for b in bl if b[0] == "ul" and 2 <= len(b[1]) <= 6]
         if lists:
             extras.append(rng.choice(lists))
         if rng.random() < 0.5:
@@ -683,7 +683,7 @@ def _forum(i: int, rng: random.Random, charset: str) -> tuple[str, str, str]:
         paras = [("p", _trim_words(rng.choice(prose), rng.randint(15, 60))) for _ in range(rng.choice([1, 1, 2, 3]))]
         if rng.random() < 0.15:
             paras.append(("code", rng.choice(_code_snippets())))
-        bodies.append(paras)  # type: ignore[arg-type]
+        bodies.append(paras)
     if i == 0:
         bodies = [[("p", _trim_words(rng.choice(prose), 25))]]
     if charset != "utf-8":
@@ -691,9 +691,9 @@ def _forum(i: int, rng: random.Random, charset: str) -> tuple[str, str, str]:
     title = rng.choice([t for t, _ in _documents()]) + rng.choice(["?", " - help needed", " not working as expected", " question", ""])
     site = rng.choice(["Python Forum", "DevTalk", "Community Board", "Linux Questions", "Maker Forum"])
     posts_html = []
-    for k, body in enumerate(bodies):
+    for k, post_blocks in enumerate(bodies):
         user = rng.choice(USERS)
-        content = "".join(render_block(b, rng) for b in body)
+        content = "".join(render_block(b, rng) for b in post_blocks)
         sig = f"<div{n.cls('signature')}>{esc(rng.choice(['-- Sent from my phone', 'Running Arch btw', 'Python 3.12 on Debian', 'If it is not broken, refactor it.']))}</div>" if rng.random() < 0.4 else ""
         if variant == "discourse":
             posts_html.append(
@@ -730,7 +730,7 @@ def _forum(i: int, rng: random.Random, charset: str) -> tuple[str, str, str]:
         + f"<div{n.cls('thread')}>{''.join(posts_html)}</div>" + _pager(n) + similar
         + f"<div{n.cls('online')}>Users browsing this forum: {rng.randint(0, 9)} registered users and {rng.randint(1, 80)} guests</div>" + _footer(n, site)
     )
-    truth = "\n\n".join(block_truth(b) for body in bodies for b in body)
+    truth = "\n\n".join(block_truth(b) for post in bodies for b in post)
     url = f"https://forum.example.org/t/{re.sub(r'[^a-z]+', '-', title.lower()).strip('-')}/{rng.randint(100, 99999)}"
     return _document(_scripts(rng), body, charset, f"{title} - {site}"), truth, url
 
@@ -794,7 +794,7 @@ def _encyclopedia(i: int, rng: random.Random, charset: str) -> tuple[str, str, s
     if charset != "utf-8":
         blocks.insert(0, ("p", rng.choice(CP1252_EXTRA)))
     parts = []
-    toc = []
+    toc: list[str] = []
     edit = '<span class="mw-editsection"><span class="mw-editsection-bracket">[</span><a href="?action=edit">edit</a><span class="mw-editsection-bracket">]</span></span>'
     ref = 0
     for k, b in enumerate(blocks):
@@ -966,7 +966,7 @@ def _mkdocs(i: int, rng: random.Random, charset: str) -> tuple[str, str, str]:
             toc_items.append(f'<li class="md-nav__item"><a href="#{anchor}" class="md-nav__link"><span class="md-ellipsis">{esc(str(b[1]))}</span></a></li>')
             parts.append(f'<{b[0]} id="{anchor}">{esc(str(b[1]))}<a class="headerlink" href="#{anchor}" title="Permanent link">&para;</a></{b[0]}>')
         elif b[0] == "note":
-            label, text = b[1]  # type: ignore[misc]
+            label, text = b[1]
             parts.append(f'<div class="admonition {label.lower()}"><p class="admonition-title">{esc(label)}</p><p>{esc(text)}</p></div>')
         elif b[0] == "code":
             parts.append(f'<div class="language-python highlight"><pre><span></span><code>{esc(str(b[1]))}</code></pre></div>')
