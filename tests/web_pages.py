@@ -125,8 +125,14 @@ def _documents() -> tuple[tuple[str, tuple[Block, ...]], ...]:
         chunks = re.split(r"\n[ \t]*\n", topics[key].strip("\n"))
         title = key
         blocks: list[Block] = []
-        for chunk in chunks:
-            lines = chunk.rstrip().split("\n")
+        for raw in chunks:
+            lines = raw.strip("\n").rstrip().split("\n")
+            if len(lines) > 2 and _UNDERLINE.match(lines[1].strip()) and not lines[0].startswith(" "):
+                blocks.append(("h2" if lines[1][0] in "*=" else "h3", lines[0].strip()))
+                lines = lines[2:]
+            chunk = "\n".join(lines)
+            if re.search(r"^\s*(\+-|={3,} )", chunk, re.M):  # reST grid/simple tables: left out
+                continue
             if len(lines) == 2 and _UNDERLINE.match(lines[1].strip()):
                 head = lines[0].strip()
                 if lines[1][0] == "*" and not blocks:
@@ -179,7 +185,7 @@ def _prose() -> tuple[str, ...]:
                     p = " ".join(para.split())
                     if para.startswith(" ") or len(p.split()) < 20:
                         continue
-                    if not re.search(r"[`*#|<>{}\[\]]|>>>|https?:|::", p):
+                    if not re.search(r"[`*#|<>{}\[\]]|>>>|https?:|::|-{3,}|={3,}", p):
                         paras.append(p)
     return tuple(dict.fromkeys(str(p) for p in paras))
 
@@ -901,7 +907,7 @@ def _mdbook(i: int, rng: random.Random, charset: str) -> tuple[str, str, str]:
     nav = '<nav class="nav-wrapper" aria-label="Page navigation"><a rel="prev" href="prev.html" class="mobile-nav-chapters previous" title="Previous chapter" aria-label="Previous chapter"><i class="fa fa-angle-left"></i></a><a rel="next" href="next.html" class="mobile-nav-chapters next" title="Next chapter"><i class="fa fa-angle-right"></i></a><div style="clear: both"></div></nav>'
     wide = '<nav class="nav-wide-wrapper" aria-label="Page navigation"><a rel="prev" href="prev.html" class="nav-chapters previous" title="Previous chapter"><i class="fa fa-angle-left"></i></a><a rel="next" href="next.html" class="nav-chapters next" title="Next chapter"><i class="fa fa-angle-right"></i></a></nav>'
     body = (
-        (help_dialog if new else "") + '<div id="body-container"><script>var path_to_root = "";</script>' + sidebar
+        help_dialog + '<div id="body-container"><script>var path_to_root = "";</script>' + sidebar
         + f'<div id="page-wrapper" class="page-wrapper"><div class="page">{menu}<div id="content" class="content"><main>{content}</main>{nav}</div></div>{wide}</div></div>'
     )
     truth = "\n\n".join(block_truth(b) for b in blocks)
