@@ -156,3 +156,20 @@ def test_trafilatura_missing_is_a_config_error(monkeypatch: pytest.MonkeyPatch) 
     with pytest.raises(ConfigError, match="selene\\[web\\]"):
         check_extractor("trafilatura")
     check_extractor("selene")
+
+
+def test_generated_pages_of_every_kind_score_above_resiliparse_alone() -> None:
+    """On the evaluation pages of benchmarks/extract.py (a few per kind here): selene keeps nearly
+    all of the main text and much less boilerplate than resiliparse's main-content mode."""
+    from tests.web_pages import KINDS, pages, shingle_scores
+
+    sample = pages(n_per_type=4, seed=11)
+    scores: dict[str, list[tuple[float, float]]] = {"selene": [], "resiliparse": []}
+    for p in sample:
+        for name in scores:
+            text, _ = html_to_text(p.body(), None, name)  # type: ignore[arg-type]
+            scores[name].append(shingle_scores(text, p.truth))
+    mean = {k: (sum(s[0] for s in v) / len(v), sum(s[1] for s in v) / len(v)) for k, v in scores.items()}
+    assert {p.kind for p in sample} == set(KINDS)
+    assert mean["selene"][1] >= 0.95  # recall
+    assert mean["selene"][0] >= 0.85 and mean["selene"][0] > mean["resiliparse"][0] + 0.1  # precision

@@ -57,7 +57,7 @@ _BOILER_WORDS = {
     "footer", "masthead", "skip", "skiplink", "print",
     "byline", "author", "bio", "tags", "tag", "taglist", "categories", "meta", "postmeta",
     "caption", "credit", "credits", "gallery", "slideshow", "carousel", "rating", "ratings",
-    "reviews",
+    "reviews", "infobox", "references", "reflist", "footnotes", "catlinks", "editsection",
 }  # fmt: skip
 _SPLIT = re.compile(r"[\s_\-]+|(?<=[a-z])(?=[A-Z])")
 _POST_CONTROLS = re.compile(r"^\s*(reply|like|likes|report|quote|flag|upvote|downvote|permalink|share)\s*$", re.I)
@@ -202,7 +202,8 @@ _BOILER_HEADING = re.compile(
     r"(?:customers|people) (?:also|who) .{1,40}|frequently bought together|"
     r"shipping(?: (?:and|&) returns)?|delivery(?: (?:and|&) returns)?|returns(?: policy)?|"
     r"share(?: this(?: \w+)?)?|follow us|newsletter|subscribe.{0,40}|sign up.{0,40}|about the author|"
-    r"tags|categories|archives|advertisement)\s*[:.!]?\s*(?:\(\d+\))?\s*$",
+    r"tags|categories|archives|advertisement|references|notes|citations|footnotes|sources|bibliography|"
+    r"external links|further reading|see also)\s*[:.!]?\s*(?:\(\d+\))?\s*$",
     re.I,
 )
 _HEADING_TEXT = re.compile(r"<(h[2-6])\b[^>]*>((?:(?!</h[2-6]).){1,200})</h[2-6]>", re.I | re.S)
@@ -271,10 +272,13 @@ def _extract(tree: HTMLTree, skip: list[str]) -> str:
     )
 
 
+_MARKERS = re.compile(r"\[(?:\d{1,3}|[a-z]|citation needed|clarification needed|edit|update)\]", re.I)
+
+
 def _clean_lines(text: str) -> str:
     out: list[str] = []
     seen: set[str] = set()
-    for line in text.split("\n"):
+    for line in _MARKERS.sub("", text).split("\n"):
         s = line.strip().strip("¶").strip()
         if not s:
             if out and out[-1] != "":
