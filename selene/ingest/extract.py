@@ -69,6 +69,7 @@ _BOILER_LINE = re.compile(
     r"share(?: this| on \w+| via \w+)?|tweet|email|e-mail|print|copy link|pin it|whatsapp|facebook|twitter|linkedin|"
     r"advertisement|sponsored(?: content)?|ad|"
     r"read more|continue reading|see more|show more|load more|view all|"
+    r"(?:read more|read next|more on this|also read|see also|related|watch|listen|recommended)\s*:.{0,150}|"
     r"related(?: posts| articles| stories)?|you may also like|recommended(?: for you)?|more from .{1,40}|"
     r"\d+ comments?|comments?|leave a (?:reply|comment)|reply|add a comment|join the discussion|"
     r"subscribe(?: now)?|sign up|sign in|log in|follow us|newsletter|"
@@ -95,8 +96,9 @@ def _css_string(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\a ") + '"'
 
 
-def _boiler_selector(html: str) -> str:
-    """One CSS selector for every element to skip by tag, role, state or class/id words.
+def _boiler_selector(html: str) -> tuple[str, list[str]]:
+    """One CSS selector for every element to skip by tag, role, state or class/id words, and the
+    class/id part of it alone.
 
     The class and id values are found with a regex over the page source and judged once per distinct
     value (a page has a few hundred), so no Python object is made per element; the parser matches
@@ -111,7 +113,7 @@ def _boiler_selector(html: str) -> str:
         if not _BOILER_WORDS.isdisjoint(_words(value)):
             named.append(f"[{attr}={_css_string(value)}]")
     roles = [f'[role="{r}"]' for r in sorted(_SKIP_ROLES)]
-    return ", ".join([*_SKIP_TAGS, *roles, '[aria-hidden="true"]', "[hidden]", *named])
+    return ", ".join([*_SKIP_TAGS, *roles, '[aria-hidden="true"]', "[hidden]", *named]), named
 
 
 KEEP_ATTR = "data-selene-keep"
@@ -275,24 +277,48 @@ def _extract(tree: HTMLTree, skip: list[str]) -> str:
 _MARKERS = re.compile(r"\[(?:\d{1,3}|[a-z]|citation needed|clarification needed|edit|update)\]", re.I)
 
 
+# calls to action: a short block with two or more of these is a signup, paywall or consent box
+_CTA = re.compile(
+    r"\b(?:subscrib\w*|unsubscrib\w*|newsletters?|sign(?:ing)? up|signup|inbox|no spam|free trial|"
+    r"try (?:it )?free|e-?paper|print edition|log ?in|sign in|cookies?|consent|privacy (?:policy|settings)|"
+    r"advertis\w+|personali[sz]ed? (?:ads|content)|premium|members?(?:hip)? only|delivered to your)\b",
+    re.I,
+)
+_BYLINE = re.compile(r"^(?:by|written by|posted by|words by)\s+[^.!?]{2,80}$|^.{0,80}\b\d+\s*min(?:ute)?s? read$", re.I)
+_CODEISH = re.compile(r"[=(){}\[\];<>#]")
+
+
 def _clean_lines(text: str) -> str:
+    """Drop label lines, bylines, calls to action and repeats of short label-like lines."""
     out: list[str] = []
     seen: set[str] = set()
-    for line in _MARKERS.sub("", text).split("\n"):
-        s = line.strip().strip("¶").strip()
-        if not s:
-            if out and out[-1] != "":
-                out.append("")
+    for block in _MARKERS.sub("", text).split("\n\n"):
+        flat = " ".join(block.split())
+        if 0 < len(flat) <= 300 and len(_CTA.findall(flat)) >= 2:
             continue
-        if len(s) <= 120 and _BOILER_LINE.match(s.lstrip("•·-–*0123456789. ")):
-            continue
-        if len(s) <= _SHORT * 2:
-            key = s.lower()
-            if key in seen:
+        kept: list[str] = []
+        for line in block.split("\n"):
+            s = line.strip().strip("¶").strip()
+            if not s:
                 continue
-            seen.add(key)
-        out.append(line.rstrip().rstrip("¶").rstrip())
-    return "\n".join(out).strip()
+            bare = s.lstrip("•·-–*0123456789. ")
+            if len(s) <= 160 and (_BOILER_LINE.match(bare) or _BYLINE.match(bare)):
+                continue
+            if (
+                len(s) <= _SHORT * 1.5
+                and line[:1] not in (" ", "\t")
+                and " " in s
+                and not s.endswith(":")
+                and not _CODEISH.search(s)
+            ):
+                key = s.lower()  # a short label-like line seen before: a repeated caption or control
+                if key in seen:
+                    continue
+                seen.add(key)
+            kept.append(line.rstrip().rstrip("¶").rstrip())
+        if kept:
+            out.append("\n".join(kept))
+    return "\n\n".join(out).strip()
 
 
 def extract_main_text(html: str) -> str:
@@ -304,7 +330,7 @@ def extract_main_text(html: str) -> str:
     body = tree.body
     if body is None:
         return ""
-    selector = _boiler_selector(html)
+    selector, named = _boiler_selector(html)
     _protect_content(body, selector)
     skip = [f"{part}:not([{KEEP_ATTR}])" for part in selector.split(", ")] + [f"[{SKIP_ATTR}]"]
     posts = _user_post_containers(body)
@@ -319,16 +345,31 @@ def extract_main_text(html: str) -> str:
         for c in posts:
             c.delattr(SKIP_ATTR)
         text = _blocks(_extract(tree, skip))
-    if len(text) < FALLBACK_CHARS:  # a rule hit the page's content: fall back to tags and roles only
-        plain = _blocks(_extract(tree, [*_SKIP_TAGS, *(f'[role="{r}"]' for r in sorted(_SKIP_ROLES))]))
-        if len(plain) > 3 * max(len(text), 1) and len(plain) >= FALLBACK_CHARS:
-            text = plain
+    if len(text) < FALLBACK_CHARS and named and _keep_big_wrappers(body, named, total):
+        text = _blocks(_extract(tree, skip))  # a class word hit a wrapper of the page's text
     return _clean_lines(text)
+
+
+def _keep_big_wrappers(body: Any, named: list[str], total: int) -> bool:
+    """After a short result: mark the elements skipped for a class/id word that hold much of the
+    page's text (``<div class="wrapper sidebar-left">`` around everything) to be kept; True when
+    there was one. Only looked at when the result is short, and only up to MAX_WRAPPERS elements."""
+    found = body.query_selector_all(", ".join(named))
+    if len(found) > MAX_WRAPPERS:
+        return False
+    kept = False
+    for el in list(found):
+        n = _text_len(el)
+        if n > 0.6 * total:
+            el.setattr(KEEP_ATTR, "")
+            kept = True
+    return kept
 
 
 _TAG = re.compile(r"<[^>]*>")
 _LINK = re.compile(r"<a\b[^>]*>(.*?)</a>", re.S | re.I)
 FALLBACK_CHARS = 500
+MAX_WRAPPERS = 60
 
 
 def _blocks(markup: str) -> str:
