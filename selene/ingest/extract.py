@@ -58,6 +58,7 @@ _BOILER_WORDS = {
     "byline", "author", "bio", "tags", "tag", "taglist", "categories", "meta", "postmeta",
     "caption", "credit", "credits", "gallery", "slideshow", "carousel", "rating", "ratings",
     "reviews", "infobox", "references", "reflist", "footnotes", "catlinks", "editsection",
+    "profile", "postprofile", "userinfo", "usercard", "signature", "sig", "avatar", "badges",
 }  # fmt: skip
 _SPLIT = re.compile(r"[\s_\-]+|(?<=[a-z])(?=[A-Z])")
 _POST_CONTROLS = re.compile(r"^\s*(reply|like|likes|report|quote|flag|upvote|downvote|permalink|share)\s*$", re.I)
@@ -76,7 +77,13 @@ _BOILER_LINE = re.compile(
     r"(?:posted|filed|published) (?:in|under|on|by) .{0,80}|tags?:.{0,200}|categories?:.{0,200}|"
     r"(?:photo|image|picture|credit|source|getty images|reuters|ap photo)s?:? .{0,80}|"
     r"previous(?: post| article| page)?|next(?: post| article| page)?|back to top|skip to (?:main )?content|"
-    r"©.{0,120}|copyright .{0,120}|all rights reserved\.?"
+    r"©.{0,120}|copyright .{0,120}|all rights reserved\.?|"
+    r"add to (?:cart|basket|bag|wishlist|wish list|favourites|favorites)|buy (?:it )?now|"
+    r"(?:in stock|out of stock|only \d+ left|ships (?:within|in|today)|free (?:delivery|shipping|returns)|"
+    r"delivery (?:by|within|in)|usually dispatched).{0,80}|"
+    r"[★☆✩✪⭐]+.{0,60}|\d(?:[.,]\d)? (?:out of|/) 5(?: stars?)?.{0,40}|"
+    r"(?:(?:[€$£¥₹]|rs\.?|usd|eur|gbp)\s?\d[\d.,]*|\d[\d.,]*\s?(?:[€$£¥₹]|usd|eur|gbp)|save \d+%|"
+    r"was|now|rrp|incl\. vat|excl\. vat|\s)+"
     r")[\s.:!»›→]*$",
     re.I,
 )
@@ -286,6 +293,15 @@ _CTA = re.compile(
 )
 _BYLINE = re.compile(r"^(?:by|written by|posted by|words by)\s+[^.!?]{2,80}$|^.{0,80}\b\d+\s*min(?:ute)?s? read$", re.I)
 _CODEISH = re.compile(r"[=(){}\[\];<>#]")
+# post and profile metadata: "Posts: 303", "Joined: 9 April 2022", "nightowl 11mo ago", "267",
+# "Board index » Help"
+_META_LINE = re.compile(
+    r"^(?:[^\W\d][\w .-]{1,24}:\s*(?:[\d.,]+|\d{1,2}\.? \w{3,10}\.? \d{4}|\w{3,10}\.? \d{1,2},? \d{4})"
+    r"|.{0,40}?\b\d+\s*(?:s|m|h|d|w|mo|y|min|mins|hrs?|hours?|days?|weeks?|months?|years?)\s+ago"
+    r"|[\d\s.,+%▲▼↑↓-]{1,10}"
+    r"|[^.!?\n]{1,60}(?:\s+[»›]\s+[^.!?\n]{1,60})+)$",
+    re.I,
+)
 
 
 def _clean_lines(text: str) -> str:
@@ -303,6 +319,8 @@ def _clean_lines(text: str) -> str:
                 continue
             bare = s.lstrip("•·-–*0123456789. ")
             if len(s) <= 160 and (_BOILER_LINE.match(bare) or _BYLINE.match(bare)):
+                continue
+            if len(s) <= 80 and line[:1] not in (" ", "\t") and _META_LINE.match(s):
                 continue
             if (
                 len(s) <= _SHORT * 1.5
