@@ -178,3 +178,29 @@ def test_wet_conversion_records(tmp_path: Path) -> None:
     assert [r.text for r in recs] == [PROSE[0], PROSE[1]]
     assert recs[1].meta["url"] == "https://a.example/2"
     assert st.other_records == {"warcinfo": 1}
+
+
+def test_broken_web_pages_get_a_reason_not_a_crash(tmp_path: Path) -> None:
+    """Binary bodies served as HTML, empty bodies, pages that are all boilerplate, wrong charsets."""
+    good = html_page("Fine", PROSE[0]).encode()
+    nav_only = b"<html><body><nav><a href='/a'>Home</a> <a href='/b'>About</a></nav></body></html>"
+    latin_as_utf8 = html_page("Caf\xe9", "Une cr\xe8me br\xfbl\xe9e, s'il vous pla\xeet. " * 20).encode("latin-1")
+    pages = [
+        ("https://e.org/pdf", "text/html", b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\x00<<>>\x00stream\x00" * 20),
+        ("https://e.org/empty", "text/html; charset=utf-8", b"  \n "),
+        ("https://e.org/nav", "text/html", nav_only),
+        ("https://e.org/latin", "text/html; charset=utf-8", latin_as_utf8),  # declared wrong
+        ("https://e.org/ok", "text/html", good),
+        ("https://e.org/utf16", "text/html", "\ufeff".encode("utf-16-le") + html_page("W", PROSE[1]).encode("utf-16-le")),
+    ]
+    data, _ = warc_bytes(pages)
+    p = tmp_path / "broken.warc.gz"
+    p.write_bytes(data)
+    recs, _ = read(p)
+    reasons = [r.reason for r in recs]
+    assert reasons == ["skip:binary", "skip:empty_body", "skip:no_main_text", None, None, None]
+    assert "e.org/pdf" in recs[0].detail and "binary" in recs[0].detail
+    assert "selene extractor" in recs[2].detail and recs[2].meta["url"] == "https://e.org/nav"
+    assert "crème brûlée" in recs[3].text  # bytes that are not UTF-8 fall back to Windows-1252
+    assert PROSE[0].split("\n")[0][:40] in recs[4].text
+    assert PROSE[1].split("\n")[0][:30] in recs[5].text  # UTF-16 with a BOM is text, not binary

@@ -32,6 +32,21 @@ def is_html(content_type: str | None, body: bytes) -> bool:
     return head.startswith((b"<!doctype html", b"<html"))
 
 
+_CONTROL = bytes(range(0, 9)) + b"\x0b\x0e\x0f" + bytes(range(0x10, 0x1B)) + bytes(range(0x1C, 0x20))
+
+
+def looks_binary(body: bytes) -> bool:
+    """A body that is not text whatever it declares: a NUL byte, or more than 5% control bytes, in
+    its first 4 KiB (PDFs, images and archives served as text/html). UTF-16 pages (NULs between
+    ASCII letters) are text: they start with a byte-order mark."""
+    head = body[:4096]
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return False
+    if b"\x00" in head:
+        return True
+    return len(head) - len(head.translate(None, _CONTROL)) > 0.05 * len(head)
+
+
 def charset_of(content_type: str | None) -> str | None:
     """The charset parameter of an HTTP Content-Type header, if any."""
     if not content_type:

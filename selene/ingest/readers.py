@@ -19,7 +19,7 @@ import zstandard
 from fastwarc.warc import ArchiveIterator, WarcRecordType
 
 from selene.errors import UsageError
-from selene.ingest.html import Extractor, charset_of, html_to_text, is_html
+from selene.ingest.html import Extractor, charset_of, html_to_text, is_html, looks_binary
 from selene.io import fs
 
 CHUNK = 1 << 20
@@ -329,11 +329,23 @@ def _warc_doc(
     body = rec.reader.read()
     if not is_html(ctype, body):
         return RawRecord(index, meta=meta, reason="skip:content_type", detail=f"{where}: {ctype or 'no Content-Type'}")
+    if not body.strip():
+        return RawRecord(index, meta=meta, reason="skip:empty_body", detail=f"{where}: HTTP {status or '?'} with no body")
+    if looks_binary(body):
+        return RawRecord(
+            index, meta=meta, reason="skip:binary",
+            detail=f"{where}: declared {ctype or 'HTML'} but the body is binary (NUL or control bytes)",
+        )  # fmt: skip
     try:
         text, charset = html_to_text(body, charset_of(ctype), extractor)
     except Exception as e:  # resiliparse raises its own parser exceptions on hopeless markup
         return RawRecord(index, meta=meta, reason="malformed:html", detail=f"{where}: {e}")
     meta["charset"] = charset
+    if not text.strip():
+        return RawRecord(
+            index, meta=meta, reason="skip:no_main_text",
+            detail=f"{where}: the {extractor} extractor found no main text ({len(body)} bytes of HTML)",
+        )  # fmt: skip
     return RawRecord(index, text=text, meta=meta)
 
 
