@@ -123,6 +123,10 @@ STAGES: tuple[Stage, ...] = (
                    multiple=True, parse=sources),
             Option(("--source-override",), "sources", "NAME=GLOB; NAME is the source of every document, Pile too.",
                    multiple=True, parse=sources),
+            Option(
+                ("--extractor",), "extractor",
+                "Main text of HTML pages: selene | resiliparse | trafilatura (default selene).",
+            ),
         ),
         doc="Every input record ends in OUT's shards or in OUT/removed.parquet with a reason.",
     ),
