@@ -173,3 +173,15 @@ def test_generated_pages_of_every_kind_score_above_resiliparse_alone() -> None:
     assert {p.kind for p in sample} == set(KINDS)
     assert mean["selene"][1] >= 0.95  # recall
     assert mean["selene"][0] >= 0.85 and mean["selene"][0] > mean["resiliparse"][0] + 0.1  # precision
+
+
+def test_code_blocks_are_kept_whole_with_highlighter_classes_and_label_like_lines() -> None:
+    """No class word or line rule reaches into <pre>: a highlighted comment (`hljs-comment`,
+    `token comment`), YAML lines that look like labels, blank lines and a 'Share' line all stay."""
+    code = (
+        '<pre><code><span class="hljs-comment"># settings</span>\nthreads: 4\nposted: 12\n\n'
+        '<span class="token comment">// Share</span>\nShare\n12 comments</code></pre>'
+    )
+    text = extract_main_text(page(article(extra_inside=code)))
+    assert "# settings\nthreads: 4\nposted: 12\n\n// Share\nShare\n12 comments" in text
+    assert PARAS[0] in text

@@ -60,6 +60,8 @@ _BOILER_WORDS = {
     "reviews", "infobox", "references", "reflist", "footnotes", "catlinks", "editsection",
     "profile", "postprofile", "userinfo", "usercard", "signature", "sig", "avatar", "badges",
 }  # fmt: skip
+# syntax highlighters' token classes ("hljs-comment", "token comment", "cm-comment"): code, not chrome
+_HIGHLIGHTER_WORDS = {"hljs", "token", "tok", "cm", "pl", "pygments", "highlight", "sourcecode", "shiki", "prism"}
 _SPLIT = re.compile(r"[\s_\-]+|(?<=[a-z])(?=[A-Z])")
 _POST_CONTROLS = re.compile(r"^\s*(reply|like|likes|report|quote|flag|upvote|downvote|permalink|share)\s*$", re.I)
 _CONTENT_SELECTOR = "main, article, [itemprop=articleBody], [role=main]"
@@ -117,7 +119,8 @@ def _boiler_selector(html: str) -> tuple[str, list[str]]:
         if not value or (attr, value) in seen:
             continue
         seen.add((attr, value))
-        if not _BOILER_WORDS.isdisjoint(_words(value)):
+        words = _words(value)
+        if not _BOILER_WORDS.isdisjoint(words) and _HIGHLIGHTER_WORDS.isdisjoint(words):
             named.append(f"[{attr}={_css_string(value)}]")
     roles = [f'[role="{r}"]' for r in sorted(_SKIP_ROLES)]
     return ", ".join([*_SKIP_TAGS, *roles, '[aria-hidden="true"]', "[hidden]", *named]), named
@@ -304,11 +307,15 @@ _META_LINE = re.compile(
 )
 
 
-def _clean_lines(text: str) -> str:
+def _clean_lines(blocks: list[str]) -> str:
     """Drop label lines, bylines, calls to action and repeats of short label-like lines."""
     out: list[str] = []
     seen: set[str] = set()
-    for block in _MARKERS.sub("", text).split("\n\n"):
+    for block in blocks:
+        if block.startswith(CODE):  # code: as it is
+            out.append(block[1:])
+            continue
+        block = _MARKERS.sub("", block)
         flat = " ".join(block.split())
         if 0 < len(flat) <= 300 and len(_CTA.findall(flat)) >= 2:
             continue
@@ -358,14 +365,18 @@ def extract_main_text(html: str) -> str:
     for el in _boiler_sections(body, html, total):
         if not any(el.contains(c) or el is c for c in _content(body)):
             el.setattr(SKIP_ATTR, "")
-    text = _blocks(_extract(tree, skip))
-    if posts and len(text) < ARTICLE_CHARS:  # the posts were the content (a forum thread)
+    blocks = _blocks(_extract(tree, skip))
+    if posts and _chars(blocks) < ARTICLE_CHARS:  # the posts were the content (a forum thread)
         for c in posts:
             c.delattr(SKIP_ATTR)
-        text = _blocks(_extract(tree, skip))
-    if len(text) < FALLBACK_CHARS and named and _keep_big_wrappers(body, named, total):
-        text = _blocks(_extract(tree, skip))  # a class word hit a wrapper of the page's text
-    return _clean_lines(text)
+        blocks = _blocks(_extract(tree, skip))
+    if _chars(blocks) < FALLBACK_CHARS and named and _keep_big_wrappers(body, named, total):
+        blocks = _blocks(_extract(tree, skip))  # a class word hit a wrapper of the page's text
+    return _clean_lines(blocks)
+
+
+def _chars(blocks: list[str]) -> int:
+    return sum(len(b) for b in blocks)
 
 
 def _keep_big_wrappers(body: Any, named: list[str], total: int) -> bool:
@@ -390,23 +401,33 @@ FALLBACK_CHARS = 500
 MAX_WRAPPERS = 60
 
 
-def _blocks(markup: str) -> str:
+CODE = "\ue000"  # marks a code block between _blocks and _clean_lines (a private-use character)
+_PRE = re.compile(r"(<pre\b[^>]*>.*?</pre>)", re.S | re.I)
+
+
+def _blocks(markup: str) -> list[str]:
     """resiliparse's minimal HTML → plain text, without the blocks that are mostly link text.
 
     A block is a run of non-blank lines (a paragraph, a list, a table's rows). Dropped: a block of
     several lines whose text is more than half links (menus, teaser lists, tag rows, tables of
     contents), and a one-line block that is a link and little else (a "Read more" or a lone teaser).
-    Code blocks stay."""
+    Code blocks (``<pre>``) stay whole and are marked with CODE, so that no line rule touches them."""
     out: list[str] = []
-    for block in re.split(r"\n[ \t]*\n", markup):
-        if not block.strip():
+    for i, segment in enumerate(_PRE.split(markup)):
+        if i % 2:  # a <pre> block
+            code = html_lib.unescape(_TAG.sub("", segment)).strip("\n")
+            if code.strip():
+                out.append(CODE + code)
             continue
-        if "<a" in block and not block.lstrip().startswith("<pre"):
-            linked = sum(len(_TAG.sub("", m.group(1)).strip()) for m in _LINK.finditer(block))
-            plain = _TAG.sub("", block)
-            n = len(" ".join(plain.split()))
-            lines = sum(1 for x in plain.split("\n") if x.strip())
-            if n and ((lines > 1 and linked > 0.5 * n) or (lines == 1 and linked > 0.8 * n and n < 300)):
+        for block in re.split(r"\n[ \t]*\n", segment):
+            if not block.strip():
                 continue
-        out.append(html_lib.unescape(_TAG.sub("", block)))
-    return "\n\n".join(out)
+            if "<a" in block:
+                linked = sum(len(_TAG.sub("", m.group(1)).strip()) for m in _LINK.finditer(block))
+                plain = _TAG.sub("", block)
+                n = len(" ".join(plain.split()))
+                lines = sum(1 for x in plain.split("\n") if x.strip())
+                if n and ((lines > 1 and linked > 0.5 * n) or (lines == 1 and linked > 0.8 * n and n < 300)):
+                    continue
+            out.append(html_lib.unescape(_TAG.sub("", block)).strip("\n"))
+    return out
