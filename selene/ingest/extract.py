@@ -402,6 +402,7 @@ MAX_WRAPPERS = 60
 
 
 CODE = "\ue000"  # marks a code block between _blocks and _clean_lines (a private-use character)
+_HEADING_BLOCK = re.compile(r"\s*<h[1-6]\b[^>]*>.*</h[1-6]>\s*$", re.S | re.I)
 _PRE = re.compile(r"(<pre\b[^>]*>.*?</pre>)", re.S | re.I)
 
 
@@ -422,7 +423,7 @@ def _blocks(markup: str) -> list[str]:
         for block in re.split(r"\n[ \t]*\n", segment):
             if not block.strip():
                 continue
-            if "<a" in block:
+            if "<a" in block and not _HEADING_BLOCK.match(block):  # a heading may be its own anchor link
                 linked = sum(len(_TAG.sub("", m.group(1)).strip()) for m in _LINK.finditer(block))
                 plain = _TAG.sub("", block)
                 n = len(" ".join(plain.split()))
