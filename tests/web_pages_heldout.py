@@ -1,0 +1,756 @@
+"""A held-out set of realistic web pages, with their main text marked, for checking that an extractor
+generalises beyond the layouts of `tests/web_pages.py`.
+
+Same API as `tests/web_pages.py` (`pages(n_per_type, seed) -> list[Page]`; `Page`, `shingle_counts` and
+`shingle_scores` are that module's, re-exported here). The layouts are written independently of the
+extractor, modelled on how real platforms emit their HTML (their class names, ids, `data-` attributes,
+ARIA roles, inline scripts, JSON-LD, `__NEXT_DATA__`, styles and deep wrapper nesting). Kinds in `KINDS`:
+
+- `news-react`: React/Next.js news sites: an NYT-like page (emotion `css-xxxx` classes, `data-testid`,
+  the body split into "companion column" `div`s, "SKIP ADVERTISEMENT" slots), a Guardian-like one
+  (`dcr-` classes, `gu-island`s, rich links, the contributions epic, "Most viewed"), a BBC-like one
+  (`ssrcss-...-Paragraph` classes, `data-component="text-block"`, media players, "Related topics"),
+  a CNN-like one (`vossi-paragraph`, `data-editable`, `data-component-name`); pages 5, 6, 10, 11, 15, 16, ...
+  (index % 5 in 0, 1) are live blogs of timestamped updates;
+- `blog-platforms`: Ghost (Casper), Medium, Substack, Blogger and WordPress (Astra + Jetpack, Gutenberg
+  footnotes, comment form);
+- `qa`: Stack Exchange question pages, the 2023+ Stacks markup and the older table layout;
+- `recipe`: WP Recipe Maker in a Genesis/Feast theme, Tasty Recipes, and a Dotdash-Meredith-like
+  (`mntl-`) recipe page;
+- `press-gov`: PR Newswire-like and GlobeNewswire-like releases, GOV.UK, a USWDS US-agency page, a
+  Drupal university news page;
+- `docs-other`: Docusaurus 3, GitBook (Next.js), Javadoc (JDK 17+ markup) and rustdoc API pages.
+
+Edge pages: index 0 has a very short main text under heavy boilerplate; index 1 has large boilerplate
+(a "most popular"/newsletter/related block, a notice or an ad) inside the main container between main
+blocks; index 2 declares `<meta charset="windows-1252">` and index 9 declares, in a `<meta http-equiv>`,
+`iso-8859-1` (even kinds) or `windows-1251` with a Russian paragraph (odd kinds); both have non-ASCII
+main text, and characters the charset lacks are sent as numeric character references. Lengths vary
+from one short paragraph to a few thousand words.
+
+Conventions of `Page.truth`: those of `tests/web_pages.py` (blocks separated by one blank line, in
+document order; a block is a heading, paragraph, blockquote paragraph, list with one item per line,
+code block verbatim, table with one row per line and tab-separated cells, or admonition with its
+label line; inline markup kept as its text; site chrome is never main text), plus:
+- articles (news, blog, press release, recipe, gov/university page): the title (`<h1>`, or Blogger's
+  `h3.post-title`), the headline package around it (kicker, standfirst/dek/subtitle/excerpt, GOV.UK's
+  lead paragraph, byline, dates, reading time) and captions/credits are NOT main text; in-body
+  adverts, newsletter/subscribe boxes, "Read more:"/"Related:" link lines, rich-link cards, video
+  players (and their captions), "Most popular" rails, support-us epics are NOT;
+- live blogs: every update's timestamp (the time as shown, e.g. "10.42 GMT"), its heading and its
+  body ARE main text, in page order; "Key events" link lists, "Updated at", share buttons are not;
+- footnotes (Ghost/WordPress/Substack): each footnote's text is its own block, after the body, in
+  order; the reference markers in the text and the numbers/back-links "↩" are not main text;
+- Ghost callout cards are main text (their emoji is not); Medium claps, Substack likes/restacks,
+  "Share this post" dialogs, author cards, "Written by", "More from", comments and comment forms
+  are not;
+- qa: the question body, then every answer body in page order (text, lists, code); not the title,
+  votes, accepted marks, tags, user cards, "asked/answered/edited" lines, "Share / Improve this
+  answer / Follow" menus, comments under posts, post notices ("This question already has answers
+  here", "Highly active question"), the "N Answers" header, sort controls, "Your Answer" form,
+  "Linked", "Related", "Hot Network Questions";
+- recipe: the intro story (its paragraphs, subheadings and lists), then the recipe card's section
+  headings ("Ingredients", "Instructions"/"Directions", "Notes"), ingredient group names, the
+  ingredients (one per line, amount, unit, name and note as shown), the steps (one per line) and
+  the notes; not the card's repeated title, "Jump to Recipe"/"Print"/"Pin" buttons, ratings, times,
+  servings and scaling controls (1x 2x 3x), unit toggles, nutrition facts and their disclaimer,
+  "Tried this recipe?" calls to action, ads between steps, step photos, comments, reviews;
+- press releases: the body including its dateline, quotes, "Notes to editors" and the
+  "About <company>" heading and paragraph (they are part of the release as issued); not the media
+  contacts, "SOURCE ..." line, "###", "View original content", wire-service sidebars;
+- gov/university pages: the body (USWDS's `usa-intro` paragraph is the body's first paragraph and IS
+  main text); not skip links, official-site banners, cookie banners, mega-menus, breadcrumbs,
+  side navigation, "Share this page", "Last updated"/"Published" lines, "Was this page helpful?"/
+  "Is this page useful?" forms, "Related content", acknowledgement/identifier footers, contacts;
+- docs (Docusaurus, GitBook): the `<h1>` and the document (GitBook's page description under the
+  title is part of it); admonitions with their label as rendered ("note"); GitBook hints have no
+  label; not sidebars, navbars, announcement/version banners, version badges, breadcrumbs,
+  "On this page" TOCs, "Edit this page", "Last updated", "Was this helpful?", previous/next cards,
+  "Copy" buttons, "#"/"§" anchors;
+- API pages: Javadoc: the `<h1>`, the type signature, the class description, each summary's `<h2>`
+  and table (the table's header row first), "Method Details" and every member's `<h3>` name,
+  signature, description and `<dl>` notes (one line per `dt` and per `dd`); not the module/package
+  sub-titles, inheritance tree, "All Implemented Interfaces", "Methods inherited from ...", nav bars,
+  footer; rustdoc: the `<h1>` as text ("Struct Name", without "Copy item path"), the item
+  declaration, the top docblock, the "Implementations" heading, every `impl` and method header and
+  its docblock; not "Expand description", since/"Source" links, the sidebar, search, "§" anchors,
+  the "Trait Implementations", "Auto Trait Implementations" and "Blanket Implementations" sections.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import random
+import re
+import string
+from collections.abc import Callable
+
+from tests.web_pages import (
+    COMMENT_SENTENCES,
+    CP1252_EXTRA,
+    FIRST,
+    LAST,
+    MONTHS,
+    RELATED_TEASERS,
+    USERS,
+    Block,
+    Page,
+    _article_blocks,
+    _documents,
+    _inline,
+    _prose,
+    _trim_words,
+    block_truth,
+    esc,
+    shingle_counts,
+    shingle_scores,
+)
+
+__all__ = ["KINDS", "Page", "pages", "shingle_counts", "shingle_scores"]
+
+KINDS = ("news-react", "blog-platforms")
+
+RU_EXTRA = [
+    "Критики назвали это решение «наивным прочтением фасада», но владельцы кафе приветствовали новый декор и сбор в 12 евро.",
+    "По словам Зои Лефевр, история этого вопроса — настоящее «дежавю» для всех, кто следил за сагой с самого начала.",
+    "Кооператив, как рассказал Юрген Гроссман, работал безупречно — по крайней мере, пока не закончился шведский стол.",
+]
+
+
+# ------------------------------------------------------------------------------------------------ helpers
+
+
+def _h(rng: random.Random, n: int = 6) -> str:
+    return "".join(rng.choice(string.ascii_lowercase + string.digits) for _ in range(n))
+
+
+def _css(rng: random.Random) -> str:
+    """An emotion-style hashed class, e.g. `css-1r7ky0e e1lmdhsb0`."""
+    return f"css-{rng.randint(1, 9)}{_h(rng, 6)} e{_h(rng, 7)}{rng.randint(0, 3)}"
+
+
+def _name(rng: random.Random) -> str:
+    return f"{rng.choice(FIRST)} {rng.choice(LAST)}"
+
+
+def _date(rng: random.Random) -> str:
+    return f"{rng.choice(MONTHS)} {rng.randint(1, 28)}, {rng.randint(2018, 2025)}"
+
+
+def _iso(rng: random.Random) -> str:
+    return f"{rng.randint(2018, 2025)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:00Z"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def _charset(i: int, kind_index: int) -> str:
+    if i == 2:
+        return "windows-1252"
+    if i == 9:
+        return "iso-8859-1" if kind_index % 2 == 0 else "windows-1251"
+    return "utf-8"
+
+
+def _extra(charset: str, rng: random.Random) -> str:
+    return rng.choice(RU_EXTRA if charset == "windows-1251" else CP1252_EXTRA)
+
+
+def _document(head: str, body: str, charset: str, title: str, *, lang: str = "en", html_attrs: str = "", body_attrs: str = "") -> str:
+    if charset == "utf-8":
+        meta = '<meta charset="utf-8">'
+    elif charset == "windows-1252":
+        meta = '<meta charset="windows-1252">'
+    else:
+        meta = f'<meta http-equiv="Content-Type" content="text/html; charset={charset}">'
+    page = (
+        f'<!DOCTYPE html>\n<html lang="{lang}"{html_attrs}><head>{meta}<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{esc(title)}</title>{head}</head>\n<body{body_attrs}>{body}</body></html>\n"
+    )
+    if charset != "utf-8":
+        page = page.encode(charset, "xmlcharrefreplace").decode(charset)
+    return page
+
+
+def _attr(cls: dict[str, str | Callable[[], str]] | None, tag: str) -> str:
+    c = (cls or {}).get(tag)
+    if callable(c):
+        c = c()
+    if not c:
+        return ""
+    return c if c.startswith(" ") else f' class="{c}"'
+
+
+def _render(b: Block, rng: random.Random, cls: dict[str, str | Callable[[], str]] | None = None) -> str:
+    """HTML of a block, with per-tag attributes from `cls` (a class name, or a string starting with a
+    space: raw attributes)."""
+    kind, v = b
+    if kind in ("h1", "h2", "h3", "h4"):
+        return f"<{kind}{_attr(cls, kind)}>{esc(str(v))}</{kind}>"
+    if kind == "p":
+        return f"<p{_attr(cls, 'p')}>{_inline(str(v), rng)}</p>"
+    if kind in ("ul", "ol"):
+        return f"<{kind}{_attr(cls, kind)}>" + "".join(f"<li{_attr(cls, 'li')}>{_inline(it, rng)}</li>" for it in v) + f"</{kind}>"
+    if kind == "quote":
+        return f"<blockquote{_attr(cls, 'blockquote')}><p{_attr(cls, 'p')}>{esc(str(v))}</p></blockquote>"
+    if kind == "code":
+        return f"<pre{_attr(cls, 'pre')}><code{_attr(cls, 'code')}>{esc(str(v))}</code></pre>"
+    if kind == "table":
+        rows = list(v)
+        head = "".join(f"<th>{esc(c)}</th>" for c in rows[0])
+        body = "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in r) + "</tr>" for r in rows[1:])
+        return f"<table{_attr(cls, 'table')}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    raise ValueError(kind)
+
+
+def _truth(blocks: list[Block]) -> str:
+    return "\n\n".join(block_truth(b) for b in blocks)
+
+
+def _body_blocks(rng: random.Random, i: int, charset: str, short_words: int = 70) -> list[Block]:
+    """Article body blocks: index 0 short, others of varied length; the charset pages get a non-ASCII
+    paragraph and typographic apostrophes."""
+    words = rng.randint(short_words - 20, short_words + 20) if i == 0 else rng.choice([120, 250, 400, 600, 900, 1500, 2500])
+    blocks = _article_blocks(rng, words, rich=rng.random() < 0.6)
+    if charset != "utf-8":
+        blocks.insert(1 if len(blocks) > 1 else 0, ("p", _extra(charset, rng)))
+        blocks = [(k, v.replace("'", "’")) if k == "p" and isinstance(v, str) else (k, v) for k, v in blocks]
+    return blocks
+
+
+def _hl(code: str, kw: str) -> str:
+    """Escaped code with keywords wrapped in spans of class `kw` (the text is unchanged)."""
+    return re.sub(r"\b(def|return|if|else|for|in|import|from|class|while|not|and|or|None|True|False)\b", rf'<span class="{kw}">\1</span>', esc(code))
+
+
+def _teasers(rng: random.Random, k: int) -> list[str]:
+    return rng.sample(RELATED_TEASERS, k)
+
+
+def _json_ld(data: dict) -> str:
+    return f'<script type="application/ld+json">{json.dumps(data, ensure_ascii=False)}</script>'
+
+
+def _title(rng: random.Random) -> str:
+    return rng.choice([*RELATED_TEASERS, *(t.capitalize() for t, _ in _documents()[:30])])
+
+
+# -------------------------------------------------------------------------------------------- news-react
+
+NEWS_SITES = ["The Daily Ledger", "Northwind Post", "Harbor Times", "Metro Wire", "Kestrel News", "Morning Dispatch"]
+NEWS_SECTIONS = ["World", "U.S.", "Politics", "New York", "Business", "Opinion", "Tech", "Science", "Health", "Sports", "Arts", "Books", "Style", "Food", "Travel", "Magazine", "Real Estate", "Video"]
+
+
+def _live_updates(rng: random.Random, i: int, charset: str, clock: str) -> list[tuple[str, str | None, list[Block]]]:
+    """Live-blog updates, newest first: (timestamp as shown, heading or None, body blocks)."""
+    prose = _prose()
+    n = rng.randint(4, 12)
+    minute = rng.randint(8 * 60, 20 * 60)
+    out = []
+    for k in range(n):
+        t = minute - k * rng.randint(4, 40)
+        stamp = {"guardian": f"{t // 60:02d}.{t % 60:02d} GMT", "bbc": f"{t // 60:02d}:{t % 60:02d} GMT",
+                 "nyt": f"{(t // 60 - 1) % 12 + 1}:{t % 60:02d} {'a' if t < 720 else 'p'}.m. ET", "cnn": f"{(t // 60 - 1) % 12 + 1}:{t % 60:02d} {'am' if t < 720 else 'pm'} ET"}[clock]
+        blocks: list[Block] = [("p", _trim_words(rng.choice(prose), rng.randint(20, 70))) for _ in range(rng.choice([1, 1, 2, 3]))]
+        if rng.random() < 0.15:
+            blocks.append(("quote", _trim_words(rng.choice(prose), 25)))
+        if k == 1 and charset != "utf-8":
+            blocks.insert(0, ("p", _extra(charset, rng)))
+        head = _trim_words(rng.choice(RELATED_TEASERS), 4) if rng.random() < 0.6 else None
+        out.append((stamp, head, blocks))
+    return out
+
+
+def _readmore(rng: random.Random, cls: str = "") -> str:
+    label = rng.choice(["Read more:", "Related:", "READ MORE:", "See also:"])
+    return f'<p{cls}><strong>{label}</strong> <a href="/{rng.randint(2019, 2025)}/{_slug(rng.choice(RELATED_TEASERS))}">{esc(rng.choice(RELATED_TEASERS))}</a></p>'
+
+
+def _news_react(i: int, rng: random.Random, charset: str) -> tuple[str, str, str]:
+    variant = ("nyt", "guardian", "bbc", "cnn")[i % 4] if i >= 3 else rng.choice(["nyt", "guardian", "bbc", "cnn"])
+    live = i >= 4 and i % 5 in (0, 1)
+    site = rng.choice(NEWS_SITES)
+    title = _title(rng)
+    dek = _trim_words(rng.choice(_prose()), rng.randint(12, 25))
+    author = _name(rng)
+    updates = _live_updates(rng, i, charset, variant) if live else []
+    blocks = [] if live else _body_blocks(rng, i, charset)
+    truth_blocks: list[Block] = []
+    for stamp, head, bl in updates:
+        truth_blocks += [("p", stamp), *([("h2", head)] if head else []), *bl]
+    truth_blocks += blocks
+    sections = rng.sample(NEWS_SECTIONS, rng.randint(8, 16))
+    slug = _slug(title)
+    url = f"https://www.{_slug(site).replace('-', '')}.example.com/{rng.randint(2019, 2025)}/{rng.randint(1, 12):02d}/{rng.randint(1, 28):02d}/{'live/' if live else ''}{slug}.html"
+    popular = "".join(f"<li><a href=\"/{_slug(t)}\"><span>{k + 1}</span><h3>{esc(t)}</h3></a></li>" for k, t in enumerate(_teasers(rng, rng.randint(5, 10))))
+    next_data = {"props": {"pageProps": {"article": {"headline": title, "summary": dek, "url": url, "body": [b[1] for b in truth_blocks[:3] if b[0] == "p"]}}}, "page": "/article/[...slug]", "buildId": _h(rng, 21), "isFallback": False}
+    head_scripts = (
+        _json_ld({"@context": "https://schema.org", "@type": "LiveBlogPosting" if live else "NewsArticle", "headline": title, "description": dek, "datePublished": _iso(rng), "author": [{"@type": "Person", "name": author}], "isAccessibleForFree": rng.random() < 0.5})
+        + f'<style data-emotion="css {_h(rng, 6)}">.css-{_h(rng, 6)}{{margin:0 auto;max-width:600px}}</style>'
+        + '<script>window.dataLayer=window.dataLayer||[];window.__loadAds=function(){};</script>'
+    )
+    tail_scripts = f'<script id="__NEXT_DATA__" type="application/json">{json.dumps(next_data, ensure_ascii=False)}</script><script src="/_next/static/chunks/main-{_h(rng, 16)}.js" defer></script>'
+
+    if variant == "nyt":
+        c = functools.partial(_css, rng)
+        p_cls = "css-at9mc1 evys1bk0"
+        def ad(k: int) -> str:
+            return (f'<div id="mid{k}-wrapper" class="ad mid{k}-wrapper {c()}"><div class="{c()}" data-testid="StandardAd"><div class="{c()}"><p class="{c()}">Advertisement</p></div>'
+                    f'<div id="mid{k}" class="place-ad" data-position="mid{k}" data-size-key="mid{k}"></div></div><a href="#after-mid{k}" class="{c()}">SKIP ADVERTISEMENT</a></div><div id="after-mid{k}" class="{c()}"></div>')
+        def promo() -> str:
+            return (f'<div class="{c()}" data-testid="inline-newsletter-signup"><div class="{c()}"><h3 class="{c()}">The Morning: Make sense of the news</h3><p class="{c()}">{esc(rng.choice(["Sign up for our daily newsletter to get the biggest stories delivered to your inbox.", "Get the best of our journalism in your inbox every weekday."]))}</p>'
+                    f'<form class="{c()}"><label for="email-{rng.randint(1, 99)}" class="{c()}">Email Address</label><input type="email" placeholder="Email Address" class="{c()}"><button type="submit" class="{c()}">Sign Up</button></form><p class="{c()}">By signing up, you agree to receive updates and special offers. You may opt out anytime.</p></div></div>')
+        def video() -> str:
+            return (f'<div class="{c()}" data-testid="video-container"><div class="{c()}" data-testid="vhs-container"><video preload="none" playsinline="" class="{c()}"></video><button aria-label="Play Video" class="{c()}"><span class="{c()}">Play Video</span></button>'
+                    f'<div class="{c()}"><span class="{c()}">{rng.randint(0, 4)}:{rng.randint(10, 59)}</span></div></div><figcaption class="{c()}"><span class="{c()}">{esc(_trim_words(rng.choice(_prose()), 10))}</span><span class="{c()}">Credit...Video by Staff</span></figcaption></div>')
+        cols, col, count = [], [], 0
+        for k, b in enumerate(blocks):
+            col.append(_render(b, rng, {"p": p_cls, "h2": c, "h3": c, "ul": c, "li": c, "blockquote": c, "table": c}))
+            if b[0] == "p" and (len(col) >= rng.randint(2, 5) or k == len(blocks) - 1):
+                cols.append(f'<div class="{c()} StoryBodyCompanionColumn" data-testid="companionColumn-{count}"><div class="{c()}">{"".join(col)}</div></div>')
+                col, count = [], count + 1
+                if k < len(blocks) - 1:
+                    x = rng.random()
+                    cols.append(ad(count) if x < 0.35 else promo() if (x < 0.5 or (i == 1 and count == 1)) else _readmore(rng, f' class="{p_cls}"') if x < 0.65 else video() if x < 0.72 else "")
+        if col:
+            cols.append(f'<div class="{c()} StoryBodyCompanionColumn" data-testid="companionColumn-{count}"><div class="{c()}">{"".join(col)}</div></div>')
+        if i in (0, 1):
+            cols.insert(1, f'<div class="{c()}" data-testid="most-popular-inline"><h2 class="{c()}">Most Popular</h2><ol class="{c()}">{popular}</ol></div>')
+        live_html = ""
+        for k, (stamp, head, bl) in enumerate(updates):
+            live_html += (
+                f'<div class="live-blog-post {c()}" data-testid="live-blog-post" id="{_h(rng, 8)}"><div class="{c()}"><div class="live-blog-post-timestamp {c()}"><time datetime="{_iso(rng)}" class="{c()}">{stamp}</time></div>'
+                + (f'<h2 class="live-blog-post-headline {c()}"><a href="#{_h(rng, 6)}" class="{c()}">{esc(head)}</a></h2>' if head else "")
+                + f'<div class="{c()}"><p class="{c()}">{esc(_name(rng))}</p></div>'
+                + "".join(_render(b, rng, {"p": p_cls, "blockquote": c}) for b in bl)
+                + f'<div class="{c()}"><button aria-label="Share" class="{c()}">Share</button></div></div></div>'
+                + (ad(k) if k % 3 == 2 else "")
+            )
+        if live:
+            body_html = f'<div class="{c()}" data-testid="live-blog-content"><div class="{c()}"><h2 class="{c()}">Here’s the latest.</h2><ul class="{c()}">' + "".join(f'<li><a href="#k{k}">{esc(t)}</a></li>' for k, t in enumerate(_teasers(rng, 3))) + f'</ul></div>{live_html}</div>'
+        else:
+            body_html = f'<section name="articleBody" class="meteredContent {c()}">{"".join(cols)}</section>'
+        nav = "".join(f'<li class="{c()}" data-testid="nav-item-{s}"><a class="{c()}" href="/section/{_slug(s)}">{esc(s)}</a></li>' for s in sections)
+        body = (
+            f'<div id="app"><div><div class="NYTAppHideMasthead {c()}"><a href="#site-content" class="{c()}">Skip to content</a><a href="#site-index" class="{c()}">Skip to site index</a>'
+            f'<header class="{c()}" data-testid="masthead-container"><div class="{c()}"><button aria-label="Sections Navigation &amp; Search" class="{c()}"></button><a href="/" aria-label="{esc(site)} Logo" data-testid="masthead-mobile-logo" class="{c()}">{esc(site)}</a>'
+            f'<div class="{c()}"><a class="{c()}" href="/subscription" data-testid="masthead-subscribe">Subscribe for €1/week</a><a class="{c()}" data-testid="login-link">Log in</a></div></div>'
+            f'<div data-testid="masthead-desktop-nav"><nav aria-label="Main" data-testid="desktop-nested-nav"><ul class="{c()}">{nav}</ul></nav></div></header></div>'
+            f'<main id="site-content" role="main"><div class="{c()}"><article id="story" class="story {c()}"><header class="{c()}"><div class="{c()}"><p class="{c()}" data-testid="kicker"><a href="/section/x">{esc(sections[0])}</a></p></div>'
+            f'<div class="{c()}"><h1 id="link-{_h(rng, 8)}" class="{c()}" data-testid="headline">{esc(title)}</h1></div><p id="article-summary" class="{c()}">{esc(dek)}</p>'
+            f'<div class="{c()}" data-testid="photoviewer-wrapper"><figure aria-label="media" role="group" class="{c()}"><div data-testid="photoviewer-children-figure" class="{c()}"><picture><img alt="" class="{c()}" src="/images/{_h(rng)}.jpg"></picture></div>'
+            f'<figcaption class="{c()}"><span class="{c()}">{esc(_trim_words(rng.choice(_prose()), 12))}</span><span class="{c()}"><span class="{c()}">Credit...</span><span>{esc(_name(rng))} for {esc(site)}</span></span></figcaption></figure></div>'
+            f'<div class="{c()}" data-testid="byline-container"><p class="{c()}">By <a href="/by/{_slug(author)}" class="{c()}">{esc(author)}</a></p><ul class="{c()}"><li><time class="{c()}" datetime="{_iso(rng)}"><span>Published {_date(rng)}</span></time></li></ul></div>'
+            f'<div class="{c()}" data-testid="share-tools"><ul class="{c()}"><li><button aria-label="Share full article" class="{c()}"><span>Share full article</span></button></li><li><button class="{c()}" aria-label="Save article for reading later"><span>Save</span></button></li><li><a data-testid="comments-speech-bubble-header" class="{c()}"><span>{rng.randint(10, 3000)}</span></a></li></ul></div></header>'
+            f'{body_html}<div class="bottom-of-article {c()}"><div class="{c()}"><p class="{c()}">A version of this article appears in print on {_date(rng)}, Section A, Page {rng.randint(1, 24)} of the New York edition with the headline: {esc(title)}. <a href="/reprints">Order Reprints</a> | <a href="/todayspaper">Today’s Paper</a> | <a href="/subscribe">Subscribe</a></p></div></div></article></div>'
+            f'<div class="{c()}" data-testid="more-in-section"><h2 class="{c()}">More in {esc(sections[0])}</h2><ol class="{c()}">' + "".join(f'<li><a href="/{_slug(t)}"><h3 class="{c()}">{esc(t)}</h3><p class="{c()}">{esc(_trim_words(rng.choice(_prose()), 14))}</p></a></li>' for t in _teasers(rng, 4)) + "</ol></div>"
+            f'<div class="{c()}" data-testid="trending-module"><h2 class="{c()}">Trending in {esc(site)}</h2><ol class="{c()}">{popular}</ol></div></main>'
+            f'<footer role="contentinfo" class="{c()}"><nav id="site-index" aria-labelledby="site-index-label" class="{c()}"><h2 id="site-index-label" class="{c()}">Site Index</h2><ul>{nav}</ul></nav><div class="{c()}"><span>© {rng.randint(2019, 2025)} {esc(site)} Company</span> <ul>'
+            + "".join(f"<li><a>{x}</a></li>" for x in ["Contact Us", "Accessibility", "Work with us", "Advertise", "Your Ad Choices", "Privacy Policy", "Terms of Service", "Terms of Sale", "Site Map", "Help", "Subscriptions"])
+            + f"</ul></div></footer></div>{tail_scripts}</div>"
+        )
+        return _document(head_scripts, body, charset, f"{title} - {site}", body_attrs=f' class="{_css(rng)}"'), _truth(truth_blocks), url
+
+    if variant == "guardian":
+        d = lambda: f"dcr-{_h(rng, 6)}"  # noqa: E731
+        def epic() -> str:
+            return (f'<div data-gu-name="epic" class="{d()}"><div class="{d()}"><h2 class="{d()}">{esc(rng.choice(["Before you move on…", "We have a small favour to ask", "Can you spare a minute?"]))}</h2>'
+                    f'<p class="{d()}">Millions of readers come to {esc(site)} for open, independent journalism. Unlike many others, we have no shareholders and no billionaire owner, so our reporting is free from commercial and political influence.</p>'
+                    f'<p class="{d()}">Support us from as little as €1 – it only takes a minute. Thank you.</p><div class="{d()}"><a class="{d()}" href="/contribute">Support us</a><a class="{d()}" href="/contribute">Remind me in May</a></div></div></div>')
+        def rich() -> str:
+            t = rng.choice(RELATED_TEASERS)
+            return (f'<gu-island name="RichLinkComponent" priority="feature" deferuntil="idle" props="{esc(json.dumps({"url": "/" + _slug(t)}))}"><aside data-spacefinder-role="richLink" class="{d()}"><div data-print-layout="hide" data-link-name="rich-link-1 | 1" data-component="rich-link" class="{d()}"><a class="{d()}" href="/{_slug(t)}" aria-label="{esc(t)}"><div class="{d()}"><div class="{d()}">{esc(t)}</div></div></a></div></aside></gu-island>')
+        def signup() -> str:
+            return (f'<figure class="element element-newsletter-signup {d()}" data-spacefinder-role="inline"><div data-component="newsletter-signup" class="{d()}"><div class="{d()}"><span class="{d()}">Sign up to</span><p class="{d()}">First Edition</p></div>'
+                    f'<p class="{d()}">Our morning email breaks down the key stories of the day, telling you what’s happening and why it matters</p><p class="{d()}"><strong>Privacy Notice: </strong>Newsletters may contain info about charities, online ads, and content funded by outside parties.</p>'
+                    f'<gu-island name="SecureSignup" priority="feature" deferuntil="visible"><form class="{d()}"><input type="email" aria-label="Enter your email address" class="{d()}"><button type="submit" class="{d()}">Sign up</button></form></gu-island><p class="{d()}">after newsletter promotion</p></div></figure>')
+        paras = []
+        for k, b in enumerate(blocks):
+            paras.append(_render(b, rng, {"p": d, "h2": d, "h3": d, "ul": d, "li": d, "blockquote": lambda: f"{d()} quoted", "table": d}))
+            if b[0] == "p" and k < len(blocks) - 1:
+                x = rng.random()
+                paras.append(rich() if x < 0.1 else signup() if x < 0.16 or (i == 1 and k == 0) else _readmore(rng, f' class="{d()}"') if x < 0.22 else "")
+        keyev = "".join(f'<li class="{d()}"><a href="#block-{_h(rng, 24)}" class="{d()}"><time class="{d()}">{esc(u[0])}</time><span class="{d()}">{esc(u[1] or _trim_words(u[2][0][1], 6))}</span></a></li>' for u in updates[:5] if u[2] and u[2][0][0] == "p")
+        live_html = ""
+        for k, (stamp, head, bl) in enumerate(updates):
+            bid = _h(rng, 24)
+            live_html += (
+                f'<article id="block-{bid}" data-block-contributor="{esc(_name(rng))}" class="block {d()}"><header class="{d()}"><div class="{d()}"><a href="?page=with:block-{bid}#block-{bid}" data-link-name="timestamp" class="{d()}"><time datetime="{_iso(rng)}" class="{d()}">{stamp}</time></a></div></header>'
+                + (f'<h2 class="{d()}">{esc(head)}</h2>' if head else "")
+                + "".join(_render(b, rng, {"p": d, "blockquote": d}) for b in bl)
+                + f'<footer class="{d()}"><div class="{d()}"><span class="{d()}">Updated at {stamp}</span></div><gu-island name="ShareButton" priority="feature" deferuntil="visible"><button class="{d()}">Share</button></gu-island></footer></article>'
+                + (epic() if k == 2 else "")
+            )
+        if live:
+            main_html = (f'<div data-gu-name="key-events" class="{d()}"><details open class="{d()}"><summary class="{d()}"><h2 class="{d()}">Key events</h2></summary><ul class="{d()}">{keyev}</ul></details></div>'
+                         f'<div id="liveblog-body" class="js-liveblog-body {d()}" data-module="liveblog">{live_html}</div><div class="{d()}"><a class="{d()}" href="?page=older">Older posts</a></div>')
+        else:
+            main_html = f'<div id="maincontent" class="{d()}"><div class="article-body-commercial-selector article-body-viewer-selector {d()}" data-gu-name="body">{"".join(paras)}</div>{epic() if rng.random() < 0.7 else ""}</div>'
+        nav = "".join(f'<li class="{d()}"><a class="{d()}" data-link-name="nav3 : primary : {esc(s)}" href="/{_slug(s)}">{esc(s)}</a></li>' for s in sections)
+        most = f'<aside data-gu-name="most-viewed" class="{d()}"><gu-island name="MostViewedRightWrapper" priority="feature" deferuntil="visible"><div class="{d()}"><h2 class="{d()}">Most viewed</h2><ol data-link-name="Most viewed" class="{d()}">{popular}</ol></div></gu-island></aside>'
+        body = (
+            f'<a href="#maincontent" class="{d()}">Skip to main content</a><a href="#navigation" class="{d()}">Skip to navigation</a>'
+            f'<div id="bannerandheader"><div class="{d()}"><gu-island name="SupportTheG" priority="feature" deferuntil="idle"><div class="{d()}"><a class="{d()}" href="/contribute">Support us</a><p class="{d()}">Available for everyone, funded by readers</p></div></gu-island>'
+            f'<a href="/" class="{d()}"><span class="{d()}">{esc(site)} - Back to home</span></a></div><nav id="navigation" aria-label="Guardian sections" data-component="nav2" class="{d()}"><ul class="{d()}" role="menubar">{nav}</ul></nav></div>'
+            f'<main data-layout="{"LiveLayout" if live else "StandardLayout"}"><article class="{d()}"><div class="{d()}"><div data-gu-name="title" class="{d()}"><a href="/{_slug(sections[0])}" class="{d()}"><span>{esc(sections[0])}</span></a></div>'
+            f'<div data-gu-name="headline" class="{d()}"><h1 class="{d()}">{esc(title)}</h1></div><div data-gu-name="standfirst" class="{d()}"><div class="{d()}"><p>{esc(dek)}</p></div></div>'
+            f'<div data-gu-name="media" class="{d()}"><figure class="{d()}"><picture class="{d()}"><img alt="" src="/img/{_h(rng)}.jpg"></picture><figcaption class="{d()}"><span class="{d()}">{esc(_trim_words(rng.choice(_prose()), 10))}</span> Photograph: {esc(_name(rng))}/Reuters</figcaption></figure></div>'
+            f'<div data-gu-name="meta" class="{d()}"><address aria-label="Contributor info" class="{d()}"><a rel="author" class="{d()}" href="/profile/{_slug(author)}">{esc(author)}</a></address><details class="{d()}"><summary class="{d()}"><span class="{d()}">{_date(rng)}</span></summary></details>'
+            f'<gu-island name="ShareButton" priority="feature" deferuntil="visible"><button class="{d()}">Share</button></gu-island></div>'
+            f'<div data-gu-name="body" class="{d()}">{main_html}</div><div class="{d()}"><div class="{d()}"><span class="{d()}">Explore more on these topics</span><ul class="{d()}">'
+            + "".join(f'<li class="{d()}"><a class="{d()}" href="/{_slug(s)}">{esc(s)}</a></li>' for s in sections[:5])
+            + f'</ul></div><gu-island name="ShareButton" priority="feature" deferuntil="visible"><button class="{d()}">Share</button></gu-island><a class="{d()}" href="/reuse">Reuse this content</a></div></div>'
+            + (most if rng.random() < 0.8 else "")
+            + f'</article><section data-component="more-on-this-story" class="{d()}"><h2 class="{d()}">More on this story</h2><ul class="{d()}">' + "".join(f'<li><a href="/{_slug(t)}">{esc(t)}</a></li>' for t in _teasers(rng, 4)) + "</ul></section>"
+            + f'<section data-component="comments" class="{d()}"><gu-island name="DiscussionLayout" priority="feature" deferuntil="visible"><h2 class="{d()}">comments ({rng.randint(0, 2000)})</h2><p class="{d()}">Sign in or create your {esc(site)} account to join the discussion.</p></gu-island></section></main>'
+            + f'<footer data-link-name="footer" data-component="footer" class="{d()}"><ul class="{d()}">' + "".join(f"<li><a>{x}</a></li>" for x in ["About us", "Contact us", "Complaints &amp; corrections", "SecureDrop", "Work for us", "Privacy policy", "Cookie policy", "Terms &amp; conditions", "Help"]) + f"</ul><small class=\"{d()}\">© {rng.randint(2019, 2025)} {esc(site)} News &amp; Media Limited or its affiliated companies. All rights reserved.</small></footer>{tail_scripts}"
+        )
+        return _document(head_scripts, body, charset, f"{title} | {site}"), _truth(truth_blocks), url
+
+    if variant == "bbc":
+        s = lambda role: f"ssrcss-{_h(rng, 7)}-{role} e{_h(rng, 7)}0"  # noqa: E731
+        def text_block(html: str) -> str:
+            return f'<div data-component="text-block" class="{s("RichTextComponentWrapper")}"><div class="{s("RichTextContainer")}">{html}</div></div>'
+        def media() -> str:
+            return (f'<div data-component="video-block" class="{s("BlockComponentWrapper")}"><figure class="{s("Figure")}"><div data-testid="media-player" class="{s("MediaPlayerWrapper")}"><div class="{s("PlaceholderWrapper")}"><img alt="" src="/ic/{_h(rng)}.jpg"><button class="{s("PlayButton")}" aria-label="Play video, {esc(_trim_words(rng.choice(RELATED_TEASERS), 5))}, Duration {rng.randint(0, 3)} minutes {rng.randint(1, 59)} seconds"><span class="{s("Duration")}" aria-hidden="true">{rng.randint(0, 3)}:{rng.randint(10, 59)}</span></button></div></div>'
+                    f'<figcaption class="{s("Caption")}"><span class="visually-hidden {s("VisuallyHidden")}">Media caption, </span><p>{esc(_trim_words(rng.choice(_prose()), 9))}</p></figcaption></figure></div>')
+        parts = []
+        for k, b in enumerate(blocks):
+            if b[0] in ("h2", "h3"):
+                parts.append(f'<div data-component="subheadline-block" class="{s("StyledHeading")}"><h2 id="{_slug(str(b[1]))}" tabindex="-1" class="{s("StyledHeading")}">{esc(str(b[1]))}</h2></div>')
+            else:
+                parts.append(text_block(_render(b, rng, {"p": lambda: s("Paragraph"), "ul": lambda: s("BulletList"), "li": lambda: s("ListItem"), "blockquote": lambda: s("Quote"), "table": lambda: s("Table")})))
+            if b[0] == "p" and k < len(blocks) - 1:
+                x = rng.random()
+                parts.append(media() if x < 0.12 else text_block(_readmore(rng, f' class="{s("Paragraph")}"')) if x < 0.2 else "")
+        if i in (0, 1):
+            parts.insert(1, f'<div data-component="links-block" class="{s("LinksBlock")}"><h2 class="{s("Heading")}">Most read</h2><ol class="{s("OrderedList")}">{popular}</ol></div>')
+        live_html = ""
+        for stamp, head, bl in updates:
+            live_html += (
+                f'<li class="{s("ListItem")}"><div data-testid="content-post" id="asset:{_h(rng, 8)}-{_h(rng, 4)}" class="{s("ContentPost")}"><article class="{s("Article")}"><header class="{s("HeaderContainer")}">'
+                f'<span class="visually-hidden {s("VisuallyHidden")}">posted at </span><span class="{s("TimestampContainer")}"><time datetime="{_iso(rng)}" class="{s("Timestamp")}"><span class="{s("TimestampText")}">{stamp}</span></time></span>'
+                + (f'<h3 class="{s("StyledHeading")}"><span role="text">{esc(head)}</span></h3>' if head else "")
+                + f'</header><div class="{s("RichTextContainer")}">' + "".join(_render(b, rng, {"p": lambda: s("Paragraph"), "blockquote": lambda: s("Quote")}) for b in bl)
+                + f'</div><footer class="{s("Footer")}"><button class="{s("ShareButton")}" aria-label="Share this post">Share</button></footer></article></div></li>'
+            )
+        main_html = (f'<div data-testid="live-summary" class="{s("Summary")}"><h2 class="{s("Heading")}">Summary</h2><ul>' + "".join(f"<li>{esc(t)}</li>" for t in _teasers(rng, 3)) + f'</ul></div><ol class="{s("StreamList")}" data-testid="live-stream">{live_html}</ol>'
+                     f'<nav aria-label="Page" data-testid="pagination" class="{s("Pagination")}"><a>1</a> <a>2</a> <a>3</a> <a>Next Page</a></nav>') if live else "".join(parts)
+        nav = "".join(f'<li class="{s("StyledMenuItem")}"><a href="/news/{_slug(x)}" class="{s("StyledLink")}">{esc(x)}</a></li>' for x in sections)
+        body = (
+            f'<div id="__next"><div class="{s("Wrapper")}"><a href="#main-content" class="{s("SkipLink")}">Skip to content</a>'
+            f'<header data-testid="header-container" class="{s("HeaderWrapper")}"><nav aria-label="{esc(site)}" class="{s("Nav")}"><a href="/" class="{s("BrandLink")}">{esc(site)}</a><ul role="list" class="{s("StyledList")}">{nav}</ul></nav>'
+            f'<div class="{s("AccountWrapper")}"><a class="{s("SignIn")}" href="/signin">Sign in</a><button class="{s("SearchButton")}">Search {esc(site)}</button></div></header>'
+            f'<div id="main-wrapper" data-testid="main-wrapper" class="{s("MainWrapper")}"><div class="{s("StyledWrapper")}"><main id="main-content" data-testid="main-content" class="{s("Main")}"><article class="{s("Article")}">'
+            f'<header data-component="headline-block" class="{s("HeadingWrapper")}"><h1 id="main-heading" type="headline" tabindex="-1" class="{s("StyledHeading")}"><span role="text">{esc(title)}</span></h1></header>'
+            f'<div data-component="byline-block" class="{s("BylineBlock")}"><div data-testid="byline-new" class="{s("BylineWrapper")}"><time type="LastUpdated" datetime="{_iso(rng)}" class="{s("DateTime")}">{rng.randint(1, 23)} hours ago</time><div class="{s("Contributors")}"><span>{esc(author)}</span><div>{esc(rng.choice(["Technology reporter", "Political correspondent", "BBC News"]))}</div></div></div></div>'
+            f'<div data-component="image-block" class="{s("ComponentWrapper")}"><figure class="{s("Figure")}"><div class="{s("ImageWrapper")}"><img alt="" src="/ic/{_h(rng)}.jpg"><span role="text" class="{s("Copyright")}"><span class="visually-hidden">Image source, </span>Getty Images</span></div><figcaption class="{s("Caption")}"><span class="visually-hidden">Image caption, </span><p>{esc(_trim_words(rng.choice(_prose()), 9))}</p></figcaption></figure></div>'
+            f'{main_html}<div data-component="tag-list" class="{s("TagList")}"><h2 class="{s("Heading")}">Related topics</h2><ul>' + "".join(f'<li><a href="/topics/{_slug(x)}">{esc(x)}</a></li>' for x in sections[:4]) + "</ul></div>"
+            f'<div data-component="links-block" class="{s("LinksBlock")}"><h2>More on this story</h2><ul>' + "".join(f'<li><a href="/news/{rng.randint(10**7, 10**8)}">{esc(t)}</a></li>' for t in _teasers(rng, 3)) + "</ul></div></article></main>"
+            f'<section data-testid="top-stories" aria-labelledby="top-stories-heading" class="{s("Rail")}"><h2 id="top-stories-heading">Top stories</h2><ul>' + "".join(f'<li><a>{esc(t)}</a><span>{rng.randint(1, 59)} minutes ago</span></li>' for t in _teasers(rng, 3)) + "</ul></section>"
+            f'<section data-testid="features" class="{s("Rail")}"><h2>Features</h2><ul>' + "".join(f"<li><a>{esc(t)}</a></li>" for t in _teasers(rng, 5)) + "</ul></section>"
+            f'<section data-testid="most-read" class="{s("Rail")}"><h2>Most read</h2><ol>{popular}</ol></section></div></div>'
+            f'<footer data-testid="footer" class="{s("FooterWrapper")}"><ul>' + "".join(f"<li><a>{x}</a></li>" for x in ["Terms of Use", "About the site", "Privacy Policy", "Cookies", "Accessibility Help", "Parental Guidance", "Contact us", "Get Personalised Newsletters", "Why you can trust us", "Advertise with us"])
+            + f'</ul><p>Copyright {rng.randint(2020, 2025)} {esc(site)}. All rights reserved. {esc(site)} is not responsible for the content of external sites. <a>Read about our approach to external linking.</a></p></footer></div></div>{tail_scripts}'
+        )
+        return _document(head_scripts, body, charset, f"{title} - {site}", html_attrs=' class="no-js"'), _truth(truth_blocks), url
+
+    # cnn
+    parts = []
+    for k, b in enumerate(blocks):
+        if b[0] == "p":
+            parts.append(f'<p class="paragraph inline-placeholder vossi-paragraph" data-component-name="paragraph" id="{_h(rng, 25)}" data-editable="text" data-article-gutter="true">{_inline(str(b[1]), rng)}</p>')
+        elif b[0] in ("h2", "h3"):
+            parts.append(f'<h2 class="subheader" data-editable="text" data-component-name="subheader" id="{_h(rng, 25)}">{esc(str(b[1]))}</h2>')
+        else:
+            parts.append(f'<div class="{ {"ul": "list", "quote": "pull-quote", "table": "table"}.get(b[0], "list") }" data-component-name="{b[0]}">{_render(b, rng)}</div>')
+        if b[0] == "p" and k < len(blocks) - 1:
+            x = rng.random()
+            if x < 0.12 or (i == 1 and k == 0):
+                parts.append('<div class="ad-slot-dynamic ad-slot-dynamic--in-article" data-ad-slot-mode="article" data-unselectable="true"><div class="ad-slot-header"><span class="ad-slot-header__text">Advertisement</span></div><div class="ad-slot__ad-wrapper"><div class="ad-feedback-link-container"><button class="ad-feedback-link">Ad Feedback</button></div></div></div>')
+            elif x < 0.2:
+                parts.append(f'<div class="related-content related-content--article" data-component-name="related-content"><div class="related-content__container"><span class="related-content__label">Related article</span><a href="/{_slug(rng.choice(RELATED_TEASERS))}" class="related-content__link"><span class="related-content__headline-text">{esc(rng.choice(RELATED_TEASERS))}</span></a></div></div>')
+            elif x < 0.27:
+                parts.append(f'<div data-component-name="video-inline-placement" class="video-resource"><div class="video-resource__wrapper"><div class="video-resource__image"><img alt=""></div><div class="video-resource__details"><div class="video-resource__headline">Video <span class="video-resource__duration">{rng.randint(1, 5)}:{rng.randint(10, 59)}</span></div><div class="video-resource__headline-text">{esc(rng.choice(RELATED_TEASERS))}</div></div><div class="video-resource__action">Now playing</div></div></div>')
+    live_html = ""
+    for stamp, head, bl in updates:
+        live_html += (
+            f'<article class="live-story-post" data-post-id="{_h(rng, 10)}"><header class="live-story-post__header"><span class="live-story-post__timestamp"><time class="timestamp" datetime="{_iso(rng)}">{stamp}</time></span>'
+            + (f'<h2 class="live-story-post__headline inline-placeholder" data-editable="headline">{esc(head)}</h2>' if head else "")
+            + '</header><div class="live-story-post__content">' + "".join(_render(b, rng, {"p": "paragraph inline-placeholder vossi-paragraph"}) for b in bl)
+            + f'</div><footer class="live-story-post__footer"><div class="byline byline--avatar"><span class="byline__name">From {esc(_name(rng))}</span></div><button class="live-story-post__link-copy">Link Copied!</button></footer></article>'
+        )
+    content = f'<div class="live-story__items-container">{live_html}</div>' if live else "".join(parts)
+    nav = "".join(f'<a class="header__nav-item-link" data-analytics-header="main-menu_{_slug(x)}" href="/{_slug(x)}">{esc(x)}</a>' for x in sections)
+    body = (
+        f'<div class="header__wrapper-outer"><header class="header" data-editable="header" data-analytics-aggregate-events="true"><div class="header__container"><nav class="header__nav-container" aria-label="Main navigation"><div class="header__nav">{nav}</div>'
+        '<div class="header__right"><button class="header__menu-icon" aria-label="Open Menu Icon" data-analytics-header="main-menu">Menu</button><a class="header__watch">Watch</a><a class="header__listen">Listen</a><a class="user-account-nav__link">Log In</a></div></nav></div></header></div>'
+        f'<section class="layout__wrapper layout-with-rail__wrapper"><section class="layout__top layout-with-rail__top"><div class="headline headline--has-lowertext" data-editable="headline"><div class="headline__wrapper"><h1 data-editable="headlineText" class="headline__text inline-placeholder" id="maincontent">{esc(title)}</h1></div>'
+        f'<div class="headline__footer"><div class="headline__sub-container"><div class="byline vossi-byline" data-editable="byline"><div class="byline__names"><span class="byline__name">{esc(author)}</span>, {esc(site)}</div></div><div class="timestamp vossi-timestamp" data-editable="timestamp">{"Updated" if rng.random() < 0.5 else "Published"} {rng.randint(1, 12)}:{rng.randint(10, 59)} PM EDT, {_date(rng)}</div></div>'
+        '<div class="social-share" data-component-name="social-share"><button class="social-share__button">Facebook</button><button class="social-share__button">Tweet</button><button class="social-share__button">Email</button><button class="social-share__button">Link Copied!</button><button class="social-share__button" data-action="follow">Follow</button></div></div></div></section>'
+        f'<section class="layout__wrapper layout-with-rail__wrapper"><section class="layout__main-wrapper layout-with-rail__main-wrapper"><section class="layout__main layout-with-rail__main"><article class="article" data-uri="/_components/article/instances/{_h(rng, 25)}@published" role="main">'
+        f'<div class="image image__hide-placeholder" data-component-name="image"><div class="image__container"><picture><img alt="" src="/media/{_h(rng)}.jpg"></picture></div><div class="image__metadata"><div class="image__caption attribution"><span data-editable="metaCaption" class="inline-placeholder">{esc(_trim_words(rng.choice(_prose()), 10))}</span></div><figcaption class="image__credit">{esc(_name(rng))}/AP</figcaption></div></div>'
+        f'<div class="article__content-container"><div class="article__content" data-editable="content" itemprop="articleBody" data-reorderable="content">'
+        + ('<p class="editor-note" data-component-name="editor-note"><em>Sign up for our Wonder Theory science newsletter. Explore the universe with news on fascinating discoveries, scientific advancements and more.</em></p>' if rng.random() < 0.4 else "")
+        + f'{content}</div><div class="source inline-placeholder"><cite class="source__cite"><span class="source__location">{esc(site)}</span></cite></div>'
+        '<div class="footnote"><p class="footnote__text">Copyright 2025. All rights reserved. This material may not be published, broadcast, rewritten, or redistributed.</p></div></div></article></section></section>'
+        '<section class="layout__right layout-with-rail__right"><div class="zone zone--t-light" data-zone-label="Paid Partner Content"><h2 class="zone__title-text">Paid Partner Content</h2>' + "".join(f'<div class="card"><span class="container__headline-text">{esc(t)}</span></div>' for t in _teasers(rng, 3))
+        + f'</div><div class="zone" data-zone-label="Most read"><h2 class="zone__title-text">Most read</h2><ol>{popular}</ol></div></section></section></section>'
+        '<footer class="footer" data-editable="footer"><div class="footer__inner"><nav class="footer__links">' + "".join(f'<a class="footer__links-item">{x}</a>' for x in ["Terms of Use", "Privacy Policy", "Ad Choices", "Accessibility &amp; CC", "About", "Newsletters", "Transcripts"])
+        + f'</nav><p class="footer__copyright-text">© {rng.randint(2020, 2025)} {esc(site)}. All Rights Reserved.</p></div></footer>{tail_scripts}'
+    )
+    return _document(head_scripts, body, charset, f"{title} | {site}", body_attrs=' class="layout layout-with-rail article" data-page-type="article"'), _truth(truth_blocks), url
+
+
+# ---------------------------------------------------------------------------------------- blog-platforms
+
+BLOG_NAMES = ["Notes from the Shed", "Byte Sized", "Slow Code Journal", "The Refactoring Diaries", "Lambda Lounge", "Tidy Bits", "Field Notes", "Half-Open Interval"]
+
+
+def _comments_wp(rng: random.Random, n: int, title: str) -> str:
+    items = "".join(
+        f'<li id="comment-{rng.randint(100, 9999)}" class="comment {"even" if k % 2 else "odd"} thread-{"even" if k % 2 else "odd"} depth-1"><article id="div-comment-{k}" class="comment-body">'
+        f'<footer class="comment-meta"><div class="comment-author vcard"><img alt="" src="/avatar/{_h(rng)}?s=56&amp;d=mm&amp;r=g" class="avatar avatar-56 photo" height="56" width="56" loading="lazy" decoding="async"><b class="fn">{rng.choice(USERS)}</b> <span class="says">says:</span></div>'
+        f'<div class="comment-metadata"><a href="#comment-{k}"><time datetime="{_iso(rng)}">{_date(rng)} at {rng.randint(1, 12)}:{rng.randint(10, 59)} pm</time></a></div></footer>'
+        f'<div class="comment-content"><p>{esc(" ".join(rng.sample(COMMENT_SENTENCES, rng.randint(1, 3))))}</p></div><div class="reply"><a rel="nofollow" class="comment-reply-link" href="?replytocom={k}#respond" data-commentid="{k}" data-postid="1" aria-label="Reply to comment">Reply</a></div></article></li>'
+        for k in range(n)
+    )
+    head = f'<h2 class="comments-title">{n} thoughts on “<span>{esc(title)}</span>”</h2><ol class="comment-list">{items}</ol>' if n else ""
+    return (
+        f'<div id="comments" class="comments-area">{head}<div id="respond" class="comment-respond"><h3 id="reply-title" class="comment-reply-title">Leave a Reply <small><a rel="nofollow" id="cancel-comment-reply-link" href="#respond" style="display:none;">Cancel reply</a></small></h3>'
+        '<form action="/wp-comments-post.php" method="post" id="commentform" class="comment-form" novalidate><p class="comment-notes"><span id="email-notes">Your email address will not be published.</span> <span class="required-field-message">Required fields are marked <span class="required">*</span></span></p>'
+        '<p class="comment-form-comment"><label for="comment">Comment <span class="required">*</span></label> <textarea id="comment" name="comment" cols="45" rows="8" maxlength="65525" required></textarea></p><p class="comment-form-author"><label for="author">Name <span class="required">*</span></label> <input id="author" name="author" type="text" size="30" required></p>'
+        '<p class="comment-form-email"><label for="email">Email <span class="required">*</span></label> <input id="email" name="email" type="email" size="30" required></p><p class="comment-form-cookies-consent"><input id="wp-comment-cookies-consent" name="wp-comment-cookies-consent" type="checkbox" value="yes"> <label for="wp-comment-cookies-consent">Save my name, email, and website in this browser for the next time I comment.</label></p>'
+        '<p class="form-submit"><input name="submit" type="submit" id="submit" class="submit" value="Post Comment"></p></form></div></div>'
+    )
+
+
+def _blog(i: int, rng: random.Random, charset: str) -> tuple[str, str, str]:
+    variant = ("ghost", "medium", "substack", "blogger", "wordpress")[i % 5] if i >= 3 else rng.choice(["ghost", "medium", "substack", "blogger", "wordpress"])
+    blog = rng.choice(BLOG_NAMES)
+    title = _title(rng)
+    subtitle = _trim_words(rng.choice(_prose()), rng.randint(10, 20))
+    author = _name(rng)
+    blocks = _body_blocks(rng, i, charset, 60)
+    notes = [_trim_words(rng.choice(_prose()), rng.randint(8, 30)) for _ in range(rng.randint(1, 4))] if variant in ("ghost", "substack", "wordpress") and rng.random() < 0.5 and i != 0 else []
+    para_idx = [k for k, b in enumerate(blocks) if b[0] == "p"]
+    marked = sorted(rng.sample(para_idx, min(len(notes), len(para_idx))))
+    notes = notes[: len(marked)]
+    truth = _truth(blocks) + "".join(f"\n\n{n}" for n in notes)
+    slug = _slug(title)
+    n_comments = rng.randint(25, 40) if i == 0 else rng.choice([0, 0, 2, 5, 12])
+    tags = rng.sample(["python", "programming", "essays", "engineering", "notes", "open source", "careers", "tools"], 3)
+
+    def body_html(cls: dict, marker: Callable[[int], str], between: Callable[[int], str]) -> str:
+        out = []
+        for k, b in enumerate(blocks):
+            h = _render(b, rng, cls)
+            if k in marked:
+                n = marked.index(k) + 1
+                h = h[: h.rindex("</p>")] + marker(n) + "</p>"
+            out.append(h)
+            if b[0] == "p" and k < len(blocks) - 1:
+                out.append(between(k))
+        return "".join(out)
+
+    if variant == "ghost":
+        def between(k: int) -> str:
+            x = rng.random()
+            if (i == 1 and k == 0) or x < 0.05:
+                return (f'<div class="kg-card kg-signup-card kg-width-regular" data-lexical-signup-form style="background-color: #F0F0F0; display: none;"><div class="kg-signup-card-content"><div class="kg-signup-card-text"><h2 class="kg-signup-card-heading">Sign up for {esc(blog)}</h2>'
+                        f'<p class="kg-signup-card-subheading">{esc(rng.choice(["Thoughts on software, delivered weekly.", "New posts straight to your inbox. No spam."]))}</p><form class="kg-signup-card-form" data-members-form="signup"><div class="kg-signup-card-fields"><input class="kg-signup-card-input" id="email" data-members-email type="email" required placeholder="Your email"><button class="kg-signup-card-button kg-style-accent" type="submit"><span class="kg-signup-card-button-default">Subscribe</span><span class="kg-signup-card-button-loading">Loading...</span></button></div>'
+                        '<div class="kg-signup-card-success">Email sent! Check your inbox to complete your signup.</div></form><p class="kg-signup-card-disclaimer">No spam. Unsubscribe anytime.</p></div></div></div>')
+            if x < 0.1:
+                t = rng.choice(RELATED_TEASERS)
+                return f'<figure class="kg-card kg-bookmark-card"><a class="kg-bookmark-container" href="https://example.org/{_slug(t)}"><div class="kg-bookmark-content"><div class="kg-bookmark-title">{esc(t)}</div><div class="kg-bookmark-description">{esc(_trim_words(rng.choice(_prose()), 14))}</div><div class="kg-bookmark-metadata"><img class="kg-bookmark-icon" src="/favicon.ico" alt=""><span class="kg-bookmark-author">{esc(blog)}</span></div></div></a></figure>'
+            return ""
+        callout = ""
+        content = body_html({}, lambda n: f'<sup class="footnote-ref"><a href="#fn{n}" id="fnref{n}">[{n}]</a></sup>', between)
+        if rng.random() < 0.4 and i != 0:
+            ctext = _trim_words(rng.choice(_prose()), 20)
+            callout = f'<div class="kg-card kg-callout-card kg-callout-card-blue"><div class="kg-callout-emoji">💡</div><div class="kg-callout-text">{esc(ctext)}</div></div>'
+            truth = truth.replace(_truth(blocks), _truth(blocks) + f"\n\n{ctext}", 1) if truth.startswith(_truth(blocks)) else truth
+        fn = ('<div class="footnotes"><hr class="footnotes-sep"><ol class="footnotes-list">' + "".join(f'<li id="fn{k + 1}" class="footnote-item"><p>{esc(n)} <a href="#fnref{k + 1}" class="footnote-backref">↩︎</a></p></li>' for k, n in enumerate(notes)) + "</ol></div>") if notes else ""
+        feed = "".join(f'<article class="post-card post"><a class="post-card-image-link" href="/{_slug(t)}/"><img class="post-card-image" src="/content/images/{_h(rng)}.jpg" alt="{esc(t)}" loading="lazy"></a><div class="post-card-content"><a class="post-card-content-link" href="/{_slug(t)}/"><header class="post-card-header"><h2 class="post-card-title">{esc(t)}</h2></header><div class="post-card-excerpt">{esc(_trim_words(rng.choice(_prose()), 18))}</div></a><footer class="post-card-meta"><time class="post-card-meta-date">{_date(rng)}</time><span class="post-card-meta-length">{rng.randint(2, 12)} min read</span></footer></div></article>' for t in _teasers(rng, 3))
+        body = (
+            f'<div class="viewport"><header id="gh-head" class="gh-head outer"><div class="gh-head-inner inner"><div class="gh-head-brand"><a class="gh-head-logo" href="/">{esc(blog)}</a><button class="gh-search gh-icon-btn" aria-label="Search this site" data-ghost-search></button><button class="gh-burger" aria-label="Toggle menu"></button></div>'
+            '<nav class="gh-head-menu"><ul class="nav"><li class="nav-home"><a href="/">Home</a></li><li class="nav-about"><a href="/about/">About</a></li><li class="nav-archive"><a href="/archive/">Archive</a></li></ul></nav><div class="gh-head-actions"><a class="gh-head-link" href="#/portal/signin" data-portal="signin">Sign in</a><a class="gh-head-button" href="#/portal/signup" data-portal="signup">Subscribe</a></div></div></header>'
+            f'<div class="site-content"><main id="site-main" class="site-main"><article class="article post tag-{_slug(tags[0])} {"image-small" if rng.random() < 0.5 else ""}"><header class="article-header gh-canvas"><div class="article-tag post-card-tags"><span class="post-card-primary-tag"><a href="/tag/{_slug(tags[0])}/">{esc(tags[0])}</a></span></div>'
+            f'<h1 class="article-title">{esc(title)}</h1><p class="article-excerpt">{esc(subtitle)}</p><div class="article-byline"><section class="article-byline-content"><ul class="author-list instapaper_ignore"><li class="author-list-item"><a href="/author/{_slug(author)}/" class="author-avatar"><img class="author-profile-image" src="/content/images/{_h(rng)}.png" alt="{esc(author)}"></a></li></ul>'
+            f'<div class="article-byline-meta"><h4 class="author-name"><a href="/author/{_slug(author)}/">{esc(author)}</a></h4><div class="byline-meta-content"><time class="byline-meta-date" datetime="{_iso(rng)[:10]}">{_date(rng)}</time><span class="byline-reading-time"><span class="bull">&bull;</span> {rng.randint(2, 14)} min read</span></div></div></section></div>'
+            f'<figure class="article-image"><img src="/content/images/{_h(rng)}.jpg" alt="{esc(title)}"><figcaption><span style="white-space: pre-wrap;">Photo by {esc(_name(rng))} / Unsplash</span></figcaption></figure></header>'
+            f'<section class="gh-content gh-canvas">{content}{callout}{fn}</section>'
+            + ('<aside class="gh-post-upgrade-cta"><div class="gh-post-upgrade-cta-content" style="background-color: #15171a"><h2>This post is for paying subscribers only</h2><a class="gh-btn" data-portal="signup" href="#/portal/signup">Subscribe now</a><p><small>Already have an account? <a data-portal="signin" href="#/portal/signin">Sign in</a></small></p></div></aside>' if rng.random() < 0.2 else "")
+            + f'<section class="article-comments gh-canvas"><script defer src="https://cdn.jsdelivr.net/ghost/comments-ui@~0.17/umd/comments-ui.min.js" data-ghost-comments="/" data-api="/ghost/api/content/" data-admin="/ghost/" data-key="{_h(rng, 26)}" data-title="" data-count="true" data-post-id="{_h(rng, 24)}" data-color-scheme="auto" data-avatar-saturation="60" data-accent-color="#FF1A75" crossorigin="anonymous"></script></section></article></main>'
+            f'<aside class="read-more-wrap outer"><div class="read-more inner"><div class="post-card-wrap"><h3 class="read-more-title">Read more</h3>{feed}</div></div></aside></div>'
+            f'<footer class="site-footer outer"><div class="inner"><section class="copyright"><a href="/">{esc(blog)}</a> &copy; {rng.randint(2019, 2025)}</section><nav class="site-footer-nav"><ul class="nav"><li><a href="/privacy/">Privacy</a></li><li><a href="#/portal/">Sign up</a></li></ul></nav><div class="gh-powered-by"><a href="https://ghost.org/" target="_blank" rel="noopener">Powered by Ghost</a></div></div></footer></div>'
+            + ('<div class="gh-portal-triggerbtn-container"><div class="gh-portal-triggerbtn-wrapper"><span>Subscribe</span></div></div>' if rng.random() < 0.5 else "")
+        )
+        head = f'<link rel="stylesheet" type="text/css" href="/assets/built/screen.css?v={_h(rng, 10)}"><meta name="generator" content="Ghost 5.{rng.randint(40, 99)}">' + _json_ld({"@context": "https://schema.org", "@type": "Article", "headline": title, "author": {"@type": "Person", "name": author}})
+        return _document(head, body, charset, f"{title}", body_attrs=f' class="post-template tag-{_slug(tags[0])} is-head-left-logo has-cover"'), truth, f"https://{_slug(blog)}.ghost.io/{slug}/"
+
+    if variant == "medium":
+        m = lambda: " ".join(rng.choice(string.ascii_lowercase) + rng.choice(string.ascii_lowercase + ""*1) for _ in range(rng.randint(3, 8)))  # noqa: E731
+        pcls = lambda: f"pw-post-body-paragraph {m()}"  # noqa: E731
+        out = []
+        for k, b in enumerate(blocks):
+            pid = _h(rng, 4)
+            if b[0] == "p":
+                out.append(f'<p id="{pid}" class="{pcls()}" data-selectable-paragraph="">{_inline(str(b[1]), rng)}</p>')
+            elif b[0] in ("h2", "h3"):
+                out.append(f'<h2 id="{pid}" class="{m()}" data-selectable-paragraph="">{esc(str(b[1]))}</h2>')
+            elif b[0] == "ul":
+                out.append('<ul class="">' + "".join(f'<li id="{_h(rng, 4)}" class="{m()}" data-selectable-paragraph="">{esc(it)}</li>' for it in b[1]) + "</ul>")
+            elif b[0] == "quote":
+                out.append(f'<blockquote class="{m()}"><p id="{pid}" class="{m()}" data-selectable-paragraph="">{esc(str(b[1]))}</p></blockquote>')
+            else:
+                out.append(f'<div class="{m()}">{_render(b, rng)}</div>')
+            if k in (len(blocks) // 2,) and len(blocks) > 6:
+                out.append(f'</div></div></section><section><div class="{m()}"><div class="{m()}"><hr class="{m()}">')
+        claps = f'<div class="pw-multi-vote-icon {m()}"><div class="{m()}"><button data-testid="headerClapButton" class="{m()}" aria-label="clap"><svg width="24" height="24" aria-label="clap"><path fill-rule="evenodd" d="M11.37.828"></path></svg></button></div></div><div class="pw-multi-vote-count {m()}"><p class="{m()}"><button class="{m()}">{rng.randint(1, 40)}.{rng.randint(1, 9)}K</button></p></div>'
+        actions = f'<div class="{m()}"><div class="{m()}">{claps}<div class="{m()}"><button class="{m()}" aria-label="responses"><span class="pw-responses-count {m()}">{rng.randint(1, 300)}</span></button></div></div><div class="{m()}"><button aria-label="Add to list bookmark button" data-testid="headerBookmarkButton" class="{m()}"></button><button data-testid="audioPlayButton" class="{m()}"><p class="{m()}">Listen</p></button><button data-testid="headerSocialShareButton" class="{m()}"><p class="{m()}">Share</p></button></div></div>'
+        more = "".join(f'<div class="{m()}"><a href="/@x/{_slug(t)}-{_h(rng, 12)}"><h2 class="{m()}">{esc(t)}</h2><h3 class="{m()}">{esc(_trim_words(rng.choice(_prose()), 12))}</h3></a><span class="{m()}">{rng.randint(1, 9)}.{rng.randint(1, 9)}K</span></div>' for t in _teasers(rng, 4))
+        body = (
+            f'<div id="root"><div class="a b c"><div class="d e f g h i j k"></div><script>document.domain = document.domain;</script><div class="l c"><div class="l m n o c"><div class="p q r s t u v w x y z ab ac ae af"><div class="ag ah ai aj ak al am an ao ap"><a data-testid="headerMediumLogo" href="/" aria-label="Homepage">Medium</a><div class="ar h"><input role="combobox" aria-label="search" placeholder="Search" data-testid="headerSearchInput"></div></div>'
+            f'<div class="h k w fg fh"><a href="/new-story" class="{m()}" data-testid="headerWriteButton"><div class="{m()}">Write</div></a><a class="{m()}" data-testid="headerSignUpButton">Sign up</a><a class="{m()}" data-testid="headerSignInButton">Sign in</a></div></div></div>'
+            f'<div class="l"><article><div class="l"><div class="l"><span class="l"></span><section><div><div class="fs ft fu fv fw"></div><div class="gn go gp gq gr"><div class="ab cb"><div class="ci bh ev ew ex ey">'
+            f'<div><h1 id="{_h(rng, 4)}" class="pw-post-title {m()}" data-testid="storyTitle" data-selectable-paragraph="">{esc(title)}</h1></div><div><h2 id="{_h(rng, 4)}" class="pw-subtitle-paragraph {m()}">{esc(subtitle)}</h2></div>'
+            f'<div class="speechify-ignore ab cp"><div class="speechify-ignore bh l"><div class="{m()}"><div class="{m()}"><a rel="noopener follow" href="/@{_slug(author)}"><img alt="{esc(author)}" class="l ep by dd de cx" src="/fit/c/88/88/{_h(rng)}.jpeg" width="44" height="44" loading="lazy" data-testid="authorPhoto"></a></div>'
+            f'<div class="{m()}"><span class="{m()}"><a class="{m()}" data-testid="authorName" href="/@{_slug(author)}">{esc(author)}</a></span><span><button class="{m()}">Follow</button></span></div><div class="{m()}"><span class="{m()}" data-testid="storyReadTime">{rng.randint(2, 15)} min read</span><span class="{m()}">·</span><span data-testid="storyPublishDate">{_date(rng)}</span></div></div>{actions}</div></div>'
+            f'{"".join(out)}</div></div></div></section></div></div></div><div class="{m()}"><div class="{m()}">' + "".join(f'<a href="/tag/{_slug(t)}" class="{m()}"><div class="{m()}">{esc(t.title())}</div></a>' for t in tags) + f'</div>{actions}</div></article></div>'
+            f'<div class="{m()}"><div class="{m()}"><h2 class="pw-author-name {m()}"><a href="/@{_slug(author)}"><span class="{m()}">Written by {esc(author)}</span></a></h2><div class="{m()}"><span class="pw-follower-count {m()}"><a>{rng.randint(1, 90)}K Followers</a></span></div>'
+            f'<p class="{m()}"><span class="{m()}">{esc(_trim_words(rng.choice(_prose()), 12))}</span></p><button class="{m()}">Follow</button></div></div>'
+            f'<div class="{m()}"><h2 class="{m()}">Responses ({rng.randint(1, 80)})</h2><div class="{m()}"><p>What are your thoughts?</p><button>Respond</button></div></div>'
+            f'<div class="{m()}"><h2 class="{m()}">More from {esc(author)}</h2>{more}</div><div class="{m()}"><h2 class="{m()}">Recommended from Medium</h2>{more}</div>'
+            f'<div class="{m()}"><a href="https://help.medium.com">Help</a><a>Status</a><a>About</a><a>Careers</a><a>Press</a><a>Blog</a><a>Privacy</a><a>Rules</a><a>Terms</a><a>Text to speech</a></div></div></div></div>'
+            f'<script>window.__APOLLO_STATE__ = {json.dumps({"Post:" + _h(rng, 12): {"title": title, "previewContent": {"subtitle": subtitle}}}, ensure_ascii=False)}</script><script>window.__BUILD_ID__="main-{_h(rng, 20)}"</script>'
+        )
+        return _document('<style type="text/css" data-fela-rehydration="573" data-fela-type="STATIC">html{box-sizing:border-box;-webkit-text-size-adjust:100%}*, *:before, *:after{box-sizing:inherit}</style>', body, charset, f"{title} | by {author} | Medium"), truth, f"https://medium.com/@{_slug(author)}/{slug}-{_h(rng, 12)}"
+
+    if variant == "substack":
+        def sub_widget() -> str:
+            return (f'<div class="subscription-widget-wrap-editor" data-attrs="{esc(json.dumps({"url": "https://" + _slug(blog) + ".substack.com/subscribe?", "text": "Subscribe", "language": "en"}))}" data-component-name="SubscribeWidgetToDOM"><div class="subscription-widget show-subscribe"><div class="preamble"><p class="cta-caption">Thanks for reading {esc(blog)}! Subscribe for free to receive new posts and support my work.</p></div>'
+                    '<form class="subscription-widget-subscribe"><input type="email" class="email-input" name="email" placeholder="Type your email…" tabindex="-1"><input type="submit" class="button primary" value="Subscribe"><div class="fake-input-wrapper"><div class="fake-input"></div><div class="fake-button"></div></div></form></div></div>')
+        def between(k: int) -> str:
+            x = rng.random()
+            if (i == 1 and k == 0) or x < 0.07:
+                return sub_widget()
+            if x < 0.12:
+                return f'<p class="button-wrapper" data-attrs="{esc(json.dumps({"url": "https://x.substack.com/p/" + slug + "?utm_source=substack&utm_medium=email&utm_content=share&action=share", "text": "Share"}))}" data-component-name="ButtonCreateButton"><a class="button primary" href="?action=share"><span>Share</span></a></p>'
+            return ""
+        content = body_html({}, lambda n: f'<a class="footnote-anchor" data-component-name="FootnoteAnchorToDOM" id="footnote-anchor-{n}" href="#footnote-{n}" target="_self">{n}</a>', between)
+        fn = "".join(f'<div class="footnote" data-component-name="FootnoteToDOM"><a id="footnote-{k + 1}" href="#footnote-anchor-{k + 1}" class="footnote-number" contenteditable="false" target="_self">{k + 1}</a><div class="footnote-content"><p>{esc(n)}</p></div></div>' for k, n in enumerate(notes))
+        likes = f'<div class="post-ufi style-large"><div class="like-button-container post-ufi-button style-large"><button tabindex="0" type="button" aria-label="Like ({rng.randint(1, 900)})" aria-pressed="false" class="pencraft pc-reset"><svg role="img" width="20" height="20" viewBox="0 0 24 24"><g><title></title><path d="M20.84 4.61a5.5"></path></g></svg><div class="label">{rng.randint(1, 900)}</div></button></div><a role="button" href="/p/{slug}/comments" class="post-ufi-button style-large post-ufi-comment-button"><div class="label">{rng.randint(0, 90)}</div></a><button class="post-ufi-button style-large" aria-label="Restack"><div class="label">{rng.randint(0, 40)}</div></button><button class="post-ufi-button style-large has-label" aria-label="Share"><div class="label">Share</div></button></div>'
+        dialog = ('<div role="dialog" aria-label="Share this post" aria-modal="true" class="modal share-dialog" style="display:none"><div class="modal-content"><h3 class="modal-title">Share this post</h3><div class="share-preview"><div class="share-preview-title">' + esc(title) + f'</div><div class="share-preview-pub">{esc(blog)}</div></div>'
+                  '<div class="share-actions"><button>Copy link</button><button>Facebook</button><button>Email</button><button>Notes</button><button>More</button></div></div></div>')
+        body = (
+            f'<div id="entry"><div id="main" class="main typography use-theme-bg"><div class="topbar"><div class="navbar-logo-container"><a href="/">{esc(blog)}</a></div><div class="navbar-buttons"><button class="button primary subscribe-btn">Subscribe</button><button class="button sign-in-link">Sign in</button></div></div>'
+            f'<div class="container"><div class="single-post-container"><div class="container"><div class="single-post"><div class="post-header"><h1 dir="auto" class="post-title published title-{_h(rng, 6)}">{esc(title)}</h1><h3 dir="auto" class="subtitle">{esc(subtitle)}</h3>'
+            f'<div class="post-meta"><div class="profile-hover-card-target"><a href="https://substack.com/@{_slug(author)}" class="pencraft frontend-pencraft-Text-module__decoration-hover-underline">{esc(author)}</a></div><div class="pencraft pc-display-flex">{_date(rng)}</div></div>{likes}</div>'
+            f'<div class="available-content"><div dir="auto" class="body markup">{content}{fn}</div></div>'
+            + (sub_widget() if rng.random() < 0.7 else "")
+            + f'{likes}{dialog}</div></div></div>'
+            f'<div class="post-footer"><div class="single-post-section comments-section"><div class="container"><div class="comments-heading"><h4>Discussion about this post</h4><div class="comments-tabs"><button>Comments</button><button>Restacks</button></div></div>'
+            + "".join(f'<div class="comment"><div class="comment-meta"><a class="commenter-name">{rng.choice(USERS)}</a><span>{_date(rng)}</span></div><div class="comment-body"><p>{esc(" ".join(rng.sample(COMMENT_SENTENCES, 2)))}</p></div><div class="comment-actions"><button>Like ({rng.randint(0, 30)})</button><button>Reply</button><button>Share</button></div></div>' for _ in range(n_comments))
+            + f'</div></div><div class="single-post-section"><h4>Ready for more?</h4>{sub_widget()}</div></div></div>'
+            f'<div class="footer-wrap publication-footer"><div class="footer"><div class="copyright">© {rng.randint(2020, 2025)} {esc(author)}</div><div class="footer-links"><a>Privacy</a> ∙ <a>Terms</a> ∙ <a>Collection notice</a></div><div class="footer-substack-cta"><a>Start writing</a><a>Get the app</a></div><p>Substack is the home for great culture</p></div></div></div></div>'
+            f'<script>window._preloads = JSON.parse({json.dumps(json.dumps({"post": {"title": title, "subtitle": subtitle, "slug": slug}}, ensure_ascii=False), ensure_ascii=False)})</script>'
+        )
+        return _document('<link rel="preconnect" href="https://substackcdn.com">', body, charset, f"{title} - {blog}"), truth, f"https://{_slug(blog).replace('-', '')}.substack.com/p/{slug}"
+
+    if variant == "blogger":
+        parts = []
+        for k, b in enumerate(blocks):
+            if b[0] == "p":
+                style = rng.choice(["", ' style="text-align: justify;"', ' style="text-align: left;"'])
+                parts.append(f"<div{style}>{_inline(str(b[1]), rng)}</div><div><br /></div>")
+            elif b[0] in ("h2", "h3"):
+                parts.append(f'<h3 style="text-align: left;">{esc(str(b[1]))}</h3>')
+            else:
+                parts.append(_render(b, rng))
+            if i == 1 and k == 0:
+                parts.append('<div class="separator" style="clear: both; text-align: center;"><a href="/ads" style="margin-left: 1em; margin-right: 1em;"><img border="0" data-original-height="250" data-original-width="300" src="https://blogger.googleusercontent.com/img/b/R29vZ2xl/ad.png" /></a></div><div style="text-align: center;"><b>Sponsored: get 20% off your first order with code BLOG20</b></div>')
+        pid = rng.randint(10**17, 10**18)
+        archive = "".join(f'<li class="archivedate collapsed"><a class="toggle" href="javascript:void(0)"><span class="zippy">►&nbsp;</span></a><a class="post-count-link" href="/{y}/">{y}</a> <span class="post-count" dir="ltr">({rng.randint(1, 40)})</span></li>' for y in range(2025, 2015, -1))
+        body = (
+            f'<div class="content"><div class="content-outer"><header><div class="header-outer"><div class="header-inner"><div class="section" id="header"><div class="widget Header" data-version="1" id="Header1"><div id="header-inner"><div class="titlewrapper"><h1 class="title"><a href="/">{esc(blog)}</a></h1></div><div class="descriptionwrapper"><p class="description"><span>{esc(_trim_words(rng.choice(_prose()), 8))}</span></p></div></div></div></div></div></div></header>'
+            '<div class="tabs-outer"><div class="tabs-inner"><div class="tabs section" id="crosscol"><div class="widget PageList" data-version="1" id="PageList1"><h2>Pages</h2><div class="widget-content"><ul><li class="selected"><a href="/">Home</a></li><li><a href="/p/about.html">About me</a></li><li><a href="/p/contact.html">Contact</a></li></ul></div></div></div></div></div>'
+            '<div class="main-outer"><div class="main-cap-top cap-top"><div class="cap-left"></div><div class="cap-right"></div></div><div class="fauxcolumns"></div><div class="region-inner main-inner"><div class="columns fauxcolumns"><div class="columns-inner"><div class="column-center-outer"><div class="column-center-inner"><div class="main section" id="main"><div class="widget Blog" data-version="1" id="Blog1"><div class="blog-posts hfeed">'
+            f'<div class="date-outer"><h2 class="date-header"><span>{rng.choice(["Monday", "Tuesday", "Friday", "Sunday"])}, {_date(rng)}</span></h2><div class="date-posts"><div class="post-outer"><div class="post hentry uncustomized-post-template" itemprop="blogPost" itemscope="itemscope" itemtype="http://schema.org/BlogPosting">'
+            f'<meta content="{pid}" itemprop="postId"><a name="{pid}"></a><h3 class="post-title entry-title" itemprop="name">{esc(title)}</h3><div class="post-header"><div class="post-header-line-1"></div></div>'
+            f'<div class="post-body entry-content" id="post-body-{pid}" itemprop="description articleBody">{"".join(parts)}<div style="clear: both;"></div></div>'
+            f'<div class="post-footer"><div class="post-footer-line post-footer-line-1"><span class="post-author vcard">Posted by <span class="fn" itemprop="author" itemscope="itemscope" itemtype="http://schema.org/Person"><a class="g-profile" href="https://www.blogger.com/profile/{rng.randint(10**17, 10**18)}" rel="author" title="author profile"><span itemprop="name">{esc(author)}</span></a></span></span>'
+            f' <span class="post-timestamp">at <a class="timestamp-link" href="#" rel="bookmark" title="permanent link"><abbr class="published" itemprop="datePublished" title="{_iso(rng)}">{rng.randint(1, 12)}:{rng.randint(10, 59)} PM</abbr></a></span> <span class="post-comment-link"><a class="comment-link" href="#comment-form">{n_comments or "No"} comments:</a></span></div>'
+            '<div class="post-footer-line post-footer-line-2"><div class="post-share-buttons goog-inline-block"><a class="goog-inline-block share-button sb-email" href="#" title="Email This"><span class="share-button-link-text">Email This</span></a><a class="goog-inline-block share-button sb-blog" title="BlogThis!"><span class="share-button-link-text">BlogThis!</span></a><a class="goog-inline-block share-button sb-twitter" title="Share to X"><span class="share-button-link-text">Share to X</span></a><a class="goog-inline-block share-button sb-facebook" title="Share to Facebook"><span class="share-button-link-text">Share to Facebook</span></a><a class="goog-inline-block share-button sb-pinterest" title="Share to Pinterest"><span class="share-button-link-text">Share to Pinterest</span></a></div></div>'
+            '<div class="post-footer-line post-footer-line-3"><span class="post-labels">Labels: ' + ", ".join(f'<a href="/search/label/{t}" rel="tag">{esc(t)}</a>' for t in tags) + "</span></div></div></div>"
+            f'<div class="comments" id="comments"><a name="comments"></a><h4>{n_comments or "No"} comments:</h4><div id="Blog1_comments-block-wrapper"><dl class="avatar-comment-indent" id="comments-block">'
+            + "".join(f'<dt class="comment-author " id="c{rng.randint(10**8, 10**9)}"><a name="c1"></a>{rng.choice(USERS)} said...</dt><dd class="comment-body" id="Blog1_cmt-1"><p>{esc(" ".join(rng.sample(COMMENT_SENTENCES, 2)))}</p></dd><dd class="comment-footer"><span class="comment-timestamp"><a href="#c1" title="comment permalink">{_date(rng)} at {rng.randint(1, 12)}:{rng.randint(10, 59)} AM</a></span></dd>' for _ in range(n_comments))
+            + '</dl></div><p class="comment-footer"><a href="https://www.blogger.com/comment/fullpage/post/1/2" onclick="">Post a Comment</a></p></div></div></div></div></div>'
+            '<div class="blog-pager" id="blog-pager"><span id="blog-pager-newer-link"><a class="blog-pager-newer-link" href="/newer.html" title="Newer Post">Newer Post</a></span><span id="blog-pager-older-link"><a class="blog-pager-older-link" href="/older.html" title="Older Post">Older Post</a></span><a class="home-link" href="/">Home</a></div><div class="clear"></div>'
+            '<div class="post-feeds"><div class="feed-links">Subscribe to: <a class="feed-link" href="/feeds/1/comments/default" target="_blank" type="application/atom+xml">Post Comments (Atom)</a></div></div></div></div></div></div>'
+            f'<div class="column-right-outer"><div class="column-right-inner"><aside><div class="sidebar section" id="sidebar-right-1"><div class="widget Profile" data-version="1" id="Profile1"><h2>About Me</h2><div class="widget-content"><a href="#"><img alt="My photo" class="profile-img" height="80" src="/photo.jpg" width="60"></a><dl class="profile-datablock"><dt class="profile-data"><a class="profile-name-link g-profile" href="#">{esc(author)}</a></dt><dd class="profile-textblock">{esc(_trim_words(rng.choice(_prose()), 15))}</dd></dl><a class="profile-link" href="#" rel="author">View my complete profile</a></div></div>'
+            f'<div class="widget PopularPosts" data-version="1" id="PopularPosts1"><h2>Popular Posts</h2><div class="widget-content popular-posts"><ul>' + "".join(f'<li><div class="item-content"><div class="item-title"><a href="/{_slug(t)}.html">{esc(t)}</a></div><div class="item-snippet">{esc(_trim_words(rng.choice(_prose()), 16))}</div></div></li>' for t in _teasers(rng, 4)) + "</ul></div></div>"
+            f'<div class="widget BlogArchive" data-version="1" id="BlogArchive1"><h2>Blog Archive</h2><div class="widget-content"><div id="ArchiveList"><div id="BlogArchive1_ArchiveList"><ul class="hierarchy">{archive}</ul></div></div></div></div></div></aside></div></div></div></div></div></div>'
+            f'<footer><div class="footer-outer"><div class="foot section" id="footer-3"><div class="widget Attribution" data-version="1" id="Attribution1"><div class="widget-content" style="text-align: center;">Simple theme. Powered by <a href="https://www.blogger.com" target="_blank">Blogger</a>.</div></div></div></div></footer></div></div>'
+        )
+        head = "<script type=\"text/javascript\">(function() { var b = window, f = \"chrome\", g = \"tick\", k = \"jstiming\"; })();</script><style id='page-skin-1' type='text/css'>body { font: normal normal 12px Arial; }</style>"
+        return _document(head, body, charset, f"{blog}: {title}", html_attrs=" dir='ltr' xmlns='http://www.w3.org/1999/xhtml' xmlns:b='http://www.google.com/2005/gml/b'", body_attrs=' class="loading variant-simplysimple"'), truth, f"https://{_slug(blog).replace('-', '')}.blogspot.com/{rng.randint(2010, 2025)}/{rng.randint(1, 12):02d}/{slug[:40]}.html"
+
+    # wordpress (Astra theme, Jetpack, Gutenberg)
+    def between(k: int) -> str:
+        x = rng.random()
+        if (i == 1 and k == 0) or x < 0.06:
+            return f'<div class="wp-block-jetpack-subscriptions__supports-newline wp-block-jetpack-subscriptions"><div class="wp-block-jetpack-subscriptions__container"><form action="#" method="post" accept-charset="utf-8" data-blog="{rng.randint(10**7, 10**8)}" data-post_access_level="everybody" id="subscribe-blog"><p id="subscribe-email"><label id="subscribe-field-label" for="subscribe-field" class="screen-reader-text">Type your email…</label><input type="email" name="email" required="required" class="no-border-radius" value="" id="subscribe-field" placeholder="Type your email…"></p><p id="subscribe-submit"><button type="submit" class="wp-block-button__link no-border-radius" name="jetpack_subscriptions_widget">Subscribe</button></p></form></div></div>'
+        if x < 0.12:
+            return f'<div class="ast-article-inside-ad"><ins class="adsbygoogle" style="display:block; text-align:center;" data-ad-layout="in-article" data-ad-format="fluid" data-ad-client="ca-pub-{rng.randint(10**15, 10**16)}" data-ad-slot="{rng.randint(10**9, 10**10)}"></ins><script>(adsbygoogle = window.adsbygoogle || []).push({{}});</script></div>'
+        return ""
+    ids = [f"{_h(rng, 8)}-{_h(rng, 4)}-{_h(rng, 4)}" for _ in notes]
+    content = body_html({"h2": "wp-block-heading", "h3": "wp-block-heading", "ul": "wp-block-list", "blockquote": "wp-block-quote", "table": "has-fixed-layout"},
+                        lambda n: f'<sup data-fn="{ids[n - 1]}" class="fn"><a href="#{ids[n - 1]}" id="{ids[n - 1]}-link">{n}</a></sup>', between)
+    fn = ('<ol class="wp-block-footnotes">' + "".join(f'<li id="{ids[k]}">{esc(n)} <a href="#{ids[k]}-link" aria-label="Jump to footnote reference {k + 1}">↩︎</a></li>' for k, n in enumerate(notes)) + "</ol>") if notes else ""
+    sharing = ('<div class="sharedaddy sd-sharing-enabled"><div class="robots-nocontent sd-block sd-social sd-social-icon-text sd-sharing"><h3 class="sd-title">Share this:</h3><div class="sd-content"><ul><li class="share-twitter"><a rel="nofollow noopener noreferrer" data-shared="sharing-twitter-1" class="share-twitter sd-button share-icon" href="?share=twitter" target="_blank" title="Click to share on X"><span>X</span></a></li><li class="share-facebook"><a class="share-facebook sd-button share-icon" href="?share=facebook" title="Click to share on Facebook"><span>Facebook</span></a></li><li class="share-end"></li></ul></div></div></div>'
+               '<div class="sharedaddy sd-block sd-like jetpack-likes-widget-wrapper jetpack-likes-widget-unloaded" id="like-post-wrapper-1" data-src="https://widgets.wp.com/likes/#blog_id=1" data-name="like-post-frame-1"><h3 class="sd-title">Like this:</h3><div class="likes-widget-placeholder post-likes-widget-placeholder" style="height: 55px;"><span class="button"><span>Like</span></span> <span class="loading">Loading...</span></div><span class="sd-text-color"></span><a class="sd-link-color"></a></div>')
+    related = '<div id="jp-relatedposts" class="jp-relatedposts"><h3 class="jp-relatedposts-headline"><em>Related</em></h3>' + "".join(f'<div class="jp-relatedposts-post"><h4 class="jp-relatedposts-post-title"><a class="jp-relatedposts-post-a" href="/{_slug(t)}/">{esc(t)}</a></h4><p class="jp-relatedposts-post-date">{_date(rng)}</p><p class="jp-relatedposts-post-context">In "{esc(tags[0])}"</p></div>' for t in _teasers(rng, 3)) + "</div>"
+    menu = "".join(f'<li id="menu-item-{k}" class="menu-item menu-item-type-post_type menu-item-object-page menu-item-{k}"><a href="/{_slug(x)}/" class="menu-link">{esc(x)}</a></li>' for k, x in enumerate(["Home", "Blog", "About", "Projects", "Contact"]))
+    body = (
+        f'<a class="skip-link screen-reader-text" href="#content" title="Skip to content">Skip to content</a><div class="hfeed site" id="page"><header class="site-header header-main-layout-1 ast-primary-menu-enabled ast-logo-title-inline ast-hide-custom-menu-mobile ast-builder-menu-toggle-icon ast-mobile-header-inline" id="masthead" itemtype="https://schema.org/WPHeader" itemscope="itemscope" itemid="#masthead">'
+        f'<div id="ast-desktop-header" data-toggle-type="dropdown"><div class="ast-main-header-wrap main-header-bar-wrap"><div class="ast-primary-header-bar ast-primary-header main-header-bar site-header-focus-item" data-section="section-primary-header-builder"><div class="site-primary-header-wrap ast-builder-grid-row-container site-header-focus-item ast-container" data-section="section-primary-header-builder"><div class="ast-builder-grid-row ast-builder-grid-row-has-sides ast-builder-grid-row-no-center">'
+        f'<div class="site-header-primary-section-left site-header-section ast-flex site-header-section-left"><div class="ast-builder-layout-element ast-flex site-header-focus-item" data-section="title_tagline"><div class="site-branding ast-site-identity" itemtype="https://schema.org/Organization" itemscope="itemscope"><span class="site-title" itemprop="name"><a href="/" rel="home" itemprop="url">{esc(blog)}</a></span></div></div></div>'
+        f'<div class="site-header-primary-section-right site-header-section ast-flex ast-grid-right-section"><div class="ast-builder-menu-1 ast-builder-menu ast-flex ast-builder-menu-1-focus-item ast-builder-layout-element site-header-focus-item" data-section="section-hb-menu-1"><div class="ast-main-header-bar-alignment"><div class="main-header-bar-navigation"><nav class="site-navigation ast-flex-grow-1 navigation-accessibility site-header-focus-item" id="primary-site-navigation-desktop" aria-label="Site Navigation" itemtype="https://schema.org/SiteNavigationElement" itemscope="itemscope"><div class="main-navigation ast-inline-flex"><ul id="ast-hf-menu-1" class="main-header-menu ast-menu-shadow ast-nav-menu ast-flex submenu-with-border stack-on-mobile">{menu}</ul></div></nav></div></div></div></div></div></div></div></div></div></header>'
+        f'<div id="content" class="site-content"><div class="ast-container"><div id="primary" class="content-area primary"><main id="main" class="site-main">'
+        f'<article class="post-{rng.randint(10, 9999)} post type-post status-publish format-standard has-post-thumbnail hentry category-{_slug(tags[0])} ast-article-single" id="post-1" itemtype="https://schema.org/CreativeWork" itemscope="itemscope"><div class="ast-post-format- single-layout-1">'
+        f'<header class="entry-header"><div class="post-thumb-img-content post-thumb"><img width="1024" height="576" src="/wp-content/uploads/{_h(rng)}.jpg" class="attachment-large size-large wp-post-image" alt="" itemprop="image" decoding="async" fetchpriority="high"></div><h1 class="entry-title" itemprop="headline">{esc(title)}</h1>'
+        f'<div class="entry-meta"><span class="posted-by vcard author" itemtype="https://schema.org/Person" itemscope="itemscope" itemprop="author"><a title="View all posts by {esc(author)}" href="/author/{_slug(author)}/" rel="author" class="url fn n" itemprop="url"><span class="author-name" itemprop="name">{esc(author)}</span></a></span> / <span class="posted-on"><span class="published" itemprop="datePublished">{_date(rng)}</span></span> / <span class="cat-links"><a href="/category/{_slug(tags[0])}/" rel="category tag">{esc(tags[0])}</a></span></div></header>'
+        f'<div class="entry-content clear" data-ast-blocks-layout="true" itemprop="text">{content}{fn}{sharing}{related}</div></div></article>'
+        f'<nav class="navigation post-navigation" aria-label="Posts"><div class="nav-links"><div class="nav-previous"><a title="{esc(rng.choice(RELATED_TEASERS))}" href="/prev/" rel="prev"><span class="ast-left-arrow">&larr;</span> Previous Post</a></div><div class="nav-next"><a href="/next/" rel="next">Next Post <span class="ast-right-arrow">&rarr;</span></a></div></div></nav>'
+        f'{_comments_wp(rng, n_comments, title)}</main></div>'
+        f'<div class="widget-area secondary" id="secondary" role="complementary" aria-label="Primary Sidebar" itemtype="https://schema.org/WPSideBar" itemscope="itemscope"><div class="sidebar-main"><aside id="search-2" class="widget widget_search"><form role="search" method="get" class="search-form" action="/"><label><span class="screen-reader-text">Search for:</span><input type="search" class="search-field" placeholder="Search …" value="" name="s"></label><input type="submit" class="search-submit" value="Search"></form></aside>'
+        f'<aside id="recent-posts-2" class="widget widget_recent_entries"><h2 class="widget-title">Recent Posts</h2><nav aria-label="Recent Posts"><ul>' + "".join(f'<li><a href="/{_slug(t)}/">{esc(t)}</a></li>' for t in _teasers(rng, 5)) + "</ul></nav></aside>"
+        '<aside id="archives-2" class="widget widget_archive"><h2 class="widget-title">Archives</h2><nav aria-label="Archives"><ul>' + "".join(f'<li><a href="/{y}/">{m} {y}</a></li>' for m, y in zip(rng.sample(MONTHS, 4), [2025, 2025, 2024, 2024], strict=True)) + "</ul></nav></aside></div></div></div></div>"
+        f'<footer class="site-footer" id="colophon" itemtype="https://schema.org/WPFooter" itemscope="itemscope" itemid="#colophon"><div class="site-below-footer-wrap ast-builder-grid-row-container site-footer-focus-item ast-builder-grid-row-full ast-builder-grid-row-tablet-full ast-builder-grid-row-mobile-full ast-footer-row-stack ast-footer-row-tablet-stack ast-footer-row-mobile-stack" data-section="section-below-footer-builder"><div class="ast-builder-grid-row-container-inner"><div class="site-footer-below-section-1 site-footer-section site-footer-section-1"><div class="ast-builder-layout-element ast-flex site-footer-focus-item ast-footer-copyright" data-section="section-footer-builder"><div class="ast-footer-copyright"><p>Copyright &copy; {rng.randint(2019, 2025)} {esc(blog)} | Powered by {esc(blog)}</p></div></div></div></div></div></footer></div>'
+        '<script id="astra-theme-js-js-extra">var astra = {"break_point":"921","isRtl":"","is_scroll_to_id":"","is_scroll_to_top":"","is_header_footer_builder_active":"1"};</script>'
+    )
+    head = ("<link rel='stylesheet' id='astra-theme-css-css' href='/wp-content/themes/astra/assets/css/minified/main.min.css?ver=4.6.4' media='all' /><style id='astra-theme-css-inline-css'>:root{--ast-container-default-xlg-padding:3em;}</style>"
+            + _json_ld({"@context": "https://schema.org", "@graph": [{"@type": "Article", "headline": title, "author": {"name": author}}, {"@type": "BreadcrumbList", "itemListElement": [{"@type": "ListItem", "position": 1, "name": "Home"}]}]}))
+    return _document(head, body, charset, f"{title} – {blog}", body_attrs=' itemtype="https://schema.org/Blog" itemscope class="post-template-default single single-post postid-1 single-format-standard wp-custom-logo ast-desktop ast-separate-container ast-right-sidebar astra-4.6.4 ast-blog-single-style-1 ast-single-post ast-inherit-site-logo-transparent ast-hfb-header"'), truth, f"https://{_slug(blog)}.example.net/{rng.randint(2016, 2025)}/{rng.randint(1, 12):02d}/{slug}/"
+
+
+# ------------------------------------------------------------------------------------------------ pages
+
+_BUILDERS: dict[str, Callable[[int, random.Random, str], tuple[str, str, str]]] = {
+    "news-react": _news_react,
+    "blog-platforms": _blog,
+}
+
+
+def pages(n_per_type: int = 20, seed: int = 0) -> list[Page]:
+    """`n_per_type` pages of each kind in `KINDS`, deterministic for `seed` (and a Python version)."""
+    out = []
+    for k, kind in enumerate(KINDS):
+        for i in range(n_per_type):
+            rng = random.Random(f"heldout:{seed}:{kind}:{i}")
+            html, truth, url = _BUILDERS[kind](i, rng, _charset(i, k))
+            out.append(Page(name=f"{kind}-{i:03d}", kind=kind, url=url, html=html, truth=truth))
+    return out
