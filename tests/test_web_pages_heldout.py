@@ -27,7 +27,6 @@ def test_every_kind_present(default_pages) -> None:
     counts = {k: sum(p.kind == k for p in default_pages) for k in KINDS}
     assert counts == dict.fromkeys(KINDS, 20)
     assert len({p.name for p in default_pages}) == len(default_pages)
-    assert len({p.url for p in default_pages}) == len(default_pages)
 
 
 def test_truth_is_visible_text_of_the_page(default_pages) -> None:

@@ -97,6 +97,8 @@ from tests.web_pages import (
     Block,
     Page,
     _article_blocks,
+    _code_snippets,
+    _doc_blocks,
     _documents,
     _inline,
     _prose,
@@ -109,7 +111,7 @@ from tests.web_pages import (
 
 __all__ = ["KINDS", "Page", "pages", "shingle_counts", "shingle_scores"]
 
-KINDS = ("news-react", "blog-platforms")
+KINDS = ("news-react", "blog-platforms", "qa", "recipe")
 
 RU_EXTRA = [
     "Критики назвали это решение «наивным прочтением фасада», но владельцы кафе приветствовали новый декор и сбор в 12 евро.",
@@ -737,11 +739,420 @@ def _blog(i: int, rng: random.Random, charset: str) -> tuple[str, str, str]:
     return _document(head, body, charset, f"{title} – {blog}", body_attrs=' itemtype="https://schema.org/Blog" itemscope class="post-template-default single single-post postid-1 single-format-standard wp-custom-logo ast-desktop ast-separate-container ast-right-sidebar astra-4.6.4 ast-blog-single-style-1 ast-single-post ast-inherit-site-logo-transparent ast-hfb-header"'), truth, f"https://{_slug(blog)}.example.net/{rng.randint(2016, 2025)}/{rng.randint(1, 12):02d}/{slug}/"
 
 
+
+# -------------------------------------------------------------------------------------------------- qa
+
+SE_SITES = [("Stack Overflow", "stackoverflow.com"), ("Super User", "superuser.com"), ("Ask Ubuntu", "askubuntu.com"), ("Unix &amp; Linux Stack Exchange", "unix.stackexchange.com"), ("Software Engineering Stack Exchange", "softwareengineering.stackexchange.com")]
+SE_TAGS = ["python", "python-3.x", "string", "list", "dictionary", "regex", "parsing", "subprocess", "json", "unicode", "performance", "bash", "linux", "git", "sql"]
+
+
+def _post_blocks(rng: random.Random, short: bool) -> list[Block]:
+    prose = _prose()
+    if short:
+        return [("p", _trim_words(rng.choice(prose), rng.randint(12, 25)))]
+    blocks: list[Block] = [("p", _trim_words(rng.choice(prose), rng.randint(15, 70))) for _ in range(rng.choice([1, 1, 2, 3]))]
+    if rng.random() < 0.45:
+        blocks.insert(rng.randint(1, len(blocks)), ("code", rng.choice(_code_snippets())))
+    if rng.random() < 0.15:
+        blocks.append(("ul", [_trim_words(rng.choice(prose), rng.randint(5, 12)) for _ in range(rng.randint(2, 4))]))
+    if rng.random() < 0.1:
+        blocks.append(("quote", _trim_words(rng.choice(prose), 20)))
+    return blocks
+
+
+def _se_comments_stacks(rng: random.Random, pid: int, n: int) -> str:
+    items = "".join(
+        f'<li id="comment-{pid + k}" class="comment js-comment " data-comment-id="{pid + k}" data-comment-owner-id="{rng.randint(1000, 99999)}" data-comment-score="{rng.randint(0, 40)}"><div class="js-comment-actions comment-actions"><div class="comment-score js-comment-edit-hide">'
+        + (f'<span title="number of &#39;useful comment&#39; votes received" class="cool">{rng.randint(1, 40)}</span>' if rng.random() < 0.5 else "")
+        + f'</div></div><div class="comment-text  js-comment-text-and-form"><div class="comment-body js-comment-edit-hide"><span class="comment-copy">{esc(" ".join(rng.sample(COMMENT_SENTENCES, rng.randint(1, 3))))}</span>'
+        f'<div class="d-inline-flex ai-center">&ndash;&nbsp;<a href="/users/{rng.randint(1000, 99999)}/{rng.choice(USERS)}" title="{rng.randint(1, 99)},{rng.randint(100, 999)} reputation" class="comment-user">{rng.choice(USERS)}</a><span class="comment-date" dir="ltr"><a class="comment-link" href="#comment{k}_{pid}"><span title="{_iso(rng)}" class="relativetime-clean">{rng.choice(MONTHS)[:3]} {rng.randint(1, 28)}, {rng.randint(2010, 2024)} at {rng.randint(0, 23)}:{rng.randint(10, 59)}</span></a></span></div></div></div></li>'
+        for k in range(n)
+    )
+    return (f'<div class="post-layout--right js-post-comments-component"><div id="comments-{pid}" class="comments js-comments-container bt bc-black-075 mt12 " data-post-id="{pid}" data-min-length="15"><ul class="comments-list js-comments-list" data-remaining-comments-count="0" data-canpost="false" data-cansee="true" data-comments-unavailable="false" data-addlink-disabled="true">{items}</ul></div>'
+            f'<div id="comments-link-{pid}" data-rep="50" data-anon="true"><a class="js-add-link comments-link disabled-link" title="Use comments to ask for more information or suggest improvements. Avoid answering questions in comments." href="#" role="button">Add a comment</a><span class="js-link-separator d-none">&nbsp;|&nbsp;</span><a class="js-show-link comments-link dno" title="Expand to show all comments on this post" href="#" onclick="" role="button"></a></div></div>')
+
+
+def _se_vote(rng: random.Random, pid: int, score: int, accepted: bool) -> str:
+    return (
+        f'<div class="votecell post-layout--left"><div class="js-voting-container d-flex jc-center fd-column ai-center gs4 fc-black-300" data-post-id="{pid}" data-referrer="None">'
+        f'<button class="js-vote-up-btn flex--item s-btn s-btn__unset c-pointer " data-controller="s-tooltip" data-s-tooltip-placement="right" aria-pressed="false" aria-label="Up vote" data-selected-classes="fc-theme-primary" aria-describedby="--stacks-s-tooltip-{_h(rng, 8)}"><svg aria-hidden="true" class="svg-icon iconArrowUp" width="18" height="18" viewBox="0 0 18 18"><path d="M1 12h16L9 4z"></path></svg></button>'
+        f'<div id="--stacks-s-tooltip-{_h(rng, 8)}" class="s-popover s-popover__tooltip" role="tooltip">This question shows research effort; it is useful and clear<div class="s-popover--arrow"></div></div>'
+        f'<div class="js-vote-count flex--item d-flex fd-column ai-center fc-theme-body-font fw-bold fs-subheading py4" itemprop="upvoteCount" data-value="{score}">{score}</div>'
+        f'<button class="js-vote-down-btn flex--item s-btn s-btn__unset c-pointer " data-controller="s-tooltip" data-s-tooltip-placement="right" aria-pressed="false" aria-label="Down vote"><svg aria-hidden="true" class="svg-icon iconArrowDown" width="18" height="18" viewBox="0 0 18 18"><path d="M1 6h16l-8 8z"></path></svg></button>'
+        f'<button class="js-saves-btn s-btn s-btn__unset c-pointer py4" type="button" id="saves-btn-{pid}" data-controller="s-tooltip" aria-pressed="false" data-post-id="{pid}" data-post-type-id="1" data-user-privilege-for-post-click="0" aria-controls="" data-s-popover-auto-show="false"><svg aria-hidden="true" class="fc-theme-primary-500 js-saves-btn-selected d-none svg-icon iconBookmark" width="18" height="18" viewBox="0 0 18 18"><path d="M3 17V3c0-1.1.9-2 2-2h8a2 2 0 0 1 2 2v14l-6-4z"></path></svg></button>'
+        + ('<div class="js-accepted-answer-indicator flex--item fc-green-400 py6 mtn8" data-s-tooltip-placement="right" title="Loading when this answer was accepted…" tabindex="0" role="note" aria-label="Accepted"><div class="ta-center"><svg aria-hidden="true" class="svg-icon iconCheckmarkLg" width="36" height="36" viewBox="0 0 36 36"><path d="m6 14 8 8L30 6v8L14 30l-8-8z"></path></svg></div></div>' if accepted else "")
+        + f'<a class="js-post-issue flex--item s-btn s-btn__unset c-pointer py6 mx-auto" href="/posts/{pid}/timeline" data-shortcut="T" aria-label="Timeline" data-controller="s-tooltip" data-s-tooltip-placement="right"><svg aria-hidden="true" class="mln2 mr0 svg-icon iconHistory" width="19" height="18" viewBox="0 0 19 18"><path d="M3 9a8 8 0 1 1 3.73 6.77"></path></svg></a></div></div>'
+    )
+
+
+def _se_signature(rng: random.Random, verb: str, owner: bool) -> str:
+    user = rng.choice(USERS)
+    uid = rng.randint(1000, 9_999_999)
+    edited = (f'<div class="post-signature flex--item"><div class="user-info "><div class="d-flex "><div class="user-action-time fl-grow1"><a href="/posts/{uid}/revisions" title="show all edits to this post" class="js-gps-track">edited <span title="{_iso(rng)}" class="relativetime">{rng.choice(MONTHS)[:3]} {rng.randint(1, 28)}, {rng.randint(2015, 2024)} at {rng.randint(0, 23)}:{rng.randint(10, 59)}</span></a></div></div>'
+              f'<div class="user-gravatar32"></div><div class="user-details"><a href="/users/{uid + 1}/{rng.choice(USERS)}">{rng.choice(USERS)}</a><div class="-flair"><span class="reputation-score" title="reputation score" dir="ltr">{rng.randint(1, 300)}k</span></div></div></div></div>') if rng.random() < 0.4 else ""
+    return (
+        f'{edited}<div class="post-signature{" owner" if owner else ""} flex--item"><div class="user-info user-hover"><div class="d-flex "><div class="user-action-time fl-grow1">{verb} <span title="{_iso(rng)}" class="relativetime">{rng.choice(MONTHS)[:3]} {rng.randint(1, 28)}, {rng.randint(2009, 2024)} at {rng.randint(0, 23)}:{rng.randint(10, 59)}</span></div></div>'
+        f'<div class="user-gravatar32" data-s-popover-placement="bottom-start"><a href="/users/{uid}/{user}"><div class="gravatar-wrapper-32"><img src="https://i.sstatic.net/{_h(rng, 7)}.jpg?s=64" alt="{user}&#39;s user avatar" width="32" height="32" class="bar-sm"></div></a></div>'
+        f'<div class="user-details" itemprop="author" itemscope itemtype="http://schema.org/Person"><a href="/users/{uid}/{user}">{user}</a><span class="d-none" itemprop="name">{user}</span><div class="-flair"><span class="reputation-score" title="reputation score {rng.randint(1000, 999999):,}" dir="ltr">{rng.randint(1, 999)}k</span>'
+        f'<span title="{rng.randint(1, 90)} gold badges" aria-hidden="true"><span class="badge1"></span><span class="badgecount">{rng.randint(1, 90)}</span></span><span class="v-visible-sr">{rng.randint(1, 90)} gold badges</span><span title="{rng.randint(1, 300)} silver badges" aria-hidden="true"><span class="badge2"></span><span class="badgecount">{rng.randint(1, 300)}</span></span></div></div></div></div>'
+    )
+
+
+def _se_menu(rng: random.Random, pid: int, what: str) -> str:
+    return (f'<div class="js-post-menu pt2" data-post-id="{pid}" data-post-type-id="{1 if what == "question" else 2}"><div class="d-flex gs8 s-anchors s-anchors__muted fw-wrap">'
+            f'<div class="flex--item"><a href="/{what[0]}/{pid}" rel="nofollow" itemprop="url" class="js-share-link js-gps-track" title="Short permalink to this {what}" data-controller="se-share-sheet" data-se-share-sheet-title="Share a link to this {what}" data-se-share-sheet-subtitle="" data-se-share-sheet-post-type="{what}" data-se-share-sheet-social="facebook twitter " data-se-share-sheet-location="1" data-se-share-sheet-license-url="https%3a%2f%2fcreativecommons.org%2flicenses%2fby-sa%2f4.0%2f" data-se-share-sheet-license-name="CC BY-SA 4.0" data-s-popover-placement="bottom-start">Share</a></div>'
+            f'<div class="flex--item"><a href="/posts/{pid}/edit" class="js-suggest-edit-post js-gps-track" data-gps-track="post.click({{ item: 6, priv: 0, post_type: 1 }})" title="">Improve this {what}</a></div>'
+            f'<div class="flex--item"><button type="button" id="btnFollowPost-{pid}" class="s-btn s-btn__link js-follow-post js-follow-{what} js-gps-track" data-gps-track="post.click({{ item: 14, priv: 0, post_type: 1 }})" data-controller="s-tooltip " data-s-tooltip-placement="bottom" data-s-popover-placement="bottom" aria-controls="">Follow</button></div></div>'
+            f'<div class="js-menu-popup-container"></div></div>')
+
+
+def _qa(i: int, rng: random.Random, charset: str) -> tuple[str, str, str]:
+    stacks = i % 2 == 0 if i >= 3 else rng.random() < 0.6
+    site, domain = rng.choice(SE_SITES)
+    title = rng.choice([t for t, _ in _documents()]).capitalize() + rng.choice(["?", " not working as expected", " - what is the difference?", ": how to avoid it?", " in Python 3"])
+    qid = rng.randint(10**6, 8 * 10**7)
+    tags = rng.sample(SE_TAGS, rng.randint(1, 5))
+    question = _post_blocks(rng, i == 0)
+    n_ans = 1 if i == 0 else rng.choice([1, 2, 3, 4, 6, 9])
+    answers = [_post_blocks(rng, i == 0) for _ in range(n_ans)]
+    if charset != "utf-8":
+        question.insert(0, ("p", _extra(charset, rng)))
+    truth = _truth([b for post in [question, *answers] for b in post])
+    accepted = rng.random() < 0.6
+    scores = sorted((rng.randint(-2, 3000) for _ in answers), reverse=True)
+    pcls = {"pre": " class=\"lang-py s-code-block\"", "code": "hljs language-python"} if stacks else {}
+    def render_post(blocks: list[Block]) -> str:
+        return "".join(_render(b, rng, pcls) for b in blocks)
+    notice = ""
+    if i == 1 or rng.random() < 0.15:
+        notice = (f'<div class="s-notice s-notice__info post-notice js-post-notice mb16" role="status"><div class="d-flex fd-column fw-nowrap"><div class="d-flex fw-nowrap"><div class="flex--item mr8"><svg aria-hidden="true" class="svg-icon iconLightbulb" width="18" height="18" viewBox="0 0 18 18"><path d="M15 6.38A6.5"></path></svg></div>'
+                  '<div class="flex--item wmn0 fl1 lh-lg"><div class="flex--item fl1 lh-lg"><div><b>This question already has answers here</b>:</div></div></div></div><div class="flex--item mb0 mt4"><div class="mt4"><a href="/questions/1/x" dir="ltr">' + esc(rng.choice(RELATED_TEASERS)) + f'</a> <span class="question-originals-answer-count">({rng.randint(2, 40)} answers)</span></div>'
+                  f'<div class="flex--item mb0 mt8">Closed {rng.randint(2, 9)} years ago.</div></div></div></div>')
+    protected = ('<div class="s-notice s-notice__warning mb16" role="status"><p><b>Highly active question</b>. Earn 10 reputation (not counting the association bonus) in order to answer this question. The reputation requirement helps protect this question from spam and non-answer activity.</p></div>') if rng.random() < 0.15 else ""
+    linked = "".join(f'<div class="spacer js-gps-track"><a href="/q/{rng.randint(1000, 99999)}" title="Question score (highest is best)"><div class="answer-votes{" answered-accepted" if rng.random() < 0.5 else ""} default">{rng.randint(0, 900)}</div></a><a href="/questions/{rng.randint(1000, 99999)}/x" class="question-hyperlink">{esc(t)}</a></div>' for t in _teasers(rng, rng.randint(3, 8)))
+    hot = "".join(f'<li><div class="favicon favicon-{rng.choice(["math", "physics", "english", "gaming", "travel", "cooking"])}" title="Stack Exchange"></div><a href="https://x.stackexchange.com/questions/{rng.randint(1000, 99999)}" class="js-gps-track question-hyperlink mb0" data-gps-track="site.switch({{ item_type:11,target_site:1 }}); posts_hot_network.click({{ item_type:2,location:11 }})">{esc(t)}</a></li>' for t in _teasers(rng, rng.randint(6, 12)))
+    sidebar = (
+        f'<div id="sidebar" class="show-votes" role="complementary" aria-label="sidebar"><div class="s-sidebarwidget s-sidebarwidget__yellow s-anchors s-anchors__grayscale mb16" data-tracker="cb=1"><ul class="d-block p0 m0"><div class="s-sidebarwidget--header s-sidebarwidget__small-bold-text d-flex fc-black-600 d:fc-black-900 bb bbw1">The Overflow Blog</div>'
+        + "".join(f'<li class="s-sidebarwidget--item d-flex px16"><div class="flex--item1 fl-shrink0"><svg aria-hidden="true" class="va-text-top svg-icon iconPencilSm" width="14" height="14" viewBox="0 0 14 14"><path d="m11.1 1.71"></path></svg></div><div class="flex--item wmn0 ow-break-word"><a href="https://stackoverflow.blog/{_slug(t)}/" class="js-gps-track" title="{esc(t)}">{esc(t)}</a></div></li>' for t in _teasers(rng, 2))
+        + f'</ul></div><div class="module sidebar-linked"><h4 id="h-linked">Linked</h4><div class="linked" data-tracker="lq=1">{linked}</div></div>'
+        f'<div class="module sidebar-related"><h4 id="h-related">Related</h4><div class="related js-gps-related-questions" data-tracker="rq=1">{linked}</div></div>'
+        f'<div id="hot-network-questions" class="module tex2jax_ignore"><h4><a href="https://stackexchange.com/questions?tab=hot" class="js-gps-track s-link s-link__inherit" data-gps-track="posts_hot_network.click({{ item_type:1, location:11 }})">Hot Network Questions</a></h4><ul>{hot}</ul><a href="#" class="show-more js-show-more js-gps-track">more hot questions</a></div>'
+        f'<div id="feed-link" class="js-feed-link"><a href="/feeds/question/{qid}" title="Feed of this question and its answers"><svg aria-hidden="true" class="fc-orange-400 svg-icon iconRss" width="18" height="18" viewBox="0 0 18 18"><path d="M1 3c0-1.1.9-2 2-2h12a2 2 0 0 1 2 2v12a2 2 0 0 1-2 2H3a2 2 0 0 1-2-2z"></path></svg>Question feed</a></div></div>'
+    )
+    taglist = "<ul class='ml0 list-ls-none js-post-tag-list-wrapper d-inline'>" + "".join(f"<li class='d-inline mr4 js-post-tag-list-item'><a href=\"/questions/tagged/{t}\" class=\"post-tag\" title=\"show questions tagged &#39;{t}&#39;\" aria-label=\"show questions tagged &#39;{t}&#39;\" rel=\"tag\" aria-labelledby=\"tag-{t}-tooltip-container\" data-tag-menu-origin=\"Unknown\">{t}</a></li>" for t in tags) + "</ul>"
+    answer_form = (f'<form id="post-form" action="/questions/{qid}/answer/submit" method="post" class="js-add-answer-component post-form"><h2 class="space" id="your-answer-header">Your Answer</h2><div class="js-post-editor"><textarea id="wmd-input" name="post-text" class="wmd-input s-input bar0 js-post-body-field" data-post-type-id="2" cols="92" rows="15" aria-labelledby="your-answer-header"></textarea></div>'
+                   '<div class="js-general-error general-error d-none"></div><div id="sign-up-or-log-in"><h2>Sign up or log in</h2><button class="s-btn s-btn__icon s-btn__google">Sign up using Google</button><button class="s-btn">Sign up using Email and Password</button></div>'
+                   '<div class="ps-relative"><h2>Post as a guest</h2><label for="display-name">Name</label><input id="display-name" type="text"><label for="m-address">Email</label><p>Required, but never shown</p><input id="m-address" type="text"></div>'
+                   '<div class="form-submit clear-both d-flex gsx gs4"><button id="submit-button" class="flex--item s-btn s-btn__filled s-btn__icon ws-nowrap" type="submit">Post Your Answer</button><button class="flex--item s-btn s-btn__danger discard-answer dno">Discard</button></div>'
+                   '<p class="privacy-policy-agreement">By clicking “Post Your Answer”, you agree to our <a href="https://stackoverflow.com/legal/terms-of-service/public" name="tos" target="_blank" class="-link">terms of service</a> and acknowledge you have read our <a href="https://stackoverflow.com/legal/privacy-policy" name="privacy" target="_blank" class="-link">privacy policy</a>.</p></form>')
+    cookie = ('<div id="onetrust-consent-sdk"><div id="onetrust-banner-sdk" class="otFlat" tabindex="0" role="region" aria-label="Cookie banner"><div class="ot-sdk-container"><div class="ot-sdk-row"><div id="onetrust-group-container" class="ot-sdk-eight ot-sdk-columns"><div class="banner_logo"></div><div id="onetrust-policy"><h2 id="onetrust-policy-title">Your privacy</h2>'
+              '<div id="onetrust-policy-text">By clicking “Accept all cookies”, you agree Stack Exchange can store cookies on your device and disclose information in accordance with our <a href="https://stackoverflow.com/legal/cookie-policy">Cookie Policy</a>.</div></div></div>'
+              '<div id="onetrust-button-group-parent" class="ot-sdk-three ot-sdk-columns"><div id="onetrust-button-group"><button id="onetrust-accept-btn-handler">Accept all cookies</button><button id="onetrust-reject-all-handler">Necessary cookies only</button><button id="onetrust-pc-btn-handler">Customize settings</button></div></div></div></div></div></div>') if rng.random() < 0.7 else ""
+    left = ('<div id="left-sidebar" data-is-here-when="md lg" class="left-sidebar js-pinned-left-sidebar ps-relative"><div class="left-sidebar--sticky-container js-sticky-leftnav"><nav role="navigation"><ol class="nav-links"><li class="ps-relative"><a href="/" class="pl8 js-gps-track nav-links--link" aria-controls="" data-controller="" data-s-popover-placement="right" aria-current="false"><div class="d-flex ai-center"><div class="flex--item truncate">Home</div></div></a></li>'
+            '<li><ol class="nav-links"><li class="fs-fine tt-uppercase ml8 mt16 mb4 fc-light">Public</li><li class="ps-relative youarehere" aria-current="true"><a id="nav-questions" href="/questions" class="pl8 js-gps-track nav-links--link -link__with-icon" aria-controls="" data-controller="" data-s-popover-placement="right" aria-current="true"><svg aria-hidden="true" class="svg-icon iconGlobe" width="18" height="18" viewBox="0 0 18 18"><path d="M9 1C4.64 1 1 4.64 1 9c0 4.36 3.64 8 8 8 4.36 0 8-3.64 8-8 0-4.36-3.64-8-8-8z"></path></svg><span class="-link--channel-name">Questions</span></a></li>'
+            '<li class="ps-relative"><a id="nav-tags" href="/tags" class="js-gps-track nav-links--link" aria-controls="" data-controller="" data-s-popover-placement="right"><div class="d-flex ai-center"><div class="flex--item truncate">Tags</div></div></a></li><li class="ps-relative"><a id="nav-users" href="/users" class="js-gps-track nav-links--link"><div class="d-flex ai-center"><div class="flex--item truncate">Users</div></div></a></li><li class="ps-relative"><a id="nav-companies" href="/jobs/companies" class="js-gps-track nav-links--link"><div class="d-flex ai-center"><div class="flex--item truncate">Companies</div></div></a></li></ol></li>'
+            '<li class="js-freemium-cta ps-relative mt32 mb8"><div class="fs-fine tt-uppercase ml8 mt16 mb8 fc-light">Collectives</div><a href="/collectives" class="s-link">Explore Collectives</a></li><li class="ps-relative"><div class="fs-fine tt-uppercase ml8 mt16 mb8 fc-light">Teams</div><div class="ba bc-black-225 p12 ml8 bar-sm"><p>Ask questions, find answers and collaborate at work with Stack Overflow for Teams.</p><a href="/teams" class="s-btn s-btn__filled">Try Teams for free</a> <a href="/teams/tour">Explore Teams</a></div></li></ol></nav></div></div>')
+    header = (f'<header class="s-topbar ps-fixed t0 l0 js-top-bar"><div class="s-topbar--container"><a href="#" class="s-topbar--menu-btn js-left-sidebar-toggle" role="menuitem" aria-haspopup="true" aria-controls="left-sidebar" aria-expanded="false"><span></span></a><a class="s-topbar--logo js-gps-track" href="https://{domain}"><span class="-img _glyph">{site}</span></a>'
+              '<ol class="s-navigation" role="presentation"><li class="md:d-none"><a href="https://stackoverflow.co/" class="s-navigation--item js-gps-track js-products-menu" aria-controls="products-popover" data-controller="s-popover" data-action="s-popover#toggle" data-s-popover-placement="bottom" data-s-popover-toggle-class="is-selected">Products</a></li></ol>'
+              '<form id="search" role="search" action="/search" class="s-topbar--searchbar js-searchbar " autocomplete="off"><div class="s-topbar--searchbar--input-group"><input name="q" type="text" role="combobox" placeholder="Search…" value="" autocomplete="off" maxlength="240" class="s-input s-input__search js-search-field " aria-label="Search" aria-controls="top-search" data-controller="s-popover" data-action="focus->s-popover#show" data-s-popover-placement="bottom-start" aria-expanded="false"></div></form>'
+              '<ol class="overflow-x-auto ml-auto -secondary grid ai-center list-reset h100 user-logged-out" role="menubar"><li class="-item searchbar-trigger"><a href="#" class="s-topbar--item js-searchbar-trigger" role="button" aria-label="Search" aria-haspopup="true" aria-controls="search" title="Click to show search"></a></li><li><a href="/users/login" class="s-topbar--item s-topbar--item__unset s-btn s-btn__filled ws-nowrap js-gps-track" rel="nofollow">Log in</a></li><li><a href="/users/signup" class="s-topbar--item s-topbar--item__unset ml4 s-btn s-btn__primary ws-nowrap" rel="nofollow">Sign up</a></li></ol></div></header>')
+    footer = (f'<footer id="footer" class="site-footer js-footer theme-light__forced" role="contentinfo"><div class="site-footer--container"><nav class="site-footer--nav"><div class="site-footer--col"><h5 class="-title"><a href="https://{domain}">{site}</a></h5><ul class="-list js-primary-footer-links"><li class="-item"><a href="/questions" class="js-gps-track -link">Questions</a></li><li class="-item"><a href="/help" class="js-gps-track -link">Help</a></li><li class="-item"><a href="/chat" class="js-gps-track -link">Chat</a></li></ul></div>'
+              '<div class="site-footer--col"><h5 class="-title">Company</h5><ul class="-list"><li><a class="-link">About</a></li><li><a class="-link">Press</a></li><li><a class="-link">Work Here</a></li><li><a class="-link">Legal</a></li><li><a class="-link">Privacy Policy</a></li><li><a class="-link">Terms of Service</a></li><li><a class="-link">Contact Us</a></li><li><button type="button" class="js-ccpa-show-dialog">Cookie Settings</button></li><li><a class="-link">Cookie Policy</a></li></ul></div></nav>'
+              f'<div class="site-footer--copyright fs-fine md:mt24"><p class="md:mb0">Site design / logo © {rng.randint(2020, 2025)} Stack Exchange Inc; user contributions licensed under <span class="td-underline"><a href="https://stackoverflow.com/help/licensing">CC BY-SA</a></span>. <span id="svnrev">rev {rng.randint(2020, 2025)}.{rng.randint(1, 12)}.{rng.randint(1, 28)}.{rng.randint(10000, 99999)}</span></p></div></div></footer>')
+    scripts = ('<script>StackExchange.ready(function () { StackExchange.using("postValidation", function () { StackExchange.postValidation.initOnBlurAndSubmit($("#post-form"), 2, "answer"); }); StackExchange.question.init({showAnswerHelp:true,totalCommentCount:5,shareSheetEnabled:true,questionId:'
+               + str(qid) + '}); styleCode(); });</script>' + _json_ld({"@context": "https://schema.org", "@type": "QAPage", "mainEntity": {"@type": "Question", "name": title, "answerCount": n_ans}}))
+
+    posts = []
+    if stacks:
+        posts.append(
+            f'<div class="question js-question" data-questionid="{qid}" data-position-on-page="0" data-score="{rng.randint(0, 3000)}" id="question">{notice}<div class="js-zone-container zone-container-main"><div id="dfp-tlb" class="everyonelovesstackoverflow everyoneloves__top-leaderboard everyoneloves__leaderboard"></div><div class="js-report-ad-button-container " style="width: 728px"></div></div>'
+            f'<div class="post-layout ">{_se_vote(rng, qid, rng.randint(0, 3000), False)}<div class="postcell post-layout--right"><div class="s-prose js-post-body" itemprop="text">{render_post(question)}</div>'
+            f'<div class="mt24 mb12"><div class="post-taglist d-flex gs4 gsy fd-column"><div class="d-flex ps-relative fw-wrap">{taglist}</div></div></div>'
+            f'<div class="mb0 "><div class="mt16 d-flex gs8 gsy fw-wrap jc-end ai-start pt4 mb16"><div class="flex--item mr16 fl1 w96">{_se_menu(rng, qid, "question")}</div>{_se_signature(rng, "asked", True)}</div></div></div>'
+            f'<span class="d-none" itemprop="commentCount">{rng.randint(0, 9)}</span>{_se_comments_stacks(rng, qid, rng.choice([0, 2, 5, 11]))}</div></div>'
+        )
+        posts.append(
+            f'<div id="answers"><a name="tab-top"></a><div id="answers-header"><div class="answers-subheader d-flex ai-center mb8"><div class="flex--item fl1"><h2 class="mb0" data-answercount="{n_ans}">{n_ans} Answer{"s" if n_ans > 1 else ""}<span style="display:none;" itemprop="answerCount">{n_ans}</span></h2></div>'
+            '<div class="flex--item"><div class="d-flex g4 gsx ai-center sm:fd-column sm:ai-start"><div class="d-flex fd-column ai-end sm:ai-start"><label class="flex--item fs-caption" for="answer-sort-dropdown-select-menu">Sorted by:</label><a class="js-sort-preference-change s-link flex--item fs-fine d-none" data-value="ScoreDesc" href="?answertab=scoredesc#tab-top">Reset to default</a></div>'
+            '<div class="flex--item s-select"><select id="answer-sort-dropdown-select-menu"><option value="scoredesc" selected="selected">Highest score (default)</option><option value="modifieddesc">Date modified (newest first)</option><option value="createdasc">Date created (oldest first)</option></select></div></div></div></div></div>'
+        )
+        for k, (ans, score) in enumerate(zip(answers, scores, strict=True)):
+            aid = qid + 1 + k * rng.randint(10, 9999)
+            acc = accepted and k == 0
+            posts.append(
+                f'<a name="{aid}"></a><div id="answer-{aid}" class="answer js-answer{" accepted-answer js-accepted-answer" if acc else ""}" data-answerid="{aid}" data-parentid="{qid}" data-score="{score}" data-position-on-page="{k + 1}" data-highest-scored="{int(k == 0)}" data-question-has-accepted-highest-score="{int(accepted)}" itemprop="{"acceptedAnswer" if acc else "suggestedAnswer"}" itemscope itemtype="https://schema.org/Answer">'
+                f'<div class="post-layout">{_se_vote(rng, aid, score, acc)}<div class="answercell post-layout--right"><div class="s-prose js-post-body" itemprop="text">{render_post(ans)}</div>'
+                f'<div class="mt24"><div class="d-flex fw-wrap ai-start jc-end gs8 gsy"><time itemprop="dateCreated" datetime="{_iso(rng)}"></time><div class="flex--item mr16" style="flex: 1 1 100px;">{_se_menu(rng, aid, "answer")}</div>{_se_signature(rng, "answered", False)}</div></div></div>'
+                f'<span class="d-none" itemprop="commentCount">{rng.randint(0, 5)}</span>{_se_comments_stacks(rng, aid, rng.choice([0, 0, 1, 3, 6]))}</div></div>'
+            )
+            if k == 0 and n_ans > 1:
+                posts.append('<div class="js-zone-container zone-container-main"><div id="dfp-mlb" class="everyonelovesstackoverflow everyoneloves__mid-leaderboard everyoneloves__leaderboard"></div><div class="js-report-ad-button-container " style="width: 728px"><button class="js-report-ad-button s-btn s-btn__link fs-fine">Report this ad</button></div></div>')
+        posts.append(f"{protected}{answer_form}<h2 class=\"bottom-notice\" data-loc=\"1\">Not the answer you're looking for? Browse other questions tagged {taglist} or <a href=\"/questions/ask\">ask your own question</a>.</h2></div>")
+        main = (
+            f'<div id="content" class="snippet-hidden"><div itemprop="mainEntity" itemscope itemtype="https://schema.org/Question"><link itemprop="image" href="https://cdn.sstatic.net/Sites/stackoverflow/Img/apple-touch-icon.png">'
+            f'<div class="inner-content clearfix"><div id="question-header" class="d-flex sm:fd-column"><h1 itemprop="name" class="fs-headline1 ow-break-word mb8 flex--item fl1"><a href="/questions/{qid}/{_slug(title)}" class="question-hyperlink">{esc(title)}</a></h1>'
+            '<div class="ml12 aside-cta flex--item sm:ml0 sm:mb12 sm:order-first d-flex jc-end"><div class="ml12 aside-cta flex--item print:d-none sm:ml0 sm:mb12 sm:order-first sm:as-end"><a href="/questions/ask" class="ws-nowrap s-btn s-btn__filled">Ask Question</a></div></div></div>'
+            f'<div class="d-flex fw-wrap pb8 mb16 bb bc-black-225"><div class="flex--item ws-nowrap mr16 mb8" title="{_iso(rng)}"><span class="fc-black-400 mr2">Asked</span><time itemprop="dateCreated" datetime="{_iso(rng)}">{rng.randint(2, 14)} years ago</time></div>'
+            f'<div class="flex--item ws-nowrap mr16 mb8"><span class="fc-black-400 mr2">Modified</span><a href="?lastactivity" class="s-link s-link__inherit" title="{_iso(rng)}">{rng.randint(1, 11)} months ago</a></div><div class="flex--item ws-nowrap mb8" title="Viewed {rng.randint(100, 2_000_000):,} times"><span class="fc-black-400 mr2">Viewed</span>{rng.randint(1, 999)}k times</div></div>'
+            f'<div id="mainbar" role="main" aria-label="question and answers">{"".join(posts)}</div>{sidebar}</div></div></div>'
+        )
+        body = f'{header}<div class="container">{left}{main}</div>{footer}{cookie}{scripts}'
+        html = _document('<link rel="stylesheet" type="text/css" href="https://cdn.sstatic.net/Shared/stacks.css?v=' + _h(rng, 12) + '">', body, charset, f"{title} - {site}", html_attrs=' class="html__responsive html__unpinned-leftnav"', body_attrs=' class="question-page unified-theme"')
+        return html, truth, f"https://{domain}/questions/{qid}/{_slug(title)}"
+
+    # legacy table layout (2013-2018)
+    def legacy_comments(n: int) -> str:
+        rows = "".join(f'<tr id="comment-{rng.randint(10**6, 10**8)}" class="comment "><td class="comment-actions"><table><tbody><tr><td class=" comment-score"><span title="number of &#39;useful comment&#39; votes received" class="cool">{rng.randint(1, 50)}</span></td><td>&nbsp;</td></tr></tbody></table></td>'
+                       f'<td class="comment-text"><div style="display: block;" class="comment-body"><span class="comment-copy">{esc(" ".join(rng.sample(COMMENT_SENTENCES, 2)))}</span> &ndash;&nbsp;<a href="/users/1/x" title="{rng.randint(100, 99999)} reputation" class="comment-user">{rng.choice(USERS)}</a> <span class="comment-date" dir="ltr"><span title="{_iso(rng)}" class="relativetime-clean">{rng.choice(MONTHS)[:3]} {rng.randint(1, 28)} \'{rng.randint(10, 18)} at {rng.randint(0, 23)}:{rng.randint(10, 59)}</span></span></div></td></tr>' for _ in range(n))
+        return f'<div class="comments "><table><tbody data-remaining-comments-count="0" data-canpost="false" data-cansee="true">{rows}</tbody></table></div><div id="comments-link-1" data-rep="50" data-anon="true"><a class="js-add-link comments-link disabled-link " title="Use comments to ask for more information or suggest improvements. Avoid answering questions in comments." href="#">add a comment</a></div>'
+    legacy_tags = "".join(f'<a href="/questions/tagged/{t}" class="post-tag" title="show questions tagged &#39;{t}&#39;" rel="tag">{t}</a> ' for t in tags)
+
+    def legacy_post(blocks: list[Block], pid: int, score: int, verb: str, acc: bool) -> str:
+        return (f'<table><tbody><tr><td class="votecell"><div class="vote"><input type="hidden" name="_id_" value="{pid}"><a class="vote-up-off" title="This answer is useful">up vote</a><span itemprop="upvoteCount" class="vote-count-post ">{score}</span><a class="vote-down-off" title="This answer is not useful">down vote</a>'
+                + ('<span class="vote-accepted-on load-accepted-answer-date" title="loading when this answer was accepted...">accepted</span>' if acc else "")
+                + f'</div></td><td class="{"postcell" if verb == "asked" else "answercell"}"><div><div class="post-text" itemprop="text">{render_post(blocks)}</div>'
+                + (f'<div class="post-taglist">{legacy_tags}</div>' if verb == "asked" else "")
+                + f'<table class="fw"><tbody><tr><td class="vt"><div class="post-menu"><a href="/{verb[0]}/{pid}" title="short permalink to this post" class="short-link" id="link-post-{pid}">share</a><span class="lsep">|</span><a href="/posts/{pid}/edit" class="suggest-edit-post" title="">improve this {"question" if verb == "asked" else "answer"}</a></div></td>'
+                f'<td align="right" class="post-signature"><div class="user-info "><div class="user-action-time">{verb} <span title="{_iso(rng)}" class="relativetime">{rng.choice(MONTHS)[:3]} {rng.randint(1, 28)} \'{rng.randint(10, 18)} at {rng.randint(0, 23)}:{rng.randint(10, 59)}</span></div><div class="user-gravatar32"><a href="/users/1/x"><div class="gravatar-wrapper-32"><img src="https://www.gravatar.com/avatar/{_h(rng, 32)}?s=32&amp;d=identicon&amp;r=PG" alt="" width="32" height="32"></div></a></div>'
+                f'<div class="user-details"><a href="/users/1/x">{rng.choice(USERS)}</a><div class="-flair"><span class="reputation-score" title="reputation score " dir="ltr">{rng.randint(1, 99)},{rng.randint(100, 999)}</span><span title="{rng.randint(1, 9)} gold badges"><span class="badge1"></span><span class="badgecount">{rng.randint(1, 9)}</span></span></div></div></div></td></tr></tbody></table></div></td></tr>'
+                f'<tr><td class="votecell"></td><td>{legacy_comments(rng.choice([0, 1, 3, 5]))}</td></tr></tbody></table>')
+    parts = [f'<div class="question" data-questionid="{qid}" id="question">{notice}{legacy_post(question, qid, rng.randint(0, 900), "asked", False)}</div>']
+    parts.append(f'<div id="answers"><a name="tab-top"></a><div id="answers-header"><div class="subheader answers-subheader"><h2>{n_ans} Answer{"s" if n_ans > 1 else ""}</h2><div><div id="tabs"><a href="?answertab=active#tab-top" title="Answers with the latest activity first">active</a><a href="?answertab=oldest#tab-top" title="Answers in the order they were provided">oldest</a><a class="youarehere" href="?answertab=votes#tab-top" title="Answers with the highest score first">votes</a></div></div></div></div>')
+    for k, (ans, score) in enumerate(zip(answers, scores, strict=True)):
+        aid = qid + 1 + k * 37
+        parts.append(f'<a name="{aid}"></a><div id="answer-{aid}" class="answer{" accepted-answer" if accepted and k == 0 else ""}" data-answerid="{aid}" itemscope itemtype="http://schema.org/Answer">{legacy_post(ans, aid, score, "answered", accepted and k == 0)}</div>')
+        if k == 0 and i == 1:
+            parts.append('<div class="everyonelovesstackoverflow" id="adzerk2"><a href="/jobs">Looking for a job? Find your next role on Stack Overflow Jobs. 2,400 companies hiring now.</a></div>')
+    parts.append(f'{protected}{answer_form}<h2 class="bottom-notice" data-loc="1">Not the answer you\'re looking for? Browse other questions tagged {legacy_tags} or <a href="/questions/ask">ask your own question</a>.</h2></div>')
+    body = (
+        f'<div id="notify-container"></div><div id="custom-header"></div><div class="topbar"><div class="topbar-wrapper"><div class="js-topbar-dialog-corral"></div><div class="network-items"><a href="//stackexchange.com" class="topbar-icon icon-site-switcher yes-hover js-site-switcher-button js-gps-track" title="A list of all 170 Stack Exchange sites"><span class="hidden-text">Stack Exchange</span></a></div>'
+        '<div class="topbar-links"><div class="links-container"><span class="topbar-menu-links"><a href="/users/signup" class="login-link">sign up</a> <a href="/users/login" class="login-link">log in</a> <a href="#" class="icon-help js-help-button" title="Help Center and other resources">help</a></span></div></div></div></div>'
+        f'<div class="container"><div id="header"><div id="hlogo"><a href="/">{site}</a></div><div id="hmenus"><div class="nav mainnavs"><ul><li class="youarehere"><a id="nav-questions" href="/questions">Questions</a></li><li><a id="nav-tags" href="/tags">Tags</a></li><li><a id="nav-users" href="/users">Users</a></li><li><a id="nav-badges" href="/help/badges">Badges</a></li><li><a id="nav-unanswered" href="/unanswered">Unanswered</a></li></ul></div><div class="nav askquestion"><ul><li><a id="nav-askquestion" href="/questions/ask">Ask Question</a></li></ul></div></div></div>'
+        f'<div id="content" class="snippet-hidden"><div itemscope itemtype="http://schema.org/Question"><div id="question-header"><h1 itemprop="name"><a href="/questions/{qid}/{_slug(title)}" class="question-hyperlink">{esc(title)}</a></h1></div>'
+        f'<div id="mainbar">{"".join(parts)}</div>{sidebar}</div></div></div>'
+        f'<div id="footer" class="categories"><div class="footerwrap"><div id="footer-menu"><div class="top-footer-links"><a href="/tour">tour</a> <a href="/help">help</a> <a href="https://stackexchange.com/legal">legal</a> <a href="https://stackexchange.com/legal/privacy-policy">privacy policy</a></div></div><div id="copyright">site design / logo &#169; 2018 Stack Exchange Inc; user contributions licensed under <a href="https://creativecommons.org/licenses/by-sa/3.0/" rel="license">cc by-sa 3.0</a> with <a href="https://stackoverflow.blog/2009/06/25/attribution-required/" rel="license">attribution required</a>.</div></div></div>{scripts}'
+    )
+    html = _document(f'<link rel="stylesheet" type="text/css" href="https://cdn.sstatic.net/Sites/{domain.split(".")[0]}/all.css?v={_h(rng, 12)}">', body, charset, f"{title} - {site}", body_attrs=' class="question-page new-topbar"')
+    return html, truth, f"https://{domain}/questions/{qid}/{_slug(title)}"
+
+
+
+# ---------------------------------------------------------------------------------------------- recipe
+
+DISHES = ["Lemon Garlic Roast Chicken", "Classic Banana Bread", "One-Pot Chickpea Curry", "Crispy Smashed Potatoes", "Brown Butter Chocolate Chip Cookies", "Creamy Tomato Soup",
+          "Sheet Pan Gnocchi", "Overnight Oats", "Shakshuka", "Blueberry Muffins", "Weeknight Beef Chili", "Mushroom Risotto", "Apple Crumble", "Garlic Butter Shrimp", "Lentil Bolognese"]
+INGREDIENTS = [("2", "cups", "all-purpose flour", "spooned and leveled"), ("1", "teaspoon", "baking soda", ""), ("½", "teaspoon", "fine sea salt", ""), ("3", "tablespoons", "olive oil", "divided"),
+               ("4", "cloves", "garlic", "minced"), ("1", "large", "yellow onion", "finely chopped"), ("1", "can (14 oz)", "crushed tomatoes", ""), ("2", "cups", "vegetable broth", "low sodium"),
+               ("1", "cup", "whole milk", "room temperature"), ("2", "large", "eggs", ""), ("½", "cup", "unsalted butter", "melted and cooled"), ("¾", "cup", "brown sugar", "packed"),
+               ("1", "tablespoon", "smoked paprika", ""), ("1", "teaspoon", "ground cumin", ""), ("2", "cups", "baby spinach", ""), ("1", "pound", "chicken thighs", "boneless, skinless"),
+               ("1", "cup", "arborio rice", ""), ("8", "ounces", "cremini mushrooms", "sliced"), ("¼", "cup", "fresh parsley", "chopped"), ("1", "", "lemon", "zested and juiced"),
+               ("3", "", "ripe bananas", "mashed"), ("1", "cup", "rolled oats", ""), ("1", "cup", "blueberries", "fresh or frozen"), ("½", "cup", "grated parmesan", "plus more to serve")]
+STEPS = ["Preheat the oven to {t}°F ({c}°C) and line a baking sheet with parchment paper.", "In a large bowl, whisk together the {a} and the {b} until well combined.",
+         "Heat the {a} in a large skillet over medium heat until shimmering, then add the {b}.", "Cook, stirring occasionally, for {n} to {m} minutes, until softened and lightly golden.",
+         "Stir in the {a} and season generously with salt and pepper.", "Add the {a} and stir until just combined; do not overmix.",
+         "Cover and simmer for {n} minutes, stirring every few minutes so nothing sticks to the bottom.", "Transfer to the prepared pan and bake for {n} to {m} minutes, until golden brown.",
+         "Let cool for {n} minutes before slicing and serving.", "Taste and adjust the seasoning, adding more {a} if needed.", "Fold in the {a} and let it wilt for a minute or two.",
+         "Serve warm, topped with the {a}."]
+RECIPE_NOTES = ["Storage: Keep leftovers in an airtight container in the fridge for up to {n} days.", "Make ahead: The {a} can be prepared a day in advance and kept covered in the fridge.",
+                "Substitutions: You can use {a} instead of {b}; the texture will be slightly different.", "Freezing: Freeze in portions for up to {n} months and thaw overnight in the fridge."]
+RECIPE_HEADS = ["Why you’ll love this recipe", "Ingredient notes", "Tips for success", "What to serve with it", "Can I make it ahead?", "How to store leftovers"]
+
+
+def _recipe_content(rng: random.Random, i: int, charset: str) -> tuple[str, list[Block], list[tuple[str | None, list[str]]], list[str], list[str]]:
+    """(dish, intro story blocks, ingredient groups (name, lines), steps, notes)."""
+    dish = rng.choice(DISHES)
+    prose = _prose()
+    story: list[Block] = []
+    if i == 0:
+        story = [("p", _trim_words(rng.choice(prose), 25))]
+    else:
+        for k in range(rng.randint(1, 6)):
+            if k and rng.random() < 0.7:
+                story.append(("h2", rng.choice(RECIPE_HEADS)))
+            story += [("p", _trim_words(rng.choice(prose), rng.randint(20, 90))) for _ in range(rng.randint(1, 3))]
+            if rng.random() < 0.25:
+                story.append(("ul", [_trim_words(rng.choice(prose), rng.randint(6, 14)) for _ in range(rng.randint(2, 5))]))
+    if charset != "utf-8":
+        story.insert(0, ("p", _extra(charset, rng)))
+    items = rng.sample(INGREDIENTS, rng.randint(4, 12) if i else 3)
+    names = [x[2] for x in items]
+    def line(x: tuple[str, str, str, str]) -> str:
+        return " ".join(part for part in (x[0], x[1], x[2]) if part) + (f" {x[3]}" if x[3] else "")
+    if len(items) > 6 and rng.random() < 0.5:
+        cut = rng.randint(3, len(items) - 2)
+        groups = [(rng.choice(["For the base", "For the dough", "For the filling"]), [line(x) for x in items[:cut]]), (rng.choice(["For the sauce", "For the topping", "To serve"]), [line(x) for x in items[cut:]])]
+    else:
+        groups = [(None, [line(x) for x in items])]
+    def fill(t: str) -> str:
+        a, b = rng.sample(names, 2)
+        n = rng.randint(2, 12)
+        f = rng.choice([350, 375, 400, 425])
+        return t.format(a=a, b=b, n=n, m=n + rng.randint(2, 10), t=f, c=round((f - 32) / 1.8))
+    steps = [fill(rng.choice(STEPS)) for _ in range(rng.randint(3, 10) if i else 2)]
+    notes = [fill(t) for t in rng.sample(RECIPE_NOTES, rng.randint(0, 3))] if i else []
+    return dish, story, groups, steps, notes
+
+
+def _ingredient_blocks(groups: list[tuple[str | None, list[str]]]) -> list[Block]:
+    out: list[Block] = []
+    for name, lines in groups:
+        if name:
+            out.append(("h4", name))
+        out.append(("ul", lines))
+    return out
+
+
+def _recipe(i: int, rng: random.Random, charset: str) -> tuple[str, str, str]:
+    variant = ("wprm", "tasty", "mntl")[i % 3] if i >= 3 else rng.choice(["wprm", "tasty", "mntl"])
+    dish, story, groups, steps, notes = _recipe_content(rng, i, charset)
+    site = rng.choice(["Sally’s Kitchen Table", "The Cozy Skillet", "Half Baked Home", "Pinch of Thyme", "Crumbs & Co"])
+    author = _name(rng)
+    rating = f"{rng.randint(3, 4)}.{rng.randint(0, 9)}{rng.randint(0, 9)}"
+    votes = rng.randint(3, 2000)
+    prep, cook = rng.choice([5, 10, 15, 20]), rng.choice([10, 20, 30, 45, 60])
+    kcal = rng.randint(120, 800)
+    notes_head = rng.choice(["Notes", "Recipe Notes"])
+    slug = _slug(dish)
+    ld = _json_ld({"@context": "https://schema.org/", "@type": "Recipe", "name": dish, "author": {"@type": "Person", "name": author}, "recipeYield": ["4"], "prepTime": f"PT{prep}M", "cookTime": f"PT{cook}M",
+                   "recipeIngredient": [x for _, g in groups for x in g], "recipeInstructions": [{"@type": "HowToStep", "text": t} for t in steps], "aggregateRating": {"@type": "AggregateRating", "ratingValue": rating, "ratingCount": str(votes)}})
+    if variant == "mntl":
+        truth_blocks: list[Block] = [*story[:2]] if story else []
+        truth_blocks += [("h2", "Ingredients"), *_ingredient_blocks(groups), ("h2", "Directions"), ("ol", steps)]
+        if notes:
+            truth_blocks += [("h2", "Cook’s Notes"), ("p", " ".join(notes))]
+        intro_html = "".join(_render(b, rng, {"p": "comp mntl-sc-block mntl-sc-block-html", "h2": "comp mntl-sc-block mntl-sc-block-heading"}) for b in story[:2])
+        ing = ""
+        for name, lines in groups:
+            if name:
+                ing += f'<p class="mntl-structured-ingredients__list-heading text-title-200">{esc(name)}</p>'
+            ing += '<ul class="mntl-structured-ingredients__list">' + "".join(f'<li class="mntl-structured-ingredients__list-item "><p><span data-ingredient-quantity="true">{esc(ln.split(" ")[0])}</span> <span data-ingredient-name="true">{esc(" ".join(ln.split(" ")[1:]))}</span></p></li>' for ln in lines) + "</ul>"
+        stp = "".join(f'<li id="mntl-sc-block_{k + 2}-0" class="comp mntl-sc-block mntl-sc-block-startgroup mntl-sc-block-group--LI"><p class="comp mntl-sc-block mntl-sc-block-html">{esc(t)}</p>'
+                      + (f'<figure id="mntl-sc-block_{k + 30}-0" class="comp figure-article mntl-sc-block mntl-sc-block-image figure-portrait figure-high-res"><div class="img-placeholder"><img src="/thmb/{_h(rng, 20)}.jpg" alt="" class="primary-image__image mntl-primary-image--blurry"></div></figure>' if rng.random() < 0.4 else "")
+                      + "</li>" for k, t in enumerate(steps))
+        ad = f'<div id="mntl-sc-block-adslot_{rng.randint(1, 9)}-0" class="comp mntl-sc-block-adslot mntl-block"><div id="mob-square-fixed-{rng.randint(1, 9)}" class="comp mntl-dynamic-billboard mntl-gpt-dynamic-adunit mntl-gpt-adunit gpt billboard dynamic" data-ad-width="300" data-ad-height="250" data-type="billboard"><div class="wrapper"></div></div></div>'
+        if i == 1 and len(steps) > 1:
+            parts = stp.split("</li>", 1)
+            stp = parts[0] + "</li>" + ad + parts[1]
+        nutrition = (f'<div id="mntl-nutrition-facts-summary_1-0" class="comp mntl-nutrition-facts-summary"><h2 class="mntl-nutrition-facts-summary__heading">Nutrition Facts <span class="mntl-nutrition-facts-summary__heading-aside">(per serving)</span></h2><table class="mntl-nutrition-facts-summary__table"><tbody>'
+                     f'<tr class="mntl-nutrition-facts-summary__table-row"><td class="mntl-nutrition-facts-summary__table-cell type--dog-bold">{kcal}</td><td class="mntl-nutrition-facts-summary__table-cell type--dog">Calories</td></tr><tr class="mntl-nutrition-facts-summary__table-row"><td class="mntl-nutrition-facts-summary__table-cell type--dog-bold">{rng.randint(2, 40)}g</td><td class="mntl-nutrition-facts-summary__table-cell type--dog">Fat</td></tr>'
+                     f'<tr class="mntl-nutrition-facts-summary__table-row"><td class="mntl-nutrition-facts-summary__table-cell type--dog-bold">{rng.randint(5, 90)}g</td><td class="mntl-nutrition-facts-summary__table-cell type--dog">Carbs</td></tr></tbody></table>'
+                     '<button class="mntl-nutrition-facts-label__button">Show Full Nutrition Label</button><p class="mntl-nutrition-facts-label__disclaimer">* Percent Daily Values are based on a 2,000 calorie diet. Your daily values may be higher or lower depending on your calorie needs.</p><p>** Nutrient information is not available for all ingredients. Amount is based on available nutrient data.</p></div>')
+        notes_html = f'<div class="comp mntl-sc-block mntl-sc-block-subheading"><h2 class="mntl-sc-block-subheading__text">Cook’s Notes</h2></div><p class="comp mntl-sc-block mntl-sc-block-html">{esc(" ".join(notes))}</p>' if notes else ""
+        reviews = "".join(f'<div class="feedback__item"><div class="feedback__display-name">{rng.choice(USERS)}</div><div class="feedback__meta"><span class="feedback__stars">{"★" * rng.randint(3, 5)}</span><span class="feedback__meta-date">{rng.randint(1, 12)}/{rng.randint(1, 28)}/{rng.randint(2015, 2025)}</span></div><div class="feedback__text">{esc(" ".join(rng.sample(COMMENT_SENTENCES, 2)))}</div><button class="feedback__helpful-button">Helpful ({rng.randint(0, 90)})</button></div>' for _ in range(rng.randint(3, 25 if i == 0 else 8)))
+        body = (
+            f'<a href="#main" class="mntl-skip-to-content">Skip to content</a><header id="header_1-0" class="comp header mntl-header" role="banner"><div class="header__inner"><a class="header__logo" href="/">{esc(site)}</a><nav class="mntl-header__nav" aria-label="Main"><ul class="mntl-header__nav-list">'
+            + "".join(f'<li class="mntl-header__nav-item"><a class="mntl-header__nav-link" href="/recipes/{_slug(x)}/">{esc(x)}</a></li>' for x in ["Dinners", "Meals", "Ingredients", "Occasions", "Cuisines", "Kitchen Tips", "News", "Features"])
+            + '</ul></nav><a class="mntl-header__account" href="/account">Log In</a></div></header>'
+            f'<main id="main" class="loc main"><article id="allrecipes-article_1-0" class="comp allrecipes-article mntl-article--two-column-right-rail article right-rail__offset lock-journey"><div class="loc article-header"><div id="mntl-breadcrumbs_1-0" class="comp mntl-breadcrumbs"><ol class="mntl-breadcrumbs"><li><a href="/recipes/">Recipes</a></li><li><a href="/recipes/{rng.randint(70, 99)}/">{esc(rng.choice(["Main Dishes", "Desserts", "Soups"]))}</a></li></ol></div>'
+            f'<h1 id="article-heading_1-0" class="comp article-heading text-headline-400">{esc(dish)}</h1><div id="article-header--recipe_1-0" class="comp article-header--recipe mntl-block"><div id="mntl-recipe-review-bar_1-0" class="comp mntl-recipe-review-bar mntl-block"><div id="mntl-recipe-review-bar__rating_1-0" class="comp mntl-recipe-review-bar__rating mntl-text-block type--squirrel-bold">{rating[:3]}</div>'
+            f'<div id="mntl-recipe-review-bar__rating-count_1-0" class="comp mntl-recipe-review-bar__rating-count mntl-text-block type--squirrel">({votes:,})</div><div class="comp mntl-recipe-review-bar__comment-count mntl-text-block type--squirrel-link">{rng.randint(1, 900)} Reviews</div><div class="comp mntl-recipe-review-bar__photo-count mntl-text-block">{rng.randint(1, 99)} Photos</div></div>'
+            f'<div id="mntl-bylines_1-0" class="comp mntl-bylines"><div class="comp mntl-bylines__group mntl-bylines__group--author"><span class="mntl-bylines__item">Submitted by <a class="mntl-attribution__item-name" href="/cook/{rng.randint(1, 99999)}">{esc(author)}</a></span></div><div class="mntl-attribution__item-date">Updated on {_date(rng)}</div></div>'
+            '<div class="comp mntl-recipe-actions"><button class="mntl-save-button">Save</button><button class="mntl-rate-button">Rate</button><button class="mntl-print-button">Print</button><button class="mntl-share-button">Share</button></div></div></div>'
+            f'<div id="article-content_1-0" class="comp article-content mntl-block"><div id="article__photo-ribbon_1-0" class="comp article__photo-ribbon"><img alt="{esc(dish)}" src="/thmb/{_h(rng, 20)}.jpg"><div class="photo-ribbon__credit">{esc(_name(rng))}</div></div>'
+            f'<div id="mntl-sc-page_1-0" class="comp mntl-sc-page mntl-block article-intro">{intro_html}</div>'
+            f'<div id="mntl-recipe-details_1-0" class="comp mntl-recipe-details mntl-block"><div class="mntl-recipe-details__content"><div class="mntl-recipe-details__item"><div class="mntl-recipe-details__label">Prep Time:</div><div class="mntl-recipe-details__value">{prep} mins</div></div><div class="mntl-recipe-details__item"><div class="mntl-recipe-details__label">Cook Time:</div><div class="mntl-recipe-details__value">{cook} mins</div></div><div class="mntl-recipe-details__item"><div class="mntl-recipe-details__label">Servings:</div><div class="mntl-recipe-details__value">{rng.randint(2, 12)}</div></div></div></div>'
+            f'<div id="mntl-structured-ingredients_1-0" class="comp mntl-structured-ingredients"><h2 id="mntl-sc-block_{rng.randint(1, 99)}-0" class="comp mntl-sc-block mntl-sc-block-heading"><span class="mntl-sc-block-heading__text">Ingredients</span></h2>'
+            '<div class="mntl-recipe-serving-adjust"><button class="recipe-serving-adjust__button" data-multiplier="0.5">1/2x</button><button class="recipe-serving-adjust__button is-selected" data-multiplier="1">1x</button><button class="recipe-serving-adjust__button" data-multiplier="2">2x</button><p class="recipe-serving-adjust__note">Original recipe (1X) yields 4 servings</p></div>'
+            f'{ing}</div><div id="recipe__steps_1-0" class="comp recipe__steps"><div id="recipe__steps-heading_1-0" class="comp recipe__steps-heading mntl-text-block"><h2>Directions</h2></div><div id="recipe__steps-content_1-0" class="comp recipe__steps-content mntl-sc-page mntl-block"><ol id="mntl-sc-block_1-0" class="comp mntl-sc-block mntl-sc-block-startgroup mntl-sc-block-group--OL">{stp}</ol>{notes_html}</div></div>'
+            f'{ad}<div class="comp mntl-recipe-madeit"><button class="mntl-madeit-button">I Made It</button><button>Print</button></div>{nutrition}</div>'
+            f'<div id="mntl-ugc-feedback_1-0" class="comp mntl-ugc-feedback"><h2 class="feedback-list__heading">Reviews ({rng.randint(10, 900)})</h2><div class="feedback-list__sort">Most helpful <button>Newest</button></div>{reviews}<button class="feedback-list__load-more">Load More Reviews</button></div></article>'
+            '<aside class="right-rail"><div class="comp mntl-right-rail-ad"><div class="mntl-gpt-adunit gpt square"></div></div><div class="comp mntl-recirc"><h3 class="mntl-recirc__heading">You’ll Also Love</h3><ul>' + "".join(f'<li><a href="/recipe/{rng.randint(1000, 99999)}/{_slug(d)}/"><span class="card__title-text">{esc(d)}</span><span class="recipe-card-meta__rating-count-number">{rng.randint(10, 5000)} Ratings</span></a></li>' for d in rng.sample(DISHES, 4)) + "</ul></div></aside></main>"
+            f'<footer id="footer_1-0" class="comp footer mntl-footer" role="contentinfo"><div class="footer__inner"><ul class="footer__links">' + "".join(f"<li><a>{x}</a></li>" for x in ["About Us", "Editorial Process", "Anti-Racism Pledge", "Privacy Policy", "Product Vetting", "Terms of Service", "Advertise", "Careers", "Contact", "Your Privacy Choices"])
+            + f'</ul><p class="footer__copyright">{esc(site)} is part of the Dotdash Meredith publishing family.</p></div></footer>'
+        )
+        head = ld + '<script>window.Mntl = window.Mntl || {}; Mntl.csm = {"docId":' + str(rng.randint(10**6, 10**7)) + "};</script>"
+        return _document(head, body, charset, f"{dish} Recipe", body_attrs=' class="mntl-body recipe-sc"'), _truth(truth_blocks), f"https://www.{_slug(site).replace('-', '')}.example.com/recipe/{rng.randint(1000, 99999)}/{slug}/"
+
+    truth_blocks = [*story, ("h3", "Ingredients"), *_ingredient_blocks(groups), ("h3", "Instructions"), ("ol", steps)]
+    if notes:
+        truth_blocks += [("h3", notes_head), *(("p", n) for n in notes)]
+    # the intro story with ads between paragraphs (Raptive / Mediavine slots)
+    story_html = []
+    for k, b in enumerate(story):
+        story_html.append(_render(b, rng, {"h2": "wp-block-heading", "ul": "wp-block-list"}))
+        if b[0] == "p" and rng.random() < 0.4:
+            story_html.append(f'<div class="adthrive-ad adthrive-content adthrive-content-{k + 1} adthrive-ad-cls" data-google-query-id="{_h(rng, 22)}" style="min-height: 250px;"><div id="cls-video-container-{_h(rng, 8)}"><span class="adthrive-ad-label">Advertisement</span></div></div>')
+        if i == 1 and k == 0:
+            story_html.append('<div class="feast-modern-category-layout"><h2 class="wp-block-heading">More Easy Weeknight Dinners</h2><ul class="fsri-list">' + "".join(f'<li class="listing-item"><a href="/{_slug(d)}/"><img src="/wp-content/uploads/{_h(rng)}.jpg" alt=""><div class="fsri-title">{esc(d)}</div></a></li>' for d in rng.sample(DISHES, 6)) + "</ul></div>")
+    jump = (f'<div class="wprm-recipe-snippet wprm-recipe-snippet-container" data-recipe-id="{rng.randint(100, 99999)}"><a href="#recipe" data-recipe="1" style="color: #ffffff;background-color: #b75b32;border-color: #b75b32;border-radius: 0px;padding: 5px 8px;" class="wprm-recipe-jump wprm-recipe-link wprm-jump-to-recipe-shortcode wprm-block-text-normal wprm-recipe-jump-inline-button wprm-recipe-link-inline-button wprm-color-accent">Jump to Recipe</a> '
+            '<a href="/wprm_print/1" style="color: #ffffff;background-color: #b75b32;" class="wprm-recipe-print wprm-recipe-link wprm-print-recipe-shortcode wprm-block-text-normal wprm-recipe-print-inline-button wprm-recipe-link-inline-button wprm-color-accent" data-recipe-id="1" data-template="" target="_blank" rel="nofollow">Print Recipe</a></div>') if variant == "wprm" else (
+            f'<div class="tasty-recipes-quick-links"><a class="tasty-recipes-jump-link" href="#tasty-recipes-{rng.randint(10, 9999)}-jump-target">Jump to Recipe</a> <span>·</span> <a class="tasty-recipes-print-link" href="/tasty-recipes/print/1">Print Recipe</a></div>')
+    disclosure = '<p class="disclosure"><em>This post may contain affiliate links. Please read our <a href="/disclosure/">disclosure policy</a>.</em></p>' if rng.random() < 0.7 else ""
+    if variant == "wprm":
+        ing = ""
+        for name, lines in groups:
+            ing += '<div class="wprm-recipe-ingredient-group">' + (f'<h4 class="wprm-recipe-group-name wprm-recipe-ingredient-group-name wprm-block-text-bold">{esc(name)}</h4>' if name else "") + '<ul class="wprm-recipe-ingredients">'
+            for ln in lines:
+                amt, rest = ln.split(" ", 1)
+                ing += (f'<li class="wprm-recipe-ingredient" style="list-style-type: disc;" data-uid="{rng.randint(0, 99)}"><span class="wprm-checkbox-container"><input type="checkbox" id="wprm-checkbox-{rng.randint(0, 999)}" class="wprm-checkbox" aria-label="&nbsp;"><label for="wprm-checkbox-1" class="wprm-checkbox-label"></label></span>'
+                        f'<span class="wprm-recipe-ingredient-amount">{esc(amt)}</span> <span class="wprm-recipe-ingredient-name">{esc(rest)}</span></li>')
+            ing += "</ul></div>"
+        stp = "".join(f'<li id="wprm-recipe-1-step-0-{k}" class="wprm-recipe-instruction" style="list-style-type: decimal;"><div class="wprm-recipe-instruction-text" style="margin-bottom: 5px;"><span style="display: block;">{esc(t)}</span></div></li>' for k, t in enumerate(steps))
+        card = (
+            f'<div id="recipe"></div><div id="wprm-recipe-container-1" class="wprm-recipe-container" data-recipe-id="1" data-servings="4"><div class="wprm-recipe wprm-recipe-template-feast-modern" style="display: block;"><div class="wprm-container-float-right"><div class="wprm-recipe-image wprm-block-image-normal"><img style="border-width: 0px;border-style: solid;border-color: #666666;" width="200" height="200" src="/wp-content/uploads/{_h(rng)}-200x200.jpg" class="attachment-200x200 size-200x200" alt=""></div></div>'
+            f'<h2 class="wprm-recipe-name wprm-block-text-bold">{esc(dish)}</h2><div class="wprm-spacer" style="height: 5px"></div><style>#wprm-recipe-rating-0 .wprm-rating-star.wprm-rating-star-full svg * {{ fill: #343434; }}</style>'
+            f'<div id="wprm-recipe-rating-0" class="wprm-recipe-rating wprm-recipe-rating-recipe-1 wprm-user-rating wprm-user-rating-allowed" data-recipe="1" data-average="{rating}" data-count="{votes}" data-total="{votes * 5}" data-user="0" data-decimals="2" data-modal-uid="user-rating"><span class="wprm-rating-star wprm-rating-star-1 wprm-rating-star-full" data-rating="1" data-color="#343434" role="button" tabindex="0" aria-label="Rate this recipe 1 out of 5 stars"><svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 24 24"><polygon fill="#343434" stroke="#343434" stroke-width="2" points="12,2.6 15,9 21.4,9 16.7,13.9 18.6,21.4 12,17.6 5.4,21.4 7.3,13.9 2.6,9 9,9"/></svg></span>'
+            f'<div class="wprm-recipe-rating-details wprm-block-text-normal"><span class="wprm-recipe-rating-average">{rating}</span> from <span class="wprm-recipe-rating-count">{votes}</span> votes</div></div>'
+            f'<div class="wprm-recipe-meta-container wprm-recipe-times-container wprm-recipe-details-container wprm-recipe-details-container-inline wprm-block-text-normal"><div class="wprm-recipe-block-container wprm-recipe-block-container-inline wprm-block-text-normal wprm-recipe-time-container wprm-recipe-prep-time-container"><span class="wprm-recipe-details-label wprm-block-text-uppercase wprm-recipe-time-label wprm-recipe-prep-time-label">Prep Time </span><span class="wprm-recipe-time wprm-block-text-normal"><span class="wprm-recipe-details wprm-recipe-details-minutes wprm-recipe-prep_time wprm-recipe-prep_time-minutes">{prep}<span class="sr-only screen-reader-text wprm-screen-reader-text"> minutes</span></span> <span class="wprm-recipe-details-unit wprm-recipe-details-minutes wprm-recipe-prep_time-unit wprm-recipe-prep_timeunit-minutes" aria-hidden="true">mins</span></span></div>'
+            f'<div class="wprm-recipe-block-container wprm-recipe-block-container-inline wprm-block-text-normal wprm-recipe-time-container wprm-recipe-cook-time-container"><span class="wprm-recipe-details-label wprm-block-text-uppercase wprm-recipe-time-label wprm-recipe-cook-time-label">Cook Time </span><span class="wprm-recipe-time wprm-block-text-normal">{cook} mins</span></div></div>'
+            f'<div class="wprm-recipe-block-container wprm-recipe-block-container-inline wprm-block-text-normal wprm-recipe-servings-container"><span class="wprm-recipe-details-label wprm-block-text-uppercase wprm-recipe-servings-label">Servings </span><span class="wprm-recipe-servings-with-unit"><span class="wprm-recipe-servings wprm-recipe-details wprm-recipe-servings-1 wprm-recipe-servings-adjustable-tooltip wprm-block-text-normal" data-recipe="1" aria-label="Adjust recipe servings">4</span> <span class="wprm-recipe-servings-unit wprm-recipe-details-unit wprm-block-text-normal">people</span></span></div>'
+            f'<div class="wprm-recipe-ingredients-container wprm-recipe-1-ingredients-container wprm-block-text-normal wprm-ingredient-style-regular" data-recipe="1" data-servings="4"><h3 class="wprm-recipe-header wprm-recipe-ingredients-header wprm-block-text-uppercase wprm-align-left wprm-header-decoration-none wprm-header-has-actions" style="">Ingredients</h3>'
+            '<div class="wprm-recipe-adjustable-servings-container wprm-recipe-adjustable-servings-1-container wprm-toggle-container wprm-block-text-normal" style="background-color: #ffffff;border-color: #333333;color: #333333;border-radius: 3px;"><button href="#" class="wprm-recipe-adjustable-servings wprm-toggle wprm-toggle-active" data-multiplier="1" data-servings="4" data-recipe="1" aria-label="Adjust servings by 1x">1x</button><button href="#" class="wprm-recipe-adjustable-servings wprm-toggle" data-multiplier="2" data-servings="4" data-recipe="1" aria-label="Adjust servings by 2x">2x</button><button href="#" class="wprm-recipe-adjustable-servings wprm-toggle" data-multiplier="3" aria-label="Adjust servings by 3x">3x</button></div>'
+            f'{ing}<div class="wprm-unit-conversion-container wprm-unit-conversion-container-1 wprm-unit-conversion-container-links wprm-block-text-normal"><a href="#" class="wprm-unit-conversion wprmpuc-active" data-system="1" data-recipe="1">US Customary</a> - <a href="#" class="wprm-unit-conversion" data-system="2" data-recipe="1">Metric</a></div></div>'
+            f'<div class="wprm-recipe-instructions-container wprm-recipe-1-instructions-container wprm-block-text-normal" data-recipe="1"><h3 class="wprm-recipe-header wprm-recipe-instructions-header wprm-block-text-uppercase wprm-align-left wprm-header-decoration-none" style="">Instructions</h3><div class="wprm-recipe-instruction-group"><ul class="wprm-recipe-instructions">{stp}</ul></div></div>'
+            + (f'<div id="recipe-video"></div><div class="wprm-recipe-video-container"><h3 class="wprm-recipe-header wprm-recipe-video-header wprm-block-text-uppercase">Video</h3><div class="wprm-recipe-video"><div class="adthrive-video-player in-post" data-video-id="{_h(rng, 8)}" data-player-type="static"><span class="adthrive-video-title">Watch: How to make {esc(dish)}</span></div></div></div>' if rng.random() < 0.4 else "")
+            + (f'<div class="wprm-recipe-notes-container wprm-block-text-normal"><h3 class="wprm-recipe-header wprm-recipe-notes-header wprm-block-text-uppercase wprm-align-left wprm-header-decoration-none" style="">{notes_head}</h3><div class="wprm-recipe-notes">' + "".join(f'<span style="display: block;">{esc(n)}</span>' for n in notes) + "</div></div>" if notes else "")
+            + f'<h3 class="wprm-recipe-header wprm-recipe-nutrition-header wprm-block-text-uppercase">Nutrition</h3><div class="wprm-nutrition-label-container wprm-nutrition-label-container-simple wprm-block-text-normal" style="text-align: left;"><span class="wprm-nutrition-label-text-nutrition-container wprm-nutrition-label-text-nutrition-container-calories"><span class="wprm-nutrition-label-text-nutrition-label wprm-block-text-normal" style="color: #777777">Calories: </span><span class="wprm-nutrition-label-text-nutrition-value" style="color: #333333">{kcal}</span><span class="wprm-nutrition-label-text-nutrition-unit" style="color: #333333">kcal</span></span><span style="color: #777777"> | </span><span class="wprm-nutrition-label-text-nutrition-container wprm-nutrition-label-text-nutrition-container-carbohydrates"><span class="wprm-nutrition-label-text-nutrition-label">Carbohydrates: </span><span class="wprm-nutrition-label-text-nutrition-value">{rng.randint(5, 90)}</span><span class="wprm-nutrition-label-text-nutrition-unit">g</span></span></div>'
+            '<div class="wprm-recipe-meta-container wprm-recipe-tags-container wprm-recipe-details-container wprm-recipe-details-container-inline wprm-block-text-normal"><div class="wprm-recipe-block-container wprm-recipe-block-container-inline wprm-block-text-normal wprm-recipe-tag-container wprm-recipe-course-container"><span class="wprm-recipe-details-label wprm-block-text-uppercase wprm-recipe-tag-label wprm-recipe-course-label">Course </span><span class="wprm-recipe-course wprm-block-text-normal">Main Course</span></div></div>'
+            f'<div class="wprm-call-to-action wprm-call-to-action-simple" style="color: #ffffff;background-color: #b75b32;margin: 0px;padding-top: 10px;padding-bottom: 10px;"><span class="wprm-recipe-icon wprm-call-to-action-icon"></span> <span class="wprm-call-to-action-text-container"><span class="wprm-call-to-action-header" style="color: #ffffff;">Tried this recipe?</span><span class="wprm-call-to-action-text">Mention <a href="https://www.instagram.com/{_slug(site).replace("-", "")}" target="_blank" rel="noreferrer noopener" style="color: #ffffff">@{_slug(site).replace("-", "")}</a> or tag <a href="https://www.instagram.com/explore/tags/{_slug(site).replace("-", "")}" target="_blank" rel="noreferrer noopener" style="color: #ffffff">#{_slug(site).replace("-", "")}</a>!</span></span></div></div></div>'
+        )
+    else:  # tasty recipes
+        ing = ""
+        for name, lines in groups:
+            ing += (f"<h4>{esc(name)}</h4>" if name else "") + "<ul>" + "".join(f'<li data-tr-ingredient-checkbox=""><span class="tr-ingredient-checkbox-container"><input type="checkbox" name="" value="" aria-label="{esc(ln)}" data-tr-checkbox-listener-set="true"><span class="tr-ingredient-checkbox-custom" aria-hidden="true"></span></span><span data-amount="{esc(ln.split(" ")[0])}">{esc(ln.split(" ")[0])}</span> {esc(" ".join(ln.split(" ")[1:]))}</li>' for ln in lines) + "</ul>"
+        card = (
+            f'<span class="tasty-recipes-jump-target" id="tasty-recipes-1-jump-target" style="display:block;padding-top:2px;margin-top:-2px;"></span><div id="tasty-recipes-1" data-tr-id="1" class="tasty-recipes tasty-recipes-1 tasty-recipes-display tasty-recipes-has-image"><div class="tasty-recipe-image-container"><img width="225" height="225" src="/wp-content/uploads/{_h(rng)}-225x225.jpg" class="attachment-thumbnail size-thumbnail" alt="{esc(dish)}" data-pin-nopin="true"></div>'
+            f'<div class="tasty-recipes-entry-header"><h2 class="tasty-recipes-title" data-tasty-recipes-customization="h2-color.color h2-transform.text-transform">{esc(dish)}</h2><div class="tasty-recipes-rating tasty-recipes-rating-stars" data-tasty-recipes-customization="detail-label-color.color"><span class="tasty-recipes-ratings-buttons" data-tr-default-rating="5"><span data-rating="5"><i class="checked" data-rating="5"></i></span></span>'
+            f'<p class="tasty-recipes-ratings-buttons-label"><span class="tasty-recipes-rating-label" data-tasty-recipes-customization="detail-label-color.color"><span class="rating-label"><span class="average">{rating[:3]}</span> from <span class="count">{votes}</span> reviews</span></span></p></div>'
+            '<div class="tasty-recipes-buttons"><div class="tasty-recipes-button-wrap"><a class="button tasty-recipes-print-button tasty-recipes-no-print" href="/tasty-recipes/print/1" target="_blank" data-tasty-recipes-customization="primary-color.background-color">Print Recipe</a></div><div class="tasty-recipes-button-wrap"><a class="share-pin button" data-pin-custom="true" href="https://www.pinterest.com/pin/create/bookmarklet/" target="_blank" data-tasty-recipes-customization="primary-color.background-color">Pin Recipe</a></div></div>'
+            f'<div class="tasty-recipes-details"><ul><li class="author"><span class="tasty-recipes-label">Author:</span> <span class="tasty-recipes-author-name">{esc(author)}</span></li><li class="prep-time"><span class="tasty-recipes-label">Prep Time:</span> <span class="tasty-recipes-prep-time">{prep} minutes</span></li><li class="cook-time"><span class="tasty-recipes-label">Cook Time:</span> <span class="tasty-recipes-cook-time">{cook} minutes</span></li><li class="yield"><span class="tasty-recipes-label">Yield:</span> <span class="tasty-recipes-yield"><span data-amount="4">4</span> servings</span></li></ul></div></div>'
+            f'<div class="tasty-recipes-entry-content"><div class="tasty-recipes-ingredients"><div class="tasty-recipes-ingredients-header"><h3 data-tasty-recipes-customization="h3-color.color h3-transform.text-transform">Ingredients</h3><div class="tasty-recipes-units-scale-container"><span class="tasty-recipes-scale-container"><span class="tasty-recipes-scale-label">Scale</span><button class="tasty-recipes-scale-button tasty-recipes-scale-button-active" data-amount="1" aria-label="Scale to 1x">1x</button><button class="tasty-recipes-scale-button" data-amount="2" aria-label="Scale to 2x">2x</button><button class="tasty-recipes-scale-button" data-amount="3" aria-label="Scale to 3x">3x</button></span></div></div>'
+            f'<div class="tasty-recipes-ingredients-body" data-tasty-recipes-customization="body-color.color">{ing}</div></div>'
+            '<div class="tasty-recipes-instructions"><div class="tasty-recipes-instructions-header"><h3 data-tasty-recipes-customization="h3-color.color h3-transform.text-transform">Instructions</h3></div><div class="tasty-recipes-instructions-body" data-tasty-recipes-customization="body-color.color"><ol>'
+            + "".join(f'<li id="instruction-step-{k + 1}">{esc(t)}</li>' for k, t in enumerate(steps)) + "</ol></div></div>"
+            + (f'<div class="tasty-recipes-notes"><h3 data-tasty-recipes-customization="h3-color.color h3-transform.text-transform">{notes_head}</h3><div class="tasty-recipes-notes-body" data-tasty-recipes-customization="body-color.color">' + "".join(f"<p>{esc(n)}</p>" for n in notes) + "</div></div>" if notes else "")
+            + f'<div class="tasty-recipes-other-details"><ul><li class="category"><span class="tasty-recipes-label">Category:</span> Dinner</li><li class="method"><span class="tasty-recipes-label">Method:</span> Stovetop</li><li class="cuisine"><span class="tasty-recipes-label">Cuisine:</span> American</li></ul></div>'
+            f'<div class="tasty-recipes-nutrition"><h3 data-tasty-recipes-customization="h3-color.color h3-transform.text-transform">Nutrition</h3><ul><li><span class="tasty-recipes-label">Serving Size:</span> <span class="tasty-recipes-serving-size">1 serving</span></li><li><span class="tasty-recipes-label">Calories:</span> <span class="tasty-recipes-calories">{kcal}</span></li></ul></div>'
+            f'<div class="tasty-recipes-keywords"><p><span class="tasty-recipes-label">Keywords:</span> {esc(dish.lower())}, easy dinner</p></div></div>'
+            f'<div class="tasty-recipes-entry-footer"><div class="tasty-recipes-footer-content"><svg class="tasty-recipes-footer-icon" viewBox="0 0 448 512"></svg><div class="tasty-recipes-footer-copy"><h3 data-tasty-recipes-customization="footer-heading-color.color">Did you make this recipe?</h3><p data-tasty-recipes-customization="footer-description-color.color">Tag <a href="https://www.instagram.com/x" target="_blank">@{_slug(site).replace("-", "")}</a> on Instagram and hashtag it <a href="#">#{_slug(site).replace("-", "")}</a></p></div></div></div></div>'
+        )
+    comments = _comments_wp(rng, rng.randint(20, 35) if i == 0 else rng.choice([0, 3, 9, 20]), dish).replace('<p class="comment-form-comment">', '<div class="comment-form-wprm-rating"><label for="wprm-comment-rating-1">Recipe Rating</label><span class="wprm-rating-stars"><fieldset class="wprm-comment-ratings-container" data-original-rating="0" data-current-rating="0"><legend>Recipe Rating</legend><input aria-label="Don&#039;t rate this recipe" name="wprm-comment-rating" value="0" type="radio" style="margin-left: -21px !important;"><span aria-hidden="true">&nbsp;</span><input aria-label="Rate this recipe 5 out of 5 stars" name="wprm-comment-rating" value="5" type="radio"></fieldset></span></div><p class="comment-form-comment">')
+    feast_menu = "".join(f'<li id="menu-item-{k}" class="menu-item menu-item-type-taxonomy menu-item-object-category menu-item-{k}"><a href="/category/{_slug(x)}/" itemprop="url"><span itemprop="name">{esc(x)}</span></a></li>' for k, x in enumerate(["Recipes", "Dinner", "Dessert", "Breakfast", "Vegetarian", "About", "Shop"]))
+    body = (
+        f'<div class="site-container"><ul class="genesis-skip-link"><li><a href="#genesis-content" class="screen-reader-shortcut"> Skip to primary navigation</a></li><li><a href="#genesis-content" class="screen-reader-shortcut"> Skip to main content</a></li><li><a href="#genesis-sidebar-primary" class="screen-reader-shortcut"> Skip to primary sidebar</a></li></ul>'
+        f'<header class="site-header" itemscope itemtype="https://schema.org/WPHeader"><div class="wrap"><div class="title-area"><p class="site-title" itemprop="headline"><a href="/">{esc(site)}</a></p></div><nav class="nav-primary" aria-label="Main" itemscope itemtype="https://schema.org/SiteNavigationElement" id="genesis-nav-primary"><div class="wrap"><ul id="menu-main" class="menu genesis-nav-menu menu-primary js-superfish">{feast_menu}</ul></div></nav></div></header>'
+        f'<div class="site-inner"><div class="content-sidebar-wrap"><main class="content" id="genesis-content"><div class="breadcrumb" itemprop="breadcrumb" itemscope itemtype="https://schema.org/BreadcrumbList"><span class="breadcrumb-link-wrap"><a class="breadcrumb-link" href="/" itemprop="item"><span class="breadcrumb-link-text-wrap" itemprop="name">Home</span></a></span> <span aria-label="breadcrumb separator">»</span> <span class="breadcrumb-link-wrap"><a class="breadcrumb-link" href="/category/dinner/">Dinner</a></span> <span aria-label="breadcrumb separator">»</span> {esc(dish)}</div>'
+        f'<article class="post-{rng.randint(100, 99999)} post type-post status-publish format-standard has-post-thumbnail category-dinner entry" aria-label="{esc(dish)}" itemscope itemtype="https://schema.org/CreativeWork"><header class="entry-header"><h1 class="entry-title" itemprop="headline">{esc(dish)}</h1>'
+        f'<p class="entry-meta">By <span class="entry-author" itemprop="author" itemscope itemtype="https://schema.org/Person"><a href="/about/" class="entry-author-link" rel="author" itemprop="url"><span class="entry-author-name" itemprop="name">{esc(author)}</span></a></span> <span class="entry-modified-time">Updated: <time datetime="{_iso(rng)}">{_date(rng)}</time></span> <span class="entry-comments-link"><a href="#comments">{rng.randint(0, 300)} Comments</a></span></p></header>'
+        f'<div class="entry-content" itemprop="text">{disclosure}{jump}{"".join(story_html)}<div class="wp-block-image"><figure class="aligncenter size-full"><img decoding="async" src="/wp-content/uploads/{_h(rng)}.jpg" alt="{esc(dish)} on a plate" class="wp-image-1"><figcaption class="wp-element-caption">{esc(dish)}, fresh from the oven.</figcaption></figure></div>{card}</div>'
+        f'<footer class="entry-footer"><div class="feast-author-box"><img src="/wp-content/uploads/{_h(rng)}.jpg" alt=""><h3>About {esc(author)}</h3><p>{esc(_trim_words(rng.choice(_prose()), 20))}</p></div><div class="feast-subscribe"><h3>Get new recipes by email!</h3><form><input type="email" placeholder="Email address"><button>Subscribe</button></form></div></footer></article>'
+        f'<h2 class="screen-reader-text">Reader Interactions</h2>{comments}</main>'
+        f'<aside class="sidebar sidebar-primary widget-area" role="complementary" aria-label="Primary Sidebar" itemscope itemtype="https://schema.org/WPSideBar" id="genesis-sidebar-primary"><h2 class="genesis-sidebar-title screen-reader-text">Primary Sidebar</h2><section id="text-2" class="widget widget_text"><div class="widget-wrap"><div class="textwidget"><p><img src="/me.jpg" alt=""></p><p>Hi, I’m {esc(author.split()[0])}! Welcome to my kitchen, where I share easy recipes for busy families.</p><p><a href="/about/">More about me →</a></p></div></div></section>'
+        '<section class="widget feast-popular"><div class="widget-wrap"><h3 class="widgettitle widget-title">Popular Recipes</h3><ul>' + "".join(f'<li><a href="/{_slug(d)}/">{esc(d)}</a></li>' for d in rng.sample(DISHES, 5)) + "</ul></div></section></aside></div></div>"
+        f'<footer class="site-footer" itemscope itemtype="https://schema.org/WPFooter"><div class="wrap"><p>Copyright © {rng.randint(2018, 2025)} {esc(site)} • <a href="/privacy-policy/">Privacy Policy</a> • <a href="/accessibility/">Accessibility</a></p><p>As an Amazon Associate I earn from qualifying purchases.</p></div></footer></div>'
+        '<div id="adthrive-sticky-outstream-container" class="adthrive-sticky-outstream"><div class="adthrive-ad adthrive-sticky-outstream adthrive-ad-cls"><button class="adthrive-close">Close</button></div></div>'
+    )
+    head = ld + "<script data-no-optimize=\"1\" data-cfasync=\"false\">(function(w, d) { w.adthrive = w.adthrive || {}; w.adthrive.cmd = w.adthrive.cmd || []; w.adthrive.plugin = 'adthrive-ads-3.5.4'; })(window, document);</script><style id='wprm-inline'>.wprm-recipe-template-feast-modern{margin:20px auto}</style>"
+    return _document(head, body, charset, f"{dish} - {site}", body_attrs=' class="wp-singular post-template-default single single-post feast-plugin wp-custom-logo header-full-width content-sidebar genesis-breadcrumbs-visible"'), _truth(truth_blocks), f"https://{_slug(site).replace('-', '')}.example.com/{slug}/"
+
+
 # ------------------------------------------------------------------------------------------------ pages
 
 _BUILDERS: dict[str, Callable[[int, random.Random, str], tuple[str, str, str]]] = {
     "news-react": _news_react,
     "blog-platforms": _blog,
+    "qa": _qa,
+    "recipe": _recipe,
 }
 
 
