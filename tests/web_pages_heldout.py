@@ -80,10 +80,14 @@ label line; inline markup kept as its text; site chrome is never main text), plu
 from __future__ import annotations
 
 import functools
+import html as _html
+import importlib
+import inspect
 import json
 import random
 import re
 import string
+import warnings
 from collections.abc import Callable
 
 from tests.web_pages import (
@@ -98,6 +102,7 @@ from tests.web_pages import (
     Page,
     _article_blocks,
     _code_snippets,
+    _doc_blocks,
     _documents,
     _inline,
     _prose,
@@ -110,7 +115,7 @@ from tests.web_pages import (
 
 __all__ = ["KINDS", "Page", "pages", "shingle_counts", "shingle_scores"]
 
-KINDS = ("news-react", "blog-platforms", "qa", "recipe", "press-gov")
+KINDS = ("news-react", "blog-platforms", "qa", "recipe", "press-gov", "docs-other")
 
 RU_EXTRA = [
     "Критики назвали это решение «наивным прочтением фасада», но владельцы кафе приветствовали новый декор и сбор в 12 евро.",
@@ -1335,6 +1340,256 @@ def _press_gov(i: int, rng: random.Random, charset: str) -> tuple[str, str, str]
     return _document('<meta name="Generator" content="Drupal 10 (https://www.drupal.org)"><link rel="stylesheet" media="all" href="/themes/custom/uni/css/style.css">', body, charset, f"{title} | {uni}", html_attrs=' dir="ltr" prefix="content: http://purl.org/rss/1.0/modules/content/"', body_attrs=' class="path-node page-node-type-news"'), _truth(truth_blocks), f"https://www.{_slug(uni).replace('-', '')}.edu/news/{rng.randint(2019, 2025)}/{_slug(title)}"
 
 
+
+# ------------------------------------------------------------------------------------------ docs-other
+
+_API_MODULES = ["collections", "pathlib", "json", "argparse", "logging", "threading", "queue", "decimal", "fractions", "datetime", "textwrap", "difflib", "configparser", "csv", "zipfile", "tarfile", "email.message", "http.client", "string", "random", "shlex", "calendar"]
+
+
+@functools.lru_cache(maxsize=1)
+def _api_items() -> tuple[tuple[str, str, tuple[str, ...], tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...]], ...]:
+    """(module, class, description paragraphs, ((method, parameter names, description paragraphs), ...))
+    from the standard library's classes."""
+    def paras(doc: str | None) -> tuple[str, ...]:
+        out = []
+        for para in re.split(r"\n\s*\n", inspect.cleandoc(doc or "")):
+            p = " ".join(para.split())
+            if p and not para.startswith(" ") and len(p.split()) >= 4 and not re.search(r"[`*#|<>{}\[\]]|>>>|::|-{3,}|={3,}", p):
+                out.append(p)
+        return tuple(out)
+    items = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in _API_MODULES:
+            try:
+                mod = importlib.import_module(name)
+            except ImportError:
+                continue
+            for cname, cls in sorted(vars(mod).items()):
+                if cname.startswith("_") or not inspect.isclass(cls) or cls.__module__ != mod.__name__ or not paras(cls.__doc__):
+                    continue
+                methods = []
+                for mname, fn in sorted(vars(cls).items()):
+                    if mname.startswith("_") or not inspect.isfunction(fn) or not paras(fn.__doc__):
+                        continue
+                    try:
+                        params = tuple(p for p in inspect.signature(fn).parameters if p not in ("self", "cls"))
+                    except (TypeError, ValueError):
+                        continue
+                    methods.append((mname, params, paras(fn.__doc__)))
+                if len(methods) >= 2:
+                    items.append((mod.__name__, cname, paras(cls.__doc__), tuple(methods)))
+    return tuple(items)
+
+
+def _docs_site_blocks(rng: random.Random, i: int, charset: str) -> tuple[str, list[Block]]:
+    title, blocks = _doc_blocks(rng, short=i == 0)
+    blocks = list(blocks)
+    if i != 0 and rng.random() < 0.5:
+        blocks.insert(rng.randrange(1, len(blocks) + 1), ("code", rng.choice(_code_snippets())))
+    if i != 0 and rng.random() < 0.3:
+        blocks.insert(rng.randrange(1, len(blocks) + 1), ("table", [["Option", "Default", "Description"]] + [[w, rng.choice(["None", "true", "0", "\"auto\""]), _trim_words(rng.choice(_prose()), 6)] for w in rng.sample(["strict", "encoding", "timeout", "verbose", "retries", "cache"], 3)]))
+    if charset != "utf-8":
+        blocks.insert(0, ("p", _extra(charset, rng)))
+    return title, blocks
+
+
+def _docs_other(i: int, rng: random.Random, charset: str) -> tuple[str, str, str]:
+    variant = ("docusaurus", "gitbook", "javadoc", "rustdoc")[i % 4] if i >= 3 else rng.choice(["docusaurus", "gitbook", "javadoc", "rustdoc"])
+    project = rng.choice(["Selene", "Pipewise", "Widgetry", "Netkit", "Lumen"])
+    if variant in ("docusaurus", "gitbook"):
+        title, blocks = _docs_site_blocks(rng, i, charset)
+        note = (rng.choice(["note", "tip", "warning", "info"]), _trim_words(rng.choice(_prose()), 18)) if i != 0 and rng.random() < 0.5 else None
+        pos = rng.randrange(1, len(blocks) + 1) if blocks else 0
+        heads = [str(b[1]) for b in blocks if b[0] in ("h2", "h3")]
+        sidebar_items = [t for t, _ in rng.sample(_documents(), rng.randint(8, 20))]
+        if variant == "docusaurus":
+            truth_blocks: list[Block] = [("h1", title), *blocks[:pos], *([("p", f"{note[0]}\n{note[1]}")] if note else []), *blocks[pos:]]
+            parts = []
+            for k, b in enumerate(blocks):
+                if k == pos and note:
+                    parts.append(f'<div class="theme-admonition theme-admonition-{note[0]} admonition_xJq3 alert alert--{ {"note": "secondary", "tip": "success", "warning": "warning", "info": "info"}[note[0]] }"><div class="admonitionHeading_Gvgb"><span class="admonitionIcon_Rf37"><svg viewBox="0 0 14 16"><path fill-rule="evenodd" d="M6.3 5.69a.942.942 0 0 1-.28-.7c0-.28.09-.52.28-.7"></path></svg></span>{note[0]}</div><div class="admonitionContent_BuS1"><p>{esc(note[1])}</p></div></div>')
+                if b[0] in ("h2", "h3"):
+                    a = _slug(str(b[1]))
+                    parts.append(f'<{b[0]} class="anchor anchorWithStickyNavbar_LWe7" id="{a}">{esc(str(b[1]))}<a href="#{a}" class="hash-link" aria-label="Direct link to {esc(str(b[1]))}" title="Direct link to {esc(str(b[1]))}">\u200b</a></{b[0]}>')
+                elif b[0] == "code":
+                    empty, nl = '<span class="token plain"> </span>', "\n"
+                    lines = "".join(f'<span class="token-line" style="color:#393A34">{_hl(ln, "token keyword") or empty}<br></span>' for ln in str(b[1]).split(nl))
+                    parts.append(f'<div class="language-python codeBlockContainer_Ckt0 theme-code-block" style="--prism-color:#393A34;--prism-background-color:#f6f8fa"><div class="codeBlockContent_biex"><pre tabindex="0" class="prism-code language-python codeBlock_bY9V thin-scrollbar" style="color:#393A34;background-color:#f6f8fa"><code class="codeBlockLines_e6Vv">{lines}</code></pre>'
+                                 '<div class="buttonGroup__atx"><button type="button" aria-label="Copy code to clipboard" title="Copy" class="clean-btn"><span class="copyButtonIcons_eSgA" aria-hidden="true"><svg viewBox="0 0 24 24" class="copyButtonIcon_y97N"><path fill="currentColor" d="M19,21H8V7H19M19,5H8A2,2 0 0,0 6,7V21"></path></svg></span></button></div></div></div>')
+                else:
+                    parts.append(_render(b, rng))
+            if pos == len(blocks) and note:
+                parts.append(f'<div class="theme-admonition theme-admonition-{note[0]} admonition_xJq3 alert alert--info"><div class="admonitionHeading_Gvgb">{note[0]}</div><div class="admonitionContent_BuS1"><p>{esc(note[1])}</p></div></div>')
+            old = i % 3 == 1
+            body = (
+                '<svg xmlns="http://www.w3.org/2000/svg" style="display: none;"><defs><symbol id="theme-svg-external-link" viewBox="0 0 24 24"><path fill="currentColor" d="M21 13v10h-21v-19h12v2h-10v15h17v-8h2z"></path></symbol></defs></svg><script>!function(){var t=localStorage.getItem("theme");document.documentElement.setAttribute("data-theme",t||"light")}()</script>'
+                '<div id="__docusaurus"><div role="region" aria-label="Skip to main content"><a class="skipToContent_fXgn" href="#__docusaurus_skipToContent_fallback">Skip to main content</a></div>'
+                + (f'<div class="theme-announcement-bar announcementBar_mb4j" style="background-color:#fafbfc;color:#091E42" role="banner"><div class="announcementBarPlaceholder_vyr4"></div><div class="content_knG7 announcementBarContent_xLdY">⭐️ If you like {project}, give it a star on <a target="_blank" rel="noopener noreferrer" href="https://github.com/example/{project.lower()}">GitHub</a>! ⭐️</div><button type="button" aria-label="Close" class="clean-btn close closeButton_CVFx announcementBarClose_gvF7"><svg viewBox="0 0 15 15" width="14" height="14"><g stroke="currentColor" stroke-width="3.1"><path d="M.75.75l13.5 13.5M14.25.75L.75 14.25"></path></g></svg></button></div>' if rng.random() < 0.5 else "")
+                + f'<nav aria-label="Main" class="navbar navbar--fixed-top"><div class="navbar__inner"><div class="navbar__items"><button aria-label="Toggle navigation bar" aria-expanded="false" class="navbar__toggle clean-btn" type="button"></button><a class="navbar__brand" href="/"><div class="navbar__logo"><img src="/img/logo.svg" alt="{project} Logo" class="themedComponent_mlkZ themedComponent--light_NVdE"></div><b class="navbar__title text--truncate">{project}</b></a>'
+                '<a aria-current="page" class="navbar__item navbar__link navbar__link--active" href="/docs/intro">Docs</a><a class="navbar__item navbar__link" href="/docs/api">API</a><a class="navbar__item navbar__link" href="/blog">Blog</a></div>'
+                f'<div class="navbar__items navbar__items--right"><div class="navbar__item dropdown dropdown--hoverable dropdown--right"><a href="#" aria-haspopup="true" aria-expanded="false" role="button" class="navbar__link">{"2.x" if old else "3.x"}</a><ul class="dropdown__menu"><li><a class="dropdown__link" href="/docs/next/intro">Next</a></li><li><a class="dropdown__link" href="/docs/intro">3.x</a></li><li><a class="dropdown__link" href="/docs/2.x/intro">2.x</a></li></ul></div>'
+                '<a href="https://github.com/example" target="_blank" rel="noopener noreferrer" class="navbar__item navbar__link header-github-link" aria-label="GitHub repository"></a><div class="navbarSearchContainer_Bca1"><button type="button" class="DocSearch DocSearch-Button" aria-label="Search (Ctrl+K)"><span class="DocSearch-Button-Container"><span class="DocSearch-Button-Placeholder">Search</span></span><span class="DocSearch-Button-Keys"><kbd class="DocSearch-Button-Key">Ctrl</kbd><kbd class="DocSearch-Button-Key">K</kbd></span></button></div></div></div><div role="presentation" class="navbar-sidebar__backdrop"></div></nav>'
+                '<div id="__docusaurus_skipToContent_fallback" class="main-wrapper mainWrapper_z2l0"><div class="docsWrapper_hBAB"><button aria-label="Scroll back to top" class="clean-btn theme-back-to-top-button backToTopButton_sjWU" type="button"></button><div class="docRoot_UBD9">'
+                '<aside class="theme-doc-sidebar-container docSidebarContainer_YfHR"><div class="sidebarViewport_aRkj"><div class="sidebar_njMd"><nav aria-label="Docs sidebar" class="menu thin-scrollbar menu_SIkG"><ul class="theme-doc-sidebar-menu menu__list">'
+                + "".join(f'<li class="theme-doc-sidebar-item-link theme-doc-sidebar-item-link-level-1 menu__list-item"><a class="menu__link{" menu__link--active" if c == title else ""}" href="/docs/{_slug(c)}">{esc(c)}</a></li>' for c in sidebar_items)
+                + '</ul></nav><button type="button" title="Collapse sidebar" aria-label="Collapse sidebar" class="button button--secondary button--outline collapseSidebarButton_PEFL"></button></div></div></aside>'
+                '<main class="docMainContainer_TBSr"><div class="container padding-top--md padding-bottom--lg"><div class="row"><div class="col docItemCol_VOVn">'
+                + (f'<div class="theme-doc-version-banner alert alert--warning margin-bottom--md" role="alert"><div>This is documentation for {project} <b>2.x</b>, which is no longer actively maintained.</div><div class="margin-top--md">For up-to-date documentation, see the <b><a href="/docs/intro">latest version</a></b> (3.x).</div></div>' if old else "")
+                + '<div class="docItemContainer_c0TR"><article><nav class="theme-doc-breadcrumbs breadcrumbsContainer_Z_bl" aria-label="Breadcrumbs"><ul class="breadcrumbs" itemscope="" itemtype="https://schema.org/BreadcrumbList"><li class="breadcrumbs__item"><a aria-label="Home page" class="breadcrumbs__link" href="/"><svg viewBox="0 0 24 24" class="breadcrumbHomeIcon_YNFT"><path d="M10 19v-5h4v5c0 .55.45 1 1 1h3c.55 0 1-.45 1-1v-7h1.7c.46 0 .68-.57.33-.87L12.67 3.6c-.38-.34-.96-.34-1.34 0l-8.36 7.53c-.34.3-.13.87.33.87H5v7c0 .55.45 1 1 1h3c.55 0 1-.45 1-1z" fill="currentColor"></path></svg></a></li>'
+                f'<li itemscope="" itemprop="itemListElement" itemtype="https://schema.org/ListItem" class="breadcrumbs__item"><span class="breadcrumbs__link" itemprop="name">Guides</span><meta itemprop="position" content="1"></li><li itemscope="" itemprop="itemListElement" itemtype="https://schema.org/ListItem" class="breadcrumbs__item breadcrumbs__item--active"><span class="breadcrumbs__link" itemprop="name">{esc(title)}</span><meta itemprop="position" content="2"></li></ul></nav>'
+                + (f'<span class="theme-doc-version-badge badge badge--secondary">Version: {"2.x" if old else "3.x"}</span>' if rng.random() < 0.6 else "")
+                + '<div class="tocCollapsible_ETCw theme-doc-toc-mobile tocMobile_ITEo"><button type="button" class="clean-btn tocCollapsibleButton_TO0P">On this page</button></div>'
+                f'<div class="theme-doc-markdown markdown"><header><h1>{esc(title)}</h1></header>{"".join(parts)}</div>'
+                f'<footer class="theme-doc-footer docusaurus-mt-lg"><div class="row margin-top--sm theme-doc-footer-edit-meta-row"><div class="col"><a href="https://github.com/example/{project.lower()}/edit/main/docs/{_slug(title)}.md" target="_blank" rel="noopener noreferrer" class="theme-edit-this-page"><svg fill="currentColor" height="20" width="20" viewBox="0 0 40 40" class="iconEdit_Z9Sw" aria-hidden="true"><g><path d="m34.5 11.7l-3 3.1-6.3-6.3 3.1-3q0.5-0.5 1.2-0.5t1.1 0.5l3.9 3.9q0.5 0.4 0.5 1.1t-0.5 1.2z"></path></g></svg>Edit this page</a></div>'
+                f'<div class="col lastUpdated_JAkA"><span class="theme-last-updated">Last updated<!-- --> on <b><time datetime="{_iso(rng)}" itemprop="dateModified">{_date(rng)}</time></b> by <b>{esc(_name(rng))}</b></span></div></div></footer></article>'
+                f'<nav class="pagination-nav docusaurus-mt-lg" aria-label="Docs pages"><a class="pagination-nav__link pagination-nav__link--prev" href="/docs/{_slug(sidebar_items[0])}"><div class="pagination-nav__sublabel">Previous</div><div class="pagination-nav__label">{esc(sidebar_items[0])}</div></a><a class="pagination-nav__link pagination-nav__link--next" href="/docs/{_slug(sidebar_items[1])}"><div class="pagination-nav__sublabel">Next</div><div class="pagination-nav__label">{esc(sidebar_items[1])}</div></a></nav></div></div>'
+                '<div class="col col--3"><div class="tableOfContents_bqdL thin-scrollbar theme-doc-toc-desktop"><ul class="table-of-contents table-of-contents__left-border">' + "".join(f'<li><a href="#{_slug(h)}" class="table-of-contents__link toc-highlight">{esc(h)}</a></li>' for h in heads) + "</ul></div></div></div></div></main></div></div></div>"
+                '<footer class="footer footer--dark"><div class="container container-fluid"><div class="row footer__links">' + "".join(f'<div class="col footer__col"><div class="footer__title">{t}</div><ul class="footer__items clean-list">' + "".join(f'<li class="footer__item"><a class="footer__link-item" href="/{_slug(x)}">{x}</a></li>' for x in xs) + "</ul></div>" for t, xs in [("Docs", ["Tutorial", "API reference"]), ("Community", ["Stack Overflow", "Discord", "X"]), ("More", ["Blog", "GitHub"])])
+                + f'</div><div class="footer__bottom text--center"><div class="footer__copyright">Copyright © {rng.randint(2020, 2025)} {project}, Inc. Built with Docusaurus.</div></div></div></footer></div>'
+            )
+            head = f'<meta name="generator" content="Docusaurus v3.{rng.randint(0, 7)}.{rng.randint(0, 3)}"><link rel="stylesheet" href="/assets/css/styles.{_h(rng, 8)}.css"><script src="/assets/js/runtime~main.{_h(rng, 8)}.js" defer="defer"></script><script src="/assets/js/main.{_h(rng, 8)}.js" defer="defer"></script>'
+            return _document(head, body, charset, f"{title} | {project}", html_attrs=' dir="ltr" class="docs-wrapper plugin-docs plugin-id-default docs-version-current docs-doc-page" data-has-hydrated="false"'), _truth(truth_blocks), f"https://{project.lower()}.example.io/docs/{_slug(title)}"
+
+        # gitbook
+        desc = _trim_words(rng.choice(_prose()), rng.randint(8, 18)) if rng.random() < 0.7 else None
+        truth_blocks = [("h1", title), *([("p", desc)] if desc else []), *blocks[:pos], *([("p", note[1])] if note else []), *blocks[pos:]]
+        mx = "max-w-3xl w-full mx-auto decoration-primary/6 page-api-block:ml-0"
+        parts = []
+        for k, b in enumerate([*blocks, ("end", "")]):
+            if k == pos and note:
+                parts.append(f'<div class="hint hint-{note[0]} {mx} px-4 py-4 transition-colors rounded-md straight-corners:rounded-none bg-gradient-to-b from-{note[0]}/4 to-{note[0]}/3 ring-1 ring-inset ring-{note[0]}/6 flex flex-row gap-3"><div class="mt-0.5"><svg class="gb-icon size-4"><path></path></svg></div><div class="flex-1 space-y-4"><p class="text-base">{esc(note[1])}</p></div></div>')
+            if b[0] == "end":
+                break
+            if b[0] in ("h2", "h3"):
+                a = _slug(str(b[1]))
+                parts.append(f'<{b[0]} id="{a}" class="flex items-baseline gap-3 scroll-m-12 text-2xl font-semibold {mx} mt-8"><div class="hash grid grid-area-1-1 relative -ml-6 w-7 border-0 opacity-0 group-hover/hash:opacity-[0] group-focus/hash:opacity-[0] md:group-hover/hash:opacity-[1]"><a href="#{a}" class="inline-flex h-full items-start leading-tight" aria-label="Direct link to heading"><svg class="gb-icon size-3"><path></path></svg></a></div><div class="flex-1 z-1 justify-self-start max-w-full break-words text-start">{esc(str(b[1]))}</div></{b[0]}>')
+            elif b[0] == "code":
+                nl = "\n"
+                lines = "".join(f'<span class="highlight-line block ml-5"><span class="highlight-line-number text-sm text-transparent absolute -ml-7 w-[calc(0.25rem*7)] text-right select-none"></span><span class="highlight-line-content">{_hl(ln, "text-[#d73a49]")}</span></span>{nl}' for ln in str(b[1]).split(nl))
+                parts.append(f'<div class="group/codeblock grid grid-flow-col {mx}"><div class="flex items-center justify-start gap-1 text-xs px-3 py-2"><div class="text-xs tracking-wide text-tint leading-none">example.py</div></div><div class="relative"><pre class="flex overflow-auto border rounded-md straight-corners:rounded-sm"><code spellcheck="false" class="text-sm w-full overflow-x-auto p-2 whitespace-pre" data-language="python">{lines}</code></pre><button class="group-hover/codeblock:opacity-[1] opacity-0 text-xs absolute top-2 right-2">Copy</button></div></div>')
+            else:
+                parts.append(_render(b, rng, {"p": f"text-base {mx}", "ul": f"{mx} list-disc", "table": f"{mx} border"}))
+        toc = "".join(f'<li class="flex flex-col"><a href="#{_slug(h)}" class="flex flex-row items-baseline gap-3 text-sm py-1 pl-4 text-tint hover:text-tint-strong">{esc(h)}</a></li>' for h in heads)
+        rsc = json.dumps([1, json.dumps({"page": {"title": title, "description": desc or ""}}, ensure_ascii=False)], ensure_ascii=False)
+        body = (
+            f'<div class="scroll-nojump"><header id="site-header" class="flex flex-col h-[64px] sticky top-0 pt-[env(safe-area-inset-top)] z-30 w-full flex-none shadow-[0px_1px_0px] shadow-tint-12/2 bg-tint-base/9 backdrop-blur-lg"><div class="flex w-full items-center justify-between px-4 sm:px-6 md:px-8 max-w-screen-2xl mx-auto"><a class="group/headerlogo flex flex-row items-center shrink-0 gap-3" href="/"><div class="text-pretty line-clamp-2 tracking-tight max-w-[18ch] lg:max-w-[24ch] font-semibold text-base/tight lg:text-lg/tight">{project}</div></a>'
+            '<div class="flex grow-0 shrink-0 md:basis-56 justify-self-end items-center gap-2"><div class="flex-1"><button type="button" class="flex flex-1 flex-row items-center gap-2 px-3 py-2 rounded-lg"><svg class="gb-icon size-4"><path></path></svg><div class="hidden md:block text-tint-subtle truncate">Search...</div><div class="hidden md:flex text-xs"><kbd>Ctrl</kbd><kbd>K</kbd></div></button></div></div></div></header>'
+            '<div class="flex flex-col lg:flex-row max-w-screen-2xl mx-auto site-width-wide:max-w-full"><aside data-testid="table-of-contents" class="group text-sm grow-0 shrink-0 basis-full lg:basis-72 page-no-toc:lg:basis-56 relative z-[1] lg:sticky lg:top-16 lg:h-[calc(100vh_-_4rem)] pt-6 pb-4 flex flex-col"><div class="flex-1 overflow-y-auto"><ul class="flex flex-col gap-y-0.5">'
+            + "".join(f'<li class="flex flex-col"><a class="flex flex-row justify-between items-center gap-2 pl-5 rounded-md straight-corners:rounded-none text-sm py-1.5 {"font-semibold text-primary" if c == title else "text-tint"}" href="/{_slug(c)}">{esc(c)}</a></li>' for c in sidebar_items)
+            + '</ul></div><div class="mt-4"><a target="_blank" href="https://www.gitbook.com/?utm_source=content&amp;utm_medium=trademark" class="text-sm font-semibold flex flex-row items-center px-5 py-4 rounded-lg"><svg class="gb-icon size-5"><path></path></svg><div class="text-xs">Powered by GitBook</div></a></div></aside>'
+            '<div class="flex flex-row flex-1 site-width-wide:max-w-screen-2xl"><main class="relative min-w-0 flex-1 py-8 lg:px-12 break-anywhere page-api-block:xl:max-2xl:pr-0 page-api-block:max-w-[1654px] page-api-block:mx-auto"><header class="max-w-3xl page-api-block:max-w-[1654px] mx-auto mb-6 space-y-3 page-api-block:ml-0">'
+            f'<nav aria-label="Breadcrumb" class="text-sm"><ol class="flex flex-wrap items-center gap-2 text-tint"><li class="flex items-center gap-2"><a href="/guides" class="text-xs tracking-wide font-semibold uppercase">Guides</a></li></ol></nav><h1 class="text-4xl font-bold flex items-center gap-4 text-tint-strong">{esc(title)}</h1>'
+            + (f'<p class="text-lg text-tint">{esc(desc)}</p>' if desc else "")
+            + f'</header><div class="whitespace-pre-wrap grid [&amp;>*+*]:mt-5 whitespace-normal">{"".join(parts)}</div>'
+            f'<div class="flex flex-col md:flex-row mt-6 gap-2 max-w-3xl mx-auto page-api-block:ml-0"><a class="group text-sm p-2.5 flex gap-4 flex-1 flex-row-reverse items-center pl-4 border rounded-md" href="/{_slug(sidebar_items[0])}"><svg class="gb-icon size-4"><path></path></svg><span class="flex flex-col flex-1 text-right"><span class="text-xs">Previous</span><span class="text-tint-strong line-clamp-2">{esc(sidebar_items[0])}</span></span></a>'
+            f'<a class="group text-sm p-2.5 flex gap-4 flex-1 flex-row items-center pr-4 border rounded-md" href="/{_slug(sidebar_items[1])}"><span class="flex flex-col flex-1"><span class="text-xs">Next</span><span class="text-tint-strong line-clamp-2">{esc(sidebar_items[1])}</span></span><svg class="gb-icon size-4"><path></path></svg></a></div>'
+            f'<div class="flex flex-row items-center mt-6 max-w-3xl mx-auto page-api-block:ml-0 text-sm text-tint"><p>Last updated {rng.randint(2, 11)} months ago</p></div>'
+            '<div class="flex flex-col gap-3 max-w-3xl mx-auto mt-6"><p class="text-sm text-tint">Was this helpful?</p><div class="flex flex-row gap-2" role="radiogroup"><button type="button" aria-label="Bad" class="p-2 rounded-full">😞</button><button type="button" aria-label="Ok" class="p-2 rounded-full">😐</button><button type="button" aria-label="Good" class="p-2 rounded-full">😀</button></div></div></main>'
+            f'<aside class="group/aside order-last hidden xl:flex flex-col basis-56 shrink-0 sticky top-16 h-[calc(100vh_-_4rem)] py-8 page-no-toc:hidden"><div class="flex flex-col gap-3"><div class="text-xs tracking-wide font-semibold uppercase text-tint-strong flex flex-row items-center gap-2"><svg class="gb-icon size-3"><path></path></svg>On this page</div><ul class="flex flex-col border-l border-tint-subtle">{toc}</ul></div></aside></div></div></div>'
+            f'<script>(self.__next_f=self.__next_f||[]).push([0])</script><script>self.__next_f.push({rsc})</script>'
+        )
+        head = f'<link rel="stylesheet" href="/_next/static/css/{_h(rng, 16)}.css" data-precedence="next"><meta name="generator" content="GitBook ({_h(rng, 7)})"><style>:root{{--primary-color-500:52 109 219}}</style>'
+        return _document(head, body, charset, f"{title} | {project}", html_attrs=' class="sidebar-default theme-clean no-tint sidebar-filled links-default depth-subtle __variable_main"'), _truth(truth_blocks), f"https://docs.{project.lower()}.example.com/guides/{_slug(title)}"
+
+    # API pages: a standard-library class dressed as a Java or Rust type
+    modname, cname, cdesc, methods = rng.choice(_api_items())
+    methods = methods[: rng.randint(2, 8)] if i != 0 else methods[:1]
+    cdesc = cdesc[:1] if i == 0 else cdesc[:4]
+    extra = [_extra(charset, rng)] if charset != "utf-8" else []
+    if variant == "javadoc":
+        pkg = "org.example." + modname.replace(".", "")
+        typ = [rng.choice(["void", "String", "boolean", "int", "Object"]) for _ in methods]
+        ptyp = [[rng.choice(["String", "int", "boolean", "Object", "long"]) for _ in params] for _, params, _ in methods]
+        sig_cls = f"public class {cname} extends Object"
+        truth_blocks = [("h1", f"Class {cname}"), ("p", sig_cls), *(("p", d) for d in [*extra, *cdesc]), ("h2", "Method Summary"),
+                        ("table", [["Modifier and Type", "Method", "Description"]] + [[t, f"{m}({', '.join(f'{pt} {p}' for pt, p in zip(pts, params, strict=True))})", _trim_words(d[0], 12) if len(d[0].split()) <= 14 else d[0].split(". ")[0] + "."] for (m, params, d), t, pts in zip(methods, typ, ptyp, strict=True)]),
+                        ("h2", "Method Details")]
+        table = truth_blocks[-2][1]
+        detail = ""
+        summary_rows = ""
+        for k, ((m, params, d), t, pts) in enumerate(zip(methods, typ, ptyp, strict=True)):
+            sig = f"public {t} {m}({', '.join(f'{pt} {p}' for pt, p in zip(pts, params, strict=True))})"
+            first = table[k + 1][2]
+            notes: list[str] = []
+            if params:
+                notes += ["Parameters:", *(f"{p} - the {p.replace('_', ' ')} to use" for p in params)]
+            if t != "void":
+                notes += ["Returns:", f"the resulting {t.lower()}"]
+            truth_blocks += [("h3", m), ("p", sig), *(("p", x) for x in d[:3]), *([("ul", notes)] if notes else [])]
+            row = "even-row-color" if k % 2 == 0 else "odd-row-color"
+            summary_rows += (f'<div class="col-first {row} method-summary-table method-summary-table-tab2 method-summary-table-tab4"><code>{t}</code></div><div class="col-second {row} method-summary-table method-summary-table-tab2 method-summary-table-tab4"><code><a href="#{m}()" class="member-name-link">{m}</a>({", ".join(f"{pt}&nbsp;{p}" for pt, p in zip(pts, params, strict=True))})</code></div>'
+                             f'<div class="col-last {row} method-summary-table method-summary-table-tab2 method-summary-table-tab4"><div class="block">{esc(first)}</div></div>')
+            dl = ""
+            if notes:
+                dl = '<dl class="notes">' + "".join(f"<dt>{esc(x)}</dt>" if x.endswith(":") else (f"<dd><code>{esc(x.split(' - ')[0])}</code> - {esc(x.split(' - ', 1)[1])}</dd>" if " - " in x else f"<dd>{esc(x)}</dd>") for x in notes) + "</dl>"
+            detail += (f'<li><section class="detail" id="{m}()"><h3>{esc(m)}</h3><div class="member-signature"><span class="modifiers">public</span>&nbsp;<span class="return-type">{t}</span>&nbsp;<span class="element-name">{m}</span><wbr><span class="parameters">({", ".join(f"{pt}&nbsp;{p}" for pt, p in zip(pts, params, strict=True))})</span></div>'
+                       f'<div class="block">{"".join(f"<p>{esc(x)}</p>" for x in d[:3])}</div>{dl}</section></li>')
+        body = (
+            '<script type="text/javascript">var pathtoroot = "../../../";loadScripts(document, "script");</script><noscript><div>JavaScript is disabled on your browser.</div></noscript>'
+            '<div class="flex-box"><header role="banner" class="flex-header"><nav role="navigation"><div class="top-nav" id="navbar-top"><button id="navbar-toggle-button" aria-controls="navbar-top" aria-expanded="false" aria-label="Toggle navigation links"><span class="nav-bar-toggle-icon">&nbsp;</span></button><div class="skip-nav"><a href="#skip-navbar-top" title="Skip navigation links">Skip navigation links</a></div>'
+            f'<div class="about-language"><strong>{project} {rng.randint(1, 9)}.{rng.randint(0, 9)} API</strong></div><ul id="navbar-top-firstrow" class="nav-list" title="Navigation"><li><a href="../../../module-summary.html">Module</a></li><li><a href="package-summary.html">Package</a></li><li class="nav-bar-cell1-rev">Class</li><li><a href="class-use/{cname}.html">Use</a></li><li><a href="package-tree.html">Tree</a></li><li><a href="../../../deprecated-list.html">Deprecated</a></li><li><a href="../../../index-all.html">Index</a></li><li><a href="../../../help-doc.html#class">Help</a></li></ul></div>'
+            '<div class="sub-nav"><div id="navbar-sub-list"><ul class="sub-nav-list"><li>Summary:&nbsp;</li><li>Nested&nbsp;|&nbsp;</li><li>Field&nbsp;|&nbsp;</li><li><a href="#constructor-summary">Constr</a>&nbsp;|&nbsp;</li><li><a href="#method-summary">Method</a></li></ul><ul class="sub-nav-list"><li>Detail:&nbsp;</li><li>Field&nbsp;|&nbsp;</li><li><a href="#constructor-detail">Constr</a>&nbsp;|&nbsp;</li><li><a href="#method-detail">Method</a></li></ul></div>'
+            '<div class="nav-list-search"><a href="../../../search.html">SEARCH</a><input type="text" id="search-input" disabled placeholder="Search"><input type="reset" id="reset-button" disabled value="reset"></div></div><span class="skip-nav" id="skip-navbar-top"></span></nav></header>'
+            f'<div class="flex-content"><main role="main"><div class="header"><div class="sub-title"><span class="module-label-in-type">Module</span>&nbsp;<a href="../../../module-summary.html">{pkg.rsplit(".", 1)[0]}</a></div><div class="sub-title"><span class="package-label-in-type">Package</span>&nbsp;<a href="package-summary.html">{pkg}</a></div><h1 title="Class {cname}" class="title">Class {cname}</h1></div>'
+            f'<div class="inheritance" title="Inheritance Tree"><a href="https://docs.oracle.com/en/java/javase/21/docs/api/java.base/java/lang/Object.html" class="external-link">java.lang.Object</a><div class="inheritance">{pkg}.{cname}</div></div>'
+            f'<section class="class-description" id="class-description"><dl class="notes"><dt>All Implemented Interfaces:</dt><dd><code><a href="https://docs.oracle.com/java/io/Serializable.html" class="external-link">Serializable</a></code>, <code>Cloneable</code></dd></dl><hr><div class="type-signature"><span class="modifiers">public class </span><span class="element-name type-name-label">{cname}</span> <span class="extends-implements">extends Object</span></div>'
+            f'<div class="block">{"".join(f"<p>{esc(x)}</p>" for x in [*extra, *cdesc])}</div><dl class="notes"><dt>Since:</dt><dd>{rng.randint(1, 3)}.{rng.randint(0, 9)}</dd></dl></section>'
+            f'<section class="summary"><ul class="summary-list"><li><section class="method-summary" id="method-summary"><h2>Method Summary</h2><div id="method-summary-table"><div class="table-tabs" role="tablist" aria-orientation="horizontal"><button id="method-summary-table-tab0" role="tab" aria-selected="true" aria-controls="method-summary-table.tabpanel" tabindex="0" onkeydown="switchTab(event)" onclick="show(\'method-summary-table\', \'method-summary-table\', 3)" class="active-table-tab">All Methods</button><button id="method-summary-table-tab2" role="tab" aria-selected="false" tabindex="-1" class="table-tab">Instance Methods</button><button id="method-summary-table-tab4" role="tab" aria-selected="false" tabindex="-1" class="table-tab">Concrete Methods</button></div>'
+            f'<div id="method-summary-table.tabpanel" role="tabpanel" aria-labelledby="method-summary-table-tab0"><div class="summary-table three-column-summary"><div class="table-header col-first">Modifier and Type</div><div class="table-header col-second">Method</div><div class="table-header col-last">Description</div>{summary_rows}</div></div></div>'
+            '<div class="inherited-list"><h3 id="methods-inherited-from-class-java.lang.Object">Methods inherited from class&nbsp;java.lang.<a href="https://docs.oracle.com/java/lang/Object.html" class="external-link">Object</a></h3><code>clone, equals, finalize, getClass, hashCode, notify, notifyAll, toString, wait, wait, wait</code></div></section></li></ul></section>'
+            f'<section class="details"><ul class="details-list"><li><section class="method-details" id="method-detail"><h2>Method Details</h2><ul class="member-list">{detail}</ul></section></li></ul></section></main>'
+            f'<footer role="contentinfo"><hr><p class="legal-copy"><small><a href="https://bugs.example.org">Report a bug or suggest an enhancement</a><br>For further API reference and developer documentation see the {project} Documentation. Copyright &copy; {rng.randint(2010, 2025)}, {project} contributors. All rights reserved.</small></p></footer></div></div>'
+        )
+        head = f'<meta name="generator" content="javadoc/ClassWriter"><meta name="keywords" content="{pkg}.{cname} class"><link rel="stylesheet" type="text/css" href="../../../stylesheet.css" title="Style"><script type="text/javascript" src="../../../script.js"></script>'
+        return _document(head, body, charset, f"{cname} ({project} API)", body_attrs=' class="class-declaration-page"'), _truth(truth_blocks), f"https://javadoc.example.io/{pkg.replace('.', '/')}/{cname}.html"
+
+    # rustdoc
+    crate = project.lower()
+    rtypes = ["&amp;str", "usize", "bool", "Option&lt;T&gt;", "&amp;[u8]", "f64"]
+    def sig(m: str, params: tuple[str, ...], ret: str) -> tuple[str, str]:
+        ps = [rng.choice(rtypes) for _ in params]
+        text = f"pub fn {m}(&self{''.join(f', {p}: {_html.unescape(t)}' for p, t in zip(params, ps, strict=True))}){' -> ' + _html.unescape(ret) if ret else ''}"
+        html = f'pub fn <a href="#method.{m}" class="fn">{m}</a>(&amp;self{"".join(f", {p}: {t}" for p, t in zip(params, ps, strict=True))}){" -&gt; " + ret if ret else ""}'
+        return text, html
+    decl = f"pub struct {cname} {{ /* private fields */ }}"
+    example = rng.choice(_code_snippets()) if i != 0 and rng.random() < 0.5 else None
+    truth_blocks = [("h1", f"Struct {cname}"), ("code", decl), *(("p", d) for d in [*extra, *cdesc]), *([("h2", "Examples"), ("code", example)] if example else []), ("h2", "Implementations"), ("h3", f"impl {cname}")]
+    impl_items = ""
+    for m, params, d in methods:
+        ret = rng.choice(["", "bool", "usize", "Self", "Option&lt;&amp;str&gt;"])
+        text, html_sig = sig(m, params, ret)
+        truth_blocks += [("h4", text), *(("p", x) for x in d[:3])]
+        impl_items += (f'<details class="toggle method-toggle" open><summary><section id="method.{m}" class="method"><a class="src rightside" href="../src/{crate}/lib.rs.html#{rng.randint(10, 999)}">Source</a><h4 class="code-header">{html_sig}</h4></section></summary>'
+                       f'<div class="docblock">{"".join(f"<p>{_inline(x, rng)}</p>" for x in d[:3])}</div></details>')
+    traits = ["Clone", "Debug", "Default", "PartialEq", "Eq", "Hash"]
+    auto = ["Freeze", "RefUnwindSafe", "Send", "Sync", "Unpin", "UnwindSafe"]
+    blanket = ["Any", "Borrow&lt;T&gt;", "BorrowMut&lt;T&gt;", "From&lt;T&gt;", "Into&lt;U&gt;", "ToOwned", "TryFrom&lt;U&gt;", "TryInto&lt;U&gt;"]
+    def impl_list(names: list[str], ident: str) -> str:
+        return f'<div id="{ident}-list">' + "".join(f'<details class="toggle implementors-toggle"><summary><section id="impl-{_slug(_html.unescape(t))}-for-{cname}" class="impl"><a class="src rightside" href="#">Source</a><a href="#impl-{t}" class="anchor">§</a><h3 class="code-header">impl{"&lt;T&gt;" if "T" in t else ""} {t} for {cname}</h3></section></summary><div class="impl-items"><details class="toggle method-toggle" open><summary><section class="method trait-impl"><h4 class="code-header">fn <a class="fn">{rng.choice(["clone", "fmt", "eq", "hash", "from", "into", "type_id"])}</a>(&amp;self) -&gt; Self</h4></section></summary><div class="docblock"><p>{esc(_trim_words(rng.choice(_prose()), 8))} <a href="#">Read more</a></p></div></details></div></details>' for t in names) + "</div>"
+    example_html = f'<h2 id="examples"><a class="doc-anchor" href="#examples">§</a>Examples</h2><div class="example-wrap"><pre class="rust rust-example-rendered"><code>{_hl(example, "kw")}</code></pre></div>' if example else ""
+    body = (
+        '<!--[if lte IE 11]><div class="warning">This old browser is unsupported and will most likely display funky things.</div><![endif]-->'
+        f'<nav class="mobile-topbar"><button class="sidebar-menu-toggle" title="show sidebar"></button><a class="logo-container" href="../{crate}/index.html"><img class="rust-logo" src="../static.files/rust-logo-151179464ae7ed46.svg" alt=""></a><h2><a href="#">{cname}</a></h2></nav>'
+        f'<nav class="sidebar"><div class="sidebar-crate"><a class="logo-container" href="../{crate}/index.html"><img class="rust-logo" src="../static.files/rust-logo-151179464ae7ed46.svg" alt="logo"></a><h2><a href="../{crate}/index.html">{crate}</a><span class="version">{rng.randint(0, 2)}.{rng.randint(0, 30)}.{rng.randint(0, 9)}</span></h2></div>'
+        f'<div class="sidebar-elems"><section id="rustdoc-toc"><h2 class="location"><a href="#">{cname}</a></h2><h3><a href="#implementations">Methods</a></h3><ul class="block method">' + "".join(f'<li><a href="#method.{m}">{m}</a></li>' for m, _, _ in methods)
+        + '</ul><h3><a href="#trait-implementations">Trait Implementations</a></h3><ul class="block trait-implementation">' + "".join(f'<li><a href="#impl-{t}">{t}</a></li>' for t in traits)
+        + '</ul><h3><a href="#synthetic-implementations">Auto Trait Implementations</a></h3><ul class="block synthetic-implementation">' + "".join(f"<li><a>{t}</a></li>" for t in auto)
+        + f'</ul></section><div id="rustdoc-modnav"><h2><a href="index.html">In crate {crate}</a></h2></div></div></nav><div class="sidebar-resizer"></div>'
+        f'<main><div class="width-limiter"><rustdoc-search></rustdoc-search><section id="main-content" class="content"><div class="main-heading"><div class="rustdoc-breadcrumbs"><a href="index.html">{crate}</a></div><h1>Struct <span class="struct">{cname}</span><button id="copy-path" title="Copy item path to clipboard">Copy item path</button></h1>'
+        f'<rustdoc-toolbar></rustdoc-toolbar><span class="sub-heading"><a class="src" href="../src/{crate}/lib.rs.html#{rng.randint(10, 500)}-{rng.randint(501, 900)}">Source</a> </span></div>'
+        f'<pre class="rust item-decl"><code>pub struct {cname} {{ /* private fields */ }}</code></pre><details class="toggle top-doc" open><summary class="hideme"><span>Expand description</span></summary><div class="docblock">{"".join(f"<p>{_inline(x, rng)}</p>" for x in [*extra, *cdesc])}{example_html}</div></details>'
+        f'<h2 id="implementations" class="section-header">Implementations<a href="#implementations" class="anchor">§</a></h2><div id="implementations-list"><details class="toggle implementors-toggle" open><summary><section id="impl-{cname}" class="impl"><a class="src rightside" href="../src/{crate}/lib.rs.html#{rng.randint(10, 500)}">Source</a><a href="#impl-{cname}" class="anchor">§</a><h3 class="code-header">impl <a class="struct" href="struct.{cname}.html" title="struct {crate}::{cname}">{cname}</a></h3></section></summary><div class="impl-items">{impl_items}</div></details></div>'
+        f'<h2 id="trait-implementations" class="section-header">Trait Implementations<a href="#trait-implementations" class="anchor">§</a></h2>{impl_list(traits, "trait-implementations")}'
+        f'<h2 id="synthetic-implementations" class="section-header">Auto Trait Implementations<a href="#synthetic-implementations" class="anchor">§</a></h2>{impl_list(auto, "synthetic-implementations")}'
+        f'<h2 id="blanket-implementations" class="section-header">Blanket Implementations<a href="#blanket-implementations" class="anchor">§</a></h2>{impl_list(blanket, "blanket-implementations")}</section></div></main>'
+    )
+    head = (f'<meta name="generator" content="rustdoc"><meta name="description" content="API documentation for the Rust `{cname}` struct in crate `{crate}`."><link rel="stylesheet" href="../static.files/rustdoc-{_h(rng, 16)}.css">'
+            f'<meta name="rustdoc-vars" data-root-path="../" data-static-root-path="../static.files/" data-current-crate="{crate}" data-themes="" data-resource-suffix="" data-rustdoc-version="1.84.0 (9fc6b4312 2025-01-07)" data-channel="1.84.0" data-search-js="search-{_h(rng, 16)}.js" data-settings-js="settings-{_h(rng, 16)}.js">'
+            '<script src="../static.files/storage-59e33391.js"></script><script defer src="sidebar-items.js"></script><script defer src="../static.files/main-5f194d8c.js"></script><noscript><link rel="stylesheet" href="../static.files/noscript-893ab5e7.css"></noscript>')
+    return _document(head, body, charset, f"{cname} in {crate} - Rust", body_attrs=' class="rustdoc struct"'), _truth(truth_blocks), f"https://docs.rs/{crate}/latest/{crate}/struct.{cname}.html"
+
+
 # ------------------------------------------------------------------------------------------------ pages
 
 _BUILDERS: dict[str, Callable[[int, random.Random, str], tuple[str, str, str]]] = {
@@ -1343,6 +1598,7 @@ _BUILDERS: dict[str, Callable[[int, random.Random, str], tuple[str, str, str]]] 
     "qa": _qa,
     "recipe": _recipe,
     "press-gov": _press_gov,
+    "docs-other": _docs_other,
 }
 
 
