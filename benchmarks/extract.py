@@ -1,9 +1,13 @@
-"""Main-text extraction, side by side, on the generated pages of `tests/web_pages.py`.
+"""Main-text extraction, side by side, on the generated pages of `tests/web_pages.py` (`--set main`)
+and of the held-out set `tests/web_pages_heldout.py` (`--set heldout`; other layouts and page kinds,
+written independently of the extractor, to check that it generalises); `--set both` (the default)
+runs both and prints the per-kind tables and an "all" row of each set.
 
-    python benchmarks/extract.py [--per-type 20] [--seed 0] [--repeats 3] [--worst N] [--save DIR]
+    python benchmarks/extract.py [--set both] [--per-type 20] [--seed 0] [--repeats 3] [--worst N] [--save DIR]
 
-Every extractor gets the same bytes (each page's HTML encoded with its declared charset; three pages
-per kind default to windows-1252) in this one process:
+Every extractor gets the same bytes (each page's HTML encoded with its declared charset; in the main set
+three pages per kind declare windows-1252, in the held-out set two declare windows-1252 and
+iso-8859-1 or windows-1251) in this one process:
 - `selene` / `selene-resiliparse`: `selene.ingest.html.html_to_text(body, extractor=...)`; while that
   function has no `extractor` keyword, `selene-resiliparse` is `html_to_text(body)` and `selene` is
   skipped with a note;
@@ -40,7 +44,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import contextlib
 
-from tests.web_pages import KINDS, Page, _shingles, pages, shingle_counts
+from tests import web_pages, web_pages_heldout
+from tests.web_pages import Page, _shingles, shingle_counts
+
+SETS = {"main": web_pages, "heldout": web_pages_heldout}
 
 Extractor = Callable[[bytes], str]
 
@@ -123,6 +130,7 @@ def costly_lines(text: str, reference: str, k: int = 5) -> list[tuple[int, str]]
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--set", choices=["main", "heldout", "both"], default="both", help="which page set(s) to score")
     ap.add_argument("--per-type", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeats", type=int, default=3)
@@ -134,10 +142,17 @@ def main() -> None:
         with contextlib.suppress(OSError):
             os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     t0 = time.perf_counter()
-    docs: list[Page] = pages(args.per_type, args.seed)
+    names = ["main", "heldout"] if args.set == "both" else [args.set]
+    sets: list[tuple[str, tuple[str, ...], list[Page]]] = []
+    for set_name in names:
+        t1 = time.perf_counter()
+        set_docs: list[Page] = SETS[set_name].pages(args.per_type, args.seed)
+        sets.append((set_name, SETS[set_name].KINDS, set_docs))
+        size = sum(len(p.body()) for p in set_docs) / len(set_docs) / 1024
+        print(f"{set_name}: {len(set_docs)} pages ({args.per_type} per kind, seed {args.seed}) generated in {time.perf_counter() - t1:.1f} s; "
+              f"{size:.1f} KiB per page on average")
+    docs = [p for _, _, set_docs in sets for p in set_docs]
     bodies = [p.body() for p in docs]
-    print(f"{len(docs)} pages ({args.per_type} per kind, seed {args.seed}) generated in {time.perf_counter() - t0:.1f} s; "
-          f"{sum(map(len, bodies)) / len(bodies) / 1024:.1f} KiB per page on average")
 
     results: dict[str, tuple[list[str], list[float], list[tuple[int, int, int]]]] = {}
     for name, extract in extractors().items():
@@ -147,15 +162,20 @@ def main() -> None:
         results[name] = (texts, times, counts)
         print(f"  {name}: {time.perf_counter() - t1:.1f} s")
 
-    kinds = [*KINDS, "all"]
-    for kind in kinds:
-        idx = [i for i, p in enumerate(docs) if kind == "all" or p.kind == kind]
-        print(f"\n{kind} ({len(idx)} pages)")
-        print(f"  {'extractor':<22} {'F1':>6} {'prec':>6} {'recall':>6} {'empty':>5} {'ms med':>7} {'ms mean':>7}")
-        for name, (_, times, counts) in results.items():
-            f_, p_, r_, empty = aggregate([counts[i] for i in idx])
-            ms = [times[i] * 1000 for i in idx]
-            print(f"  {name:<22} {f_:6.3f} {p_:6.3f} {r_:6.3f} {empty:5d} {statistics.median(ms):7.2f} {statistics.mean(ms):7.2f}")
+    start = 0
+    for set_name, set_kinds, set_docs in sets:
+        span = range(start, start + len(set_docs))
+        start += len(set_docs)
+        if len(sets) > 1:
+            print(f"\n==== set {set_name}")
+        for kind in [*set_kinds, "all"]:
+            idx = [i for i in span if kind == "all" or docs[i].kind == kind]
+            print(f"\n{kind}{f' [{set_name}]' if kind == 'all' else ''} ({len(idx)} pages)")
+            print(f"  {'extractor':<22} {'F1':>6} {'prec':>6} {'recall':>6} {'empty':>5} {'ms med':>7} {'ms mean':>7}")
+            for name, (_, times, counts) in results.items():
+                f_, p_, r_, empty = aggregate([counts[i] for i in idx])
+                ms = [times[i] * 1000 for i in idx]
+                print(f"  {name:<22} {f_:6.3f} {p_:6.3f} {r_:6.3f} {empty:5d} {statistics.median(ms):7.2f} {statistics.mean(ms):7.2f}")
 
     if args.worst:
         for name, (texts, _, counts) in results.items():
