@@ -54,7 +54,7 @@ _BOILER_WORDS = {
     "poll", "polls", "survey", "breadcrumb", "breadcrumbs", "pagination", "pager",
     "cookie", "cookies", "consent", "gdpr", "modal", "popup", "overlay", "lightbox",
     "trending", "popular", "mostread", "toc", "navbox", "navbar", "menu", "nav", "navigation",
-    "footer", "masthead", "skip", "skiplink", "print",
+    "footer", "masthead", "skip", "skiplink",
     "byline", "author", "bio", "tags", "tag", "taglist", "categories", "meta", "postmeta",
     "caption", "credit", "credits", "gallery", "slideshow", "carousel", "rating", "ratings",
     "reviews", "infobox", "references", "reflist", "footnotes", "catlinks", "editsection",
@@ -64,7 +64,11 @@ _BOILER_WORDS = {
 _HIGHLIGHTER_WORDS = {"hljs", "token", "tok", "cm", "pl", "pygments", "highlight", "sourcecode", "shiki", "prism"}
 _SPLIT = re.compile(r"[\s_\-]+|(?<=[a-z])(?=[A-Z])")
 _POST_CONTROLS = re.compile(r"^\s*(reply|like|likes|report|quote|flag|upvote|downvote|permalink|share)\s*$", re.I)
-_CONTENT_SELECTOR = "main, article, [itemprop=articleBody], [role=main]"
+# the page's content by its markup: HTML5, ARIA, schema.org microdata, microformats (h-entry, hentry)
+_CONTENT_SELECTOR = (
+    "main, article, [role=main], [itemprop=articleBody], [itemprop=blogPost], [itemprop=mainEntity], "
+    "[itemtype*=Article], [itemtype*=BlogPosting], .h-entry, .hentry, .entry-content, .post-content"
+)
 
 # lines that are controls or labels, not text (whole line, case-insensitive)
 _BOILER_LINE = re.compile(
@@ -278,7 +282,7 @@ def _extract(tree: HTMLTree, skip: list[str]) -> str:
             form_fields=False,
             noscript=False,
             comments=False,
-            post_meta=False,
+            post_meta=True,  # False drops whole WordPress articles (their classes read as post meta)
             skip_elements=skip,
         )
     )
@@ -370,7 +374,7 @@ def extract_main_text(html: str) -> str:
         for c in posts:
             c.delattr(SKIP_ATTR)
         blocks = _blocks(_extract(tree, skip))
-    if _chars(blocks) < FALLBACK_CHARS and named and _keep_big_wrappers(body, named, total):
+    if _chars(blocks) < FALLBACK_CHARS and named and _keep_big_wrappers(body, named, total, _chars(blocks)):
         blocks = _blocks(_extract(tree, skip))  # a class word hit a wrapper of the page's text
     return _clean_lines(blocks)
 
@@ -379,26 +383,34 @@ def _chars(blocks: list[str]) -> int:
     return sum(len(b) for b in blocks)
 
 
-def _keep_big_wrappers(body: Any, named: list[str], total: int) -> bool:
-    """After a short result: mark the elements skipped for a class/id word that hold much of the
-    page's text (``<div class="wrapper sidebar-left">`` around everything) to be kept; True when
-    there was one. Only looked at when the result is short, and only up to MAX_WRAPPERS elements."""
+def _keep_big_wrappers(body: Any, named: list[str], total: int, have: int) -> bool:
+    """After a short result (`have` characters): mark the elements skipped for a class/id word that
+    wrap the page's text to be kept (``<div class="widget Blog">`` around a blog's posts,
+    ``<div class="wrapper sidebar-left">`` around everything): those holding most of the page's
+    text, and the largest one when it holds much more than the result. True when one was marked.
+    Only looked at when the result is short, and only up to MAX_WRAPPERS elements."""
     found = body.query_selector_all(", ".join(named))
     if len(found) > MAX_WRAPPERS:
         return False
+    sized = [(_text_len(el), el) for el in list(found)]
+    if not sized:
+        return False
     kept = False
-    for el in list(found):
-        n = _text_len(el)
+    for n, el in sized:
         if n > 0.6 * total:
             el.setattr(KEEP_ATTR, "")
             kept = True
+    n, largest = max(sized, key=lambda x: x[0])
+    if n > 2 * have + 200:
+        largest.setattr(KEEP_ATTR, "")
+        kept = True
     return kept
 
 
 _TAG = re.compile(r"<[^>]*>")
 _LINK = re.compile(r"<a\b[^>]*>(.*?)</a>", re.S | re.I)
 FALLBACK_CHARS = 500
-MAX_WRAPPERS = 60
+MAX_WRAPPERS = 100
 
 
 CODE = "\ue000"  # marks a code block between _blocks and _clean_lines (a private-use character)
