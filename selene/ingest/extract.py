@@ -191,11 +191,24 @@ def _user_post_containers(body: Any) -> list[Any]:
             same = [c for c in _children(parent) if (c.tag, c.class_name) == shape]
             if len(same) >= 3:
                 looked.add(parent)
-                if sum(_post_like(c) for c in same) >= 3:
+                if sum(_post_like(c) for c in same) >= 3 and not _answers(parent, same):
                     found.append(parent)
                 break
             node, depth = parent, depth + 1
     return found
+
+
+_ANSWER_WORDS = {"answer", "answers", "question", "solution", "accepted"}
+
+
+def _answers(container: Any, posts: list[Any]) -> bool:
+    """Posts that are content, not comments: answers on a Q&A page (named so), or posts that are
+    mostly rich (several paragraphs or a code block), which comments seldom are."""
+    names = f"{container.class_name or ''} {container.id or ''} {posts[0].class_name or ''}"
+    if not _ANSWER_WORDS.isdisjoint(_words(names)):
+        return True
+    rich = sum(1 for p in posts if p.query_selector("pre") is not None or len(p.query_selector_all("p")) >= 2)
+    return rich * 2 >= len(posts)
 
 
 def _children(el: Any) -> list[Any]:
