@@ -84,6 +84,9 @@ _BOILER_LINE = re.compile(
     r"(?:photo|image|picture|credit|source|getty images|reuters|ap photo)s?:? .{0,80}|"
     r"previous(?: post| article| page)?|next(?: post| article| page)?|back to top|skip to (?:main )?content|"
     r"©.{0,120}|copyright .{0,120}|all rights reserved\.?|"
+    r"a version of this article appears in print .{0,200}|"
+    r"\*{0,2} ?(?:percent )?daily values? are based on .{0,200}|"
+    r"(?:last )?(?:updated|published|posted|modified)(?: on)?:? (?:\w{3,9}\.? \d{1,2},? \d{4}|\d{1,2}\.? \w{3,9}\.? \d{4}|\d{4}-\d\d-\d\d).{0,30}|"
     r"add to (?:cart|basket|bag|wishlist|wish list|favourites|favorites)|buy (?:it )?now|"
     r"(?:in stock|out of stock|only \d+ left|ships (?:within|in|today)|free (?:delivery|shipping|returns)|"
     r"delivery (?:by|within|in)|usually dispatched).{0,80}|"
@@ -308,7 +311,8 @@ _MARKERS = re.compile(r"\[(?:\d{1,3}|[a-z]|citation needed|clarification needed|
 _CTA = re.compile(
     r"\b(?:subscrib\w*|unsubscrib\w*|newsletters?|sign(?:ing)? up|signup|inbox|no spam|free trial|"
     r"try (?:it )?free|e-?paper|print edition|log ?in|sign in|cookies?|consent|privacy (?:policy|settings)|"
-    r"advertis\w+|personali[sz]ed? (?:ads|content)|premium|members?(?:hip)? only|delivered to your)\b",
+    r"advertis\w+|personali[sz]ed? (?:ads|content)|premium|members?(?:hip)? only|delivered to your|"
+    r"affiliate(?: links?)?|disclosure(?: policy)?|support us|donat\w+|funded by (?:our )?readers)\b",
     re.I,
 )
 _BYLINE = re.compile(r"^(?:by|written by|posted by|words by)\s+[^.!?]{2,80}$|^.{0,80}\b\d+\s*min(?:ute)?s? read$", re.I)
