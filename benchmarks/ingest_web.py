@@ -72,7 +72,6 @@ import importlib.util
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -84,6 +83,7 @@ sys.path.insert(0, str(ROOT))
 
 import pyarrow.parquet as pq  # noqa: E402
 
+from benchmarks.dedup import Run, timed  # noqa: E402  (whole-command timing, shared)
 from tests.corpus import warc_bytes  # noqa: E402
 from tests.web_pages import pages  # noqa: E402
 
@@ -142,26 +142,6 @@ def build_inputs(root: Path, per_type: int, scale: int) -> Inputs:
 
 
 # -------------------------------------------------------------------------------- commands
-
-
-@dataclass
-class Run:
-    wall: float
-    cpu: float
-    rss_mib: float
-
-
-def timed(cmd: list[str], env: dict[str, str], log: Path) -> Run:
-    """Run `cmd` to completion; wall clock, and user+sys CPU and peak RSS of that child alone."""
-    with open(log, "w") as out:
-        t = time.perf_counter()
-        p = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
-        _, status, ru = os.wait4(p.pid, 0)
-        wall = time.perf_counter() - t
-    rc = os.waitstatus_to_exitcode(status)
-    if rc != 0:
-        sys.exit(f"command failed ({rc}): {' '.join(cmd)}\n{log.read_text()[-3000:]}")
-    return Run(wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024)
 
 
 def ingest_cmd(glob: str, out: Path, cfg: Path) -> tuple[list[str], dict[str, str]]:

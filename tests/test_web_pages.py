@@ -7,6 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
+from tests import web_pages, web_pages_heldout
 from tests.web_pages import KINDS, pages, shingle_counts, shingle_scores
 
 _BLOCK_TAGS = {"p", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "table", "tr", "td", "th",
@@ -46,30 +47,44 @@ def visible_text(html: str) -> str:
     return " ".join("".join(parser.parts).split())
 
 
+SETS = {"main": web_pages, "heldout": web_pages_heldout}
+
+
 @pytest.fixture(scope="module")
 def default_pages():
     return pages()
 
 
-def test_deterministic_for_a_seed(default_pages) -> None:
-    again = pages()
-    assert [(p.name, p.url, p.html, p.truth) for p in again] == [(p.name, p.url, p.html, p.truth) for p in default_pages]
-    other = pages(n_per_type=3, seed=1)
-    assert [p.html for p in other] != [p.html for p in default_pages if int(p.name[-3:]) < 3]
+@pytest.fixture(scope="module", params=sorted(SETS))
+def page_set(request):  # type: ignore[no-untyped-def]
+    """(generator module, its default pages), for the checks both evaluation sets must pass."""
+    module = SETS[request.param]
+    return module, module.pages()
 
 
-def test_every_kind_present_with_twenty_pages(default_pages) -> None:
-    counts = {k: sum(p.kind == k for p in default_pages) for k in KINDS}
-    assert counts == dict.fromkeys(KINDS, 20)
-    assert len({p.name for p in default_pages}) == len(default_pages)
+def test_deterministic_for_a_seed(page_set) -> None:  # type: ignore[no-untyped-def]
+    module, default = page_set
+    again = module.pages()
+    assert [(p.name, p.url, p.html, p.truth) for p in again] == [(p.name, p.url, p.html, p.truth) for p in default]
+    other = module.pages(n_per_type=3, seed=1)
+    assert [p.html for p in other] != [p.html for p in default if int(p.name[-3:]) < 3]
 
 
-def test_truth_is_visible_text_of_the_page(default_pages) -> None:
-    for page in default_pages:
+def test_every_kind_present_with_twenty_pages(page_set) -> None:  # type: ignore[no-untyped-def]
+    module, default = page_set
+    counts = {k: sum(p.kind == k for p in default) for k in module.KINDS}
+    assert counts == dict.fromkeys(module.KINDS, 20)
+    assert len({p.name for p in default}) == len(default)
+
+
+def test_truth_is_visible_text_of_the_page(page_set) -> None:  # type: ignore[no-untyped-def]
+    _, default = page_set
+    for page in default:
         assert page.truth.strip(), page.name
-        body = page.body()  # encodes with the declared charset
-        text = visible_text(body.decode(page.charset))
+        assert "\n\n\n" not in page.truth, page.name
+        text = visible_text(page.body().decode(page.charset))  # encoded with the declared charset
         for block in page.truth.split("\n\n"):
+            assert block.strip(), page.name
             assert " ".join(block.split()) in text, (page.name, block[:80])
 
 
