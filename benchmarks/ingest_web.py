@@ -33,7 +33,12 @@ pages or keeps little of them shows.
 
 trafilatura runs only where it is importable (``pip install 'selene[web]'``).
 
-Measured on 2 cores shared with another job (load average 1.8 at the start, 3.8 at the end), Python
+Latest run, on the final extractor of this change (the page-level rules added after the run below
+cost selene about 0.6 ms per page more; full output in benchmarks/results/ingest_web.txt): extract
+mode, ms/page CPU selene 2.49, resiliparse 0.99, trafilatura 6.76 (selene 2.7x faster than
+trafilatura, 2.5x slower than resiliparse); default mode 3.52 / 2.05 / 7.98.
+
+Earlier run, on 2 cores shared with another job (load average 1.8 at the start, 3.8 at the end), Python
 3.11 venv, ``python benchmarks/ingest_web.py`` (320 / 1280 pages, 3.4 / 12.9 MB of HTML, best of 2):
 
     mode extract     wall 1x  wall 4x  pages/s  ms/page CPU  peak RSS MiB  kept of 1280
