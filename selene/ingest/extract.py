@@ -315,7 +315,9 @@ _CTA = re.compile(
     r"affiliate(?: links?)?|disclosure(?: policy)?|support us|donat\w+|funded by (?:our )?readers)\b",
     re.I,
 )
-_BYLINE = re.compile(r"^(?:by|written by|posted by|words by)\s+[^.!?]{2,80}$|^.{0,80}\b\d+\s*min(?:ute)?s? read$", re.I)
+_BYLINE = re.compile(
+    r"^(?:by|written by|posted by|words by)\s+[^.!?]{2,80}$|^.{0,60}\b\d+\s*min(?:ute)?s? read\b.{0,40}$", re.I
+)
 _CODEISH = re.compile(r"[=(){}\[\];<>#]")
 # post and profile metadata: "Posts: 303", "Joined: 9 April 2022", "nightowl 11mo ago", "267",
 # "Board index » Help"
@@ -346,7 +348,7 @@ def _clean_lines(blocks: list[str]) -> str:
             if not s:
                 continue
             bare = s.lstrip("•·-–*0123456789. ")
-            if len(s) <= 160 and (_BOILER_LINE.match(bare) or _BYLINE.match(bare)):
+            if len(s) <= 300 and (_BOILER_LINE.match(bare) or _BYLINE.match(bare)):
                 continue
             if len(s) <= 80 and line[:1] not in (" ", "\t") and _META_LINE.match(s):
                 continue
