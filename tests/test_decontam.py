@@ -49,6 +49,7 @@ def test_task_text_is_cut_and_accounted(result) -> None:  # type: ignore[no-unty
     assert removed["split"]["reason"] == "decontam:mini_lambada" and removed["split"]["detail"].startswith("split:")
     assert removed["dropped"]["detail"].startswith("dropped:")
     assert removed["piqa"]["reason"] == "decontam:mini_piqa"
+    assert all(r["meta"] is not None for r in removed.values())  # the document's meta, for tracing
     st = result.manifest.stats
     assert st.documents_in == 11 and st.documents_removed == 1 and st.documents_split == 2
     assert st.documents_out == 8 + st.pieces_out

@@ -95,7 +95,7 @@ def decontam_shard(root: str, k: int, shard: str, out: str, cfg: DecontamConfig)
                 c[kind] += 1
                 c[res.reason] += int(res.dropped)
                 detail = f"{kind}: {res.detail}; {res.removed_chars} of {len(doc['text'])} chars removed"
-                removed.add(id=doc["id"], source=doc["source"], reason=res.reason, detail=detail)
+                removed.add(id=doc["id"], source=doc["source"], reason=res.reason, detail=detail, meta=doc["meta"])
                 meta = json.loads(doc["meta"] or "{}")
                 for i, piece in enumerate(res.pieces):
                     m = dataset.to_meta_json({**meta, "decontam_parent": doc["id"], "piece": i})
