@@ -130,6 +130,9 @@ def test_repeated_captions_and_labels_are_dropped_once_kept_never() -> None:
 def test_empty_and_hopeless_markup_give_empty_text_not_errors() -> None:
     assert extract_main_text("") == ""
     assert extract_main_text("<html><body></body></html>") == ""
+    assert extract_main_text("<frameset><frame src=a></frameset>") == ""  # a body without text
+    assert "deep" in extract_main_text("<p>" * 5000 + "deep")
+    assert extract_main_text('<div class="comments">' * 300 + "x") in ("", "x")
     assert extract_main_text("<<<>>>\x00 not html at all") in ("", "<<<>>> not html at all", "<<<>>>\x00 not html at all")
 
 

@@ -158,7 +158,7 @@ def _content(body: Any) -> list[Any]:
 
 
 def _text_len(el: Any) -> int:
-    return len(" ".join(el.text.split()))
+    return len(" ".join((el.text or "").split()))  # a frameset "body" has no text at all
 
 
 def _post_like(el: Any) -> bool:
@@ -166,7 +166,7 @@ def _post_like(el: Any) -> bool:
         return True
     for sel in ("a", "button", "span"):
         c = el.query_selector(sel)
-        if c is not None and len(c.text) < 12 and _POST_CONTROLS.match(c.text):
+        if c is not None and len(c.text or "") < 12 and _POST_CONTROLS.match(c.text or ""):
             return True
     return False
 
@@ -258,7 +258,7 @@ def _boiler_sections(body: Any, html: str, total: int) -> list[Any]:
     ]
     if any(_BOILER_HEADING.match(html_lib.unescape(t)) for t in texts):
         for h in list(body.query_selector_all("h2, h3, h4, h5, h6")):
-            if not _BOILER_HEADING.match(h.text):
+            if not _BOILER_HEADING.match(h.text or ""):
                 continue
             parent = h.parent
             if (
