@@ -78,6 +78,8 @@ dates, reading time, captions and credits are not main text), plus:
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import random
 import re
@@ -105,7 +107,7 @@ from tests.web_pages_heldout import _document, _h, _iso, _json_ld, _render, _slu
 
 __all__ = ["KINDS", "Page", "pages", "shingle_counts", "shingle_scores"]
 
-KINDS = ("news-local", "magazine", "personal-blog")
+KINDS = ("news-local", "magazine", "personal-blog", "review", "release-notes")
 
 EXTRA_LATIN = [
     "Le maire a promis que la fête du quartier, annulée l'an dernier, reviendrait « plus belle que jamais », avec un budget de 8 000 €.",
@@ -728,12 +730,477 @@ def _personal_blog(i: int, rng: random.Random, charset: str) -> tuple[str, str, 
     return _document('<meta name="generator" content="Wix.com Website Builder"><script>window.viewerModel = {"fleetConfig": {"code": 0}};</script>', body, charset, f"{title}", html_attrs=' class="js"'), _truth(blocks), url
 
 
+
+# ----------------------------------------------------------------------------------------------- review
+
+PRODUCT_KINDS = {
+    "headphones": (["Aurelia", "Brio", "Corvo", "Dunmore", "Eskra", "Fenwick"], ["X2 Wireless", "Studio 700", "Air Pro", "Buds 3", "Quiet One", "Arc ANC"],
+                   [("Type", ["Over-ear", "In-ear", "On-ear"]), ("Battery life", ["30 hours", "8 hours (32 with case)", "45 hours"]), ("Noise cancelling", ["Yes, adaptive", "Yes", "No"]),
+                    ("Bluetooth", ["5.3", "5.2", "5.0"]), ("Weight", ["250 g", "5.4 g per earbud", "312 g"]), ("Codecs", ["SBC, AAC, LDAC", "SBC, AAC", "SBC, aptX Adaptive"])]),
+    "laptop": (["Kestrel", "Lumen", "Northway", "Orbis", "Pallas"], ["Pro 14", "Air 13", "Studio 16", "Book X", "Flex 2-in-1"],
+               [("Display", ["14-inch 2880 x 1800 OLED", "13.3-inch 1920 x 1200 IPS", "16-inch 2560 x 1600 mini-LED"]), ("Processor", ["8-core, 4.8 GHz", "10-core, 5.0 GHz", "6-core, 4.2 GHz"]),
+                ("Memory", ["16 GB", "32 GB", "8 GB"]), ("Storage", ["512 GB SSD", "1 TB SSD", "256 GB SSD"]), ("Battery", ["72 Wh", "58 Wh", "99.5 Wh"]), ("Weight", ["1.3 kg", "1.1 kg", "2.1 kg"])]),
+    "vacuum": (["Tidewell", "Vantor", "Wrenly", "Zephyr"], ["S9 Cordless", "RoboClean 5", "Stick Lite", "Max Pet"],
+               [("Type", ["Cordless stick", "Robot", "Upright"]), ("Run time", ["60 minutes", "180 minutes", "40 minutes"]), ("Bin capacity", ["0.76 L", "0.4 L", "1.2 L"]),
+                ("Filter", ["HEPA", "Washable foam", "HEPA, sealed"]), ("Noise", ["78 dB", "64 dB", "82 dB"]), ("Weight", ["2.6 kg", "3.4 kg", "6.8 kg"])]),
+    "coffee maker": (["Bramble", "Cortado", "Dewpoint", "Ember"], ["Brew 12", "Espresso One", "Pour Master", "Drip Classic"],
+                     [("Type", ["Drip", "Espresso", "Pour-over"]), ("Capacity", ["12 cups", "1.8 L tank", "8 cups"]), ("Pressure", ["15 bar", "9 bar", "n/a"]),
+                      ("Grinder", ["Built-in burr", "None", "Conical burr"]), ("Dimensions", ["30 x 20 x 38 cm", "25 x 33 x 40 cm", "18 x 28 x 35 cm"])]),
+}
+PROS = ["Excellent battery life", "Comfortable for long sessions", "Clear, balanced sound", "Solid build quality", "Easy setup in the app", "Great value for money",
+        "Quiet in operation", "Compact and light", "Fast charging over USB-C", "Bright, sharp display", "Two-year warranty", "Simple, intuitive controls"]
+CONS = ["Pricey for what you get", "No headphone jack", "Bulky charging case", "Mediocre microphone", "The app requires an account", "Fingerprint magnet",
+        "Short power cable", "Loud at full power", "Limited colour options", "Slow to start up", "Filters are expensive to replace"]
+RETAILERS = ["Amazon", "Best Buy", "Walmart", "Target", "B&amp;H Photo", "Currys", "John Lewis"]
+REVIEW_SITES = ["Gadget Verdict", "The Test Bench", "Honest Kit", "Tested &amp; Trusted", "Buyer's Compass"]
+
+
+def _product(rng: random.Random, cat: str) -> tuple[str, list[list[str]]]:
+    brands, models, specs = PRODUCT_KINDS[cat]
+    name = f"{rng.choice(brands)} {rng.choice(models)}"
+    return name, [[k, rng.choice(v)] for k, v in specs]
+
+
+def _pros_cons(rng: random.Random, labels: tuple[str, str]) -> list[Block]:
+    return [("h3", labels[0]), ("ul", rng.sample(PROS, rng.randint(2, 4))), ("h3", labels[1]), ("ul", rng.sample(CONS, rng.randint(1, 3)))]
+
+
+def _price_buttons(rng: random.Random, cls: str, verb: str = "Check price at") -> str:
+    return "".join(f'<a class="{cls}" rel="sponsored nofollow noopener" href="https://go.redirectingat.com/?id={rng.randint(10**5, 10**6)}&amp;url=x" data-vendor="{r}">{verb} {r}</a> <span class="price">${rng.randint(49, 1999)}.{rng.choice(["00", "99", "95"])}</span>'
+                   for r in rng.sample(RETAILERS, rng.randint(1, 3)))
+
+
+def _stars(rng: random.Random) -> str:
+    r = rng.choice([3, 3.5, 4, 4.5, 5])
+    return f'<div class="star-rating" role="img" aria-label="Rated {r} out of 5"><span class="stars" style="--rating:{r}">★★★★★</span><span class="rating-text">{r} out of 5 stars</span></div>'
+
+
+def _comparison(rng: random.Random, cat: str, cls: str) -> str:
+    rows = "".join(f'<tr><td><img alt="" src="/p/{_h(rng)}.jpg"> {esc(_product(rng, cat)[0])}</td><td>{_stars(rng)}</td><td>${rng.randint(49, 1999)}</td><td><a class="btn" rel="sponsored">View at {rng.choice(RETAILERS)}</a></td></tr>' for _ in range(rng.randint(3, 5)))
+    return f'<div class="{cls}" data-widget="comparison"><div class="widget-title">Compare similar {esc(cat)}s</div><table class="comparison-table"><tr><th>Product</th><th>Rating</th><th>Price</th><th></th></tr>{rows}</table></div>'
+
+
+def _spec_html(rows: list[list[str]], cls: str) -> str:
+    return f'<table class="{cls}"><tbody>' + "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in rows) + "</tbody></table>"
+
+
+def _review(i: int, rng: random.Random, charset: str) -> tuple[str, str, str]:
+    variant = ("future", "guide", "wp")[i % 3]
+    site = rng.choice(REVIEW_SITES)
+    cat = rng.choice(sorted(PRODUCT_KINDS))
+    author = _name(rng)
+    host = re.sub(r"[^a-z]", "", site.lower()) + ".example.com"
+    disclosure = rng.choice(["When you purchase through links on our site, we may earn an affiliate commission. Here’s how it works.",
+                             "We independently review everything we recommend. When you buy through our links, we may earn a commission.",
+                             "This post contains affiliate links. As an Amazon Associate I earn from qualifying purchases, at no extra cost to you."])
+    parts: list[str] = []
+    truth: list[Block] = []
+
+    def add(b: Block, cls: dict | None = None) -> None:
+        parts.append(_render(b, rng, cls))
+        truth.append(b)
+
+    def prose_blocks(n_words: int) -> list[Block]:
+        return _article_blocks(rng, n_words, rich=False)
+
+    short = i in (0, 8)
+    if variant in ("future", "wp"):
+        name, spec = _product(rng, cat)
+        title = f"{name} review"
+        intro = _localise(prose_blocks(rng.randint(30, 60) if short else rng.choice([120, 250, 400])), rng, charset)
+        sections = [] if short else [(t, prose_blocks(rng.choice([80, 150, 300]))) for t in rng.sample(["Design", "Performance", "Battery life", "Features", "Setup", "Value", "Comfort", "Sound quality", "Cleaning", "Build quality"], rng.randint(2, 5))]
+        verdict = _trim_words(rng.choice(_prose()), rng.randint(25, 50))
+        labels = ("Reasons to buy", "Reasons to avoid") if variant == "future" else rng.choice([("Pros", "Cons"), ("What we like", "What we don't like")])
+        pc = _pros_cons(rng, labels)
+        if variant == "future":
+            v = "<div class=\"pretty-verdict\"><div class=\"pretty-verdict__heading-container\"><h4 class=\"pretty-verdict__heading\">Verdict</h4>" + _stars(rng) + f"</div><p class=\"pretty-verdict__verdict\">{esc(verdict)}</p>"
+            v += f'<div class="pretty-verdict__pros"><h4>{pc[0][1]}</h4><ul>{_li(pc[1][1], "", a=False)}</ul></div><div class="pretty-verdict__cons"><h4>{pc[2][1]}</h4><ul>{_li(pc[3][1], "", a=False)}</ul></div></div>'
+            truth += [("h4", "Verdict"), ("p", verdict), *pc]
+            parts.append(v)
+            parts.append(f'<div class="hawk-widget" data-widget-type="price" data-render-type="editorial"><div class="hawk-title">Today’s best {esc(name)} deals</div>{_price_buttons(rng, "hawk-button", "View at")}<p class="hawk-small">We check over 250 million products every day for the best prices</p><p class="hawk-powered">powered by</p></div>')
+            if i == 1:
+                parts.append(_comparison(rng, cat, "hawk-comparison-widget") + '<div class="newsletter-form__wrapper"><p class="newsletter-title">Get instant access to breaking news, the hottest reviews, great deals and helpful tips.</p><form><input type="email" placeholder="Your Email Address"><button>Sign me up</button></form></div>')
+            for b in intro:
+                add(b)
+            if not short:
+                parts.append(f'<div class="table__wrapper table__wrapper--inbodycontent"><h2 id="section-specs">{esc(name)}: Specs</h2>{_spec_html(spec, "table__container")}</div>')
+                truth += [("h2", f"{name}: Specs"), ("table", spec)]
+            for head, bl in sections:
+                add(("h2", f"{name} review: {head}"))
+                for k, b in enumerate(bl):
+                    add(b)
+                    if k == 0 and rng.random() < 0.3:
+                        parts.append(f'<div class="hawk-widget" data-widget-type="deal"><a class="hawk-affiliate-link" rel="sponsored">View Deal</a> <span>{esc(name)} at {rng.choice(RETAILERS)} for ${rng.randint(49, 999)}</span></div>')
+                    if k == 0 and rng.random() < 0.2:
+                        parts.append(f'<p class="fancy-box"><strong>Read more:</strong> <a href="/best-picks/best-{_slug(cat)}s">The best {esc(cat)}s we have tested</a></p>')
+            add(("h2", f"{name} review: Verdict"))
+            v2 = _trim_words(rng.choice(_prose()), rng.randint(30, 70))
+            add(("p", v2))
+            content = "".join(parts)
+            body = (
+                f'<div id="main-container"><header class="header-main"><nav class="primary-nav"><a href="/" class="logo">{esc(site)}</a><ul class="menu">{_li(["Tech", "Reviews", "Best Picks", "Deals", "How to", "Versus", "Coupons"])}</ul><button class="search-toggle">Search</button></nav>'
+                f'<div class="trending-bar"><span>Trending</span><ul>{_li(_teasers(rng, 4))}</ul></div></header>'
+                f'<main id="main" class="main"><article class="review-article news-article" data-id="{_h(rng, 22)}"><header><nav class="breadcrumb"><ol><li><a>Home</a></li><li><a>Reviews</a></li><li><a>{esc(cat.title())}s</a></li></ol></nav>'
+                f'<h1>{esc(title)}</h1><p class="strapline">{esc(_trim_words(verdict, 8))}</p><div class="byline"><span class="by-author">By <a rel="author">{esc(author)}</a></span> <span class="byline-article-time">published <time datetime="{_iso(rng)}">{_date(rng)}</time></span></div>'
+                f'<div class="affiliate-disclaimer"><p>{esc(disclosure)}</p></div></header>'
+                f'<div class="jump-to"><div class="jump-to__title">Jump to:</div><ul>{_li(["Specs", "Price", "Design", "Performance", "Verdict"])}</ul></div>'
+                f'<div id="article-body" class="text-copy bodyCopy auto">{content}</div>'
+                f'<div class="author-byline"><div class="author-byline__author-name">{esc(author)}</div><p class="author-byline__text">{esc(author)} is a senior editor at {esc(site)}, covering {esc(cat)}s, audio and smart home.</p></div>'
+                f'{_comparison(rng, cat, "product-comparison-widget")}<div class="slice-container most-popular"><h2>Most Popular</h2><ol>{_li(_teasers(rng, 5))}</ol></div></article></main>'
+                f'<footer class="footer"><p>{esc(site)} is part of Future US Inc, an international media group and leading digital publisher.</p><ul>{_li(["About us", "Contact Future experts", "Terms and conditions", "Privacy policy", "Cookies policy", "Accessibility Statement", "Advertise with us", "Web notifications", "Careers"])}</ul></footer></div>'
+                '<script>window.hawk = window.hawk || {}; window.ffte = {"vanilla": {"affiliateLinks": true}};</script>'
+            )
+            ld = _json_ld({"@context": "https://schema.org", "@type": "Review", "name": title, "itemReviewed": {"@type": "Product", "name": name}, "reviewRating": {"@type": "Rating", "ratingValue": 4, "bestRating": 5}, "author": {"@type": "Person", "name": author}})
+            return _document(ld, body, charset, f"{title} | {site}"), _truth(truth), f"https://www.{host}/{_slug(cat)}s/{_slug(name)}-review"
+        # WordPress affiliate review
+        parts.append(f'<div class="affiliate-disclosure wp-block-group"><p><em>Affiliate disclosure: {esc(disclosure)}</em></p></div>')
+        for b in intro:
+            add(b, {"h2": "wp-block-heading", "h3": "wp-block-heading"})
+        parts.append(f'<div class="lasso-container"><div class="lasso-display lasso-classic"><div class="lasso-badge">Our Pick</div><a class="lasso-title" rel="sponsored">{esc(name)}</a><div class="lasso-price"><span class="latest-price">${rng.randint(49, 999)}.99</span></div>{_stars(rng)}'
+                     f'<div class="lasso-description"><p>{esc(_trim_words(rng.choice(_prose()), 12))}</p></div><a class="lasso-button-1" rel="sponsored nofollow">Check Price at Amazon</a><div class="lasso-disclosure">We earn a commission if you make a purchase, at no additional cost to you.</div>'
+                     f'<div class="lasso-date">Last updated on {_date(rng)}. Prices and images from Amazon Product Advertising API.</div></div></div>')
+        if i == 1:
+            parts.append(_comparison(rng, cat, "wp-block-table lasso-comparison") + _newsletter_box(rng, "wp-block-group newsletter-cta"))
+        add(("h2", "Specifications"), {"h2": "wp-block-heading"})
+        parts.append(f'<figure class="wp-block-table is-style-stripes">{_spec_html(spec, "has-fixed-layout")}</figure>')
+        truth.append(("table", spec))
+        parts.append(f'<div class="wp-block-kadence-column pros-cons-box"><div class="pros"><h3 class="wp-block-heading">{pc[0][1]}</h3><ul class="wp-block-list">{_li(pc[1][1], a=False)}</ul></div><div class="cons"><h3 class="wp-block-heading">{pc[2][1]}</h3><ul class="wp-block-list">{_li(pc[3][1], a=False)}</ul></div></div>')
+        truth += pc
+        for head, bl in sections:
+            add(("h2", head), {"h2": "wp-block-heading"})
+            for b in bl:
+                add(b)
+            if rng.random() < 0.4:
+                parts.append(f'<div class="wp-block-buttons"><div class="wp-block-button"><a class="wp-block-button__link" rel="sponsored">Check price at {rng.choice(RETAILERS)}</a></div></div>')
+        add(("h2", "Verdict"), {"h2": "wp-block-heading"})
+        add(("p", verdict))
+        parts.append(f'<div class="wp-review-box"><div class="review-total-wrapper"><span class="review-total-box">{rng.choice(["4.0", "4.5", "3.5"])}/5</span><span class="review-result-text">Overall score</span></div><div class="review-list"><ul><li>Design ★★★★☆</li><li>Value ★★★★★</li><li>Features ★★★☆☆</li></ul></div></div>')
+        body = (
+            f'<div id="page" class="site"><a class="skip-link screen-reader-text" href="#content">Skip to content</a><header id="masthead" class="site-header"><div class="site-branding"><p class="site-title"><a href="/">{esc(site)}</a></p><p class="site-description">Honest reviews, no fluff</p></div>'
+            f'<nav id="site-navigation" class="main-navigation"><ul id="primary-menu" class="menu">{_li(["Home", "Reviews", "Buying Guides", "Deals", "About", "Contact"], "menu-item")}</ul></nav></header>'
+            f'<div id="content" class="site-content"><main id="primary" class="site-main"><article id="post-{rng.randint(100, 9999)}" class="post type-post status-publish format-standard has-post-thumbnail hentry category-reviews">'
+            f'<header class="entry-header"><h1 class="entry-title">{esc(title)}</h1><div class="entry-meta"><span class="posted-on">Posted on <time class="entry-date published">{_date(rng)}</time></span><span class="byline"> by <span class="author vcard"><a class="url fn n">{esc(author)}</a></span></span></div></header>'
+            f'<div class="entry-content">{"".join(parts)}</div>'
+            f'<footer class="entry-footer"><span class="cat-links">Posted in <a rel="category tag">Reviews</a></span><span class="tags-links">Tagged <a rel="tag">{esc(cat)}</a></span></footer></article>'
+            f'<div class="author-box"><h4>About {esc(author)}</h4><p>{esc(author)} has been testing gadgets for over a decade.</p></div>'
+            f'<div id="comments" class="comments-area"><div id="respond" class="comment-respond"><h3 id="reply-title" class="comment-reply-title">Leave a Reply</h3><form class="comment-form"><p class="comment-notes">Your email address will not be published. Required fields are marked *</p><textarea></textarea><input type="submit" value="Post Comment"></form></div></div></main>'
+            f'<aside id="secondary" class="widget-area"><section class="widget widget_recent_entries"><h2 class="widget-title">Latest reviews</h2><ul>{_li(_teasers(rng, 5))}</ul></section><section class="widget">{_comparison(rng, cat, "sidebar-compare")}</section></aside></div>'
+            f'<footer id="colophon" class="site-footer"><div class="site-info">© {rng.randint(2019, 2025)} {esc(site)}. {esc(site)} is a participant in the Amazon Services LLC Associates Program.</div></footer></div>'
+        )
+        ld = _json_ld({"@context": "https://schema.org", "@type": "Product", "name": name, "review": {"@type": "Review", "reviewRating": {"@type": "Rating", "ratingValue": "4.5"}, "author": {"@type": "Person", "name": author}}})
+        return _document(ld, body, charset, f"{title} - {site}", body_attrs=' class="post-template-default single single-post"'), _truth(truth), f"https://{host}/{_slug(name)}-review/"
+
+    # Wirecutter-like buying guide
+    c = lambda: f"css-{_h(rng, 6)}"  # noqa: E731
+    title = f"The Best {cat.title()}s"
+    intro = _localise(prose_blocks(rng.randint(30, 60) if short else rng.choice([80, 150, 250])), rng, charset)
+    picks = [(lab, *_product(rng, cat)) for lab in (["Our pick"] if short else rng.sample(["Our pick", "Budget pick", "Upgrade pick", "Also great"], rng.randint(2, 4)))]
+    cards = "".join(f'<li class="{c()}"><div class="{c()}">{lab}</div><div class="{c()}">{esc(n)}</div>{_stars(rng)}<div class="{c()}">{_price_buttons(rng, c(), "")}</div></li>' for lab, n, _ in picks)
+    parts.append(f'<div class="{c()}" data-testid="everything-we-recommend"><h2 class="{c()}">Everything we recommend</h2><ul class="{c()}">{cards}</ul></div>')
+    for b in intro:
+        add(b, {"p": c})
+    if i == 1:
+        parts.append(_comparison(rng, cat, c()) + f'<div class="{c()}" data-testid="newsletter"><h3>The best stuff, in your inbox</h3><p>Sign up for our newsletter to get expert recommendations every week.</p><form><input type="email"><button>Sign up</button></form></div>')
+    for lab, name, spec in picks:
+        add(("h2", f"{lab}: {name}"), {"h2": c})
+        parts.append(f'<div class="{c()}" data-testid="product-card"><img alt="" src="/images/{_h(rng)}.jpg"><p class="{c()}">{esc(_trim_words(rng.choice(_prose()), 10))}</p>{_price_buttons(rng, c(), "")}<p class="{c()}">*At the time of publishing, the price was ${rng.randint(49, 999)}.</p></div>')
+        for b in prose_blocks(rng.randint(30, 60) if short else rng.choice([100, 200, 350])):
+            add(b, {"p": c})
+        if not short or rng.random() < 0.5:
+            pc = _pros_cons(rng, ("What we like", "Flaws but not dealbreakers"))
+            parts.append(f'<div class="{c()}" data-testid="pros-cons"><div class="{c()}"><h3 class="{c()}">{pc[0][1]}</h3><ul class="{c()}">{_li(pc[1][1], a=False)}</ul></div><div class="{c()}"><h3 class="{c()}">{pc[2][1]}</h3><ul class="{c()}">{_li(pc[3][1], a=False)}</ul></div></div>')
+            truth += pc
+        if rng.random() < 0.6:
+            parts.append(f'<div class="{c()}" data-testid="spec-table">{_spec_html(spec, c())}</div>')
+            truth.append(("table", spec))
+    if not short:
+        add(("h2", "How we picked and tested"), {"h2": c})
+        for b in prose_blocks(rng.choice([100, 200])):
+            add(b, {"p": c})
+    body = (
+        f'<div id="app"><a class="{c()}" href="#main">Skip to main content</a><header class="{c()}" data-testid="header"><a href="/" class="{c()}" aria-label="{esc(site)} home">{esc(site)}</a><nav class="{c()}"><ul class="{c()}">{_li(["Audio", "Home &amp; Garden", "Kitchen", "Sleep", "Tech", "Deals", "Gifts"])}</ul></nav>'
+        f'<a class="{c()}" href="/subscribe">Subscribe</a><a class="{c()}" href="/login">Log in</a></header>'
+        f'<main id="main" class="{c()}"><article class="{c()}"><header class="{c()}"><h1 class="{c()}" data-testid="headline">{esc(title)}</h1><div class="{c()}"><p class="{c()}">By <a>{esc(author)}</a></p><p class="{c()}">Updated {_date(rng)}</p></div>'
+        f'<p class="{c()}" data-testid="affiliate-disclosure">{esc(disclosure)} <a href="/about/">Learn more›</a></p></header><div class="{c()}" data-testid="article-body">{"".join(parts)}</div>'
+        f'<div class="{c()}" data-testid="author-bio"><p>{esc(author)} is a staff writer reporting on {esc(cat)}s. Before that, {esc(rng.choice(["she", "he", "they"]))} spent years in retail.</p></div>'
+        f'<div class="{c()}" data-testid="further-reading"><h2 class="{c()}">Further reading</h2><ul>{_li(_teasers(rng, 4))}</ul></div></article></main>'
+        f'<footer class="{c()}"><ul>{_li(["About", "Contact", "Deals", "How we test", "Privacy policy", "Terms of service", "Accessibility"])}</ul><p>© {rng.randint(2020, 2025)} {esc(site)}</p></footer></div>'
+        f'<script>window.__INITIAL_STATE__={json.dumps({"guide": {"title": title, "picks": [n for _, n, _ in picks]}})};</script>'
+    )
+    return _document(_json_ld({"@context": "https://schema.org", "@type": "Article", "headline": title}), body, charset, f"{title} | {site}"), _truth(truth), f"https://www.{host}/reviews/best-{_slug(cat)}s/"
+
+
+# ---------------------------------------------------------------------------------------- release-notes
+
+THINGS = ["empty strings", "negative offsets", "paths with spaces", "very large files", "Windows line endings", "nested mappings", "timezone-aware datetimes", "symbolic links", "unicode file names", "zero-length buffers"]
+APP_LINES = ["Fixed a crash when opening shared links.", "Photos now upload in the background.", "Improved VoiceOver labels throughout the app.", "Widgets refresh more reliably.",
+             "Fixed an issue where notifications arrived twice.", "Search results now appear as you type.", "Reduced battery use during sync.", "Fixed sign-in with passkeys on iPad.",
+             "Added support for the latest iOS version.", "Dark mode colours are easier to read."]
+SAAS_TITLES = ["Faster search across workspaces", "Dark mode for the mobile app", "Bulk editing for tasks", "New integrations with chat and issue trackers", "Custom fields on reports",
+               "Keyboard shortcuts everywhere", "Sign in with passkeys", "Improved CSV import", "Audit log export", "Redesigned settings page", "Offline mode for notes", "Recurring reminders"]
+
+
+@functools.lru_cache(maxsize=1)
+def _api_names() -> tuple[str, ...]:
+    import bisect
+    import fnmatch
+    import heapq
+    import shlex
+    import textwrap
+
+    out = []
+    for mod in (textwrap, shlex, fnmatch, heapq, bisect, json):
+        for attr in sorted(vars(mod)):
+            v = getattr(mod, attr)
+            if not attr.startswith("_") and (inspect.isfunction(v) or inspect.isbuiltin(v) or inspect.isclass(v)) and not inspect.ismodule(v):
+                out.append(f"{mod.__name__}.{attr}")
+    return tuple(out)
+
+
+def _change(rng: random.Random) -> tuple[str, str, str]:
+    fn = rng.choice(_api_names())
+    v = f"{rng.randint(2, 5)}.{rng.randint(0, 9)}"
+    return rng.choice([
+        ("Fix ", f"{fn}()", f" returning the wrong result for {rng.choice(THINGS)}."),
+        ("Add ", f"{fn}()", " as a faster alternative for large inputs."),
+        ("", f"{fn}()", f" is now about {rng.randint(5, 60)}% faster."),
+        ("Deprecate ", f"{fn}()", f"; it will be removed in version {v}."),
+        ("Document the behaviour of ", f"{fn}()", f" with {rng.choice(THINGS)}."),
+        ("Improve the error message raised by ", f"{fn}()", " for invalid arguments."),
+        ("Drop support for Python ", f"3.{rng.randint(7, 9)}", "."),
+        ("Raise ", "ValueError", f" instead of crashing on {rng.choice(THINGS)}."),
+    ])
+
+
+def _change_html(ch: tuple[str, str, str], suffix_html: str = "") -> str:
+    return f"{esc(ch[0])}<code>{esc(ch[1])}</code>{esc(ch[2])}{suffix_html}"
+
+
+def _versions(rng: random.Random, n: int) -> list[str]:
+    major, minor, patch = rng.randint(0, 5), rng.randint(0, 20), rng.randint(0, 6)
+    out = []
+    for _ in range(n):
+        out.append(f"{major}.{minor}.{patch}")
+        if patch:
+            patch -= 1
+        elif minor:
+            minor, patch = minor - 1, rng.randint(0, 4)
+        else:
+            major, minor, patch = max(major - 1, 0), rng.randint(3, 12), rng.randint(0, 3)
+    return out
+
+
+def _release_notes(i: int, rng: random.Random, charset: str) -> tuple[str, str, str]:
+    variant = ("github", "sphinx", "saas", "appstore")[i % 4]
+    project = rng.choice(["tidepool", "quillkit", "marshmallow-db", "pyrewire", "lintel", "stackwise", "hearth"])
+    owner = rng.choice(USERS).replace(".", "-").replace("_", "-")
+    n = 1 if i == 0 else rng.randint(1, 2) if i == 8 else rng.randint(2, 6)
+    versions = _versions(rng, n)
+    few = i in (0, 8)
+    extra = _extra(charset, rng) if charset != "utf-8" else ""
+    truth: list[Block] = []
+    parts: list[str] = []
+
+    if variant == "github":
+        for k, ver in enumerate(versions):
+            tag = f"v{ver}"
+            md: list[str] = []
+            tb: list[Block] = [("p", tag)]
+            if k == 0 and extra:
+                md.append(f"<p>{esc(extra)}</p>")
+                tb.append(("p", extra))
+            if not few and rng.random() < 0.4:
+                p = _trim_words(rng.choice(_prose()), rng.randint(20, 40))
+                md.append(f"<p>{_inline(p, rng)}</p>")
+                tb.append(("p", p))
+            for head in (["What's Changed"] if few else rng.sample(["What's Changed", "Breaking changes", "Bug fixes", "Documentation"], rng.randint(1, 3))):
+                items = []
+                html_items = []
+                for _ in range(rng.randint(1, 2) if few else rng.randint(2, 9)):
+                    ch = _change(rng)
+                    u, num = rng.choice(USERS), rng.randint(100, 9999)
+                    items.append(f"{''.join(ch)} by @{u} in #{num}")
+                    html_items.append(f'<li>{_change_html(ch)} by <a class="user-mention notranslate" data-hovercard-type="user" href="/{u}">@{u}</a> in <a class="issue-link js-issue-link" data-error-text="Failed to load title" data-id="{rng.randint(10**9, 2 * 10**9)}" data-permission-text="Title is private" href="https://github.com/{owner}/{project}/pull/{num}">#{num}</a></li>')
+                md.append(f'<h2 dir="auto">{esc(head)}</h2><ul dir="auto">{"".join(html_items)}</ul>')
+                tb += [("h2", head), ("ul", items)]
+            if not few and rng.random() < 0.35:
+                code = f"pip install --upgrade {project}=={ver}"
+                md.append(f'<div class="highlight highlight-source-shell notranslate position-relative overflow-auto" dir="auto"><pre>{esc(code)}</pre><div class="zeroclipboard-container"><clipboard-copy aria-label="Copy" class="ClipboardButton btn">Copy</clipboard-copy></div></div>')
+                tb.append(("code", code))
+            if not few and rng.random() < 0.5:
+                u = rng.choice(USERS)
+                num = rng.randint(100, 9999)
+                md.append(f'<h2 dir="auto">New Contributors</h2><ul dir="auto"><li><a class="user-mention" href="/{u}">@{u}</a> made their first contribution in <a class="issue-link" href="/pull/{num}">#{num}</a></li></ul>')
+                tb += [("h2", "New Contributors"), ("ul", [f"@{u} made their first contribution in #{num}"])]
+            prev = versions[k + 1] if k + 1 < len(versions) else f"{ver.split('.')[0]}.0.0"
+            md.append(f'<p dir="auto"><strong>Full Changelog</strong>: <a class="commit-link" href="https://github.com/{owner}/{project}/compare/v{prev}...{tag}"><tt>v{prev}...{tag}</tt></a></p>')
+            tb.append(("p", f"Full Changelog: v{prev}...{tag}"))
+            assets = "".join(f'<li class="Box-row d-flex flex-column flex-md-row"><div class="d-flex flex-justify-start col-12 col-lg-9"><a href="/{owner}/{project}/releases/download/{tag}/{f}" rel="nofollow" class="Truncate"><span class="Truncate-text text-bold">{f}</span></a></div><div class="d-flex flex-auto flex-justify-end col-md-4 ml-3 ml-md-0 mt-1 mt-md-0 pl-1 pl-md-0"><span class="color-fg-muted text-sm-left flex-auto ml-md-3 nowrap">{rng.randint(20, 900)} KB</span><span class="color-fg-muted text-right flex-shrink-0 flex-grow-0 ml-3"><relative-time datetime="{_iso(rng)}" class="no-wrap">{_date(rng)}</relative-time></span></div></li>'
+                             for f in [f"{project}-{ver}-py3-none-any.whl", f"{project}-{ver}.tar.gz", "Source code (zip)", "Source code (tar.gz)"][: 4 if not few else 2] + (["checksums.txt", f"{project}-{ver}.sigstore.json"] if i == 0 else []))
+            reactions = "".join(f'<button class="social-reaction-summary-item btn-link" aria-label="{r} reactions"><g-emoji>{e}</g-emoji> <span class="js-discussion-reaction-group-count">{rng.randint(1, 40)}</span></button>' for r, e in [("+1", "👍"), ("hooray", "🎉"), ("heart", "❤️"), ("rocket", "🚀")][: rng.randint(1, 4)])
+            parts.append(
+                f'<section aria-labelledby="hd-{_h(rng, 8)}"><div class="d-flex flex-column flex-md-row my-5 flex-justify-center"><div class="col-md-2 d-flex flex-md-column flex-row flex-wrap pr-md-6 mb-2 mb-md-0 flex-items-start pt-md-4">'
+                f'<div class="mb-2 f4 mr-1 mr-md-0 color-fg-muted"><relative-time class="no-wrap" prefix="" datetime="{_iso(rng)}">{_date(rng)}</relative-time></div><div class="mr-3 mr-md-0 d-flex"><img class="avatar avatar-small circle" alt="@{owner}" src="/{owner}.png"><a class="color-fg-muted" href="/{owner}">{owner}</a></div>'
+                f'<div class="mr-3 mr-md-0 d-flex"><svg aria-label="Tag" class="octicon octicon-tag"></svg><span class="ml-1 wb-break-all">{tag}</span></div><div class="mb-md-2 mr-3 mr-md-0"><a href="/{owner}/{project}/commit/{_h(rng, 40)}" class="Link Link--muted"><code class="f5 ml-1 wb-break-all">{_h(rng, 7)}</code></a></div>'
+                f'<details class="details-reset details-overlay"><summary class="btn btn-sm">Compare</summary><div class="SelectMenu"><div class="SelectMenu-header"><span class="SelectMenu-title">Choose a tag to compare</span></div><input class="form-control" placeholder="Find a tag"></div></details></div>'
+                f'<div class="col-md-9"><div class="Box"><div class="Box-body"><div class="d-flex flex-md-row flex-column"><div class="d-flex flex-row flex-1 mb-3 wb-break-word"><div class="flex-1"><span data-view-component="true" class="f1 text-bold d-inline mr-3"><a href="/{owner}/{project}/releases/tag/{tag}" data-view-component="true" class="Link--primary Link">{tag}</a></span></div>'
+                + ('<div class="flex-shrink-0 mb-md-2 mr-2"><span data-view-component="true" class="Label Label--success Label--large">Latest</span></div>' if k == 0 else "")
+                + f'</div></div><div data-pjax="true" data-test-selector="body-content" data-view-component="true" class="markdown-body my-3">{"".join(md)}</div></div>'
+                f'<div data-view-component="true" class="Box-footer"><div class="mb-3"><details open class="details-reset Details-element"><summary><span class="f3 text-bold d-inline mr-2" role="heading" aria-level="2">Assets</span> <span title="4" class="Counter">4</span></summary><ul data-view-component="true">{assets}</ul></details></div>'
+                f'<div class="d-flex flex-row flex-wrap flex-justify-between js-comment"><div class="comment-reactions-options d-flex flex-items-center flex-row flex-wrap">{reactions}</div><span class="color-fg-muted mt-1">{rng.randint(2, 90)} people reacted</span></div></div></div></div></div></section>'
+            )
+            truth += tb
+        tabs = "".join(f'<li class="d-inline-flex"><a class="UnderlineNav-item" data-tab-item="{t.lower().replace(" ", "-")}-tab"><span data-content="{t}">{t}</span>' + (f'<span class="Counter">{rng.randint(1, 400)}</span>' if t in ("Issues", "Pull requests") else "") + "</a></li>" for t in ["Code", "Issues", "Pull requests", "Discussions", "Actions", "Projects", "Wiki", "Security", "Insights"])
+        body = (
+            f'<div class="logged-out env-production page-responsive"><div class="position-relative js-header-wrapper"><a href="#start-of-content" data-skip-target-assigned="false" class="px-2 py-4 color-bg-accent-emphasis color-fg-on-emphasis show-on-focus js-skip-to-content">Skip to content</a>'
+            f'<header class="HeaderMktg header-logged-out js-details-container js-header Details f4 py-3" role="banner"><nav aria-label="Global" class="flex-1"><ul class="list-style-none">{_li(["Product", "Solutions", "Resources", "Open Source", "Enterprise", "Pricing"], "HeaderMenu-item")}</ul></nav>'
+            '<div class="search-input"><button class="header-search-button">Search or jump to...</button></div><a href="/login" class="HeaderMenu-link">Sign in</a><a href="/signup" class="HeaderMenu-link">Sign up</a></header></div>'
+            f'<div class="application-main" data-commit-hovercards-enabled data-discussion-hovercards-enabled><main id="js-repo-pjax-container"><div id="repository-container-header" class="pt-3 hide-full-screen" data-turbo-replace><div class="d-flex flex-nowrap flex-justify-end mb-3 px-3 px-lg-5"><div class="flex-auto min-width-0 width-fit">'
+            f'<strong class="mr-2 flex-self-stretch" itemprop="name"><a href="/{owner}/{project}">{project}</a></strong><span class="Label Label--secondary v-align-middle mr-1">Public</span></div>'
+            f'<ul class="pagehead-actions flex-shrink-0 d-none d-md-inline"><li><a class="btn-sm btn">Notifications</a></li><li><a class="btn-sm btn">Fork <span class="Counter">{rng.randint(5, 900)}</span></a></li><li><a class="btn-sm btn">Star <span class="Counter">{rng.randint(1, 40)}.{rng.randint(0, 9)}k</span></a></li></ul></div>'
+            f'<nav data-pjax="#js-repo-pjax-container" aria-label="Repository" class="js-repo-nav js-sidenav-container-pjax js-responsive-underlinenav overflow-hidden UnderlineNav px-3 px-md-4 px-lg-5"><ul class="UnderlineNav-body list-style-none">{tabs}</ul></nav></div>'
+            f'<turbo-frame id="repo-content-turbo-frame" target="_top"><div id="repo-content-pjax-container" class="repository-content"><h1 class="sr-only">Releases: {owner}/{project}</h1>'
+            '<div class="d-flex flex-justify-center"><nav class="subnav"><a class="subnav-item selected" href="releases">Releases</a><a class="subnav-item" href="tags">Tags</a></nav><div class="subnav-search"><input class="form-control subnav-search-input" placeholder="Find a release" aria-label="Find a release"></div></div>'
+            f'<div data-hpc>{"".join(parts)}</div><div class="paginate-container d-none d-sm-flex flex-sm-justify-center"><div role="navigation" aria-label="Pagination" class="pagination"><span class="previous_page disabled">Previous</span> <em class="current">1</em> <a href="?page=2">2</a> <a href="?page=3">3</a> <a class="next_page" rel="next" href="?page=2">Next</a></div></div></div></turbo-frame></main></div>'
+            f'<footer class="footer pt-8 pb-6 f6 color-fg-muted p-responsive" role="contentinfo"><h2 class="sr-only">Footer</h2><div class="d-flex flex-items-center"><span>© {rng.randint(2022, 2025)} GitHub,&nbsp;Inc.</span></div><nav aria-label="Footer"><ul class="list-style-none d-flex flex-justify-center flex-wrap">{_li(["Terms", "Privacy", "Security", "Status", "Docs", "Contact", "Manage cookies", "Do not share my personal information"])}</ul></nav></footer></div>'
+            '<script type="application/json" id="client-env">{"locale":"en","featureFlags":["copilot_new_references"]}</script>'
+        )
+        return _document('<link crossorigin="anonymous" media="all" rel="stylesheet" href="https://github.githubassets.com/assets/primer-' + _h(rng, 12) + '.css"><meta name="route-controller" content="releases">', body, charset, f"Releases · {owner}/{project}", html_attrs=' data-color-mode="auto" data-light-theme="light" data-dark-theme="dark"'), _truth(truth), f"https://github.com/{owner}/{project}/releases"
+
+    if variant == "sphinx":
+        truth.append(("h1", "Changelog"))
+        secs = []
+        for k, ver in enumerate(versions):
+            vid = f"version-{ver.replace('.', '-')}"
+            released = "Unreleased" if k == 0 and rng.random() < 0.3 else f"Released {rng.randint(2019, 2025)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+            tb: list[Block] = [("h2", f"Version {ver}"), ("p", released)]
+            html = f'<section id="{vid}"><h2>Version {ver}<a class="headerlink" href="#{vid}" title="Link to this heading">¶</a></h2><p>{released}</p>'
+            if k == 0 and extra:
+                html += f"<p>{esc(extra)}</p>"
+                tb.append(("p", extra))
+            items, hitems = [], []
+            for _ in range(rng.randint(1, 2) if few else rng.randint(2, 10)):
+                ch = _change(rng)
+                num = rng.randint(100, 6000)
+                items.append(f"{''.join(ch)} #{num}")
+                hitems.append(f'<li><p>{_change_html(ch)} <a class="reference external" href="https://github.com/{owner}/{project}/issues/{num}">#{num}</a></p></li>')
+            html += f'<ul class="simple">{"".join(hitems)}</ul>'
+            tb.append(("ul", items))
+            if not few and rng.random() < 0.25:
+                snips = _code_snippets()
+                code = snips[rng.randrange(len(snips))]
+                p = "The old behaviour can be restored with a small helper:"
+                html += f'<p>{esc(p)}</p><div class="highlight-python notranslate"><div class="highlight"><pre><span></span>{esc(code)}</pre></div></div>'
+                tb += [("p", p), ("code", code)]
+            html += "</section>"
+            secs.append(html)
+            truth += tb
+        ad = ('<div id="readthedocs-ea" data-ea-publisher="readthedocs" data-ea-type="readthedocs-sidebar" class="ethical-rtd"><div class="ea-content"><a class="ea-link" rel="sponsored">Ship your side project faster: managed Postgres with branching, free for hobby projects.</a><p class="ea-callout"><small>Ads by EthicalAds</small></p></div></div>')
+        toctree = _li(["Installation", "Quickstart", "User guide", "API reference", "Contributing", "Changelog", "License"], "toctree-l1")
+        body = (
+            f'<div class="wy-grid-for-nav"><nav data-toggle="wy-nav-shift" class="wy-nav-side"><div class="wy-side-scroll"><div class="wy-side-nav-search"><a href="index.html" class="icon icon-home">{project}</a><div class="version">{versions[0]}</div>'
+            f'<div role="search"><form id="rtd-search-form" class="wy-form" action="search.html" method="get"><input type="text" name="q" placeholder="Search docs" aria-label="Search docs"></form></div></div>'
+            f'<div class="wy-menu wy-menu-vertical" data-spy="affix" role="navigation" aria-label="Navigation menu"><p class="caption" role="heading"><span class="caption-text">Contents</span></p><ul class="current">{toctree}</ul></div>{ad if i != 1 else ""}</div></nav>'
+            f'<section data-toggle="wy-nav-shift" class="wy-nav-content-wrap"><nav class="wy-nav-top" aria-label="Mobile navigation menu"><a href="index.html">{project}</a></nav><div class="wy-nav-content"><div class="rst-content">'
+            f'<div role="navigation" aria-label="Page navigation"><ul class="wy-breadcrumbs"><li><a href="index.html" class="icon icon-home" aria-label="Home"></a></li><li class="breadcrumb-item active">Changelog</li><li class="wy-breadcrumbs-aside"><a href="https://github.com/{owner}/{project}/blob/main/CHANGES.rst" class="fa fa-github"> Edit on GitHub</a></li></ul><hr/></div>'
+            f'<div role="main" class="document" itemscope="itemscope" itemtype="http://schema.org/Article"><div itemprop="articleBody">{ad if i == 1 else ""}<section id="changelog"><h1>Changelog<a class="headerlink" href="#changelog" title="Link to this heading">¶</a></h1>{"".join(secs)}</section></div></div>'
+            '<footer><div class="rst-footer-buttons" role="navigation" aria-label="Footer"><a href="contributing.html" class="btn btn-neutral float-left" title="Contributing" accesskey="p" rel="prev"><span class="fa fa-arrow-circle-left" aria-hidden="true"></span> Previous</a>'
+            '<a href="license.html" class="btn btn-neutral float-right" title="License" accesskey="n" rel="next">Next <span class="fa fa-arrow-circle-right" aria-hidden="true"></span></a></div><hr/>'
+            f'<div role="contentinfo"><p>&#169; Copyright {rng.randint(2015, 2025)}, {esc(_name(rng))}.</p></div>Built with <a href="https://www.sphinx-doc.org/">Sphinx</a> using a <a href="https://github.com/readthedocs/sphinx_rtd_theme">theme</a> provided by <a href="https://readthedocs.org">Read the Docs</a>.</footer></div></div></section></div>'
+            '<div class="rst-versions" data-toggle="rst-versions" role="note" aria-label="Versions"><span class="rst-current-version" data-toggle="rst-current-version"><span class="fa fa-book"> Read the Docs</span> v: latest <span class="fa fa-caret-down"></span></span>'
+            '<div class="rst-other-versions"><dl><dt>Versions</dt><dd><a href="/en/latest/">latest</a></dd><dd><a href="/en/stable/">stable</a></dd></dl><dl><dt>Downloads</dt><dd><a>pdf</a></dd><dd><a>html</a></dd><dd><a>epub</a></dd></dl><dl><dt>On Read the Docs</dt><dd><a>Project Home</a></dd><dd><a>Builds</a></dd></dl></div></div>'
+            '<script>jQuery(function () { SphinxRtdTheme.Navigation.enable(true); });</script>'
+        )
+        return _document('<link rel="stylesheet" href="_static/css/theme.css"><script data-url_root="./" id="documentation_options" src="_static/documentation_options.js"></script><script src="_static/doctools.js"></script>', body, charset, f"Changelog — {project} {versions[0]} documentation".replace("—", "-")), _truth(truth), f"https://{project}.readthedocs.io/en/latest/changelog.html"
+
+    if variant == "saas":
+        product = project.capitalize()
+        entries = []
+        for k, title in enumerate(rng.sample(SAAS_TITLES, len(versions))):
+            bl = _article_blocks(rng, rng.randint(30, 60) if few else rng.choice([60, 120, 250]), rich=False)
+            if not few and rng.random() < 0.5:
+                bl.append(("ul", [f"{''.join(_change(rng))}" for _ in range(rng.randint(2, 5))]))
+            if k == 0 and extra:
+                bl.insert(0, ("p", extra))
+            badge = rng.choice(["New", "Improved", "Fixed", "Beta"])
+            html = "".join(_render(b, rng) for b in bl[:1])
+            if len(bl) > 1 and rng.random() < 0.4:
+                html += f'<figure class="changelog-media"><img src="https://cdn.{project}.example.com/changelog/{_h(rng, 10)}.png" alt=""><figcaption>{esc(_trim_words(rng.choice(_prose()), 6))}</figcaption></figure>'
+            html += "".join(_render(b, rng) for b in bl[1:])
+            entries.append(
+                f'<article class="changelog-entry" id="{_slug(title)}"><div class="changelog-entry__meta"><time datetime="{_iso(rng)[:10]}" class="changelog-entry__date">{_date(rng)}</time><span class="badge badge--{badge.lower()}">{badge}</span></div>'
+                f'<h2 class="changelog-entry__title"><a href="#{_slug(title)}">{esc(title)}</a></h2><div class="changelog-entry__body prose">{html}</div>'
+                f'<div class="changelog-entry__footer"><div class="changelog-entry__authors"><img alt="" src="/a/{_h(rng)}.png"><span>{esc(_name(rng))}</span></div><div class="changelog-feedback">Was this update helpful? <button aria-label="Yes">👍</button><button aria-label="No">👎</button></div></div></article>'
+            )
+            if i == 1 and k == 0:
+                entries.append(f'<div class="changelog-subscribe"><h3>Get product updates by email</h3><p>We ship improvements every week. Subscribe and we will send you a short digest once a month.</p><form><input type="email" placeholder="Work email"><button>Subscribe</button></form></div>'
+                               f'<div class="changelog-promo"><h3>New to {esc(product)}?</h3><p>Start a free 14-day trial. No credit card required.</p><a class="btn">Start free trial</a><ul>{_li(["Plan projects", "Track issues", "Ship faster"], a=False)}</ul></div>')
+            truth += [("h2", title), *bl]
+        body = (
+            f'<div id="__next"><header class="site-header"><a href="/" class="site-header__logo">{esc(product)}</a><nav class="site-header__nav"><ul>{_li(["Product", "Pricing", "Customers", "Changelog", "Docs", "Blog"])}</ul></nav><div class="site-header__cta"><a href="/login">Log in</a><a class="btn btn--primary" href="/signup">Get started</a></div></header>'
+            f'<main class="changelog-page"><header class="changelog-hero"><h1 class="changelog-hero__title">Changelog</h1><p class="changelog-hero__subtitle">New updates and improvements to {esc(product)}.</p><div class="changelog-hero__actions"><a href="/changelog/rss.xml">RSS</a><a href="https://x.com/{project}">Follow us</a></div></header>'
+            f'<div class="changelog-layout"><aside class="changelog-filters"><h3>Filter</h3><ul>{_li(["All updates", "New", "Improved", "Fixed", "Beta"], a=False)}</ul></aside><div class="changelog-entries">{"".join(entries)}</div></div>'
+            f'<nav class="changelog-pagination"><a href="?page=2">Older updates →</a></nav></main>'
+            f'<footer class="site-footer"><div class="site-footer__cols"><ul>{_li(["Features", "Integrations", "Security", "Status", "Careers", "Brand", "Terms", "Privacy"])}</ul></div><p>© {rng.randint(2020, 2025)} {esc(product)} Labs, Inc.</p></footer></div>'
+            f'<script id="__NEXT_DATA__" type="application/json">{json.dumps({"props": {"pageProps": {"entries": len(entries)}}, "page": "/changelog"})}</script>'
+        )
+        return _document('<link rel="stylesheet" href="/_next/static/css/' + _h(rng, 16) + '.css">', body, charset, f"Changelog | {product}"), _truth(truth), f"https://{project}.example.com/changelog"
+
+    # App-Store-like version history
+    app = project.replace("-", " ").title()
+    items = []
+    for k, ver in enumerate(versions):
+        lines = rng.sample(APP_LINES, rng.randint(1, 2) if few else rng.randint(1, 5))
+        if k == 0 and extra:
+            lines.insert(0, extra)
+        if rng.random() < 0.3:
+            lines = ["Bug fixes and performance improvements.", *lines]
+        label = f"Version {ver}" if k == 0 else ver
+        truth += [("p", label), ("p", "\n".join(lines))]
+        notes = "<br>".join(esc(x) for x in lines)
+        if k == 0:
+            items.append(f'<section class="l-content-width section section--bordered whats-new"><div class="section__nav"><h2 class="section__headline">What’s New</h2><button class="we-modal__show link section__nav__see-all-link" aria-label="Version History">Version History</button></div>'
+                         f'<div class="l-row whats-new__content"><div class="l-column small-12 medium-9 large-8 small-valign-top whats-new__notes"><div class="we-truncate we-truncate--multi-line we-truncate--interactive" dir=""><p dir="false" data-test-bidi>{notes}</p></div></div>'
+                         f'<div class="l-column small-12 medium-3 large-4 small-valign-top whats-new__latest"><div class="l-row"><time data-test-we-datetime datetime="{_iso(rng)}" aria-label="{_date(rng)}" class="l-column small-6 medium-12 whats-new__latest__date">{_date(rng)}</time>'
+                         f'<p class="l-column small-6 medium-12 whats-new__latest__version">{label}</p></div></div></div></section><div class="version-history" role="dialog" aria-label="Version History"><h1 class="version-history__headline">Version History</h1><ul class="version-history__items">')
+        else:
+            items.append(f'<li class="version-history__item"><h4 class="version-history__item__version-number">{ver}</h4><time data-test-we-datetime datetime="{_iso(rng)}" class="version-history__item__release-date">{_date(rng)}</time>'
+                         f'<div class="we-truncate we-truncate--multi-line"><p dir="false" data-test-bidi>{notes}</p></div></li>')
+    history = "".join(items) + "</ul></div>"
+    # the latest version's notes come before its label in the page: reorder the truth to page order
+    truth[0], truth[1] = truth[1], truth[0]
+    desc = " ".join(_trim_words(rng.choice(_prose()), 30) for _ in range(2 if not few else 3))
+    shots = "".join(f'<picture><img alt="" src="/s/{_h(rng)}.png"></picture>' for _ in range(4))
+    body = (
+        '<div class="we-banner"><p>This app is only available on the App Store for Apple devices.</p></div>'
+        f'<nav class="localnav" aria-label="App Store"><div class="localnav-wrapper"><a class="localnav-title" href="/">App Store</a><ul>{_li(["Overview", "Apps", "Games", "Arcade", "Developers"], "localnav-menu-item")}</ul><a class="localnav-action">Open the Mac App Store</a></div></nav>'
+        f'<main class="selfclear is-apps-theme"><div class="animation-wrapper is-visible"><section class="l-content-width section section--hero product-hero"><div class="l-row"><div class="product-hero__media l-column small-5 medium-4 large-3"><picture class="we-artwork"><img alt="" src="/icon/{_h(rng)}.png"></picture></div>'
+        f'<header class="product-header app-header product-header--padded-start" aria-label="App info"><h1 class="product-header__title app-header__title">{esc(app)} <span class="badge badge--product-title">4+</span></h1><h2 class="product-header__subtitle app-header__subtitle">{esc(_trim_words(rng.choice(RELATED_TEASERS), 4))}</h2>'
+        f'<h2 class="product-header__identity app-header__identity"><a class="link" href="/developer/x">{esc(app)} Labs, Inc.</a></h2><ul class="product-header__list app-header__list"><li class="product-header__list__item"><ul class="inline-list inline-list--mobile-compact"><li class="inline-list__item">#{rng.randint(1, 90)} in Productivity</li></ul></li>'
+        f'<li class="product-header__list__item"><ul class="inline-list"><li class="inline-list__item"><figure class="we-star-rating" aria-label="{rng.randint(3, 4)}.{rng.randint(0, 9)} out of 5"><figcaption class="we-rating-count star-rating__count">{rng.randint(3, 4)}.{rng.randint(0, 9)} • {rng.randint(1, 99)}.{rng.randint(0, 9)}K Ratings</figcaption></figure></li></ul></li>'
+        '<li class="product-header__list__item"><ul class="inline-list"><li class="inline-list__item inline-list__item--bulleted app-header__list__item--price">Free</li><li class="inline-list__item inline-list__item--bulleted app-header__list__item--in-app-purchase">Offers In-App Purchases</li></ul></li></ul></header></div></section>'
+        f'<section class="l-content-width section section--bordered"><h2 class="section__headline">Screenshots</h2><div class="we-screenshot-viewer">{shots}</div></section>'
+        f'<section class="l-content-width section section--bordered section--description"><div class="section__description"><h2 class="visuallyhidden">Description</h2><div class="we-truncate we-truncate--multi-line"><p dir="false" data-test-bidi>{esc(desc)}</p></div><button class="we-truncate__button link">more</button></div></section>'
+        f'{history}'
+        f'<section class="l-content-width section section--bordered"><div class="section__nav"><h2 class="section__headline">Ratings and Reviews</h2><a class="link section__nav__see-all-link">See All</a></div><div class="we-customer-ratings"><span class="we-customer-ratings__averages__display">4.{rng.randint(0, 9)}</span> out of 5 <div class="we-customer-ratings__count">{rng.randint(1, 99)}K Ratings</div></div>'
+        f'<div class="we-customer-review"><h3 class="we-customer-review__title">{esc(rng.choice(COMMENTS))}</h3><p>{esc(rng.choice(COMMENTS))}</p></div></section>'
+        f'<section class="l-content-width section section--bordered app-privacy"><h2 class="section__headline">App Privacy</h2><p>The developer, {esc(app)} Labs, Inc., indicated that the app’s privacy practices may include handling of data as described below.</p><h3>Data Linked to You</h3><ul>{_li(["Contact Info", "Identifiers", "Usage Data", "Diagnostics"], a=False)}</ul></section>'
+        f'<section class="l-content-width section section--bordered section--information"><h2 class="section__headline">Information</h2><dl class="information-list"><dt>Seller</dt><dd>{esc(app)} Labs, Inc.</dd><dt>Size</dt><dd>{rng.randint(20, 400)} MB</dd><dt>Category</dt><dd>Productivity</dd><dt>Compatibility</dt><dd>Requires iOS 16.0 or later.</dd><dt>Languages</dt><dd>English, French, German, Japanese</dd><dt>Age Rating</dt><dd>4+</dd></dl></section>'
+        f'<section class="l-content-width section section--bordered"><h2 class="section__headline">More By This Developer</h2><ul>{_li(_teasers(rng, 3))}</ul></section><section class="l-content-width section"><h2 class="section__headline">You Might Also Like</h2><ul>{_li(_teasers(rng, 6 if i == 0 else 4))}</ul></section></div></main>'
+        f'<footer class="ac-gf-footer"><p>Copyright © {rng.randint(2022, 2025)} Apple Inc. All rights reserved.</p><ul>{_li(["Internet Service Terms", "App Store &amp; Privacy", "Cookie Warning", "Support"])}</ul></footer>'
+        f'<script type="fastboot/shoebox" id="shoebox-media-api-cache-apps">{json.dumps({"d": [{"attributes": {"name": app}}]})}</script>'
+    )
+    return _document('<link rel="stylesheet" href="/assets/web-experience-app.css">' + _json_ld({"@context": "http://schema.org", "@type": "SoftwareApplication", "name": app, "operatingSystem": "iOS"}), body, charset, f"{app} on the App Store"), _truth(truth), f"https://apps.example.com/us/app/{_slug(app)}/id{rng.randint(10**8, 10**9)}"
+
+
 # ---------------------------------------------------------------------------------------------- pages
 
 _BUILDERS: dict[str, Callable[[int, random.Random, str], tuple[str, str, str]]] = {
     "news-local": _news_local,
     "magazine": _magazine,
     "personal-blog": _personal_blog,
+    "review": _review,
+    "release-notes": _release_notes,
 }
 
 
