@@ -107,7 +107,7 @@ from tests.web_pages_heldout import _document, _h, _iso, _json_ld, _render, _slu
 
 __all__ = ["KINDS", "Page", "pages", "shingle_counts", "shingle_scores"]
 
-KINDS = ("news-local", "magazine", "personal-blog", "review", "release-notes")
+KINDS = ("news-local", "magazine", "personal-blog", "review", "release-notes", "wiki-other")
 
 EXTRA_LATIN = [
     "Le maire a promis que la fête du quartier, annulée l'an dernier, reviendrait « plus belle que jamais », avec un budget de 8 000 €.",
@@ -1193,6 +1193,168 @@ def _release_notes(i: int, rng: random.Random, charset: str) -> tuple[str, str, 
     return _document('<link rel="stylesheet" href="/assets/web-experience-app.css">' + _json_ld({"@context": "http://schema.org", "@type": "SoftwareApplication", "name": app, "operatingSystem": "iOS"}), body, charset, f"{app} on the App Store"), _truth(truth), f"https://apps.example.com/us/app/{_slug(app)}/id{rng.randint(10**8, 10**9)}"
 
 
+
+# ------------------------------------------------------------------------------------------- wiki-other
+
+WIKIS = ["Hollow Reaches Wiki", "Starwake Wiki", "Greyharbor Chronicles Wiki", "Ironvale Wiki", "Emberfall Wiki"]
+INFO_FIELDS = [("Type", ["Character", "Location", "Item", "Faction"]), ("Status", ["Alive", "Deceased", "Unknown", "Active"]), ("First appearance", ["Episode 1", "Chapter 12", "Season 2", "The Long Night"]),
+               ("Affiliation", ["The Wardens", "House Vell", "Free Traders", "None"]), ("Voiced by", [f"{f} {la}" for f, la in zip(FIRST[:6], LAST[:6], strict=True)]), ("Region", ["The Marches", "Saltmere", "Upper Reach"])]
+
+
+def _wiki_blocks(rng: random.Random, i: int, charset: str) -> tuple[str, list[Block], list[Block]]:
+    """(article title, lead blocks, section blocks) from a reference topic; code and tables left out."""
+    title, blocks = rng.choice(_documents())
+    bl = [b for b in blocks if b[0] in ("p", "h2", "h3", "ul")]
+    if i in (0, 8):
+        first = next(b for b in bl if b[0] == "p")
+        lead: list[Block] = [("p", _trim_words(str(first[1]), 25 if i == 0 else 60))]
+        rest: list[Block] = []
+    else:
+        if len(bl) > 40:
+            start = rng.randrange(0, len(bl) - 30)
+            bl = bl[start : start + rng.randint(15, 40)]
+        while bl and bl[-1][0] in ("h2", "h3"):
+            bl.pop()
+        k = next((j for j, b in enumerate(bl) if b[0] in ("h2", "h3")), len(bl))
+        lead, rest = bl[:k] or [("p", _trim_words(rng.choice(_prose()), 40))], bl[k:]
+        if rest and rest[0][0] not in ("h2", "h3"):
+            rest.insert(0, ("h2", "Overview"))
+        lead = [b for b in lead if b[0] == "p"] or [("p", _trim_words(rng.choice(_prose()), 40))]
+        if rng.random() < 0.4:
+            rest += [("h2", "Trivia"), ("ul", [_trim_words(rng.choice(_prose()), 14) for _ in range(rng.randint(2, 5))])]
+    lead = _localise(lead, rng, charset)
+    return title.capitalize(), lead, rest
+
+
+def _wiki_other(i: int, rng: random.Random, charset: str) -> tuple[str, str, str]:
+    variant = ("fandom", "vector", "monobook")[i % 3]
+    wiki = rng.choice(WIKIS)
+    title, lead, rest = _wiki_blocks(rng, i, charset)
+    host = re.sub(r"[^a-z]", "", wiki.lower().replace(" wiki", ""))
+    url = f"https://{host}.fandom.com/wiki/{title.replace(' ', '_')}" if variant == "fandom" else f"https://{host}.wiki.example.org/wiki/{title.replace(' ', '_')}"
+    heads = [str(b[1]) for b in rest if b[0] in ("h2", "h3")]
+    refs = [_trim_words(rng.choice(_prose()), 10) for _ in range(rng.randint(0, 4))]
+    nref = 0
+
+    def para(b: Block) -> str:
+        nonlocal nref
+        h = _render(b, rng)
+        if b[0] == "p" and refs and rng.random() < 0.3:
+            nref += 1
+            h = h[:-4] + f'<sup id="cite_ref-{nref}" class="reference"><a href="#cite_note-{nref}">[{nref}]</a></sup></p>'
+        return h
+
+    def heading(b: Block, k: int) -> str:
+        t, lvl = esc(str(b[1])), b[0]
+        edit = f'<span class="mw-editsection"><span class="mw-editsection-bracket">[</span><a href="/wiki/{_slug(title)}?action=edit&amp;section={k}" title="Edit section: {t}">edit</a><span class="mw-editsection-bracket">]</span></span>'
+        if variant == "vector":
+            return f'<div class="mw-heading mw-heading{lvl[1]}"><{lvl} id="{_slug(str(b[1]))}">{t}</{lvl}>{edit}</div>'
+        return f'<{lvl}><span class="mw-headline" id="{_slug(str(b[1]))}">{t}</span>{edit}</{lvl}>'
+
+    fields = [(k, rng.choice(v)) for k, v in rng.sample(INFO_FIELDS, rng.randint(3, 6))]
+    if variant == "fandom":
+        infobox = (f'<aside role="region" class="portable-infobox pi-background pi-border-color pi-theme-wikia pi-layout-default"><h2 class="pi-item pi-item-spacing pi-title pi-secondary-background" data-source="title">{esc(title)}</h2>'
+                   f'<figure class="pi-item pi-image" data-source="image"><a href="/wiki/File:{_h(rng)}.png" class="image image-thumbnail" title=""><img src="https://static.wikia.nocookie.net/{host}/images/{_h(rng, 1)}/{_h(rng, 2)}/{_h(rng)}.png" class="pi-image-thumbnail" alt=""></a><figcaption class="pi-item-spacing pi-caption">{esc(_trim_words(rng.choice(_prose()), 5))}</figcaption></figure>'
+                   f'<section class="pi-item pi-group pi-border-color"><h2 class="pi-item pi-header pi-secondary-font pi-item-spacing pi-secondary-background">General information</h2>'
+                   + "".join(f'<div class="pi-item pi-data pi-item-spacing pi-border-color" data-source="{_slug(k)}"><h3 class="pi-data-label pi-secondary-font">{esc(k)}</h3><div class="pi-data-value pi-font">{esc(v)}</div></div>' for k, v in fields)
+                   + "</section></aside>")
+    else:
+        infobox = f'<table class="infobox"><tbody><tr><th colspan="2" class="infobox-above">{esc(title)}</th></tr>' + "".join(f'<tr><th scope="row" class="infobox-label">{esc(k)}</th><td class="infobox-data">{esc(v)}</td></tr>' for k, v in fields) + "</tbody></table>"
+    notice = rng.choice([
+        f'<table class="notice spoiler-notice" role="presentation"><tbody><tr><td><b>Spoiler warning!</b> This article contains plot details about recent episodes of {esc(wiki.replace(" Wiki", ""))}.</td></tr></tbody></table>',
+        f'<div class="notice stub-notice"><p>This article is a <a href="/wiki/Category:Stubs">stub</a>. You can help {esc(wiki)} by expanding it.</p></div>',
+        '<table class="box-Unreferenced plainlinks metadata ambox ambox-content" role="presentation"><tbody><tr><td class="mbox-text"><div class="mbox-text-span">This article <b>does not cite any sources</b>. Please help improve this article by adding citations to reliable sources. Unsourced material may be challenged and removed.</div></td></tr></tbody></table>',
+    ])
+    toc = ("" if len(heads) < 3 else '<div id="toc" class="toc" role="navigation" aria-labelledby="mw-toc-heading"><input type="checkbox" role="button" id="toctogglecheckbox" class="toctogglecheckbox" style="display:none"><div class="toctitle" lang="en" dir="ltr"><h2 id="mw-toc-heading">Contents</h2><span class="toctogglespan"><label class="toctogglelabel" for="toctogglecheckbox"></label></span></div><ul>'
+           + "".join(f'<li class="toclevel-1 tocsection-{k + 1}"><a href="#{_slug(h)}"><span class="tocnumber">{k + 1}</span> <span class="toctext">{esc(h)}</span></a></li>' for k, h in enumerate(heads)) + "</ul></div>")
+
+    def ad(k: int) -> str:
+        return f'<div id="incontent_boxad_{k}" class="incontent-boxad ad-slot-placeholder" data-slot-name="incontent_boxad_{k}"><div class="ad-slot__label">Advertisement</div></div>' if variant == "fandom" else ""
+
+    parts = [notice if (rng.random() < 0.5 or i in (0, 1)) else "", infobox, *(para(b) for b in lead), toc]
+    sec = 0
+    for b in rest:
+        if b[0] in ("h2", "h3"):
+            sec += 1
+            if b[0] == "h2" and sec > 1 and variant == "fandom":
+                parts.append(ad(sec))
+            parts.append(heading(b, sec))
+            if i == 1 and sec == 1:
+                parts.append(f'<div class="community-notice"><b>Community notice:</b> The {esc(wiki)} Discord server is now open! Join over 12,000 fans to discuss the latest episodes. <a href="/wiki/Discord">Join now</a></div>'
+                             f'<table class="navbox"><tbody><tr><th class="navbox-title">{esc(wiki.replace(" Wiki", ""))} locations</th></tr><tr><td class="navbox-list">{" • ".join(f"<a>{esc(t)}</a>" for t in rng.sample([t for t, _ in _documents()], 10))}</td></tr></tbody></table>')
+        else:
+            parts.append(para(b))
+    if rng.random() < 0.5 or i == 0:
+        parts.append('<h2><span class="mw-headline" id="Gallery">Gallery</span></h2><div class="wikia-gallery gallery">' + "".join(f'<div class="wikia-gallery-item"><div class="thumb"><img src="/g/{_h(rng)}.jpg" alt=""></div><div class="lightbox-caption">{esc(_trim_words(rng.choice(_prose()), 5))}</div></div>' for _ in range(rng.randint(3, 6))) + "</div>")
+    if refs:
+        parts.append('<h2><span class="mw-headline" id="References">References</span></h2><div class="mw-references-wrap"><ol class="references">' + "".join(f'<li id="cite_note-{k + 1}"><span class="mw-cite-backlink"><a href="#cite_ref-{k + 1}">↑</a></span> <span class="reference-text">{esc(r)}</span></li>' for k, r in enumerate(refs)) + "</ol></div>")
+    parts.append(f'<h2><span class="mw-headline" id="See_also">See also</span></h2><ul>{_li([t.capitalize() for t, _ in rng.sample(_documents(), 3)])}</ul>')
+    parts.append(f'<table class="navbox"><tbody><tr><th class="navbox-title">{esc(wiki)} navigation</th></tr><tr><td class="navbox-list">{" · ".join(f"<a>{esc(t)}</a>" for t in rng.sample([t for t, _ in _documents()], 12))}</td></tr></tbody></table>')
+    content = f'<div class="mw-parser-output">{"".join(parts)}</div>'
+    cats = rng.sample(["Characters", "Locations", "Season 1", "Season 2", "Articles needing citations", "Stubs", "Items", "Factions", "Spoilers"], rng.randint(2, 5))
+    truth = [*lead, *rest]
+
+    if variant == "fandom":
+        trending = _teasers(rng, 8 if i == 0 else 5)
+        body = (
+            f'<div class="global-navigation" data-theme="light"><div class="global-navigation__top"><a href="https://www.fandom.com/" class="global-navigation__logo">FANDOM</a><nav class="global-navigation__links">{_li(["Games", "Movies", "TV", "Video", "Wikis"], "global-navigation__link")}</nav>'
+            '<div class="global-navigation__bottom"><a class="wds-button">Start a Wiki</a><a class="global-navigation__signin">Sign In</a><span>Don\'t have an account? <a>Register</a></span></div></div></div>'
+            f'<div class="main-container"><div class="resizable-container"><div class="community-header-wrapper"><header class="fandom-community-header"><a class="fandom-community-header__community-name" href="/">{esc(wiki)}</a>'
+            f'<div class="fandom-community-header__top-container"><div class="fandom-community-header__local-navigation"><ul class="wds-tabs">{_li(["Explore", "Main Page", "Discuss", "All Pages", "Community", "Interactive Maps", "Recent Blog Posts"], "wds-tabs__tab")}</ul></div></div>'
+            f'<div class="wiki-tools wds-button-group"><a class="wds-button wds-is-secondary">{rng.randint(100, 9000)} pages</a></div></header></div>'
+            f'<div class="page has-right-rail"><main class="page__main" lang="en"><div class="page-header" id="PageHeader"><div class="page-header__top"><div class="page-header__meta"><div class="page-header__categories"><span class="page-header__categories-in">in: </span>{", ".join(f"<a>{esc(c)}</a>" for c in cats[:3])}</div></div>'
+            f'<div class="page-header__actions"><a class="wds-button wds-is-text page-header__action-button">Sign in to edit</a><a class="wds-button wds-is-text">History</a><a class="wds-button wds-is-text">Talk (0)</a></div></div>'
+            f'<div class="page-header__title-wrapper"><h1 class="page-header__title" id="firstHeading"><span class="mw-page-title-main">{esc(title)}</span></h1></div></div>'
+            f'<div id="content" class="page-content"><div id="mw-content-text" class="mw-body-content mw-content-ltr" lang="en" dir="ltr">{content}</div>'
+            f'<div class="page-footer"><div class="page-footer__categories wds-is-collapsed"><div class="categories-link">Categories</div><ul>{_li(cats)}</ul><div class="page-footer__languages">Languages: <a>Español</a> <a>Deutsch</a></div></div>'
+            '<div class="license-description">Community content is available under <a href="https://www.fandom.com/licensing">CC-BY-SA</a> unless otherwise noted.</div></div></div></main>'
+            f'<aside class="page__right-rail"><div class="right-rail-wrapper"><div id="top_boxad" class="top-boxad ad-slot-placeholder"><div class="ad-slot__label">Advertisement</div></div><section class="rail-module trending-pages"><h2 class="rail-module__header">Trending pages</h2><ul>{_li(trending)}</ul></section>'
+            f'<section class="rail-module recent-images-module"><h2 class="rail-module__header">Popular pages</h2><ul>{_li(_teasers(rng, 4))}</ul></section></div></aside></div></div></div>'
+            f'<footer class="global-footer"><section class="global-footer__section"><h3>Explore properties</h3><ul>{_li(["Fandom", "Muthead", "Fanatical"])}</ul></section><section><h3>Follow Us</h3></section><section><h3>Overview</h3><ul>{_li(["What is Fandom?", "About", "Careers", "Press", "Contact", "Terms of Use", "Privacy Policy", "Digital Services Act", "Global Sitemap", "Local Sitemap"])}</ul></section>'
+            '<section><h3>Community</h3><ul><li><a>Community Central</a></li><li><a>Support</a></li><li><a>Help</a></li></ul></section><div class="global-footer__bottom"><p>Fan Feed</p><p>More Fandoms</p></div></footer>'
+            '<script>var fandomContext = {"site": {"wgArticleId": 1234, "wgIsArticle": true}}; window.RLQ = window.RLQ || [];</script>'
+        )
+        return _document('<link rel="stylesheet" href="/load.php?lang=en&amp;modules=skin.fandomdesktop.styles&amp;only=styles&amp;skin=fandomdesktop">', body, charset, f"{title} | {wiki} | Fandom", body_attrs=' class="skin-fandomdesktop mediawiki ltr sitedir-ltr ns-0 page-' + _slug(title) + ' rootpage-' + _slug(title) + ' theme-fandomdesktop-light"'), _truth(truth), url
+
+    catlinks = f'<div id="catlinks" class="catlinks" data-mw="interface"><div id="mw-normal-catlinks" class="mw-normal-catlinks"><a href="/wiki/Special:Categories">Categories</a>: <ul>{_li(cats)}</ul></div></div>'
+    printfooter = f'<div class="printfooter" data-nosnippet="">Retrieved from "<a dir="ltr" href="{url}">{url}</a>"</div>'
+    if variant == "vector":
+        body = (
+            '<a class="mw-jump-link" href="#bodyContent">Jump to content</a><div class="vector-header-container"><header class="vector-header mw-header"><div class="vector-header-start"><nav class="vector-main-menu-landmark" aria-label="Site"><div id="vector-main-menu-dropdown" class="vector-dropdown vector-main-menu-dropdown"><label class="vector-dropdown-label">Main menu</label></div></nav>'
+            f'<a href="/wiki/Main_Page" class="mw-logo"><span class="mw-logo-wordmark">{esc(wiki)}</span></a></div><div class="vector-header-end"><div id="p-search" role="search" class="vector-search-box-vue"><form action="/index.php" id="searchform"><input class="cdx-text-input__input" type="search" name="search" placeholder="Search {esc(wiki)}" aria-label="Search {esc(wiki)}"></form></div>'
+            '<nav class="vector-user-links" aria-label="Personal tools"><ul><li><a href="/index.php?title=Special:CreateAccount">Create account</a></li><li><a href="/index.php?title=Special:UserLogin">Log in</a></li></ul></nav></div></header></div>'
+            '<div class="mw-page-container"><div class="mw-page-container-inner"><div class="vector-main-menu-container"><div id="mw-navigation"><nav id="mw-panel" class="vector-main-menu-landmark"><div id="vector-main-menu" class="vector-main-menu vector-pinnable-element"><div class="vector-menu mw-portlet mw-portlet-navigation" id="p-navigation"><div class="vector-menu-heading">Navigation</div>'
+            f'<ul class="vector-menu-content-list">{_li(["Main page", "Recent changes", "Random page", "Help about MediaWiki", "Community portal"], "mw-list-item")}</ul></div></div></nav></div></div>'
+            f'<div class="vector-column-start"><div class="vector-sticky-pinned-container"><nav id="mw-panel-toc" aria-label="Contents" class="mw-table-of-contents-container vector-toc-landmark"><div id="vector-toc" class="vector-toc vector-pinnable-element"><div class="vector-pinnable-header vector-toc-pinnable-header"><div class="vector-pinnable-header-label">Contents</div></div>'
+            f'<ul class="vector-toc-contents" id="mw-panel-toc-list"><li class="vector-toc-list-item vector-toc-level-1"><a href="#" class="vector-toc-link"><div class="vector-toc-text">(Top)</div></a></li>{_li(heads, "vector-toc-list-item vector-toc-level-1")}</ul></div></nav></div></div>'
+            f'<div class="mw-content-container"><main id="content" class="mw-body"><header class="mw-body-header vector-page-titlebar"><h1 id="firstHeading" class="firstHeading mw-first-heading"><span class="mw-page-title-main">{esc(title)}</span></h1></header>'
+            '<div class="vector-page-toolbar"><div class="vector-page-toolbar-container"><nav aria-label="Namespaces"><ul>' + _li(["Page", "Discussion"], "vector-tab-noicon mw-list-item") + '</ul></nav><nav aria-label="Views"><ul>' + _li(["Read", "Edit", "View history"], "vector-tab-noicon mw-list-item") + "</ul></nav></div></div>"
+            f'<div id="bodyContent" class="vector-body" aria-labelledby="firstHeading" data-mw-ve-target-container><div class="vector-body-before-content"><div id="siteSub" class="noprint">From {esc(wiki)}</div></div><div id="contentSub"><div id="mw-content-subtitle"></div></div>'
+            f'<div id="mw-content-text" class="mw-body-content"><div class="mw-content-ltr mw-parser-output" lang="en" dir="ltr">{"".join(parts)}</div></div>{printfooter}{catlinks}</div></main></div>'
+            f'<div class="mw-footer-container"><footer id="footer" class="mw-footer"><ul id="footer-info"><li id="footer-info-lastmod"> This page was last edited on {_date(rng)}, at {rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}.</li><li id="footer-info-copyright">Content is available under <a>Creative Commons Attribution-ShareAlike</a> unless otherwise noted.</li></ul>'
+            f'<ul id="footer-places">{_li(["Privacy policy", "About " + wiki, "Disclaimers", "Mobile view"])}</ul><ul id="footer-icons" class="noprint"><li id="footer-poweredbyico"><a href="https://www.mediawiki.org/"><img alt="Powered by MediaWiki" src="/resources/assets/poweredby_mediawiki.svg"></a></li></ul></footer></div></div></div>'
+            '<script>(RLQ=window.RLQ||[]).push(function(){mw.config.set({"wgBackendResponseTime":120,"wgHostname":"mw1"});});</script>'
+        )
+        return _document('<link rel="stylesheet" href="/load.php?lang=en&amp;modules=skins.vector.styles&amp;only=styles&amp;skin=vector-2022"><script>document.documentElement.className="client-js vector-feature-toc-pinned-clientpref-1";</script>', body, charset, f"{title} - {wiki}", html_attrs=' class="client-nojs vector-feature-language-in-header-enabled skin-theme-clientpref-day"', body_attrs=' class="skin-vector skin-vector-search-vue mediawiki ltr sitedir-ltr ns-0 ns-subject page-' + _slug(title) + ' skin-vector-2022 action-view"'), _truth(truth), url
+
+    # MonoBook
+    site_notice = f'<div id="siteNotice"><div id="localNotice" data-nosnippet="" lang="en" dir="ltr"><p>Welcome to {esc(wiki)}! Please read the <a href="/wiki/Project:Editing_guidelines">editing guidelines</a> before contributing. The wiki is moving to a new server on {_date(rng)}: expect a short read-only period.</p></div></div>'
+    portlets = "".join(f'<div class="portlet" id="p-{_slug(h)}" role="navigation"><h3>{h}</h3><div class="pBody"><ul>{_li(items)}</ul></div></div>' for h, items in [
+        ("Navigation", ["Main page", "Community portal", "Current events", "Recent changes", "Random page", "Help"]), ("Tools", ["What links here", "Related changes", "Special pages", "Printable version", "Permanent link", "Page information"])])
+    body = (
+        f'<div id="globalWrapper"><div id="column-content"><div id="content" class="mw-body" role="main"><a id="top"></a>{site_notice}<div class="mw-indicators"></div><h1 id="firstHeading" class="firstHeading mw-first-heading" lang="en"><span class="mw-page-title-main">{esc(title)}</span></h1>'
+        f'<div id="bodyContent" class="mw-body-content"><div id="siteSub">From {esc(wiki)}</div><div id="contentSub" lang="en" dir="ltr"></div><div id="jump-to-nav"></div><a class="mw-jump-link" href="#column-one">Jump to navigation</a><a class="mw-jump-link" href="#searchInput">Jump to search</a>'
+        f'<div id="mw-content-text" class="mw-body-content mw-content-ltr" lang="en" dir="ltr">{content}</div>{printfooter}{catlinks}<div class="visualClear"></div></div></div></div>'
+        f'<div id="column-one" lang="en" dir="ltr"><h2>Navigation menu</h2><div id="p-cactions" class="portlet" role="navigation"><h3>Page actions</h3><div class="pBody"><ul>{_li(["Page", "Discussion", "View source", "History"])}</ul></div></div>'
+        f'<div class="portlet" id="p-personal" role="navigation"><h3>Personal tools</h3><div class="pBody"><ul>{_li(["Create account", "Log in"])}</ul></div></div><div class="portlet" id="p-logo" role="banner"><a href="/wiki/Main_Page" class="mw-wiki-logo" title="Visit the main page"></a></div>'
+        f'{portlets}<div id="p-search" class="portlet" role="search"><h3><label for="searchInput">Search</label></h3><div id="searchBody" class="pBody"><form action="/index.php" id="searchform"><input type="search" name="search" placeholder="Search {esc(wiki)}" id="searchInput"><input type="submit" value="Go" class="searchButton"></form></div></div></div>'
+        f'<div class="visualClear"></div><div id="footer" class="mw-footer" role="contentinfo" lang="en" dir="ltr"><div id="f-poweredbyico" class="footer-icons"><a href="https://www.mediawiki.org/">Powered by MediaWiki</a></div><ul id="f-list"><li id="lastmod"> This page was last edited on {_date(rng)}.</li>'
+        f'<li id="viewcount">This page has been accessed {rng.randint(100, 90000):,} times.</li><li id="privacy"><a>Privacy policy</a></li><li id="about"><a>About {esc(wiki)}</a></li><li id="disclaimers"><a>Disclaimers</a></li></ul></div></div>'
+        '<script>(RLQ=window.RLQ||[]).push(function(){mw.config.set({"wgPageParseReport":{"limitreport":{"cputime":"0.052"}}});});</script>'
+    )
+    return _document('<link rel="stylesheet" href="/load.php?lang=en&amp;modules=skins.monobook.styles&amp;only=styles&amp;skin=monobook">', body, charset, f"{title} - {wiki}", html_attrs=' class="client-nojs"', body_attrs=' class="mediawiki ltr sitedir-ltr mw-hide-empty-elt ns-0 ns-subject page-' + _slug(title) + ' skin-monobook action-view"'), _truth(truth), url
+
+
 # ---------------------------------------------------------------------------------------------- pages
 
 _BUILDERS: dict[str, Callable[[int, random.Random, str], tuple[str, str, str]]] = {
@@ -1201,6 +1363,7 @@ _BUILDERS: dict[str, Callable[[int, random.Random, str], tuple[str, str, str]]] 
     "personal-blog": _personal_blog,
     "review": _review,
     "release-notes": _release_notes,
+    "wiki-other": _wiki_other,
 }
 
 
