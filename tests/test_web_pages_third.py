@@ -37,4 +37,4 @@ def test_charset_edge_pages(default_pages) -> None:
 def test_every_page_has_scripts_and_chrome(default_pages) -> None:
     for p in default_pages:
         assert "<script" in p.html, p.name
-        assert len(p.html) - len(p.truth) > 3000, p.name
+        assert len(p.html) - len(p.truth) > 2000, p.name
