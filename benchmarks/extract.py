@@ -1,13 +1,16 @@
 """Main-text extraction, side by side, on the generated pages of `tests/web_pages.py` (`--set main`)
 and of the held-out set `tests/web_pages_heldout.py` (`--set heldout`; other layouts and page kinds,
-written independently of the extractor, to check that it generalises); `--set both` (the default)
-runs both and prints the per-kind tables and an "all" row of each set.
+written independently of the extractor, to check that it generalises) and of the third set
+`tests/web_pages_third.py` (`--set third`; other page kinds again, written without reading the
+extractor and never used to tune it); `--set both` runs main and held-out, `--set all` (the
+default) all three, printing the per-kind tables and an "all" row of each set.
 
-    python benchmarks/extract.py [--set both] [--per-type 20] [--seed 0] [--repeats 3] [--worst N] [--save DIR]
+    python benchmarks/extract.py [--set all] [--per-type 20] [--seed 0] [--repeats 3] [--worst N] [--save DIR]
 
 Every extractor gets the same bytes (each page's HTML encoded with its declared charset; in the main set
 three pages per kind declare windows-1252, in the held-out set two declare windows-1252 and
-iso-8859-1 or windows-1251) in this one process:
+iso-8859-1 or windows-1251, in the third set two declare windows-1252 and iso-8859-15 or
+windows-1250) in this one process:
 - `selene` / `selene-resiliparse`: `selene.ingest.html.html_to_text(body, extractor=...)`; while that
   function has no `extractor` keyword, `selene-resiliparse` is `html_to_text(body)` and `selene` is
   skipped with a note;
@@ -72,10 +75,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import contextlib
 
-from tests import web_pages, web_pages_heldout
+from tests import web_pages, web_pages_heldout, web_pages_third
 from tests.web_pages import Page, _shingles, shingle_counts
 
-SETS = {"main": web_pages, "heldout": web_pages_heldout}
+SETS = {"main": web_pages, "heldout": web_pages_heldout, "third": web_pages_third}
 
 Extractor = Callable[[bytes], str]
 
@@ -158,7 +161,8 @@ def costly_lines(text: str, reference: str, k: int = 5) -> list[tuple[int, str]]
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--set", choices=["main", "heldout", "both"], default="both", help="which page set(s) to score")
+    ap.add_argument("--set", choices=["main", "heldout", "third", "both", "all"], default="all",
+                    help="which page set(s) to score: one set, both (main + heldout) or all three")
     ap.add_argument("--per-type", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeats", type=int, default=3)
@@ -170,7 +174,7 @@ def main() -> None:
         with contextlib.suppress(OSError):
             os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     t0 = time.perf_counter()
-    names = ["main", "heldout"] if args.set == "both" else [args.set]
+    names = {"both": ["main", "heldout"], "all": list(SETS)}.get(args.set, [args.set])
     sets: list[tuple[str, tuple[str, ...], list[Page]]] = []
     for set_name in names:
         t1 = time.perf_counter()

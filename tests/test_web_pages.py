@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from tests import web_pages, web_pages_heldout
+from tests import web_pages, web_pages_heldout, web_pages_third
 from tests.web_pages import KINDS, pages, shingle_counts, shingle_scores
 
 _BLOCK_TAGS = {"p", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "table", "tr", "td", "th",
@@ -47,7 +47,7 @@ def visible_text(html: str) -> str:
     return " ".join("".join(parser.parts).split())
 
 
-SETS = {"main": web_pages, "heldout": web_pages_heldout}
+SETS = {"main": web_pages, "heldout": web_pages_heldout, "third": web_pages_third}
 
 
 @pytest.fixture(scope="module")
