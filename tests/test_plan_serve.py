@@ -107,6 +107,17 @@ def test_pipeline_single_stream_pays_every_stage() -> None:
     assert four["pp_mode"] == "single stream"
 
 
+def test_a_full_pipeline_beats_a_single_stream_once_kv_reads_matter() -> None:
+    req = _req(gpus=4, tp=1, pp=4, batch=64)
+    lay = _Layout(req, 1, 4)
+    itl, _, mode = lay.decode(64)
+    st = lay._stage(64)
+    single = 4 * max(st["hbm"], st["compute"]) + 3 * st["pp hand-offs"]
+    assert mode == "pipelined (4 micro-batches)" and itl < single
+    row = make_serve_plan(req)["layouts"][0]
+    assert row["pp_mode"] == mode and row["itl_ms"] == pytest.approx(itl * 1e3)
+
+
 def test_pareto_front_has_no_dominated_rows() -> None:
     plan = make_serve_plan(_req(gpus=8, top=100))
     rows = plan["layouts"]

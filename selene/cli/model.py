@@ -264,10 +264,10 @@ def plan_serve(
     pp: Annotated[int | None, typer.Option("--pp", min=1, help="Pin the pipeline-parallel degree.")] = None,
     weights_dtype: Annotated[str, typer.Option("--weights-dtype", help="bf16 | fp16 | fp8 | int8.")] = "bf16",
     kv_dtype: Annotated[str, typer.Option("--kv-dtype", help="bf16 | fp16 | fp8 | int8.")] = "bf16",
-    ttft_ms: Annotated[float | None, typer.Option("--ttft-ms", min=0.0, help="Target: time to first token (ms).")] = None,
-    itl_ms: Annotated[float | None, typer.Option("--itl-ms", min=0.0, help="Target: inter-token latency, p50 (ms).")] = None,
+    ttft_ms: Annotated[float | None, typer.Option("--ttft-ms", min=1e-6, help="Target: time to first token (ms).")] = None,
+    itl_ms: Annotated[float | None, typer.Option("--itl-ms", min=1e-6, help="Target: inter-token latency, p50 (ms).")] = None,
     min_tokens_per_s: Annotated[
-        float | None, typer.Option("--min-tokens-per-s", min=0.0, help="Target: output tokens/s in all.")
+        float | None, typer.Option("--min-tokens-per-s", min=1e-6, help="Target: output tokens/s in all.")
     ] = None,
     top: Annotated[int, typer.Option("--top", min=1, help="Layouts to show.")] = 10,
     calibration: Annotated[
