@@ -70,6 +70,8 @@ def _main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     args = [a for a in args if a != "--debug"]  # accepted anywhere, not only before the command
+    if args[:2] == ["plan", "serve"]:  # `selene plan serve`: its own command (`plan` takes a config path)
+        args = ["plan-serve", *args[2:]]
     if debug:
         os.environ["SELENE_DEBUG"] = "1"  # Prefect's console logs keep their tracebacks too
     else:

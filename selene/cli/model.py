@@ -178,7 +178,10 @@ def plan(
     ] = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the plan as JSON.")] = False,
 ) -> None:
-    """Plan a training run: FLOPs, memory per GPU, time per iteration and days, for the best parallel layouts."""
+    """Plan a training run: FLOPs, memory per GPU, time per iteration and days, for the best parallel layouts.
+
+    `selene plan serve --help`: plan inference serving layouts instead.
+    """
     import json
 
     from selene.plan.devices import device
@@ -234,6 +237,80 @@ def plan(
     dev = with_efficiency(device(gpu, calibration), efficiency)
     pins = Pins(tp, pp, micro_batch, virtual, recompute, sharding, not no_sp)
     result = make_plan(PlanRequest(shape, gpus, dev, parse_count(tokens), global_batch, top, pins, tflops, configured))
+    if json_:
+        print(json.dumps(result, indent=2))
+    else:
+        render(result, console)
+
+
+@app.command("plan-serve", hidden=True)
+def plan_serve(
+    model: Annotated[str | None, typer.Option("--model", help="Model preset (selene train's presets).")] = None,
+    layers: Annotated[int | None, typer.Option("--layers", min=1, help="Transformer layers.")] = None,
+    hidden: Annotated[int | None, typer.Option("--hidden", min=1, help="Hidden size.")] = None,
+    heads: Annotated[int | None, typer.Option("--heads", min=1, help="Attention heads.")] = None,
+    kv_heads: Annotated[
+        int | None, typer.Option("--kv-heads", min=1, help="Key/value heads (grouped-query attention; default: --heads).")
+    ] = None,
+    ffn: Annotated[int | None, typer.Option("--ffn", min=1, help="FFN width (default 4 × hidden).")] = None,
+    vocab: Annotated[int | None, typer.Option("--vocab", min=1, help="Vocabulary (default 51200).")] = None,
+    swiglu: Annotated[bool, typer.Option("--swiglu", help="SwiGLU MLP (three FFN matrices) instead of GELU.")] = False,
+    gpus: Annotated[int | None, typer.Option("--gpus", min=1, help="GPUs in all.")] = None,
+    gpu: Annotated[str, typer.Option("--gpu", help="a100-40g | a100-80g | h100 | h200.")] = "h100",
+    prompt: Annotated[int, typer.Option("--prompt", min=1, help="Prompt tokens per sequence.")] = 2048,
+    output: Annotated[int, typer.Option("--output", min=1, help="Generated tokens per sequence.")] = 256,
+    batch: Annotated[int | None, typer.Option("--batch", min=1, help="Pin concurrent sequences per replica.")] = None,
+    tp: Annotated[int | None, typer.Option("--tp", min=1, help="Pin the tensor-parallel degree.")] = None,
+    pp: Annotated[int | None, typer.Option("--pp", min=1, help="Pin the pipeline-parallel degree.")] = None,
+    weights_dtype: Annotated[str, typer.Option("--weights-dtype", help="bf16 | fp16 | fp8 | int8.")] = "bf16",
+    kv_dtype: Annotated[str, typer.Option("--kv-dtype", help="bf16 | fp16 | fp8 | int8.")] = "bf16",
+    ttft_ms: Annotated[float | None, typer.Option("--ttft-ms", min=1e-6, help="Target: time to first token (ms).")] = None,
+    itl_ms: Annotated[float | None, typer.Option("--itl-ms", min=1e-6, help="Target: inter-token latency, p50 (ms).")] = None,
+    min_tokens_per_s: Annotated[
+        float | None, typer.Option("--min-tokens-per-s", min=1e-6, help="Target: output tokens/s in all.")
+    ] = None,
+    top: Annotated[int, typer.Option("--top", min=1, help="Layouts to show.")] = 10,
+    calibration: Annotated[
+        str | None,
+        typer.Option("--calibration", help="calibration.json (scaling study) and/or prefill_efficiency, decode_efficiency."),
+    ] = None,
+    json_: Annotated[bool, typer.Option("--json", help="Print the plan as JSON.")] = False,
+) -> None:
+    """`selene plan serve`: inference serving layouts (TP × PP × replicas × batch) with TTFT, ITL, tokens/s and memory."""
+    import json
+
+    from selene.plan.devices import device
+    from selene.plan.planner import shape_from_dims
+    from selene.plan.serve import (
+        Efficiency,
+        ServeModel,
+        ServeRequest,
+        load_calibration,
+        make_serve_plan,
+        render,
+    )
+    from selene.plan.serve import shape_from_preset as serve_shape
+
+    dims = (layers, hidden, heads)
+    if model:
+        if any(d is not None for d in dims):
+            raise UsageError("give --model or --layers --hidden --heads, not both")
+        shape = serve_shape(model, vocab)
+    elif all(d is not None for d in dims):
+        shape = shape_from_dims(layers, hidden, heads, ffn, vocab or 51200, prompt + output, "swiglu" if swiglu else "gelu")  # type: ignore[arg-type]
+    else:
+        raise UsageError("say what to serve: --model PRESET, or --layers --hidden --heads [--ffn] [--vocab]")
+    if gpus is None:
+        raise UsageError("--gpus is required")
+    dev = device(gpu)
+    eff = Efficiency()
+    if calibration:
+        dev, eff = load_calibration(calibration, dev)
+    req = ServeRequest(
+        ServeModel(shape, kv_heads or shape.heads), gpus, dev, prompt, output, batch, weights_dtype, kv_dtype,
+        ttft_ms, itl_ms, min_tokens_per_s, tp, pp, top, eff,
+    )  # fmt: skip
+    result = make_serve_plan(req)
     if json_:
         print(json.dumps(result, indent=2))
     else:

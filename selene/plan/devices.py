@@ -45,6 +45,13 @@ class DeviceSpec:
     calibrated_from: str = "defaults (see selene/plan/devices.py)"
     collective_latency_s: float = 2e-5  # fixed cost of one collective or send (NCCL: ~10-30 µs)
     overlap: bool = True  # communication overlaps compute (GPUs: yes; CPU cores shared with gloo: no)
+    # NVLink, for the serving planner's small per-token all-reduces (0: none, use intra_node_gbps and
+    # collective_latency_s). Bandwidth per GPU per direction from NVIDIA's data sheets: A100 SXM
+    # "NVLink 600 GB/s" and H100/H200 SXM "NVLink 900 GB/s" (bidirectional, 12 and 18 links). The
+    # data sheets give no latency; ~1 µs per hop (one ring step through NVSwitch) is the order that
+    # NCCL's small-message all-reduce reaches inside an 8-GPU node (about 2(t-1) µs for t GPUs).
+    nvlink_gbps: float = 0.0
+    nvlink_latency_s: float = 0.0
 
     def efficiency(self, work_flops: float) -> float:
         return self.max_efficiency * work_flops / (work_flops + self.half_work)
@@ -57,6 +64,8 @@ _A100 = dict(
     gpus_per_node=8,
     max_efficiency=0.536,
     half_work=1e10,
+    nvlink_gbps=300.0,
+    nvlink_latency_s=1e-6,
     calibrated_from="MT-NLG 530B on 2240 A100-80GB, 60.1 s/iteration (Smith et al. 2022)",
 )
 _HOPPER = dict(
@@ -66,6 +75,8 @@ _HOPPER = dict(
     gpus_per_node=8,
     max_efficiency=0.536,
     half_work=3e10,
+    nvlink_gbps=450.0,
+    nvlink_latency_s=1e-6,
     calibrated_from="uncalibrated: A100's efficiency; run `selene scaling-study` on this device",
 )
 

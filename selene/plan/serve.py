@@ -1,0 +1,548 @@
+"""`selene plan serve`: analytic planner of inference serving layouts (TP × PP × replicas × batch).
+
+Memory per GPU (GB, 1e9 bytes), for TP t, PP p and `batch` concurrent sequences per replica:
+  weights      params × weight bytes / (t·p)
+  KV cache     2 · layers · kv_heads · head_dim · kv bytes per token of a sequence, × (prompt + output)
+               × batch, split by TP across the kv heads (replicated when t > kv_heads) and by PP
+               across the layers (the busiest stage: ⌈layers/p⌉)
+  activations  one layer's transient tensors for one prefill chunk (`PREFILL_CHUNK_TOKENS`: engines
+               such as vLLM and TensorRT-LLM prefill in chunks of a few thousand tokens) plus the fp32
+               logits of the batch's last tokens; nothing is kept across layers at inference
+  reserve      `RESERVE_FRACTION` (10%) of the device: CUDA context, NCCL buffers, CUDA graphs and
+               allocator fragmentation; the same 90% the training planner plans in, and vLLM's default
+               gpu_memory_utilization 0.9
+  free         what is left (negative: does not fit)
+
+Time (seconds), per replica:
+  prefill  compute-bound: 2 · matmul parameters · prompt · batch FLOPs plus causal attention
+           (2 · layers · hidden · prompt² · batch), at peak × efficiency, where efficiency is the
+           device's calibrated curve at one layer's work per chunk (devices.py; the training
+           planner's calibration) or `prefill_efficiency` from a calibration file; plus two TP
+           all-reduces per layer per chunk and a PP hand-off per stage boundary. With PP the chunks
+           flow through the stages: (chunks + p − 1) stage slots, so one short prompt pays every
+           stage serially and a long batch of chunks overlaps them.
+           TTFT = prefill of the batch's prompts arriving together (the last sequence's first token,
+           the worst case of a static batch); ``ttft_one_ms`` is one prompt alone.
+  decode   one step makes one token for each of the batch's sequences; per stage it costs
+           max(HBM time: weights + the KV cache read at the mean context prompt + output/2, over HBM
+           bandwidth × `DECODE_HBM_EFFICIENCY`; compute time: 2 · matmul parameters + 4 · context ·
+           hidden · layers FLOPs per token over peak × the device's max efficiency) plus two TP
+           all-reduces per layer (message batch · hidden · 2 bytes; ring: 2(t−1) steps of the
+           NVLink hop latency + 2(t−1)/t · message over the NCCL bus bandwidth) — on the critical
+           path, not overlapped. The max efficiency, not the curve, prices decode compute: the
+           curve's low end is the memory-bound regime the HBM term already models.
+           PP, two ways, the faster taken: a single stream (the whole batch one micro-batch, every
+           stage paid serially: p · stage(batch) + (p − 1) hand-offs) or a full pipeline (the batch cut
+           into m = min(p, batch) micro-batches kept in flight, every stage busy: a token every
+           p · (stage(batch/m) + hand-off)). When weights dominate a stage both are equal (each
+           micro-batch re-reads the stage's weights); when KV reads or compute dominate the pipeline
+           wins.
+           ITL = one decode step; tokens/s total = replicas × batch / ITL; per GPU = total / GPUs.
+Not modelled: queueing, prefill interleaved with decode (continuous batching's stall of the decode
+steps), kernel-launch overhead (CUDA graphs hide most of it), speculative decoding, paged-KV waste.
+fp8/int8 weights and KV halve their bytes (memory and HBM time); compute stays at the bf16 peak.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from selene.errors import ConfigError
+from selene.plan.cost import GB, USABLE_MEMORY, Shape
+from selene.plan.devices import DeviceSpec, apply_calibration
+
+DTYPE_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0}
+ACT_BYTES = 2.0  # activations and all-reduce messages are bf16
+RESERVE_FRACTION = 1.0 - USABLE_MEMORY  # 10% of the device, see the module docstring
+# Fraction of peak HBM bandwidth that decode's memory-bound GEMV and attention kernels reach: ~80-90%
+# is what a STREAM-like copy reaches on A100/H100; 0.8 leaves some for the smaller kernels.
+DECODE_HBM_EFFICIENCY = 0.8
+PREFILL_CHUNK_TOKENS = 8192  # tokens per prefill chunk (vLLM's max_num_batched_tokens is of this order)
+MAX_BATCH = 4096  # concurrent sequences per replica, at most
+DEFAULT_VOCAB = 51200
+
+# The trainer's presets (selene/train/model.py), without importing torch (1.5 s) so that the command
+# answers at once; tests/test_plan_serve.py checks they agree.
+# name: (layers, hidden, heads, ffn, max_seq, flavour)
+PRESETS: dict[str, tuple[int, int, int, int, int, str]] = {
+    "debug": (4, 64, 4, 192, 64, "llama"),
+    "125m": (12, 768, 12, 2048, 2048, "llama"),
+    "350m": (24, 1024, 16, 2816, 2048, "llama"),
+    "1.3b": (24, 2048, 16, 5632, 2048, "llama"),
+    "7b": (32, 4096, 32, 11008, 4096, "llama"),
+    "gpt3-175b": (96, 12288, 96, 4 * 12288, 2048, "gpt"),
+    "mt-nlg-530b": (105, 20480, 128, 4 * 20480, 2048, "gpt"),
+}
+
+
+def shape_from_preset(preset: str, vocab: int | None = None) -> Shape:
+    if preset not in PRESETS:
+        raise ConfigError(f"unknown model preset {preset!r}; known: {', '.join(PRESETS)}")
+    layers, hidden, heads, ffn, seq, flavour = PRESETS[preset]
+    gpt = flavour == "gpt"
+    return Shape(
+        layers, hidden, heads, ffn, vocab or DEFAULT_VOCAB, seq, mlp="gelu" if gpt else "swiglu", learned_positions=gpt
+    )
+
+
+@dataclass(frozen=True)
+class ServeModel:
+    shape: Shape
+    kv_heads: int  # = heads without grouped-query attention
+
+    def __post_init__(self) -> None:
+        if self.kv_heads < 1 or self.shape.heads % self.kv_heads:
+            raise ConfigError(f"--kv-heads {self.kv_heads} must divide the {self.shape.heads} heads")
+
+    @property
+    def head_dim(self) -> int:
+        return self.shape.hidden // self.shape.heads
+
+    @property
+    def _gqa_saving(self) -> int:  # K and V projections narrower than hidden, per layer
+        h = self.shape.hidden
+        return 2 * h * (h - self.kv_heads * self.head_dim)
+
+    @property
+    def params(self) -> int:
+        return self.shape.params - self.shape.layers * self._gqa_saving
+
+    @property
+    def layer_params(self) -> int:
+        return self.shape.layer_params - self._gqa_saving
+
+    @property
+    def matmul_params(self) -> int:
+        """Parameters every token multiplies by: all but the input embedding (the output layer included)."""
+        return self.params - self.shape.embedding_params
+
+    def kv_bytes_per_token(self, kv_bytes: float) -> float:
+        """KV cache of one token of one sequence, all layers: 2 (K and V) · layers · kv_heads · head_dim · bytes."""
+        return 2.0 * self.shape.layers * self.kv_heads * self.head_dim * kv_bytes
+
+
+@dataclass(frozen=True)
+class Efficiency:
+    prefill: float | None = None  # flat fraction of peak for prefill; None: the device's curve
+    decode_hbm: float = DECODE_HBM_EFFICIENCY
+    prefill_source: str = ""
+    decode_source: str = "default DECODE_HBM_EFFICIENCY (selene/plan/serve.py)"
+
+
+def load_calibration(path: str | Path, dev: DeviceSpec) -> tuple[DeviceSpec, Efficiency]:
+    """A scaling study's calibration.json (max_efficiency, half_work: the device curve prefill uses),
+    and/or serving fields: `prefill_efficiency` (fraction of peak prefill reaches) and
+    `decode_efficiency` (fraction of HBM bandwidth a decode step reaches)."""
+    from selene.config import read_config_text
+
+    p = Path(path)
+    text = read_config_text(p, "calibration file", " (write one with `selene scaling-study`)")
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as e:
+        raise ConfigError(f"calibration file {p} is not JSON: {e}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"calibration file {p}: expected a JSON object, got {type(data).__name__}")
+    curve = [k for k in ("max_efficiency", "half_work") if k in data]
+    serving = [k for k in ("prefill_efficiency", "decode_efficiency") if k in data]
+    if not curve and not serving:
+        raise ConfigError(
+            f"calibration file {p}: no max_efficiency/half_work (from `selene scaling-study`) and no "
+            "prefill_efficiency/decode_efficiency"
+        )
+    for key in curve + serving:
+        v = data[key]
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or v <= 0 or (key != "half_work" and v > 1):
+            raise ConfigError(f"calibration file {p}: field {key!r} must be a number" + ("" if key == "half_work" else " in (0, 1]"))
+    if curve:
+        if len(curve) < 2:
+            raise ConfigError(f"calibration file {p}: give both max_efficiency and half_work")
+        dev = apply_calibration(dev, {**data, "source": str(p)})
+    eff = Efficiency()
+    if "prefill_efficiency" in data:
+        eff = replace(eff, prefill=float(data["prefill_efficiency"]), prefill_source=f"prefill_efficiency in {p}")
+    if "decode_efficiency" in data:
+        eff = replace(eff, decode_hbm=float(data["decode_efficiency"]), decode_source=f"decode_efficiency in {p}")
+    return dev, eff
+
+
+@dataclass
+class ServeRequest:
+    model: ServeModel
+    gpus: int
+    device: DeviceSpec
+    prompt: int = 2048
+    output: int = 256
+    batch: int | None = None
+    weights_dtype: str = "bf16"
+    kv_dtype: str = "bf16"
+    ttft_ms: float | None = None
+    itl_ms: float | None = None
+    min_tokens_per_s: float | None = None
+    tp: int | None = None
+    pp: int | None = None
+    top: int = 10
+    efficiency: Efficiency = Efficiency()
+
+    def __post_init__(self) -> None:
+        for name, dt in (("--weights-dtype", self.weights_dtype), ("--kv-dtype", self.kv_dtype)):
+            if dt not in DTYPE_BYTES:
+                raise ConfigError(f"{name} {dt!r}: expected one of {', '.join(DTYPE_BYTES)}")
+        if self.prompt < 1 or self.output < 1:
+            raise ConfigError("--prompt and --output must be at least 1 token")
+
+
+def _allreduce_s(nbytes: float, t: int, dev: DeviceSpec) -> float:
+    """Ring all-reduce inside a node: 2(t−1) steps of the hop latency, 2(t−1)/t of the message over the bus bandwidth."""
+    if t <= 1:
+        return 0.0
+    bw = min(dev.intra_node_gbps, dev.nvlink_gbps) if dev.nvlink_gbps else dev.intra_node_gbps
+    hop = dev.nvlink_latency_s or dev.collective_latency_s / (2 * (t - 1))
+    return 2 * (t - 1) * hop + 2.0 * (t - 1) / t * nbytes / (bw * GB)
+
+
+def _send_s(nbytes: float, t: int, p: int, dev: DeviceSpec) -> float:
+    """One PP hand-off: inside a node while the replica fits in one, else over the network."""
+    bw = dev.intra_node_gbps if t * p <= dev.gpus_per_node else dev.inter_node_gbps
+    hop = dev.nvlink_latency_s if (dev.nvlink_latency_s and t * p <= dev.gpus_per_node) else dev.collective_latency_s
+    return hop + nbytes / (bw * GB)
+
+
+class _Layout:
+    """Memory and time of one (TP, PP) layout of the request, for any batch."""
+
+    def __init__(self, req: ServeRequest, tp: int, pp: int) -> None:
+        self.req, self.tp, self.pp = req, tp, pp
+        m, dev = req.model, req.device
+        s = m.shape
+        self.stage_layers = math.ceil(s.layers / pp)
+        self.wbytes = DTYPE_BYTES[req.weights_dtype]
+        kv_split = min(tp, m.kv_heads)
+        # KV of one token of one sequence on one GPU (its stage's layers, its share of the kv heads)
+        self.kv_token_gpu = m.kv_bytes_per_token(DTYPE_BYTES[req.kv_dtype]) * self.stage_layers / s.layers / kv_split
+        self.weights = m.params * self.wbytes / (tp * pp)
+        self.reserve = RESERVE_FRACTION * dev.memory_gb * GB
+
+    # ---------------------------------------------------------------- memory
+    def memory(self, batch: int) -> dict[str, float]:
+        req, s, t = self.req, self.req.model.shape, self.tp
+        kv = self.kv_token_gpu * (req.prompt + req.output) * batch
+        chunk = min(PREFILL_CHUNK_TOKENS, req.prompt * batch)
+        qkv = s.hidden + 2 * req.model.kv_heads * req.model.head_dim
+        mlp = (3 if s.mlp == "swiglu" else 2) * s.ffn
+        acts = chunk * ACT_BYTES * (2 * s.hidden + (qkv + s.hidden + mlp) / t) + 4.0 * batch * s.vocab / t
+        parts = {"weights": self.weights, "kv": kv, "activations": acts, "reserve": self.reserve}
+        used = sum(parts.values())
+        parts["free"] = req.device.memory_gb * GB - used
+        return {k: v / GB for k, v in parts.items()}
+
+    def fits(self, batch: int) -> bool:
+        return self.memory(batch)["free"] >= 0
+
+    def max_batch(self) -> int:
+        if not self.fits(1):
+            return 0
+        lo, hi = 1, MAX_BATCH
+        if self.fits(hi):
+            return hi
+        while hi - lo > 1:  # fits(lo), not fits(hi)
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if self.fits(mid) else (lo, mid)
+        return lo
+
+    # ---------------------------------------------------------------- time
+    def prefill(self, batch: int) -> tuple[float, dict[str, float], float]:
+        """Seconds to prefill `batch` prompts, by part, and the efficiency used."""
+        req, dev, t, p = self.req, self.req.device, self.tp, self.pp
+        m, s = req.model, req.model.shape
+        tokens = req.prompt * batch
+        chunk = min(PREFILL_CHUNK_TOKENS, tokens)
+        chunks = math.ceil(tokens / chunk)
+        flops = 2.0 * (m.matmul_params - s.hidden * s.vocab) * tokens + 2.0 * s.hidden * s.vocab * batch
+        flops += 2.0 * s.layers * s.hidden * req.prompt**2 * batch  # causal QKᵀ and AV
+        eff = req.efficiency.prefill or dev.efficiency(2.0 * m.layer_params * chunk / t)
+        compute = flops / (t * p) / chunks / (dev.peak_tflops * 1e12 * eff)
+        tp = self.stage_layers * 2 * _allreduce_s(chunk * s.hidden * ACT_BYTES, t, dev)
+        send = _send_s(chunk * s.hidden * ACT_BYTES, t, p, dev) if p > 1 else 0.0
+        slots = chunks + p - 1
+        parts = {"compute": slots * compute, "tp communication": slots * tp, "pp hand-offs": slots * send}
+        return sum(parts.values()), parts, eff
+
+    def _stage(self, x: float) -> dict[str, float]:
+        req, dev, t, p = self.req, self.req.device, self.tp, self.pp
+        m, s = req.model, req.model.shape
+        ctx = req.prompt + req.output / 2.0
+        read = m.matmul_params * self.wbytes / (t * p) + self.kv_token_gpu * ctx * x
+        flops = (2.0 * m.matmul_params + 4.0 * ctx * s.hidden * s.layers) * x / (t * p)
+        return {
+            "hbm": read / (dev.hbm_gbps * GB * req.efficiency.decode_hbm),
+            "compute": flops / (dev.peak_tflops * 1e12 * dev.max_efficiency),
+            "tp communication": self.stage_layers * 2 * _allreduce_s(x * s.hidden * ACT_BYTES, t, dev),
+            "pp hand-offs": _send_s(x * s.hidden * ACT_BYTES, t, p, dev) if p > 1 else 0.0,
+        }
+
+    def decode(self, batch: int) -> tuple[float, dict[str, float], str]:
+        """Seconds per decode step, by part, and the PP mode."""
+        p = self.pp
+
+        def total(st: dict[str, float], stages: int, sends: int) -> tuple[float, dict[str, float]]:
+            bound = max(st["hbm"], st["compute"])
+            parts = {
+                "hbm": stages * st["hbm"] if st["hbm"] >= st["compute"] else 0.0,
+                "compute": stages * st["compute"] if st["compute"] > st["hbm"] else 0.0,
+                "tp communication": stages * st["tp communication"],
+                "pp hand-offs": sends * st["pp hand-offs"],
+            }
+            return stages * (bound + st["tp communication"]) + sends * st["pp hand-offs"], parts
+
+        single, single_parts = total(self._stage(batch), p, p - 1)
+        if p == 1:
+            return single, single_parts, "single"
+        micro = min(p, batch)
+        piped, piped_parts = total(self._stage(batch / micro), p, p)
+        if piped < single:
+            return piped, piped_parts, f"pipelined ({micro} micro-batches)"
+        return single, single_parts, "single stream"
+
+
+def _divisors(n: int) -> list[int]:
+    return [k for k in range(1, n + 1) if n % k == 0]
+
+
+def _batches(max_batch: int) -> list[int]:
+    out = [b for b in (2**i for i in range(13)) if b < max_batch]
+    return [*out, max_batch]
+
+
+BINDING = {"hbm": "HBM bandwidth", "compute": "compute", "communication": "communication"}
+
+
+def _row(req: ServeRequest, lay: _Layout, batch: int, max_batch: int) -> dict[str, Any]:
+    dev = req.device
+    replicas = req.gpus // (lay.tp * lay.pp)
+    ttft, ttft_parts, pf_eff = lay.prefill(batch)
+    ttft_one, _, _ = lay.prefill(1)
+    itl, itl_parts, mode = lay.decode(batch)
+    total = replicas * batch / itl
+    comm = itl_parts["tp communication"] + itl_parts["pp hand-offs"]
+    terms = {"hbm": itl_parts["hbm"], "compute": itl_parts["compute"], "communication": comm}
+    decode_bound = BINDING[max(terms, key=lambda k: terms[k])]
+    # at the largest batch that fits, memory (KV capacity) is what stops the throughput growing
+    binding = "memory" if req.batch is None and batch == max_batch < MAX_BATCH else decode_bound
+    prefill_src = req.efficiency.prefill_source or f"device curve ({dev.calibrated_from})"
+    return {
+        "layout": {"tp": lay.tp, "pp": lay.pp, "replicas": replicas, "batch": batch, "gpus_per_replica": lay.tp * lay.pp},
+        "ttft_ms": ttft * 1e3,
+        "ttft_one_ms": ttft_one * 1e3,
+        "itl_ms": itl * 1e3,
+        "tokens_per_s_per_gpu": total / req.gpus,
+        "tokens_per_s_total": total,
+        "max_batch_per_replica": max_batch,
+        "max_concurrent_sequences": replicas * max_batch,
+        "memory_gb": lay.memory(batch),
+        "binding": binding,
+        "decode_bound": decode_bound,
+        "pp_mode": mode,
+        "ttft_parts_ms": {k: v * 1e3 for k, v in ttft_parts.items()},
+        "itl_parts_ms": {k: v * 1e3 for k, v in itl_parts.items()},
+        "efficiency": {
+            "prefill": {"fraction_of_peak": pf_eff, "source": prefill_src},
+            "decode_hbm": {"fraction_of_hbm_bandwidth": req.efficiency.decode_hbm, "source": req.efficiency.decode_source},
+            "decode_compute": {"fraction_of_peak": dev.max_efficiency, "source": f"device max efficiency ({dev.calibrated_from})"},
+            "communication": {
+                "bus_gbps": min(dev.intra_node_gbps, dev.nvlink_gbps) if dev.nvlink_gbps else dev.intra_node_gbps,
+                "hop_latency_s": dev.nvlink_latency_s or dev.collective_latency_s,
+                "source": "selene/plan/devices.py (NCCL bus bandwidth; NVLink data sheet)",
+            },
+        },
+    }
+
+
+def _tp_ok(req: ServeRequest, tp: int) -> bool:
+    s, kv = req.model.shape, req.model.kv_heads
+    if req.tp is not None:
+        return tp == req.tp
+    return tp <= req.device.gpus_per_node and not s.heads % tp and not s.ffn % tp and (not kv % tp or not tp % kv)
+
+
+def _meets(req: ServeRequest, r: dict[str, Any]) -> bool:
+    return (
+        (req.ttft_ms is None or r["ttft_ms"] <= req.ttft_ms)
+        and (req.itl_ms is None or r["itl_ms"] <= req.itl_ms)
+        and (req.min_tokens_per_s is None or r["tokens_per_s_total"] >= req.min_tokens_per_s)
+    )
+
+
+def _shortfall(req: ServeRequest, r: dict[str, Any]) -> float:
+    """How far a row misses the targets: the largest ratio by which it misses one (1: meets them)."""
+    miss = [1.0]
+    if req.ttft_ms is not None:
+        miss.append(r["ttft_ms"] / req.ttft_ms)
+    if req.itl_ms is not None:
+        miss.append(r["itl_ms"] / req.itl_ms)
+    if req.min_tokens_per_s is not None:
+        miss.append(req.min_tokens_per_s / r["tokens_per_s_total"])
+    return max(miss)
+
+
+def pareto(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows no other row beats on TTFT, ITL and tokens/s per GPU at once, fastest ITL first."""
+
+    def key(r: dict[str, Any]) -> tuple[float, float, float]:
+        return (r["ttft_ms"], r["itl_ms"], -r["tokens_per_s_per_gpu"])
+
+    def dominated(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+        return all(y <= x for x, y in zip(a, b, strict=True)) and b != a
+
+    keys = [key(r) for r in rows]
+    front = [r for r, k in zip(rows, keys, strict=True) if not any(dominated(k, o) for o in keys)]
+    return sorted(front, key=lambda r: (r["itl_ms"], -r["tokens_per_s_per_gpu"]))
+
+
+def _spread(rows: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
+    """`n` rows evenly spaced along `rows`, both ends kept."""
+    if len(rows) <= n:
+        return rows
+    if n == 1:
+        return rows[:1]
+    idx = sorted({round(i * (len(rows) - 1) / (n - 1)) for i in range(n)})
+    return [rows[i] for i in idx]
+
+
+def make_serve_plan(req: ServeRequest) -> dict[str, Any]:
+    s, dev = req.model.shape, req.device
+    rows: list[dict[str, Any]] = []
+    smallest: dict[str, Any] | None = None
+    considered = 0
+    for tp in _divisors(req.gpus):
+        if not _tp_ok(req, tp):
+            continue
+        for pp in _divisors(req.gpus // tp):
+            if pp > s.layers or (req.pp is not None and pp != req.pp):
+                continue
+            considered += 1
+            lay = _Layout(req, tp, pp)
+            mb = lay.max_batch()
+            batches = [req.batch] if req.batch else _batches(mb)
+            if mb == 0 or (req.batch and req.batch > mb):
+                mem = lay.memory(req.batch or 1)
+                if smallest is None or mem["free"] > smallest["memory_gb"]["free"]:
+                    smallest = {"layout": {"tp": tp, "pp": pp, "batch": req.batch or 1}, "memory_gb": mem}
+                continue
+            rows.extend(_row(req, lay, b, mb) for b in batches)
+    if considered == 0:
+        raise ConfigError(
+            f"no legal layout for {req.gpus} GPUs: TP must divide the {s.heads} heads, the FFN {s.ffn} and "
+            f"{req.gpus}, and stay within a node ({dev.gpus_per_node} GPUs); PP ≤ {s.layers} layers"
+        )
+    targeted = any(x is not None for x in (req.ttft_ms, req.itl_ms, req.min_tokens_per_s))
+    meeting = [r for r in rows if _meets(req, r)]
+    if targeted:
+        if req.min_tokens_per_s is not None and req.ttft_ms is None and req.itl_ms is None:
+            meeting.sort(key=lambda r: (r["itl_ms"], -r["tokens_per_s_per_gpu"]))
+        else:
+            meeting.sort(key=lambda r: (-r["tokens_per_s_per_gpu"], r["itl_ms"]))
+        layouts, ranking = meeting[: req.top], "meeting the target, best first"
+    else:
+        front = pareto(rows)
+        layouts, ranking = _spread(front, req.top), f"Pareto front of TTFT / ITL vs tokens/s per GPU ({len(front)} points)"
+    closest = sorted(rows, key=lambda r: (_shortfall(req, r), r["itl_ms"]))[:3] if targeted and not meeting else []
+    m = req.model
+    return {
+        "model": {
+            **asdict(s),
+            "kv_heads": m.kv_heads,
+            "head_dim": m.head_dim,
+            "params": m.params,
+            "kv_bytes_per_token": m.kv_bytes_per_token(DTYPE_BYTES[req.kv_dtype]),
+        },
+        "device": asdict(dev),
+        "gpus": req.gpus,
+        "prompt": req.prompt,
+        "output": req.output,
+        "weights_dtype": req.weights_dtype,
+        "kv_dtype": req.kv_dtype,
+        "targets": {"ttft_ms": req.ttft_ms, "itl_ms": req.itl_ms, "min_tokens_per_s": req.min_tokens_per_s},
+        "ranking": ranking,
+        "considered_layouts": considered,
+        "fitting_rows": len(rows),
+        "meets_target": bool(meeting) if targeted else None,
+        "layouts": layouts,
+        "closest": closest,
+        "smallest_if_none_fits": smallest if not rows else None,
+        "constants": {
+            "reserve_fraction": RESERVE_FRACTION,
+            "decode_hbm_efficiency": req.efficiency.decode_hbm,
+            "prefill_chunk_tokens": PREFILL_CHUNK_TOKENS,
+            "max_batch": MAX_BATCH,
+        },
+    }
+
+
+# ------------------------------------------------------------------------------------------ output
+
+
+def render(plan: dict[str, Any], console: Any) -> None:
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    m, dev = plan["model"], plan["device"]
+    console.print(
+        f"[b]model[/b] {m['params'] / 1e9:,.2f}B parameters ({plan['weights_dtype']}), {m['layers']} layers, hidden "
+        f"{m['hidden']}, {m['heads']} heads ({m['kv_heads']} kv); KV cache {m['kv_bytes_per_token'] / 2**20:,.3f} MiB "
+        f"per token ({plan['kv_dtype']})"
+    )
+    console.print(
+        f"[b]serving[/b] {plan['gpus']} × {dev['name']} ({dev['memory_gb']:g} GB, {dev['hbm_gbps']:g} GB/s HBM, "
+        f"{dev['peak_tflops']:g} TFLOP/s); prompt {plan['prompt']:,} + output {plan['output']:,} tokens; "
+        f"{plan['considered_layouts']} TP × PP layouts, reserve {plan['constants']['reserve_fraction']:.0%} of memory"
+    )
+    if plan["smallest_if_none_fits"] is not None:
+        s = plan["smallest_if_none_fits"]
+        mem = s["memory_gb"]
+        console.print(
+            f"[red]no layout fits[/red]: the smallest, TP{s['layout']['tp']}·PP{s['layout']['pp']} batch {s['layout']['batch']}, "
+            f"is {-mem['free']:,.1f} GB short per GPU of {dev['memory_gb']:g} GB (weights {mem['weights']:,.1f}, KV "
+            f"{mem['kv']:,.2f}, activations {mem['activations']:,.2f}, reserve {mem['reserve']:,.1f}); use more GPUs, "
+            "--weights-dtype fp8/int8, --kv-dtype fp8, or shorter prompts"
+        )
+        return
+    rows = plan["layouts"]
+    if plan["meets_target"] is False:
+        t = {k: v for k, v in plan["targets"].items() if v is not None}
+        console.print(
+            "[red]no layout meets the target[/red] (" + ", ".join(f"{k} {v:g}" for k, v in t.items()) + "); the closest:"
+        )
+        rows = plan["closest"]
+        title = "closest layouts"
+    else:
+        title = plan["ranking"]
+    table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
+    cols = ("#", "TP", "PP", "rep", "batch", "max seq", "TTFT ms", "ITL ms", "tok/s/GPU", "tok/s", "GB w", "kv", "act", "free", "bound")
+    for col in cols:
+        table.add_column(col, justify="left" if col == "bound" else "right", no_wrap=True)
+    for i, r in enumerate(rows, 1):
+        table.add_row(*cells(i, r))
+    wide = Console(file=console.file, width=max(console.width, 130), force_terminal=console.is_terminal)
+    wide.print(table)
+    if rows:
+        e = rows[0]["efficiency"]
+        console.print(
+            f"efficiency: prefill {e['prefill']['fraction_of_peak']:.3f} of peak ({e['prefill']['source']}); decode "
+            f"{e['decode_hbm']['fraction_of_hbm_bandwidth']:.2f} of HBM bandwidth ({e['decode_hbm']['source']}); "
+            f"decode compute {e['decode_compute']['fraction_of_peak']:.3f} of peak"
+        )
+
+
+def cells(i: int, r: dict[str, Any]) -> list[str]:
+    lay, mem = r["layout"], r["memory_gb"]
+    return [
+        str(i), str(lay["tp"]), str(lay["pp"]), str(lay["replicas"]), str(lay["batch"]), f"{r['max_concurrent_sequences']:,}",
+        f"{r['ttft_ms']:,.1f}", f"{r['itl_ms']:,.2f}", f"{r['tokens_per_s_per_gpu']:,.1f}", f"{r['tokens_per_s_total']:,.0f}",
+        f"{mem['weights']:,.1f}", f"{mem['kv']:,.1f}", f"{mem['activations']:,.2f}", f"{mem['free']:,.1f}", r["binding"],
+    ]  # fmt: skip

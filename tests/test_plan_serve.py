@@ -1,0 +1,184 @@
+"""`selene plan serve`: memory arithmetic by hand, what fits where, TP's effect on latency, targets,
+and the command line."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from selene.errors import ConfigError
+from selene.plan.cost import GB, Shape
+from selene.plan.devices import DEVICES
+from selene.plan.serve import (
+    PRESETS,
+    RESERVE_FRACTION,
+    ServeModel,
+    ServeRequest,
+    _Layout,
+    load_calibration,
+    make_serve_plan,
+    pareto,
+    shape_from_preset,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+H100 = DEVICES["h100"]
+SEVEN_B = ServeModel(shape_from_preset("7b"), 32)
+
+
+def _req(**kw: Any) -> ServeRequest:
+    base: dict[str, Any] = {"model": SEVEN_B, "gpus": 1, "device": H100}
+    return ServeRequest(**{**base, **kw})
+
+
+def test_presets_match_the_trainers() -> None:
+    from selene.train.model import PRESETS as TRAIN
+
+    assert set(PRESETS) == set(TRAIN)
+    for name in PRESETS:
+        assert shape_from_preset(name, 32000) == Shape.from_model_args(TRAIN[name], 32000), name
+
+
+def test_kv_bytes_per_token_by_hand() -> None:
+    # 2 (K, V) × 4 layers × 2 kv heads × head_dim 16 (64 / 4 heads) × 2 bytes = 512 bytes
+    model = ServeModel(Shape(4, 64, 4, 256, 1000, 128, mlp="gelu"), kv_heads=2)
+    assert model.head_dim == 16
+    assert model.kv_bytes_per_token(2.0) == 512
+    assert model.kv_bytes_per_token(1.0) == 256
+    # Llama 2 7B: 2 × 32 × 32 × 128 × 2 = 524,288 bytes = 0.5 MiB per token
+    assert SEVEN_B.kv_bytes_per_token(2.0) == 2 * 32 * 32 * 128 * 2 == 2**19
+    # GQA narrows K and V: 2 layers' worth of 2·h·(h − kv·head_dim) fewer parameters per layer
+    assert model.params == model.shape.params - 4 * 2 * 64 * (64 - 32)
+
+
+def test_memory_parts_by_hand() -> None:
+    model = ServeModel(Shape(4, 64, 4, 256, 1000, 128, mlp="gelu"), kv_heads=2)
+    req = ServeRequest(model, 4, H100, prompt=100, output=28, kv_dtype="bf16")
+    lay = _Layout(req, tp=2, pp=2)
+    mem = lay.memory(3)
+    assert mem["weights"] == pytest.approx(model.params * 2 / 4 / GB)
+    # KV: 512 bytes per token × 128 tokens × 3 sequences, half the layers (PP 2), half the kv heads (TP 2)
+    assert mem["kv"] == pytest.approx(512 * 128 * 3 / 2 / 2 / GB)
+    assert mem["reserve"] == pytest.approx(RESERVE_FRACTION * 80)
+    total = sum(v for k, v in mem.items() if k != "free")
+    assert mem["free"] == pytest.approx(80 - total)
+    # TP beyond the kv heads replicates them: TP 4 with 2 kv heads splits the cache 2 ways, not 4
+    assert _Layout(req, tp=4, pp=1).memory(3)["kv"] == pytest.approx(512 * 128 * 3 / 2 / GB)
+
+
+def test_7b_bf16_fits_an_80gb_h100_but_not_a_16gb_gpu() -> None:
+    small = dataclasses.replace(H100, name="16g", memory_gb=16.0)
+    none = make_serve_plan(_req(device=small, batch=1))
+    assert none["layouts"] == [] and none["smallest_if_none_fits"] is not None
+    assert none["smallest_if_none_fits"]["memory_gb"]["free"] < 0
+    plan = make_serve_plan(_req(batch=1))
+    (row,) = plan["layouts"]
+    assert row["layout"] == {"tp": 1, "pp": 1, "replicas": 1, "batch": 1, "gpus_per_replica": 1}
+    assert row["memory_gb"]["weights"] == pytest.approx(SEVEN_B.params * 2 / GB)
+    assert row["memory_gb"]["free"] > 0 and row["max_batch_per_replica"] > 1
+    # int8 weights fit the 16 GB GPU
+    assert make_serve_plan(_req(device=small, batch=1, weights_dtype="int8"))["layouts"]
+
+
+def test_more_tp_lowers_itl_at_small_batch_and_adds_communication() -> None:
+    rows = {}
+    for tp in (1, 2, 4, 8):
+        plan = make_serve_plan(_req(gpus=tp, tp=tp, pp=1, batch=1))
+        rows[tp] = plan["layouts"][0]
+    itl = [rows[t]["itl_ms"] for t in (1, 2, 4, 8)]
+    assert itl == sorted(itl, reverse=True) and itl[-1] < itl[0] / 3
+    comm = [rows[t]["itl_parts_ms"]["tp communication"] for t in (1, 2, 4, 8)]
+    assert comm[0] == 0 and comm == sorted(comm) and comm[-1] > comm[1]
+    # per GPU, batch 1 at TP 8 yields less than TP 1: latency bought with GPUs
+    assert rows[8]["tokens_per_s_per_gpu"] < rows[1]["tokens_per_s_per_gpu"]
+
+
+def test_pipeline_single_stream_pays_every_stage() -> None:
+    one = make_serve_plan(_req(gpus=1, tp=1, pp=1, batch=1))["layouts"][0]
+    four = make_serve_plan(_req(gpus=4, tp=1, pp=4, batch=1))["layouts"][0]
+    # weights read once per token either way: PP does not lower ITL (hand-offs add a little)
+    assert four["itl_ms"] >= one["itl_ms"]
+    assert four["pp_mode"] == "single stream"
+
+
+def test_a_full_pipeline_beats_a_single_stream_once_kv_reads_matter() -> None:
+    req = _req(gpus=4, tp=1, pp=4, batch=64)
+    lay = _Layout(req, 1, 4)
+    itl, _, mode = lay.decode(64)
+    st = lay._stage(64)
+    single = 4 * max(st["hbm"], st["compute"]) + 3 * st["pp hand-offs"]
+    assert mode == "pipelined (4 micro-batches)" and itl < single
+    row = make_serve_plan(req)["layouts"][0]
+    assert row["pp_mode"] == mode and row["itl_ms"] == pytest.approx(itl * 1e3)
+
+
+def test_pareto_front_has_no_dominated_rows() -> None:
+    plan = make_serve_plan(_req(gpus=8, top=100))
+    rows = plan["layouts"]
+    assert len(rows) >= 3
+    assert pareto(rows) == rows
+    assert [r["itl_ms"] for r in rows] == sorted(r["itl_ms"] for r in rows)
+
+
+def test_targets_filter_and_rank() -> None:
+    plan = make_serve_plan(_req(gpus=8, itl_ms=5.0))
+    assert plan["meets_target"] is True and plan["layouts"]
+    assert all(r["itl_ms"] <= 5.0 for r in plan["layouts"])
+    per_gpu = [r["tokens_per_s_per_gpu"] for r in plan["layouts"]]
+    assert per_gpu == sorted(per_gpu, reverse=True)
+
+
+def test_target_nothing_meets_names_the_closest() -> None:
+    plan = make_serve_plan(_req(gpus=8, itl_ms=0.01))
+    assert plan["meets_target"] is False and plan["layouts"] == []
+    assert 1 <= len(plan["closest"]) <= 3
+    assert plan["closest"][0]["itl_ms"] == min(r["itl_ms"] for r in plan["closest"])
+
+
+def test_calibration_file_with_serving_fields(tmp_path: Path) -> None:
+    f = tmp_path / "cal.json"
+    f.write_text(json.dumps({"max_efficiency": 0.4, "half_work": 1e9, "prefill_efficiency": 0.5, "decode_efficiency": 0.6}))
+    dev, eff = load_calibration(f, H100)
+    assert dev.max_efficiency == 0.4 and eff.prefill == 0.5 and eff.decode_hbm == 0.6
+    row = make_serve_plan(_req(device=dev, efficiency=eff, batch=1))["layouts"][0]
+    assert row["efficiency"]["prefill"]["fraction_of_peak"] == 0.5
+    assert str(f) in row["efficiency"]["decode_hbm"]["source"]
+    f.write_text(json.dumps({"decode_efficiency": 2}))
+    with pytest.raises(ConfigError, match="decode_efficiency"):
+        load_calibration(f, H100)
+
+
+# -------------------------------------------------------------------------------------------- CLI
+
+
+def _serve(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "selene.cli", "plan", "serve", *args], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_cli_json_has_the_fields() -> None:
+    proc = _serve("--model", "mt-nlg-530b", "--gpu", "h100", "--gpus", "16", "--prompt", "2048", "--json")
+    assert proc.returncode == 0, proc.stderr
+    plan = json.loads(proc.stdout)
+    row = plan["layouts"][0]
+    for key in ("ttft_ms", "itl_ms", "tokens_per_s_per_gpu", "tokens_per_s_total", "max_concurrent_sequences", "binding", "efficiency"):
+        assert key in row
+    assert set(row["layout"]) >= {"tp", "pp", "replicas", "batch"}
+    assert set(row["memory_gb"]) == {"weights", "kv", "activations", "reserve", "free"}
+    human = _serve("--model", "7b", "--gpus", "8", "--itl-ms", "0.01")
+    assert human.returncode == 0, human.stderr
+    assert "no layout meets the target" in human.stdout and "closest" in human.stdout
+
+
+def test_cli_bad_input_exits_2() -> None:
+    proc = _serve("--model", "nope", "--gpus", "8")
+    assert proc.returncode == 2 and "unknown model preset 'nope'" in proc.stderr
+    proc = _serve("--model", "7b", "--gpus", "8", "--kv-dtype", "fp4")
+    assert proc.returncode == 2 and "--kv-dtype 'fp4'" in proc.stderr
