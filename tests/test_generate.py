@@ -256,3 +256,22 @@ def test_generate_cli_refuses_bad_input(ckpt: str, tmp_path: Path, capsys: pytes
     assert "--prompt TEXT or --prompts FILE" in capsys.readouterr().err
     assert main([*base, "--prompt", "x", "--batch", "4"]) == 2
     assert "go with --prompts" in capsys.readouterr().err
+
+
+def test_batch_benchmark_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+    import runpy
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "bench.json"
+    argv = ["generate_batch.py", "--preset", "debug", "--batches", "1,2", "--prompts", "8", "--new", "3",
+            "--repeats", "1", "--threads", "1", "--json", str(out)]  # fmt: skip
+    monkeypatch.setattr(sys, "argv", argv)
+    threads = torch.get_num_threads()
+    try:
+        runpy.run_path(str(root / "benchmarks" / "generate_batch.py"), run_name="__main__")
+    finally:
+        torch.set_num_threads(threads)
+    rows = json.loads(out.read_text())["rows"]
+    assert [(r["prompt"], r["batch"]) for r in rows] == [(8, 1), (8, 2)] and rows[0]["vs_batch1"] == 1.0
