@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 import torch
@@ -123,3 +124,154 @@ def test_generates_text_from_a_trained_checkpoint(ckpt: str) -> None:
     assert isinstance(sp.decode(ids), str)
     again = generate(loaded.model, loaded.args, prompt, 30, temperature=0.8, top_p=0.9, seed=0, stop_ids=(eod,))
     assert again == ids
+
+
+# --- batched generation -------------------------------------------------------------------------
+
+BATCH_PROMPTS = [[5, 17, 42, 8], [3], list(range(2, 22)), [], [9, 9, 9, 9, 9, 9, 9]]
+
+
+@pytest.mark.parametrize("flavour", sorted(FLAVOURS))
+def test_batched_greedy_equals_one_by_one(flavour: str) -> None:
+    from selene.eval.generate import generate_batch
+
+    model = tiny(**FLAVOURS[flavour])  # max_seq_len 32: 30 new tokens slide the window of the longest
+    for n in (6, 30):
+        got = generate_batch(model, model.args, BATCH_PROMPTS, n, temperature=0, stop_ids=())
+        assert got.tokens == [generate(model, model.args, p, n, temperature=0, stop_ids=()) for p in BATCH_PROMPTS]
+        assert got.generated == n * len(BATCH_PROMPTS)
+
+
+def test_padded_prefill_logits_equal_each_prompt_alone() -> None:
+    from selene.eval.generate import forward_padded
+
+    model = tiny()
+    rows = [[5, 6, 7, 8, 9], [11, 12]]
+    padded = torch.tensor([rows[0], [0, 0, 0, *rows[1]]])
+    logits = forward_padded(model, padded, torch.tensor([0, 3]), KVCache())
+    with torch.no_grad():
+        for b, row in enumerate(rows):
+            alone = model(torch.tensor([row]))[0]
+            torch.testing.assert_close(logits[b, len(rows[0]) - len(row) :], alone, atol=1e-5, rtol=0)
+
+
+def test_a_row_that_stops_early_leaves_the_others_unchanged() -> None:
+    from selene.eval.generate import generate_batch
+
+    model = tiny()
+    free = [generate(model, model.args, p, 12, temperature=0, stop_ids=()) for p in BATCH_PROMPTS]
+    stop = free[0][2]  # row 0 stops at its third token
+    want = [generate(model, model.args, p, 12, temperature=0, stop_ids=(stop,)) for p in BATCH_PROMPTS]
+    assert want[0] == free[0][: free[0].index(stop)] and len(want[0]) < 12
+    got = generate_batch(model, model.args, BATCH_PROMPTS, 12, temperature=0, stop_ids=(stop,))
+    assert got.tokens == want
+    assert stop not in [t for row in got.tokens for t in row]
+
+
+def test_sampled_batches_are_deterministic_for_a_seed() -> None:
+    from selene.eval.generate import generate_batch
+
+    model = tiny()
+    a = generate_batch(model, model.args, BATCH_PROMPTS, 10, temperature=1.0, seed=4, stop_ids=()).tokens
+    b = generate_batch(model, model.args, BATCH_PROMPTS, 10, temperature=1.0, seed=4, stop_ids=()).tokens
+    assert a == b and all(len(row) == 10 for row in a)
+
+
+def test_timing_summary_fields() -> None:
+    from selene.eval.generate import generate_batch, percentile, timing_summary
+
+    model = tiny()
+    runs = [generate_batch(model, model.args, BATCH_PROMPTS[:2], 5, temperature=0, stop_ids=()) for _ in range(2)]
+    assert all(len(r.itl_s) == 4 and r.ttft_s > 0 for r in runs)
+    summary = timing_summary(runs)
+    assert set(summary) == {
+        "batches", "prompts", "generated_tokens", "total_s", "tokens_per_s",
+        "ttft_ms_p50", "ttft_ms_p99", "itl_ms_p50", "itl_ms_p99",
+    }  # fmt: skip
+    assert summary["batches"] == 2 and summary["prompts"] == 4 and summary["generated_tokens"] == 20
+    assert all(summary[k] is not None and summary[k] > 0 for k in summary)  # type: ignore[operator]
+    one = generate_batch(model, model.args, [[5]], 1, temperature=0, stop_ids=())
+    assert timing_summary([one])["itl_ms_p50"] is None  # one token: no decode step
+    assert percentile([1.0, 2.0, 3.0, 4.0, 5.0], 50) == 3.0 and percentile([1.0, 3.0], 99) == pytest.approx(2.98)
+
+
+def test_batched_generation_refuses_bad_input() -> None:
+    from selene.errors import InputError
+    from selene.eval.generate import generate_batch
+
+    model = tiny()
+    with pytest.raises(InputError, match="no prompts"):
+        generate_batch(model, model.args, [], 3)
+    with pytest.raises(InputError, match="outside the model's vocabulary"):
+        generate_batch(model, model.args, [[5], [500]], 3)
+
+
+def test_generate_cli_batches_a_prompts_file(ckpt: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from selene.cli import main
+    from selene.eval.checkpoint_io import eod_id, load_model, tokenizer
+
+    texts = ["The for statement", "Names refer to", "The import statement is used"]
+    plain = tmp_path / "prompts.txt"
+    plain.write_text("\n".join(texts) + "\n\n")
+    jsonl = tmp_path / "prompts.jsonl"
+    jsonl.write_text("".join(json.dumps({"prompt": t, "id": i}) + "\n" for i, t in enumerate(texts)))
+    common = ["generate", "--checkpoint", ckpt, "--max-tokens", "8", "--temperature", "0"]
+    assert main([*common, "--prompts", str(jsonl), "--batch", "2", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [r["prompt"] for r in report["outputs"]] == texts
+    assert report["timing"]["batches"] == 2 and report["timing"]["prompts"] == 3
+    assert {"ttft_ms_p50", "ttft_ms_p99", "itl_ms_p50", "itl_ms_p99", "tokens_per_s"} <= set(report["timing"])
+    loaded = load_model(ckpt)
+    sp = tokenizer(ckpt)
+    eod = eod_id(sp, loaded.meta)
+    for row, text in zip(report["outputs"], texts, strict=True):  # the same text as one by one
+        ids = generate(loaded.model, loaded.args, sp.encode(text), 8, temperature=0, stop_ids=(eod,))
+        assert row["output"] == sp.decode(ids) and row["tokens"] == len(ids)
+    assert main([*common, "--prompts", str(plain), "--batch", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "TTFT p50" in out and "ITL p50" in out and "tokens/s" in out and "3 prompts in 1 batches" in out
+    assert all(f"{t}{r['output']}" in out for t, r in zip(texts, report["outputs"], strict=True))
+
+
+def test_generate_cli_refuses_bad_input(ckpt: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from selene.cli import main
+
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n  \n")
+    base = ["generate", "--checkpoint", ckpt]
+    assert main([*base, "--prompts", str(empty)]) == 1
+    assert f"--prompts {empty}: the file has no prompts" in capsys.readouterr().err
+    assert main([*base, "--prompts", str(tmp_path / "missing.txt")]) == 1
+    assert "missing.txt: cannot read it" in capsys.readouterr().err
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"prompt": "a"}\n{"text": "b"}\n')
+    assert main([*base, "--prompts", str(bad)]) == 1
+    assert 'line 2 has no "prompt"' in capsys.readouterr().err
+    for batch in ("0", "-2"):
+        assert main([*base, "--prompts", str(bad), "--batch", batch]) == 2
+        assert "--batch must be >= 1" in capsys.readouterr().err
+    assert main([*base]) == 2
+    assert "--prompt TEXT or --prompts FILE" in capsys.readouterr().err
+    assert main([*base, "--prompt", "x", "--batch", "4"]) == 2
+    assert "go with --prompts" in capsys.readouterr().err
+
+
+def test_batch_benchmark_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+    import runpy
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "bench.json"
+    argv = ["generate_batch.py", "--preset", "debug", "--batches", "1,2", "--prompts", "8", "--new", "3",
+            "--repeats", "1", "--threads", "1", "--json", str(out)]  # fmt: skip
+    monkeypatch.setattr(sys, "argv", argv)
+    threads = torch.get_num_threads()
+    try:
+        runpy.run_path(str(root / "benchmarks" / "generate_batch.py"), run_name="__main__")
+    finally:
+        torch.set_num_threads(threads)
+    rows = json.loads(out.read_text())["rows"]
+    assert [(r["prompt"], r["batch"]) for r in rows] == [(8, 1), (8, 2)] and rows[0]["vs_batch1"] == 1.0

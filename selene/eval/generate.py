@@ -162,3 +162,219 @@ def generate(
         out.append(token)
         pending = [token]
     return out
+
+
+# --- Batched generation ---------------------------------------------------------------------------
+#
+# N prompts share one forward per step. The prefill left-pads every context to the longest one; each
+# row counts its positions from its first real token (so RoPE angles / learned rows are those of the
+# unpadded run) and a key mask keeps padding out of every real query's attention. Rows that finish
+# (a stop id, or `max_tokens`) are dropped from the batch and from the cache, and cache columns that
+# have become padding in every remaining row are trimmed, so finished sequences cost nothing further.
+# Greedy output equals `generate` of each prompt alone (up to float ties); sampled output is
+# deterministic for a seed but is not the one-by-one sample stream (one generator serves all rows).
+
+
+@dataclass
+class BatchGeneration:
+    """New ids per prompt (same order as the prompts) and the batch's timings, in seconds.
+
+    `ttft_s`: start to the first token of every row (the prefill plus the first sample); `itl_s`: one
+    entry per further decode step of the batch; `total_s`: the whole call.
+    """
+
+    tokens: list[list[int]]
+    ttft_s: float
+    itl_s: list[float]
+    total_s: float
+
+    @property
+    def generated(self) -> int:
+        return sum(len(t) for t in self.tokens)
+
+
+def _rope_at(x: torch.Tensor, tables: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+    """`apply_rope` with a position per (row, token): positions (batch, seq) index the tables' rows."""
+    cos, sin = tables[0][positions][:, :, None, :], tables[1][positions][:, :, None, :]
+    pairs = x.float().unflatten(-1, (-1, 2))
+    even, odd = pairs[..., 0], pairs[..., 1]
+    out = torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1)
+    return out.flatten(-2).type_as(x)
+
+
+def _padded_attention(attn: Attention, x: torch.Tensor, rope: torch.Tensor | None, positions: torch.Tensor,
+                      mask: torch.Tensor, layer: int, cache: KVCache) -> torch.Tensor:
+    bs, seq, _ = x.shape
+    q = attn.wq(x).view(bs, seq, -1, attn.head_dim)
+    k = attn.wk(x).view(bs, seq, -1, attn.head_dim)
+    v = attn.wv(x).view(bs, seq, -1, attn.head_dim)
+    if attn.rope and rope is not None:
+        q, k = _rope_at(q, rope, positions), _rope_at(k, rope, positions)
+    q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+    if layer < len(cache.keys):
+        k = torch.cat([cache.keys[layer], k], dim=2)
+        v = torch.cat([cache.values[layer], v], dim=2)
+        cache.keys[layer], cache.values[layer] = k, v
+    else:
+        cache.keys.append(k)
+        cache.values.append(v)
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    return attn.wo(out.transpose(1, 2).reshape(bs, seq, -1))
+
+
+@torch.no_grad()
+def forward_padded(model: Transformer, tokens: torch.Tensor, pads: torch.Tensor, cache: KVCache) -> torch.Tensor:
+    """Logits (batch, seq, vocab) of `tokens` after the `cache.seen` columns in `cache`, for left-padded rows.
+
+    Row b's first `pads[b]` columns (of the cache and `tokens` together) are padding: its real tokens are
+    at positions 0, 1, ... from column `pads[b]` on, and no real query attends to a padding key. (A
+    padding query attends to itself only, so its values stay finite; its logits mean nothing.)
+    """
+    if model.tok_embeddings is None or model.output is None:
+        raise InputError("generation needs the whole model, not one pipeline stage")
+    start, seq = cache.seen, tokens.shape[1]
+    cols = torch.arange(start, start + seq, device=tokens.device)
+    positions = (cols[None, :] - pads[:, None]).clamp(min=0)  # (batch, seq)
+    if int(positions.max()) >= model.args.max_seq_len:
+        raise InputError(f"{int(positions.max()) + 1} positions exceed the model's max_seq_len {model.args.max_seq_len}")
+    keys = torch.arange(start + seq, device=tokens.device)
+    causal = keys[None, :] <= cols[:, None]  # (seq, keys)
+    real = keys[None, :] >= pads[:, None]  # (batch, keys)
+    mask = (causal[None] & real[:, None, :]) | (keys[None, None, :] == cols[None, :, None])
+    mask = mask[:, None]  # (batch, 1, seq, keys): broadcast over heads
+    h = model.tok_embeddings(tokens)
+    if model.pos_embeddings is not None:
+        h = h + model.pos_embeddings(positions)
+    for i, block in enumerate(model.layers.values()):
+        x = block.attention_norm(h)  # type: ignore[operator]
+        h = h + _padded_attention(block.attention, x, model.rope, positions, mask, i, cache)  # type: ignore[arg-type]
+        h = h + block.feed_forward(block.ffn_norm(h))  # type: ignore[operator]
+    if model.norm is not None:
+        h = model.norm(h)
+    logits: torch.Tensor = model.output(h)
+    return logits
+
+
+def _sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+@torch.no_grad()
+def generate_batch(
+    model: Transformer,
+    args: ModelArgs,
+    prompts: Sequence[Sequence[int]],
+    max_tokens: int,
+    temperature: float = 1.0,
+    top_p: float = 1.0,
+    seed: int | None = None,
+    stop_ids: Sequence[int] = (DEFAULT_EOD,),
+) -> BatchGeneration:
+    """`generate` for several prompts at once: one forward per step for the whole batch (see above).
+
+    Same arguments and rules as `generate` (empty prompt = new document, left truncation to
+    ``max_seq_len``, stop ids not returned); `tokens[i]` are the new ids after `prompts[i]`.
+    """
+    import time
+
+    begin = time.perf_counter()
+    if not prompts:
+        raise InputError("no prompts to generate from")
+    if max_tokens < 1:
+        raise InputError(f"max_tokens must be >= 1, got {max_tokens}")
+    if temperature < 0:
+        raise InputError(f"temperature must be >= 0, got {temperature}")
+    if not 0.0 < top_p <= 1.0:
+        raise InputError(f"top_p must be in (0, 1], got {top_p}")
+    start_id = stop_ids[0] if stop_ids else DEFAULT_EOD
+    contexts = [[int(t) for t in p] or [start_id] for p in prompts]
+    bad = [t for c in contexts for t in c if not 0 <= t < args.vocab_size]
+    if bad:
+        raise InputError(f"prompt ids {bad[:5]} are outside the model's vocabulary of {args.vocab_size}")
+    device = next(model.parameters()).device
+    gen = None
+    if temperature > 0:
+        gen = torch.Generator(device=device)
+        if seed is None:
+            gen.seed()
+        else:
+            gen.manual_seed(seed)
+    window = args.max_seq_len
+    stops = set(int(s) for s in stop_ids)
+    outs: list[list[int]] = [[] for _ in contexts]
+    active = list(range(len(contexts)))  # prompt index of each batch row
+    cache = KVCache()
+    pads = torch.zeros(0, dtype=torch.long, device=device)
+    step_input: torch.Tensor | None = None  # (rows, 1): the last sampled tokens, not yet in the cache
+    ttft = 0.0
+    itl: list[float] = []
+    for step in range(max_tokens):
+        t0 = time.perf_counter()
+        if step_input is None or cache.seen + 1 > window:  # prefill, or the window slid: rebuild
+            rows = [(contexts[i] + outs[i])[-window:] for i in active]
+            width = max(len(r) for r in rows)
+            pads = torch.tensor([width - len(r) for r in rows], device=device)
+            step_input = torch.tensor([[r[0]] * (width - len(r)) + r for r in rows], device=device)
+            cache = KVCache()
+        logits = forward_padded(model, step_input, pads, cache)[:, -1]
+        if temperature == 0:
+            picked = logits.argmax(dim=-1).tolist()
+        else:
+            picked = [sample(logits[j], temperature, top_p, gen) for j in range(len(active))]
+        keep: list[int] = []
+        for j, (i, token) in enumerate(zip(active, picked, strict=True)):
+            if token in stops:
+                continue
+            outs[i].append(int(token))
+            if len(outs[i]) < max_tokens:
+                keep.append(j)
+        _sync(device)
+        elapsed = time.perf_counter() - t0
+        if step == 0:
+            ttft = time.perf_counter() - begin
+        else:
+            itl.append(elapsed)
+        if not keep:
+            break
+        if len(keep) < len(active):  # drop the finished rows, then the columns that are padding in all
+            index = torch.tensor(keep, device=device)
+            pads = pads[index]
+            trim = int(pads.min())
+            cache.keys = [k[index, :, trim:] for k in cache.keys]
+            cache.values = [v[index, :, trim:] for v in cache.values]
+            pads = pads - trim
+            active = [active[j] for j in keep]
+        step_input = torch.tensor([[outs[i][-1]] for i in active], device=device)
+    return BatchGeneration(tokens=outs, ttft_s=ttft, itl_s=itl, total_s=time.perf_counter() - begin)
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """The q-th percentile (0..100) with linear interpolation between order statistics; None when empty."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = (len(ordered) - 1) * q / 100.0
+    lo = int(rank)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (rank - lo)
+
+
+def timing_summary(batches: Sequence[BatchGeneration]) -> dict[str, float | int | None]:
+    """TTFT (one per batch) and ITL (one per decode step) p50/p99 in ms, and generated tokens per second
+    of the total time of the batches. Percentiles of no samples (e.g. one token per prompt) are None."""
+    ttft = [b.ttft_s * 1e3 for b in batches]
+    itl = [s * 1e3 for b in batches for s in b.itl_s]
+    total = sum(b.total_s for b in batches)
+    generated = sum(b.generated for b in batches)
+    return {
+        "batches": len(batches),
+        "prompts": sum(len(b.tokens) for b in batches),
+        "generated_tokens": generated,
+        "total_s": total,
+        "tokens_per_s": generated / total if total > 0 else None,
+        "ttft_ms_p50": percentile(ttft, 50),
+        "ttft_ms_p99": percentile(ttft, 99),
+        "itl_ms_p50": percentile(itl, 50),
+        "itl_ms_p99": percentile(itl, 99),
+    }
