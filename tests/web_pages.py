@@ -47,6 +47,7 @@ import re
 import string
 import warnings
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pydoc_data.topics import topics
 from typing import Any, ClassVar
@@ -1023,13 +1024,26 @@ _BUILDERS = {
 }
 
 
-def pages(n_per_type: int = 20, seed: int = 0) -> list[Page]:
-    """`n_per_type` pages of each kind in `KINDS`, deterministic for `seed`."""
+Builder = Callable[[int, random.Random, str], tuple[str, str, str]]  # (index, rng, charset) -> html, truth, url
+
+
+def build_pages(
+    builders: dict[str, Builder], n_per_type: int, seed: str, charset: Callable[[int, int], str]
+) -> list[Page]:
+    """`n_per_type` pages of each kind of `builders` (in its order), deterministic for `seed`: page i
+    of kind k gets its own seeded generator and the charset `charset(i, k)`. Every page set uses it."""
     out = []
-    for kind in KINDS:
+    for k, (kind, build) in enumerate(builders.items()):
         for i in range(n_per_type):
             rng = random.Random(f"{seed}:{kind}:{i}")
-            charset = "windows-1252" if i == 2 else "utf-8"
-            html, truth, url = _BUILDERS[kind](i, rng, charset)
+            html, truth, url = build(i, rng, charset(i, k))
             out.append(Page(name=f"{kind}-{i:03d}", kind=kind, url=url, html=html, truth=truth))
     return out
+
+
+def pages(n_per_type: int = 20, seed: int = 0) -> list[Page]:
+    """`n_per_type` pages of each kind in `KINDS`, deterministic for `seed`."""
+    return build_pages(
+        {k: _BUILDERS[k] for k in KINDS}, n_per_type, str(seed),
+        lambda i, k: "windows-1252" if i == 2 else "utf-8",
+    )  # fmt: skip

@@ -99,6 +99,7 @@ from tests.web_pages import (
     _inline,
     _prose,
     _trim_words,
+    build_pages,
     esc,
     shingle_counts,
     shingle_scores,
@@ -1369,10 +1370,4 @@ _BUILDERS: dict[str, Callable[[int, random.Random, str], tuple[str, str, str]]] 
 
 def pages(n_per_type: int = 20, seed: int = 0) -> list[Page]:
     """`n_per_type` pages of each kind in `KINDS`, deterministic for `seed` (and a Python version)."""
-    out = []
-    for k, kind in enumerate(KINDS):
-        for i in range(n_per_type):
-            rng = random.Random(f"third:{seed}:{kind}:{i}")
-            html, truth, url = _BUILDERS[kind](i, rng, _charset(i, k))
-            out.append(Page(name=f"{kind}-{i:03d}", kind=kind, url=url, html=html, truth=truth))
-    return out
+    return build_pages({k: _BUILDERS[k] for k in KINDS}, n_per_type, f"third:{seed}", _charset)

@@ -39,6 +39,17 @@ class KVCache:
     def seen(self) -> int:
         return 0 if not self.keys else int(self.keys[0].shape[2])
 
+    def extend(self, layer: int, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Append this step's keys and values of `layer` (along the sequence); all of them so far."""
+        if layer < len(self.keys):
+            k = torch.cat([self.keys[layer], k], dim=2)
+            v = torch.cat([self.values[layer], v], dim=2)
+            self.keys[layer], self.values[layer] = k, v
+        else:
+            self.keys.append(k)
+            self.values.append(v)
+        return k, v
+
 
 def _attention(attn: Attention, x: torch.Tensor, rope: torch.Tensor | None, pos: int, layer: int,
                cache: KVCache) -> torch.Tensor:
@@ -51,13 +62,7 @@ def _attention(attn: Attention, x: torch.Tensor, rope: torch.Tensor | None, pos:
         # apply_rope takes the first `seq` rows of the tables it is given: start them at `pos`.
         q, k = apply_rope(q, rope[:, pos:]), apply_rope(k, rope[:, pos:])
     q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
-    if layer < len(cache.keys):
-        k = torch.cat([cache.keys[layer], k], dim=2)
-        v = torch.cat([cache.values[layer], v], dim=2)
-        cache.keys[layer], cache.values[layer] = k, v
-    else:
-        cache.keys.append(k)
-        cache.values.append(v)
+    k, v = cache.extend(layer, k, v)
     if pos == 0:
         out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
     else:  # new query i sits at absolute position pos + i and sees keys 0 .. pos + i
@@ -211,13 +216,7 @@ def _padded_attention(attn: Attention, x: torch.Tensor, rope: torch.Tensor | Non
     if attn.rope and rope is not None:
         q, k = _rope_at(q, rope, positions), _rope_at(k, rope, positions)
     q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
-    if layer < len(cache.keys):
-        k = torch.cat([cache.keys[layer], k], dim=2)
-        v = torch.cat([cache.values[layer], v], dim=2)
-        cache.keys[layer], cache.values[layer] = k, v
-    else:
-        cache.keys.append(k)
-        cache.values.append(v)
+    k, v = cache.extend(layer, k, v)
     out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
     return attn.wo(out.transpose(1, 2).reshape(bs, seq, -1))
 
