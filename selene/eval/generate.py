@@ -28,6 +28,18 @@ from selene.train.model import Attention, ModelArgs, Transformer, TransformerBlo
 DEFAULT_EOD = 1
 
 
+def _generator(device: torch.device, temperature: float, seed: int | None) -> torch.Generator | None:
+    """The sampling generator: None for greedy decoding; seeded, or nondeterministic on purpose."""
+    if temperature <= 0:
+        return None
+    gen = torch.Generator(device=device)
+    if seed is None:
+        gen.seed()
+    else:
+        gen.manual_seed(seed)
+    return gen
+
+
 @dataclass
 class KVCache:
     """Per-layer keys and values, (batch, heads, seen, head_dim) each, for the `seen` tokens so far."""
@@ -144,13 +156,7 @@ def generate(
     if bad:
         raise InputError(f"prompt ids {bad[:5]} are outside the model's vocabulary of {args.vocab_size}")
     device = next(model.parameters()).device
-    gen = None
-    if temperature > 0:
-        gen = torch.Generator(device=device)
-        if seed is None:
-            gen.seed()  # nondeterministic on purpose
-        else:
-            gen.manual_seed(seed)
+    gen = _generator(device, temperature, seed)
     window = args.max_seq_len
     stops = set(int(s) for s in stop_ids)
     cache = KVCache()
@@ -292,13 +298,7 @@ def generate_batch(
     if bad:
         raise InputError(f"prompt ids {bad[:5]} are outside the model's vocabulary of {args.vocab_size}")
     device = next(model.parameters()).device
-    gen = None
-    if temperature > 0:
-        gen = torch.Generator(device=device)
-        if seed is None:
-            gen.seed()
-        else:
-            gen.manual_seed(seed)
+    gen = _generator(device, temperature, seed)
     window = args.max_seq_len
     stops = set(int(s) for s in stop_ids)
     outs: list[list[int]] = [[] for _ in contexts]

@@ -96,10 +96,10 @@ def device(name: str, calibration: str | Path | None = None) -> DeviceSpec:
     return apply_calibration(spec, load_calibration(calibration)) if calibration else spec
 
 
-def load_calibration(path: str | Path) -> dict[str, Any]:
+def read_calibration_json(p: Path) -> dict[str, Any]:
+    """The JSON object of a calibration file, or a ConfigError naming the file and the problem."""
     from selene.config import read_config_text
 
-    p = Path(path)
     text = read_config_text(p, "calibration file", " (write one with `selene scaling-study`)")
     try:
         data = json.loads(text)
@@ -107,6 +107,12 @@ def load_calibration(path: str | Path) -> dict[str, Any]:
         raise ConfigError(f"calibration file {p} is not JSON: {e}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"calibration file {p}: expected a JSON object (from `selene scaling-study`), got {type(data).__name__}")
+    return data
+
+
+def load_calibration(path: str | Path) -> dict[str, Any]:
+    p = Path(path)
+    data = read_calibration_json(p)
     for key in ("max_efficiency", "half_work"):
         if not isinstance(data.get(key), (int, float)):
             raise ConfigError(f"calibration file {p}: field {key!r} missing or not a number")

@@ -45,7 +45,6 @@ fp8/int8 weights and KV halve their bytes (memory and HBM time); compute stays a
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -53,7 +52,7 @@ from typing import Any
 
 from selene.errors import ConfigError
 from selene.plan.cost import GB, USABLE_MEMORY, Shape
-from selene.plan.devices import DeviceSpec, apply_calibration
+from selene.plan.devices import DeviceSpec, apply_calibration, read_calibration_json
 
 DTYPE_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0}
 ACT_BYTES = 2.0  # activations and all-reduce messages are bf16
@@ -137,16 +136,8 @@ def load_calibration(path: str | Path, dev: DeviceSpec) -> tuple[DeviceSpec, Eff
     """A scaling study's calibration.json (max_efficiency, half_work: the device curve prefill uses),
     and/or serving fields: `prefill_efficiency` (fraction of peak prefill reaches) and
     `decode_efficiency` (fraction of HBM bandwidth a decode step reaches)."""
-    from selene.config import read_config_text
-
     p = Path(path)
-    text = read_config_text(p, "calibration file", " (write one with `selene scaling-study`)")
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as e:
-        raise ConfigError(f"calibration file {p} is not JSON: {e}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"calibration file {p}: expected a JSON object, got {type(data).__name__}")
+    data = read_calibration_json(p)
     curve = [k for k in ("max_efficiency", "half_work") if k in data]
     serving = [k for k in ("prefill_efficiency", "decode_efficiency") if k in data]
     if not curve and not serving:
