@@ -188,3 +188,14 @@ def test_code_blocks_are_kept_whole_with_highlighter_classes_and_label_like_line
     text = extract_main_text(page(article(extra_inside=code)))
     assert "# settings\nthreads: 4\nposted: 12\n\n// Share\nShare\n12 comments" in text
     assert PARAS[0] in text
+
+
+def test_a_boilerplate_heading_among_many_headings_is_found_by_its_place_in_the_source() -> None:
+    """API pages have hundreds of headings: the one boilerplate section is found (and only it goes),
+    including when a script holds a heading-like string that the parser does not make an element."""
+    methods = "".join(f"<h3>Method {i}</h3><p>What method {i} does, in a sentence of prose.</p>" for i in range(300))
+    script = "<script>var tpl = '<h2>Related posts</h2>';</script>"
+    html = page(f"{script}<main>{methods}<h2>Related posts</h2><p>Another story about the town.</p></main>")
+    text = extract_main_text(html)
+    assert text.count("What method") == 300 and "Method 299" in text
+    assert "Related posts" not in text and "Another story" not in text

@@ -1,42 +1,57 @@
 """Main text of a web page: boilerplate removal by structure and density on resiliparse's DOM.
 
-resiliparse's main-content mode is fast (C++) and keeps nearly all of an article (recall ~0.98), but
-also much around it: reader comments, "related posts" and "you may also like" blocks, rows of share
-buttons, newsletter boxes, polls, the keyboard help and chapter navigation of documentation sites.
-`extract_main_text` marks such blocks before resiliparse walks the tree (it skips marked elements)
-and then drops boilerplate lines from what is left. Every rule is generic, no rule names a site:
+resiliparse's main-content mode is fast (C++) and keeps nearly all of an article, but also much
+around it: reader comments, "related posts" blocks, rows of share buttons, newsletter boxes, polls,
+the keyboard help and chapter navigation of documentation sites; and it drops every `<ul>`, content
+lists too. `extract_main_text` marks boilerplate elements before resiliparse walks the tree (it
+skips marked elements), then drops link blocks and boilerplate lines from what it returns. Every
+rule is generic, no rule names a site:
 
-1. **Roles and tags.** `nav`, `aside`, `footer`, `dialog`, `form` controls, ARIA landmarks that are not
-   content (navigation, complementary, contentinfo, banner, search, dialog, menus), hidden elements.
+1. **Tags and roles.** `nav`, `aside`, `header`, `footer`, `dialog`, form controls, ARIA roles that
+   are not content (navigation, complementary, contentinfo, banner, search, dialog, menus), hidden
+   elements.
 2. **Class and id words.** Elements whose class or id has a word of the boilerplate vocabulary
    (comments, related, share, newsletter, sidebar, widget, advert, poll, breadcrumb, cookie, popup ...),
    as readability and trafilatura do; words are split on ``-``, ``_``, spaces and case changes, so
    ``related-posts`` and ``shareButtons`` match while ``entry-content`` and ``shared-memory`` do not.
-3. **Link density.** Lists, tables and blocks whose text is mostly link text: menus, tag clouds,
-   teaser lists, tables of contents, pagination.
-4. **Repeated user posts.** A container of three or more sibling blocks of the same shape that carry
+   Syntax highlighters' token classes (``hljs-comment``) are code, not chrome.
+3. **Repeated user posts.** A container of three or more sibling blocks of the same shape that carry
    the marks of user posts (a ``<time>``, or Reply / Like / Report / Quote controls): reader comments.
-   It is kept when it is the page's content (a forum thread), i.e. when no article-sized run of
-   paragraphs lies outside it.
-5. **Lines.** After extraction: short lines that are controls or labels ("Share", "Advertisement",
-   "Read more", "12 comments", "Posted in ..."), and short lines repeated on the page (gallery
-   captions, "Photo: ..."), keeping the first of the repeats.
+   Kept when they are answers (named so, or mostly several paragraphs or code), and when removing
+   them leaves almost nothing (a forum thread).
+4. **Boilerplate sections.** A heading such as "12 Comments", "Customer reviews", "Related posts",
+   "See also" and what it opens; a consent banner (a block with an Accept / Reject button).
+5. **Link density,** on resiliparse's output: blocks (paragraphs, lists, table rows) mostly of link
+   text: menus, teaser lists, tag rows, tables of contents. Lists are parsed as ``<ol>`` so that
+   resiliparse keeps them; headings that are their own anchor links stay.
+6. **Lines,** outside code blocks: controls and labels ("Share", "Advertisement", "Read more: ..."),
+   bylines and reading times, calls to action in short blocks (newsletter, paywall, consent,
+   affiliate text), post and profile metadata ("Posts: 303", "11mo ago", breadcrumbs), shop widgets
+   (prices, ratings, stock lines), and repeats of short label-like lines (gallery captions).
 
-A rule never removes the element that holds most of the page's text, nor one that contains the
-page's `<main>`, `<article>` or ``itemprop=articleBody`` element, so a badly named wrapper
-(``<div class="page has-sidebar">``) cannot empty a page.
+Protection: an element a rule would skip is kept when it is, or holds, the page's content by its
+markup (`main`, `article`, ARIA `main`, schema.org ``articleBody`` / ``BlogPosting``, microformats
+``h-entry`` / ``hentry``); and when the result is short, the class-word element that holds the most
+text is kept and the page extracted again. A wrapper with a boilerplate word, none of those markers,
+and more than FALLBACK_CHARS of other text around it is still lost.
+
+Speed: a resiliparse collection costs O(n) per item indexed (listing 2,700 elements takes seconds),
+so no rule iterates a large one: class and id values, headings and consent buttons are found with
+regexes over the source, and only the few elements found are looked up.
 """
 
 from __future__ import annotations
 
 import html as html_lib
 import re
+from collections.abc import Callable
 from typing import Any
 
 from resiliparse.extract.html2text import extract_plain_text
 from resiliparse.parse.html import HTMLTree
 
-SKIP_ATTR = "data-selene-skip"
+SKIP_ATTR = "data-selene-skip"  # marks an element resiliparse skips
+KEEP_ATTR = "data-selene-keep"  # marks an element a skip rule must not remove (see "Protection")
 
 _SKIP_TAGS = ("nav", "aside", "header", "footer", "dialog", "button", "select", "textarea", "label", "menu")
 _SKIP_ROLES = {
@@ -97,7 +112,11 @@ _BOILER_LINE = re.compile(
     re.I,
 )
 _SHORT = 40  # characters: lines at most this long may be labels
-ARTICLE_CHARS = 400  # paragraph text outside a run of user posts that makes them comments on an article
+SAMPLE_TIMES = 8  # <time> elements looked at for user posts, from the start and the end of the page
+MAX_POST_SIBLINGS = 160  # a container of more children is not looked at as a run of user posts
+ARTICLE_CHARS = 400  # text left after removing a run of user posts, below which they were the content
+FALLBACK_CHARS = 500  # a result shorter than this may have lost the content's wrapper to a class word
+MAX_WRAPPERS = 100  # class-word elements measured for that fallback, at most
 _UL = re.compile(r"<(/?)ul(?=[\s>])", re.I)
 
 
@@ -133,28 +152,21 @@ def _boiler_selector(html: str) -> tuple[str, list[str]]:
     return ", ".join([*_SKIP_TAGS, *roles, '[aria-hidden="true"]', "[hidden]", *named]), named
 
 
-KEEP_ATTR = "data-selene-keep"
-MAX_TIMES = 40
-SAMPLE_TIMES = 8  # <time> elements looked at for user posts, from the start and the end of the page
-
-
-def _protect_content(body: Any, selector: str) -> None:
-    """Mark the elements `selector` would skip that hold the page's main/article element: a class
-    word on a wrapper (``<div class="page has-sidebar">``) must not remove the article inside it."""
-    for sel in _CONTENT_SELECTOR.split(", "):
-        content = body.query_selector(sel)
-        node = content.parent if content is not None else None
-        while node is not None and node.type == 1 and node.tag not in ("body", "html"):
-            if node.matches(selector):
-                node.setattr(KEEP_ATTR, "")
-            node = node.parent
-        if content is not None and content.matches(selector):
-            content.setattr(KEEP_ATTR, "")
 
 
 def _content(body: Any) -> list[Any]:
     """The page's main/article elements (the first of each kind)."""
     return [c for c in (body.query_selector(sel) for sel in _CONTENT_SELECTOR.split(", ")) if c is not None]
+
+
+def _protect_content(content: list[Any], selector: str) -> None:
+    """Mark the elements `selector` would skip that are or hold the page's main/article elements: a
+    class word on a wrapper (``<div class="page has-sidebar">``) must not remove the article inside it."""
+    for node in content:
+        while node is not None and node.type == 1 and node.tag not in ("body", "html"):
+            if node.matches(selector):
+                node.setattr(KEEP_ATTR, "")
+            node = node.parent
 
 
 def _text_len(el: Any) -> int:
@@ -188,7 +200,7 @@ def _user_post_containers(body: Any) -> list[Any]:
             parent = node.parent
             if parent is None or parent.type != 1 or parent in looked:
                 break
-            if parent.child_element_count > 4 * MAX_TIMES:
+            if parent.child_element_count > MAX_POST_SIBLINGS:
                 break
             shape = (node.tag, node.class_name)
             same = [c for c in _children(parent) if (c.tag, c.class_name) == shape]
@@ -246,43 +258,58 @@ _CONSENT = re.compile(
 )
 
 
+def _nth_in_source(body: Any, html: str, tag: str, pos: int, wanted: Callable[[Any], bool]) -> Any:
+    """The element `tag` whose start tag is at `pos` in the page source, found by its index among the
+    `tag` elements (one item of a resiliparse collection, never the whole), and checked with `wanted`.
+
+    Start tags the parser does not make into elements (inside scripts, comments, textareas) put the
+    index ahead of the element's: the three before it are tried too. None when nothing checks out."""
+    k = len(re.findall(rf"<{tag}\b", html[:pos], re.I))
+    found = body.get_elements_by_tag_name(tag)
+    for i in range(min(k, len(found) - 1), max(-1, k - 4), -1):
+        el = found[i]
+        if wanted(el):
+            return el
+    return None
+
+
 def _boiler_sections(body: Any, html: str, total: int) -> list[Any]:
     """Sections under a boilerplate heading ("12 Comments", "Customer reviews", "Related posts",
     "Shipping & Returns"), and consent banners (a block with an Accept / Reject button).
 
-    The page source is searched first with a regex, so pages without such headings or buttons cost
-    nothing more; then only the few headings and buttons are looked at."""
+    The page source is searched with regexes, and only the elements they found are looked up in the
+    tree (`_nth_in_source`): a page with a thousand headings costs no more than one with ten."""
     out: list[Any] = []
-    texts = [
-        re.sub(r"<[^>]+>", "", m.group(2)) for m in _HEADING_TEXT.finditer(html) if len(m.group(2)) < 200
-    ]
-    if any(_BOILER_HEADING.match(html_lib.unescape(t)) for t in texts):
-        for h in list(body.query_selector_all("h2, h3, h4, h5, h6")):
-            if not _BOILER_HEADING.match(h.text or ""):
-                continue
-            parent = h.parent
-            if (
-                parent is not None
-                and parent.type == 1
-                and parent.first_element_child is h
-                and parent.tag not in ("body", "html", "main", "article")
-                and _text_len(parent) < 0.5 * total
-            ):
-                out.append(parent)  # the section the heading opens
-            else:  # the heading and what follows it up to the next heading
-                out.append(h)
-                sib = h.next_element_sibling
-                while sib is not None and sib.tag not in ("h1", "h2", "h3", "h4", "h5", "h6"):
-                    out.append(sib)
-                    sib = sib.next_element_sibling
-    if _CONSENT.search(html):
-        for b in list(body.query_selector_all("button")):
-            if _CONSENT.match(b.outer_html) and b.parent is not None and b.parent.type == 1:
-                box = b.parent
-                while box.tag in ("div", "span", "form") and box.parent is not None and _text_len(box) < 40:
-                    box = box.parent  # up from a row of buttons to the banner
-                if box.tag not in ("body", "html", "main", "article") and _text_len(box) < 1500:
-                    out.append(box)
+    for m in _HEADING_TEXT.finditer(html):
+        if not _BOILER_HEADING.match(html_lib.unescape(re.sub(r"<[^>]+>", "", m.group(2)))):
+            continue
+        h = _nth_in_source(body, html, m.group(1).lower(), m.start(), lambda el: bool(_BOILER_HEADING.match(el.text or "")))
+        if h is None:
+            continue
+        parent = h.parent
+        if (
+            parent is not None
+            and parent.type == 1
+            and parent.first_element_child is h
+            and parent.tag not in ("body", "html", "main", "article")
+            and _text_len(parent) < 0.5 * total
+        ):
+            out.append(parent)  # the section the heading opens
+        else:  # the heading and what follows it up to the next heading
+            out.append(h)
+            sib = h.next_element_sibling
+            while sib is not None and sib.tag not in ("h1", "h2", "h3", "h4", "h5", "h6"):
+                out.append(sib)
+                sib = sib.next_element_sibling
+    for m in _CONSENT.finditer(html):
+        b = _nth_in_source(body, html, "button", m.start(), lambda el: bool(_CONSENT.match(el.outer_html)))
+        if b is None or b.parent is None or b.parent.type != 1:
+            continue
+        box = b.parent
+        while box.tag in ("div", "span", "form") and box.parent is not None and _text_len(box) < 40:
+            box = box.parent  # up from a row of buttons to the banner
+        if box.tag not in ("body", "html", "main", "article") and _text_len(box) < 1500:
+            out.append(box)
     return out
 
 
@@ -379,14 +406,15 @@ def extract_main_text(html: str) -> str:
     if body is None:
         return ""
     selector, named = _boiler_selector(html)
-    _protect_content(body, selector)
+    content = _content(body)
+    _protect_content(content, selector)
     skip = [f"{part}:not([{KEEP_ATTR}])" for part in selector.split(", ")] + [f"[{SKIP_ATTR}]"]
     posts = _user_post_containers(body)
     for c in posts:
         c.setattr(SKIP_ATTR, "")
     total = _text_len(body)
     for el in _boiler_sections(body, html, total):
-        if not any(el.contains(c) or el is c for c in _content(body)):
+        if not any(el.contains(c) or el is c for c in content):
             el.setattr(SKIP_ATTR, "")
     blocks = _blocks(_extract(tree, skip))
     if posts and _chars(blocks) < ARTICLE_CHARS:  # the posts were the content (a forum thread)
@@ -428,8 +456,6 @@ def _keep_big_wrappers(body: Any, named: list[str], total: int, have: int) -> bo
 
 _TAG = re.compile(r"<[^>]*>")
 _LINK = re.compile(r"<a\b[^>]*>(.*?)</a>", re.S | re.I)
-FALLBACK_CHARS = 500
-MAX_WRAPPERS = 100
 
 
 CODE = "\ue000"  # marks a code block between _blocks and _clean_lines (a private-use character)
