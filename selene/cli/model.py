@@ -359,7 +359,7 @@ def plan_serve(
     import json
 
     from selene.plan.devices import device
-    from selene.plan.planner import shape_from_dims
+    from selene.plan.planner import DEFAULT_VOCAB, shape_from_dims
     from selene.plan.serve import (
         Efficiency,
         ServeModel,
@@ -376,7 +376,7 @@ def plan_serve(
             raise UsageError("give --model or --layers --hidden --heads, not both")
         shape = serve_shape(model, vocab)
     elif all(d is not None for d in dims):
-        shape = shape_from_dims(layers, hidden, heads, ffn, vocab or 51200, prompt + output, "swiglu" if swiglu else "gelu")  # type: ignore[arg-type]
+        shape = shape_from_dims(layers, hidden, heads, ffn, vocab or DEFAULT_VOCAB, prompt + output, "swiglu" if swiglu else "gelu")  # type: ignore[arg-type]
     else:
         raise UsageError("say what to serve: --model PRESET, or --layers --hidden --heads [--ffn] [--vocab]")
     if gpus is None:

@@ -53,6 +53,8 @@ from typing import Any
 from selene.errors import ConfigError
 from selene.plan.cost import GB, USABLE_MEMORY, Shape
 from selene.plan.devices import DeviceSpec, apply_calibration, read_calibration_json
+from selene.plan.planner import shape_from_preset as planner_shape
+from selene.train.args import PRESETS  # noqa: F401  (the presets `--model` names)
 
 DTYPE_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0}
 ACT_BYTES = 2.0  # activations and all-reduce messages are bf16
@@ -62,30 +64,11 @@ RESERVE_FRACTION = 1.0 - USABLE_MEMORY  # 10% of the device, see the module docs
 DECODE_HBM_EFFICIENCY = 0.8
 PREFILL_CHUNK_TOKENS = 8192  # tokens per prefill chunk (vLLM's max_num_batched_tokens is of this order)
 MAX_BATCH = 4096  # concurrent sequences per replica, at most
-DEFAULT_VOCAB = 51200
-
-# The trainer's presets (selene/train/model.py), without importing torch (1.5 s) so that the command
-# answers at once; tests/test_plan_serve.py checks they agree.
-# name: (layers, hidden, heads, ffn, max_seq, flavour)
-PRESETS: dict[str, tuple[int, int, int, int, int, str]] = {
-    "debug": (4, 64, 4, 192, 64, "llama"),
-    "125m": (12, 768, 12, 2048, 2048, "llama"),
-    "350m": (24, 1024, 16, 2816, 2048, "llama"),
-    "1.3b": (24, 2048, 16, 5632, 2048, "llama"),
-    "7b": (32, 4096, 32, 11008, 4096, "llama"),
-    "gpt3-175b": (96, 12288, 96, 4 * 12288, 2048, "gpt"),
-    "mt-nlg-530b": (105, 20480, 128, 4 * 20480, 2048, "gpt"),
-}
 
 
 def shape_from_preset(preset: str, vocab: int | None = None) -> Shape:
-    if preset not in PRESETS:
-        raise ConfigError(f"unknown model preset {preset!r}; known: {', '.join(PRESETS)}")
-    layers, hidden, heads, ffn, seq, flavour = PRESETS[preset]
-    gpt = flavour == "gpt"
-    return Shape(
-        layers, hidden, heads, ffn, vocab or DEFAULT_VOCAB, seq, mlp="gelu" if gpt else "swiglu", learned_positions=gpt
-    )
+    """A preset of the trainer (`selene.train.args.PRESETS`, torch-free) as the training planner reads it."""
+    return planner_shape(preset, vocab, None)
 
 
 @dataclass(frozen=True)

@@ -19,123 +19,15 @@ single-process model gets. The model is built on the meta device and materialise
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Literal
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from selene.config import ModelConfig
-from selene.errors import ConfigError
-
-
-@dataclass(frozen=True)
-class ModelArgs:
-    """Shape and flavour of the transformer. `bias` adds biases to every Linear and LayerNorm (GPT/Megatron)."""
-
-    n_layers: int
-    dim: int
-    n_heads: int
-    ffn_dim: int
-    vocab_size: int
-    max_seq_len: int
-    norm: Literal["rmsnorm", "layernorm"] = "rmsnorm"
-    positions: Literal["rope", "learned"] = "rope"
-    mlp: Literal["swiglu", "gelu"] = "swiglu"
-    tie_embeddings: bool = False
-    dropout: float = 0.0
-    init_std: float = 0.02
-    norm_eps: float = 1e-5
-    rope_theta: float = 10000.0
-    bias: bool = False
-
-    def __post_init__(self) -> None:
-        if self.dim % self.n_heads:
-            raise ConfigError(f"model.dim {self.dim} is not divisible by model.n_heads {self.n_heads}")
-        if self.positions == "rope" and (self.dim // self.n_heads) % 2:
-            raise ConfigError(
-                f"RoPE needs an even head dimension, got dim/n_heads = {self.dim // self.n_heads}"
-            )
-
-    @property
-    def head_dim(self) -> int:
-        return self.dim // self.n_heads
-
-
-def _llama(n_layers: int, dim: int, n_heads: int, ffn_dim: int, max_seq_len: int) -> ModelArgs:
-    """Llama flavour (RMSNorm, RoPE, SwiGLU, untied); the vocabulary (0 here) comes from `model_args`."""
-    return ModelArgs(
-        n_layers,
-        dim,
-        n_heads,
-        ffn_dim,
-        vocab_size=0,
-        max_seq_len=max_seq_len,
-        norm="rmsnorm",
-        positions="rope",
-        mlp="swiglu",
-        tie_embeddings=False,
-    )
-
-
-def _gpt(n_layers: int, dim: int, n_heads: int, max_seq_len: int = 2048) -> ModelArgs:
-    """GPT-3 / Megatron flavour: LayerNorm, learned positions, GELU MLP of 4·dim, biases, untied."""
-    return ModelArgs(
-        n_layers,
-        dim,
-        n_heads,
-        4 * dim,
-        vocab_size=0,
-        max_seq_len=max_seq_len,
-        norm="layernorm",
-        positions="learned",
-        mlp="gelu",
-        tie_embeddings=False,
-        bias=True,
-    )
-
-
-PRESETS: dict[str, ModelArgs] = {
-    # Tiny and fast: 4 layers so that pp=2 × 2 virtual stages still has one layer per stage.
-    "debug": _llama(n_layers=4, dim=64, n_heads=4, ffn_dim=192, max_seq_len=64),
-    # GPT-3 shapes (Brown et al. 2020, table 2.1) in the Llama flavour; SwiGLU hidden ≈ 8/3·dim, multiple of 256.
-    "125m": _llama(n_layers=12, dim=768, n_heads=12, ffn_dim=2048, max_seq_len=2048),
-    "350m": _llama(n_layers=24, dim=1024, n_heads=16, ffn_dim=2816, max_seq_len=2048),
-    "1.3b": _llama(n_layers=24, dim=2048, n_heads=16, ffn_dim=5632, max_seq_len=2048),
-    # Llama 2 7B (Touvron et al. 2023).
-    "7b": _llama(n_layers=32, dim=4096, n_heads=32, ffn_dim=11008, max_seq_len=4096),
-    # GPT-3 175B (Brown et al. 2020): 96 layers, hidden 12288, 96 heads, FFN 4·h, seq 2048.
-    "gpt3-175b": _gpt(n_layers=96, dim=12288, n_heads=96),
-    # MT-NLG 530B (Smith et al. 2022): 105 layers, hidden 20480, 128 heads, FFN 4·h, seq 2048.
-    # Megatron ties the output layer to the input embedding through an all-reduce between the first and
-    # last pipeline stage; we keep them separate (+1.05B parameters, 0.2%) so the preset works with PP.
-    "mt-nlg-530b": _gpt(n_layers=105, dim=20480, n_heads=128),
-}
-
-# Every ModelConfig field but `preset` overrides the preset field of the same name; `bias`,
-# `norm_eps` and `rope_theta` have no config field and come from the preset.
-_OVERRIDABLE = tuple(name for name in ModelConfig.model_fields if name != "preset")
-
-
-def model_args(cfg: ModelConfig, vocab_size: int) -> ModelArgs:
-    """The preset of `cfg` with the fields the config sets explicitly; `vocab_size` unless the config sets one.
-
-    `dropout` and `init_std` have non-None defaults in ModelConfig, so they override the preset only when
-    the config names them (pydantic's `model_fields_set`), never by their default.
-    """
-    base = PRESETS[cfg.preset]
-    changes: dict[str, object] = {"vocab_size": vocab_size}
-    for name in _OVERRIDABLE:
-        value = getattr(cfg, name)
-        if value is not None and (name in cfg.model_fields_set or name == "vocab_size"):
-            changes[name] = value
-    return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
-
+from selene.train.args import PRESETS, ModelArgs, model_args  # noqa: F401  (re-exported: the model's shape)
 
 # ----------------------------------------------------------------------------------------- modules
 
