@@ -28,6 +28,23 @@ from selene.train.model import Attention, ModelArgs, Transformer, TransformerBlo
 DEFAULT_EOD = 1
 
 
+def _contexts(
+    args: ModelArgs, prompts: Sequence[Sequence[int]], temperature: float, top_p: float, stop_ids: Sequence[int]
+) -> list[list[int]]:
+    """The checked sampling settings and the context of each prompt: its ids, or the EOD token for an
+    empty prompt (what precedes every document in training); ids outside the vocabulary are refused."""
+    if temperature < 0:
+        raise InputError(f"temperature must be >= 0, got {temperature}")
+    if not 0.0 < top_p <= 1.0:
+        raise InputError(f"top_p must be in (0, 1], got {top_p}")
+    start_id = stop_ids[0] if stop_ids else DEFAULT_EOD
+    contexts = [[int(t) for t in p] or [start_id] for p in prompts]
+    bad = [t for c in contexts for t in c if not 0 <= t < args.vocab_size]
+    if bad:
+        raise InputError(f"prompt ids {bad[:5]} are outside the model's vocabulary of {args.vocab_size}")
+    return contexts
+
+
 def _generator(device: torch.device, temperature: float, seed: int | None) -> torch.Generator | None:
     """The sampling generator: None for greedy decoding; seeded, or nondeterministic on purpose."""
     if temperature <= 0:
@@ -147,14 +164,7 @@ def generate(
     `stop_ids` (the end-of-document token), which is not returned. An empty prompt starts a new document:
     the context is then the EOD token, which is what precedes every document in training.
     """
-    if temperature < 0:
-        raise InputError(f"temperature must be >= 0, got {temperature}")
-    if not 0.0 < top_p <= 1.0:
-        raise InputError(f"top_p must be in (0, 1], got {top_p}")
-    context = [int(t) for t in prompt_ids] or [stop_ids[0] if stop_ids else DEFAULT_EOD]
-    bad = [t for t in context if not 0 <= t < args.vocab_size]
-    if bad:
-        raise InputError(f"prompt ids {bad[:5]} are outside the model's vocabulary of {args.vocab_size}")
+    (context,) = _contexts(args, [prompt_ids], temperature, top_p, stop_ids)
     device = next(model.parameters()).device
     gen = _generator(device, temperature, seed)
     window = args.max_seq_len
@@ -288,15 +298,7 @@ def generate_batch(
         raise InputError("no prompts to generate from")
     if max_tokens < 1:
         raise InputError(f"max_tokens must be >= 1, got {max_tokens}")
-    if temperature < 0:
-        raise InputError(f"temperature must be >= 0, got {temperature}")
-    if not 0.0 < top_p <= 1.0:
-        raise InputError(f"top_p must be in (0, 1], got {top_p}")
-    start_id = stop_ids[0] if stop_ids else DEFAULT_EOD
-    contexts = [[int(t) for t in p] or [start_id] for p in prompts]
-    bad = [t for c in contexts for t in c if not 0 <= t < args.vocab_size]
-    if bad:
-        raise InputError(f"prompt ids {bad[:5]} are outside the model's vocabulary of {args.vocab_size}")
+    contexts = _contexts(args, prompts, temperature, top_p, stop_ids)
     device = next(model.parameters()).device
     gen = _generator(device, temperature, seed)
     window = args.max_seq_len
