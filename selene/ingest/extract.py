@@ -53,11 +53,18 @@ from resiliparse.parse.html import HTMLTree
 SKIP_ATTR = "data-selene-skip"  # marks an element resiliparse skips
 KEEP_ATTR = "data-selene-keep"  # marks an element a skip rule must not remove (see "Protection")
 
-_SKIP_TAGS = ("nav", "aside", "header", "footer", "dialog", "button", "select", "textarea", "label", "menu")
+_SKIP_TAGS = (
+    "nav", "aside", "header", "footer", "dialog", "button", "select", "textarea", "label", "menu", "iframe",
+)  # fmt: skip
 _SKIP_ROLES = {
     "navigation", "complementary", "contentinfo", "banner", "search", "dialog", "alertdialog",
-    "menu", "menubar", "toolbar", "tablist", "tooltip",
+    "menu", "menubar", "menuitem", "toolbar", "tablist", "tooltip", "alert", "img", "checkbox", "radio",
 }  # fmt: skip
+# what else hides an element or marks it as chrome: inline styles and ad attributes
+_SKIP_OTHER = (
+    '[style*="display:none"]', '[style*="display: none"]', '[style*="visibility:hidden"]',
+    '[style*="visibility: hidden"]', "[data-ad]", "[data-text-ad]", "[data-advertisment]",
+)  # fmt: skip
 # words of class / id values that mark boilerplate (matched as whole words after splitting)
 _BOILER_WORDS = {
     "comment", "comments", "commentlist", "disqus", "respond", "replies",
@@ -74,7 +81,16 @@ _BOILER_WORDS = {
     "caption", "credit", "credits", "gallery", "slideshow", "carousel", "rating", "ratings",
     "reviews", "infobox", "references", "reflist", "footnotes", "catlinks", "editsection",
     "profile", "postprofile", "userinfo", "usercard", "signature", "sig", "avatar", "badges",
+    "searchbox", "searchform", "searchbar", "dropdown", "promoted", "widead", "feedback", "socialmedia",
 }  # fmt: skip
+# whole class tokens (not words of them) that hide an element or name a social box: "hidden" and
+# "sr-only" text is not shown, while "hidden-contents-menu" or a "twitter-tweet" embed may be content
+_BOILER_TOKENS = {
+    "hidden", "is-hidden", "invisible", "display-none", "d-none", "sr-only", "visually-hidden",
+    "screen-reader-text", "screen-reader-only", "facebook", "twitter", "social-links", "share-links",
+    "search", "search-form", "search-box", "site-search",
+}  # fmt: skip
+SLUG_WORDS = 4  # an id of this many words or more is a slug of a heading or title, not a name
 # syntax highlighters' token classes ("hljs-comment", "token comment", "cm-comment"): code, not chrome
 _HIGHLIGHTER_WORDS = {"hljs", "token", "tok", "cm", "pl", "pygments", "highlight", "sourcecode", "shiki", "prism"}
 _SPLIT = re.compile(r"[\s_\-]+|(?<=[a-z])(?=[A-Z])")
@@ -117,10 +133,33 @@ MAX_POST_SIBLINGS = 160  # a container of more children is not looked at as a ru
 ARTICLE_CHARS = 400  # text left after removing a run of user posts, below which they were the content
 FALLBACK_CHARS = 500  # a result shorter than this may have lost the content's wrapper to a class word
 MAX_WRAPPERS = 100  # class-word elements measured for that fallback, at most
+PROSE_CHARS = 120  # a paragraph of at least this much text is prose, not a label or a teaser
+TOP_PARAGRAPHS = 8  # the longest paragraphs of the source that vote for the content's container
 _UL = re.compile(r"<(/?)ul(?=[\s>])", re.I)
 
 
-_ATTR = re.compile(r"""\s(class|id)\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.I)
+# class and id values: literal-prefix patterns (Python's regex engine searches a literal prefix fast,
+# an alternation or a case-insensitive pattern it tries at every character: 10x slower on a 2 MB page).
+# A value found where it is no attribute (``data-class="x"``, text in a script) only adds a selector
+# part that matches no element.
+_ATTR_SPELLINGS = ("class", "id", "CLASS", "Class", "ID", "Id")
+_ATTR_VALUE = r"""\s*=\s*(?:"([^"]*)"|'([^']*)')"""
+_ATTR_PATTERNS = {spelling: re.compile(spelling + _ATTR_VALUE) for spelling in _ATTR_SPELLINGS}
+_HEADINGS = ":not(h1):not(h2):not(h3):not(h4):not(h5):not(h6)"
+
+
+def _attr_values(html: str) -> dict[tuple[str, str], None]:
+    """(attribute, value) of the class and id attributes in the source, each pair once, in order of
+    attribute and first appearance. Upper-case spellings (old pages) are looked for only when present."""
+    found: dict[tuple[str, str], None] = {}
+    for spelling, pattern in _ATTR_PATTERNS.items():
+        if spelling.islower() or spelling in html:
+            attr = spelling.lower()
+            for double, single in pattern.findall(html):
+                found[(attr, double or single)] = None
+    found.pop(("class", ""), None)
+    found.pop(("id", ""), None)
+    return found
 
 
 def _words(value: str) -> set[str]:
@@ -138,18 +177,25 @@ def _boiler_selector(html: str) -> tuple[str, list[str]]:
     The class and id values are found with a regex over the page source and judged once per distinct
     value (a page has a few hundred), so no Python object is made per element; the parser matches
     the selector in C."""
-    named: list[str] = []
-    seen: set[tuple[str, str]] = set()
-    for m in _ATTR.finditer(html):
-        attr, value = m.group(1).lower(), m.group(2) if m.group(2) is not None else m.group(3)
-        if not value or (attr, value) in seen:
-            continue
-        seen.add((attr, value))
-        words = _words(value)
-        if not _BOILER_WORDS.isdisjoint(words) and _HIGHLIGHTER_WORDS.isdisjoint(words):
-            named.append(f"[{attr}={_css_string(value)}]")
+    # a heading is never skipped for its name: its id is often a slug of its text ("nav_nur_die_folie"),
+    # and a boilerplate box's heading goes with the box
+    named = [
+        f"[{attr}={_css_string(value)}]{_HEADINGS}" for attr, value in _attr_values(html) if _boiler_name(value, attr)
+    ]
     roles = [f'[role="{r}"]' for r in sorted(_SKIP_ROLES)]
-    return ", ".join([*_SKIP_TAGS, *roles, '[aria-hidden="true"]', "[hidden]", *named]), named
+    return ", ".join([*_SKIP_TAGS, *roles, '[aria-hidden="true"]', "[hidden]", *_SKIP_OTHER, *named]), named
+
+
+def _boiler_name(value: str, attr: str) -> bool:
+    """Whether a class or id value names boilerplate: a word of _BOILER_WORDS (not in a syntax
+    highlighter's token class, nor in an id that is a slug: "faster-search-across-workspaces") or a
+    whole token of _BOILER_TOKENS."""
+    words = _words(value)
+    if attr == "id" and len(words) >= SLUG_WORDS:
+        return False
+    if not _BOILER_WORDS.isdisjoint(words) and _HIGHLIGHTER_WORDS.isdisjoint(words):
+        return True
+    return not _BOILER_TOKENS.isdisjoint(value.lower().split())
 
 
 
@@ -159,14 +205,119 @@ def _content(body: Any) -> list[Any]:
     return [c for c in (body.query_selector(sel) for sel in _CONTENT_SELECTOR.split(", ")) if c is not None]
 
 
-def _protect_content(content: list[Any], selector: str) -> None:
-    """Mark the elements `selector` would skip that are or hold the page's main/article elements: a
-    class word on a wrapper (``<div class="page has-sidebar">``) must not remove the article inside it."""
+def _would_skip(node: Any) -> bool:
+    """Whether the skip selector of `_boiler_selector` matches `node` (the same rules, judged here:
+    matching a selector of a few hundred parts costs about a millisecond a node)."""
+    tag = node.tag
+    if tag in _SKIP_TAGS or node.getattr("role") in _SKIP_ROLES or node.getattr("aria-hidden") == "true":
+        return True
+    if node.hasattr("hidden"):
+        return True
+    if tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
+        return False
+    style = node.getattr("style") or ""
+    if any(part[9:-2] in style for part in _SKIP_OTHER[:4]) or node.hasattr("data-ad"):
+        return True
+    return any(value and _boiler_name(value, attr) for attr, value in (("class", node.getattr("class")), ("id", node.getattr("id"))))
+
+
+def _protect_content(content: list[Any]) -> None:
+    """Mark the elements the skip selector would skip that are or hold the page's main/article
+    elements: a class word on a wrapper (``<div class="page has-sidebar">``) must not remove the
+    article inside it."""
     for node in content:
         while node is not None and node.type == 1 and node.tag not in ("body", "html"):
-            if node.matches(selector):
+            if _would_skip(node):
                 node.setattr(KEEP_ATTR, "")
             node = node.parent
+
+
+_P_START = re.compile(r"<[pP](?=[\s>])")
+_P_END = re.compile(r"<(?:/?[pP][\s>]|/(?:div|td|li|section|article|body)\b)")
+MARK_ATTR = "data-selene-p"  # marks, in the source, the paragraphs that vote for the content
+
+
+def _mark_paragraphs(html: str) -> tuple[str, int]:
+    """The source with the TOP_PARAGRAPHS longest paragraphs of prose marked ``data-selene-p="rank"``
+    (found with a regex; a paragraph ends at the next paragraph or block end), and how many."""
+    scored: list[tuple[int, int]] = []
+    for m in _P_START.finditer(html):
+        end = _P_END.search(html, m.end(), m.end() + 20000)
+        inner = html[m.end() : end.start() if end else m.end() + 20000]
+        n = len(" ".join(_TAG.sub(" ", inner[inner.find(">") + 1 :]).split()))
+        if n >= PROSE_CHARS:
+            scored.append((n, m.start()))
+    top = sorted(p for _, p in sorted(scored, reverse=True)[:TOP_PARAGRAPHS])
+    if not top:
+        return html, 0
+    parts, last = [], 0
+    for rank, pos in enumerate(top):
+        parts += [html[last : pos + 2], f' {MARK_ATTR}="{rank}"']
+        last = pos + 2
+    parts.append(html[last:])
+    return "".join(parts), len(top)
+
+
+_COMMENT_WORDS = {"comment", "comments", "commentlist", "disqus", "respond", "replies", "reply"}
+
+
+def _protect_prose(body: Any, marked: int) -> tuple[Any, list[str]]:
+    """Keep the wrappers of the page's prose that a skip rule would remove: a layout class
+    (``c-fixed-sidebar-layout``), a page builder's ``elementor-widget`` around each paragraph, a
+    ``section--has-ads`` around the lead.
+
+    The marked paragraphs (the longest of the page) are looked up; the content root is the deepest
+    element that holds at least half of their text, and every element between the root and a marked
+    paragraph inside it, the root and the root's ancestors are marked to be kept. Paragraphs outside
+    the root (a long "about me" in a sidebar) keep nothing, and nothing is kept inside or above a
+    comment section (a class or id word such as "comments")."""
+    chains: list[tuple[int, list[Any]]] = []
+    for rank in range(marked):
+        p = body.query_selector(f'[{MARK_ATTR}="{rank}"]')
+        if p is None:
+            continue  # a "<p" inside a script or a comment
+        chain, node = [], p.parent
+        while node is not None and node.type == 1 and node.tag not in ("body", "html"):
+            chain.append(node)
+            node = node.parent
+        if chain and not any(
+            not _COMMENT_WORDS.isdisjoint(_words(f"{n.class_name or ''} {n.id or ''}")) for n in chain
+        ):
+            chains.append((p, chain))
+    if not chains:
+        return None, []
+    texts = {id(c): " ".join((p.text or "").split()) for p, c in chains}
+    chains_n = [(len(texts[id(c)]), c) for _, c in chains]
+    held: dict[Any, int] = {}
+    for n, chain in chains_n:
+        for node in chain:
+            held[node] = held.get(node, 0) + n
+    total = sum(n for n, _ in chains_n)
+    _, longest = max(chains_n, key=lambda c: c[0])
+    root = next((node for node in longest if held[node] * 2 >= total), None)
+    inside = [chain for _, chain in chains_n if root is not None and root in chain]
+    if len(inside) < 2:  # one paragraph is no evidence: an author box, a teaser
+        return None, []
+    for chain in inside:
+        below = True
+        for node in chain:
+            below = below and node is not root and node != root
+            # below the root only a wrapper named by a weak word (a page builder's "widget", an
+            # "--has-ads" modifier) is kept: a "related" or "promo" box inside an article still goes
+            if _would_skip(node) and (not below or _weak_name(node)):
+                node.setattr(KEEP_ATTR, "")
+    return root, [texts[id(chain)] for chain in inside]
+
+
+_WEAK_WORDS = {"widget", "widgets", "sidebar", "ad", "ads", "advert", "banner", "meta", "toc", "skip", "hidden"}
+
+
+def _weak_name(node: Any) -> bool:
+    """Whether `node` is skipped for its class or id only, by words of _WEAK_WORDS."""
+    if node.tag in _SKIP_TAGS or node.getattr("role") in _SKIP_ROLES:
+        return False
+    words = _words(f"{node.getattr('class') or ''} {node.getattr('id') or ''}")
+    return _BOILER_WORDS.intersection(words) <= _WEAK_WORDS
 
 
 def _text_len(el: Any) -> int:
@@ -295,10 +446,12 @@ def _boiler_sections(body: Any, html: str, total: int) -> list[Any]:
             and _text_len(parent) < 0.5 * total
         ):
             out.append(parent)  # the section the heading opens
-        else:  # the heading and what follows it up to the next heading
+        else:  # the heading and what follows it up to the next heading or paragraph of prose
             out.append(h)
             sib = h.next_element_sibling
             while sib is not None and sib.tag not in ("h1", "h2", "h3", "h4", "h5", "h6"):
+                if sib.tag == "p" and _text_len(sib) >= PROSE_CHARS:
+                    break  # a "Related" box in the middle of an article: the article goes on here
                 out.append(sib)
                 sib = sib.next_element_sibling
     for m in _CONSENT.finditer(html):
@@ -313,12 +466,12 @@ def _boiler_sections(body: Any, html: str, total: int) -> list[Any]:
     return out
 
 
-def _extract(tree: HTMLTree, skip: list[str]) -> str:
+def _extract(tree: HTMLTree, skip: list[str], main_content: bool = True) -> str:
     return str(
         extract_plain_text(
             tree,
             preserve_formatting="minimal_html",
-            main_content=True,
+            main_content=main_content,
             list_bullets=False,
             alt_texts=False,
             links=True,
@@ -401,13 +554,15 @@ def extract_main_text(html: str) -> str:
     and table text in document order, blocks separated by blank lines."""
     # resiliparse's main-content mode drops every <ul>, content lists too; as <ol> they stay, and the
     # link-density rule removes the menus among them
-    tree = HTMLTree.parse(_UL.sub(r"<\1ol", html))
+    marked_html, marked = _mark_paragraphs(_UL.sub(r"<\1ol", html))
+    tree = HTMLTree.parse(marked_html)
     body = tree.body
     if body is None:
         return ""
     selector, named = _boiler_selector(html)
     content = _content(body)
-    _protect_content(content, selector)
+    _protect_content(content)
+    root, prose = _protect_prose(body, marked)
     skip = [f"{part}:not([{KEEP_ATTR}])" for part in selector.split(", ")] + [f"[{SKIP_ATTR}]"]
     posts = _user_post_containers(body)
     for c in posts:
@@ -416,7 +571,11 @@ def extract_main_text(html: str) -> str:
     for el in _boiler_sections(body, html, total):
         if not any(el.contains(c) or el is c for c in content):
             el.setattr(SKIP_ATTR, "")
-    blocks = _blocks(_extract(tree, skip))
+    raw = _extract(tree, skip)
+    if root is not None and _lost_prose(prose, raw):
+        # resiliparse's own main-content rules dropped the page's prose: the content root, whole
+        raw = _extract(HTMLTree.parse(root.html), skip, main_content=False)  # its marks go with it
+    blocks = _blocks(raw)
     if posts and _chars(blocks) < ARTICLE_CHARS:  # the posts were the content (a forum thread)
         for c in posts:
             c.delattr(SKIP_ATTR)
@@ -424,6 +583,22 @@ def extract_main_text(html: str) -> str:
     if _chars(blocks) < FALLBACK_CHARS and named and _keep_big_wrappers(body, named, total, _chars(blocks)):
         blocks = _blocks(_extract(tree, skip))  # a class word hit a wrapper of the page's text
     return _clean_lines(blocks)
+
+
+LOST_PROSE = 0.3  # share of the content root's longest paragraphs missing from the result that undoes main-content mode
+
+
+def _lost_prose(prose: list[str], raw: str) -> bool:
+    """Whether more than LOST_PROSE of the text of `prose` (the longest paragraphs of the content
+    root) is missing from `raw` (resiliparse's minimal HTML), each paragraph judged by its start."""
+    if not prose:
+        return False
+    flat = " ".join(html_lib.unescape(_TAG.sub("", raw)).split())
+    lost = [len(t) for t in prose if t[:80] not in flat]
+    total = sum(len(t) for t in prose)
+    # the root's prose must be a good part of the page: not the footer's paragraphs of a page whose
+    # article has none (its text in <br> lines)
+    return len(lost) >= 2 and sum(lost) > LOST_PROSE * total and len(flat) < 3 * total
 
 
 def _chars(blocks: list[str]) -> int:
