@@ -264,14 +264,16 @@ _COMMENT_WORDS = {"comment", "comments", "commentlist", "disqus", "respond", "re
 def _protect_prose(body: Any, marked: int) -> tuple[Any, list[str]]:
     """Keep the wrappers of the page's prose that a skip rule would remove: a layout class
     (``c-fixed-sidebar-layout``), a page builder's ``elementor-widget`` around each paragraph, a
-    ``section--has-ads`` around the lead.
+    ``section--has-ads`` around the lead. Returns the content root and the texts of its marked
+    paragraphs, or (None, []).
 
     The marked paragraphs (the longest of the page) are looked up; the content root is the deepest
-    element that holds at least half of their text, and every element between the root and a marked
-    paragraph inside it, the root and the root's ancestors are marked to be kept. Paragraphs outside
-    the root (a long "about me" in a sidebar) keep nothing, and nothing is kept inside or above a
-    comment section (a class or id word such as "comments")."""
-    chains: list[tuple[int, list[Any]]] = []
+    ancestor of the longest one that holds at least half of their text. The root and its ancestors
+    are kept whatever their names; between the root and a marked paragraph inside it only wrappers
+    named by weak words (`_weak_name`). Paragraphs outside the root (a long "about me" in a sidebar)
+    keep nothing; nor do paragraphs in a comment section (a class or id word such as "comments"), and
+    a root with fewer than two paragraphs is no root."""
+    paragraphs: list[tuple[str, list[Any]]] = []  # (text, ancestors from the parent up to <body>)
     for rank in range(marked):
         p = body.query_selector(f'[{MARK_ATTR}="{rank}"]')
         if p is None:
@@ -280,33 +282,29 @@ def _protect_prose(body: Any, marked: int) -> tuple[Any, list[str]]:
         while node is not None and node.type == 1 and node.tag not in ("body", "html"):
             chain.append(node)
             node = node.parent
-        if chain and not any(
-            not _COMMENT_WORDS.isdisjoint(_words(f"{n.class_name or ''} {n.id or ''}")) for n in chain
-        ):
-            chains.append((p, chain))
-    if not chains:
+        if chain and all(_COMMENT_WORDS.isdisjoint(_words(f"{n.class_name or ''} {n.id or ''}")) for n in chain):
+            paragraphs.append((" ".join((p.text or "").split()), chain))
+    if not paragraphs:
         return None, []
-    texts = {id(c): " ".join((p.text or "").split()) for p, c in chains}
-    chains_n = [(len(texts[id(c)]), c) for _, c in chains]
     held: dict[Any, int] = {}
-    for n, chain in chains_n:
+    for text, chain in paragraphs:
         for node in chain:
-            held[node] = held.get(node, 0) + n
-    total = sum(n for n, _ in chains_n)
-    _, longest = max(chains_n, key=lambda c: c[0])
+            held[node] = held.get(node, 0) + len(text)
+    total = sum(len(text) for text, _ in paragraphs)
+    _, longest = max(paragraphs, key=lambda tc: len(tc[0]))
     root = next((node for node in longest if held[node] * 2 >= total), None)
-    inside = [chain for _, chain in chains_n if root is not None and root in chain]
+    inside = [(text, chain) for text, chain in paragraphs if root is not None and root in chain]
     if len(inside) < 2:  # one paragraph is no evidence: an author box, a teaser
         return None, []
-    for chain in inside:
+    for _, chain in inside:
         below = True
         for node in chain:
-            below = below and node is not root and node != root
+            below = below and node != root
             # below the root only a wrapper named by a weak word (a page builder's "widget", an
             # "--has-ads" modifier) is kept: a "related" or "promo" box inside an article still goes
             if _would_skip(node) and (not below or _weak_name(node)):
                 node.setattr(KEEP_ATTR, "")
-    return root, [texts[id(chain)] for chain in inside]
+    return root, [text for text, _ in inside]
 
 
 _WEAK_WORDS = {"widget", "widgets", "sidebar", "ad", "ads", "advert", "banner", "meta", "toc", "skip", "hidden"}
