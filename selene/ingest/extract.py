@@ -134,6 +134,7 @@ ARTICLE_CHARS = 400  # text left after removing a run of user posts, below which
 FALLBACK_CHARS = 500  # a result shorter than this may have lost the content's wrapper to a class word
 MAX_WRAPPERS = 100  # class-word elements measured for that fallback, at most
 PROSE_CHARS = 120  # a paragraph of at least this much text is prose, not a label or a teaser
+LONE_PROSE_CHARS = 1000  # a single paragraph this long is a content root on its own (text in <br> lines)
 TOP_PARAGRAPHS = 8  # the longest paragraphs of the source that vote for the content's container
 _UL = re.compile(r"<(/?)ul(?=[\s>])", re.I)
 
@@ -234,28 +235,48 @@ def _protect_content(content: list[Any]) -> None:
 
 _P_START = re.compile(r"<[pP](?=[\s>])")
 _P_END = re.compile(r"<(?:/?[pP][\s>]|/(?:div|td|li|section|article|body)\b)")
+_DOUBLE_BR = re.compile(r"<[bB][rR]\s*/?>\s*<[bB][rR]")  # a paragraph break of text without <p>
+_BOUNDARIES = ("<div", "</div", "<td", "<p>", "<p ", "</p>")
+_BLOCK_BOUNDARY = re.compile(r"</?(?:div|td|p|section|article|body|table)\b", re.I)
 MARK_ATTR = "data-selene-p"  # marks, in the source, the paragraphs that vote for the content
 
 
 def _mark_paragraphs(html: str) -> tuple[str, int]:
     """The source with the TOP_PARAGRAPHS longest paragraphs of prose marked ``data-selene-p="rank"``
     (found with a regex; a paragraph ends at the next paragraph or block end), and how many."""
-    scored: list[tuple[int, int]] = []
+    scored: list[tuple[int, int, int]] = []  # (text length, start of the tag, end of its name)
     for m in _P_START.finditer(html):
         end = _P_END.search(html, m.end(), m.end() + 20000)
         inner = html[m.end() : end.start() if end else m.end() + 20000]
-        n = len(" ".join(_TAG.sub(" ", inner[inner.find(">") + 1 :]).split()))
+        n = _inner_text_len(inner)
         if n >= PROSE_CHARS:
-            scored.append((n, m.start()))
-    top = sorted(p for _, p in sorted(scored, reverse=True)[:TOP_PARAGRAPHS])
+            scored.append((n, m.start(), m.start() + 2))
+    # text in <br> lines (older pages): the first <br> of a double one stands for the block it is in,
+    # measured from the block boundary before it to the one after it
+    blocks: set[int] = set()
+    for m in _DOUBLE_BR.finditer(html):
+        before = max(html.rfind(b, max(0, m.start() - 20000), m.start()) for b in _BOUNDARIES)
+        if before in blocks:
+            continue
+        blocks.add(before)
+        end = _BLOCK_BOUNDARY.search(html, m.end(), m.end() + 20000)
+        n = _inner_text_len(html[max(before, 0) : end.start() if end else m.end() + 20000])
+        if n >= PROSE_CHARS:
+            scored.append((n, m.start(), m.start() + 3))
+    top = sorted((start, name_end) for _, start, name_end in sorted(scored, reverse=True)[:TOP_PARAGRAPHS])
     if not top:
         return html, 0
     parts, last = [], 0
-    for rank, pos in enumerate(top):
-        parts += [html[last : pos + 2], f' {MARK_ATTR}="{rank}"']
-        last = pos + 2
+    for rank, (_, name_end) in enumerate(top):
+        parts += [html[last:name_end], f' {MARK_ATTR}="{rank}"']
+        last = name_end
     parts.append(html[last:])
     return "".join(parts), len(top)
+
+
+def _inner_text_len(markup: str) -> int:
+    """Length of the text of `markup` (a start tag's attributes, then content), spaces collapsed."""
+    return len(" ".join(_TAG.sub(" ", markup[markup.find(">") + 1 :]).split()))
 
 
 _COMMENT_WORDS = {"comment", "comments", "commentlist", "disqus", "respond", "replies", "reply"}
@@ -274,28 +295,36 @@ def _protect_prose(body: Any, marked: int) -> tuple[Any, list[str]]:
     keep nothing; nor do paragraphs in a comment section (a class or id word such as "comments"), and
     a root with fewer than two paragraphs is no root."""
     paragraphs: list[tuple[str, list[Any]]] = []  # (text, ancestors from the parent up to <body>)
+    seen: set[Any] = set()
     for rank in range(marked):
         p = body.query_selector(f'[{MARK_ATTR}="{rank}"]')
         if p is None:
             continue  # a "<p" inside a script or a comment
+        if p.tag == "br":  # text in <br> lines: the block they are in
+            p = p.parent
+            if p is None or p.type != 1 or p.tag in ("body", "html") or p.hasattr(MARK_ATTR) or p in seen:
+                continue
+        seen.add(p)
         chain, node = [], p.parent
         while node is not None and node.type == 1 and node.tag not in ("body", "html"):
             chain.append(node)
             node = node.parent
-        if chain and all(_COMMENT_WORDS.isdisjoint(_words(f"{n.class_name or ''} {n.id or ''}")) for n in chain):
+        if chain and not any(_strong_boiler(n) for n in chain):
             paragraphs.append((" ".join((p.text or "").split()), chain))
     if not paragraphs:
         return None, []
-    held: dict[Any, int] = {}
+    held: dict[Any, int] = {}  # text of the paragraphs inside, each counted up to LONE_PROSE_CHARS
+    depth: dict[Any, int] = {}
     for text, chain in paragraphs:
-        for node in chain:
-            held[node] = held.get(node, 0) + len(text)
-    total = sum(len(text) for text, _ in paragraphs)
-    _, longest = max(paragraphs, key=lambda tc: len(tc[0]))
-    root = next((node for node in longest if held[node] * 2 >= total), None)
+        for i, node in enumerate(chain):
+            held[node] = held.get(node, 0) + min(len(text), LONE_PROSE_CHARS)
+            depth[node] = len(chain) - i
+    total = sum(min(len(text), LONE_PROSE_CHARS) for text, _ in paragraphs)
+    roots = [node for node, n in held.items() if n * 2 >= total]
+    root = max(roots, key=lambda node: depth[node]) if roots else None
     inside = [(text, chain) for text, chain in paragraphs if root is not None and root in chain]
-    if len(inside) < 2:  # one paragraph is no evidence: an author box, a teaser
-        return None, []
+    if len(inside) < 2 and sum(len(text) for text, _ in inside) < LONE_PROSE_CHARS:
+        return None, []  # one paragraph is no evidence (an author box, a teaser) unless it is long
     for _, chain in inside:
         below = True
         for node in chain:
@@ -305,6 +334,34 @@ def _protect_prose(body: Any, marked: int) -> tuple[Any, list[str]]:
             if _would_skip(node) and (not below or _weak_name(node)):
                 node.setattr(KEEP_ATTR, "")
     return root, [text for text, _ in inside]
+
+
+# words of a layout wrapper's name: "o-row c-fixed-sidebar-layout", "l-sidebar-fixed l-segment",
+# "post tag-climate-change" are wrappers, not a sidebar or a tag list
+_STRUCTURAL_WORDS = {
+    "layout", "wrap", "wrapper", "container", "grid", "row", "col", "column", "columns", "page", "main",
+    "content", "body", "inner", "outer", "segment", "section", "site", "article", "post", "entry", "story",
+    "hentry", "text", "zone",
+}  # fmt: skip
+_STRONG_ROLES = {"navigation", "complementary", "contentinfo", "banner", "menu", "menubar"}
+
+
+def _strong_boiler(node: Any) -> bool:
+    """Whether `node` is surely not content, so that paragraphs inside it do not vote for the content
+    root: a nav, aside or footer, a landmark role, comments, or a name with a boilerplate word that is
+    neither weak (`_WEAK_WORDS`) nor in a layout wrapper's name (`_STRUCTURAL_WORDS`)."""
+    tag = node.tag
+    if tag in ("nav", "aside", "footer") or node.getattr("role") in _STRONG_ROLES:
+        return True
+    if tag in ("main", "article"):
+        return False
+    words = _words(node.getattr("class") or "")
+    value = node.getattr("id")
+    if value and len(_words(value)) < SLUG_WORDS:
+        words |= _words(value)
+    if not _COMMENT_WORDS.isdisjoint(words):
+        return True
+    return bool((_BOILER_WORDS & words) - _WEAK_WORDS) and _STRUCTURAL_WORDS.isdisjoint(words)
 
 
 _WEAK_WORDS = {"widget", "widgets", "sidebar", "ad", "ads", "advert", "banner", "meta", "toc", "skip", "hidden"}
@@ -596,7 +653,7 @@ def _lost_prose(prose: list[str], raw: str) -> bool:
     total = sum(len(t) for t in prose)
     # the root's prose must be a good part of the page: not the footer's paragraphs of a page whose
     # article has none (its text in <br> lines)
-    return len(lost) >= 2 and sum(lost) > LOST_PROSE * total and len(flat) < 3 * total
+    return (len(lost) >= 2 or total >= LONE_PROSE_CHARS) and sum(lost) > LOST_PROSE * total and len(flat) < 3 * total
 
 
 def _chars(blocks: list[str]) -> int:
