@@ -55,6 +55,7 @@ KEEP_ATTR = "data-selene-keep"  # marks an element a skip rule must not remove (
 
 _SKIP_TAGS = (
     "nav", "aside", "header", "footer", "dialog", "button", "select", "textarea", "label", "menu", "iframe",
+    "figcaption",
 )  # fmt: skip
 _SKIP_ROLES = {
     "navigation", "complementary", "contentinfo", "banner", "search", "dialog", "alertdialog",
@@ -554,6 +555,23 @@ _BYLINE = re.compile(
     r"^(?:by|written by|posted by|words by)\s+[^.!?]{2,80}$|^.{0,60}\b\d+\s*min(?:ute)?s? read\b.{0,40}$", re.I
 )
 _CODEISH = re.compile(r"[=(){}\[\];<>#]")
+# a dateline: a date or time and at most two other words ("Case Study August 12, 2010, 5:00PM EST",
+# "Thu, 14 May 2020 17:55 UTC", "Last Modified: 11/18/2011 4:06 AM", "Posted at 2013-12-30T14:42:01-0700")
+_MONTH = (
+    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|"
+    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
+)
+_DATE = re.compile(
+    rf"\b(?:\d{{1,2}}(?:st|nd|rd|th)?\.?\s+(?:{_MONTH})\.?,?\s+\d{{4}}|(?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?"
+    r"|\d{4}-\d\d-\d\d(?:t[\d:]+(?:[+-]\d{2}:?\d{2})?)?|\d{1,2}[/.]\d{1,2}[/.]\d{2,4})\b",
+    re.I,
+)
+_DATE_REST = re.compile(
+    rf"\b(?:{_MONTH}|mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?|\b\d{{1,2}}:\d\d(?::\d\d)?(?:\s*[ap]\.?m\.?)?|\b[ap]\.?m\.?\b|"
+    r"\b(?:utc|gmt|[ecmp][sd]?t|bst|cet|cest|ist|aest|ET|PT)\b|[+-]\d{2}:?\d{2}\b|\b\d+\b|"
+    r"\b(?:at|as of|on|updated|published|posted|modified|last|created|date)\b|[,|:–—•·()/-]",
+    re.I,
+)
 # post and profile metadata: "Posts: 303", "Joined: 9 April 2022", "nightowl 11mo ago", "267",
 # "Board index » Help"
 _META_LINE = re.compile(
@@ -563,6 +581,13 @@ _META_LINE = re.compile(
     r"|[^.!?\n]{1,60}(?:\s+[»›]\s+[^.!?\n]{1,60})+)$",
     re.I,
 )
+
+
+def _dateline(line: str) -> bool:
+    """Whether `line` is a date or time with at most two other words."""
+    if not _DATE.search(line):
+        return False
+    return len(_DATE_REST.sub(" ", line).split()) <= 2
 
 
 def _clean_lines(blocks: list[str]) -> str:
@@ -585,7 +610,7 @@ def _clean_lines(blocks: list[str]) -> str:
             bare = s.lstrip("•·-–*0123456789. ")
             if len(s) <= 300 and (_BOILER_LINE.match(bare) or _BYLINE.match(bare)):
                 continue
-            if len(s) <= 80 and line[:1] not in (" ", "\t") and _META_LINE.match(s):
+            if len(s) <= 80 and line[:1] not in (" ", "\t") and (_META_LINE.match(s) or _dateline(s)):
                 continue
             if (
                 len(s) <= _SHORT * 1.5
@@ -637,7 +662,46 @@ def extract_main_text(html: str) -> str:
         blocks = _blocks(_extract(tree, skip))
     if _chars(blocks) < FALLBACK_CHARS and named and _keep_big_wrappers(body, named, total, _chars(blocks)):
         blocks = _blocks(_extract(tree, skip))  # a class word hit a wrapper of the page's text
-    return _clean_lines(blocks)
+    return _clean_lines(_drop_headline(blocks, html))
+
+
+# an article by its metadata (Open Graph, JSON-LD): its <h1> is the headline, not body text. Not by an
+# <article> element or microdata alone: documentation themes use those, and a doc's <h1> is its text
+_ARTICLE_PAGE = re.compile(
+    r"<meta\s[^>]*(?:property|name)=[\"']og:type[\"'][^>]*content=[\"']article[\"']"
+    r'|"@type"\s*:\s*"(?:(?:News|Reportage|Analysis|Opinion)?Article|BlogPosting|Report)"',
+    re.I,
+)
+_H1 = re.compile(r"<h1\b[^>]*>(.*?)</h1\s*>", re.I | re.S)
+_TITLE = re.compile(r"<title\b[^>]*>(.*?)</title\s*>", re.I | re.S)
+_OG_TITLE = re.compile(r"""<meta\s[^>]*property=["']og:title["'][^>]*content=["']([^"']*)["']""", re.I)
+_TITLE_SPLIT = re.compile(r"\s+[|–—:-]\s+|\s+::\s+")
+HEADLINE_BLOCKS = 4  # the headline is looked for among the first blocks, before any paragraph of prose
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", html_lib.unescape(text)).lower().split())
+
+
+def _drop_headline(blocks: list[str], html: str) -> list[str]:
+    """On an article page (`_ARTICLE_PAGE`), the blocks before the first paragraph of prose minus the
+    headline: a block that is the page's first <h1>, its og:title or a part of its <title>."""
+    head = html[:200000]
+    if not _ARTICLE_PAGE.search(head):
+        return blocks
+    names: set[str] = set()
+    for pattern in (_H1, _OG_TITLE, _TITLE):
+        m = pattern.search(html if pattern is _H1 else head)
+        if m:
+            text = _TAG.sub(" ", m.group(1))
+            names.update(_norm(t) for t in [text, *_TITLE_SPLIT.split(text)] if len(t.split()) >= 2)
+    names.discard("")
+    for i, block in enumerate(blocks[:HEADLINE_BLOCKS]):
+        if len(block) >= PROSE_CHARS * 2 or block.startswith(CODE):
+            break
+        if _norm(block) in names:
+            return blocks[:i] + blocks[i + 1 :]
+    return blocks
 
 
 LOST_PROSE = 0.3  # share of the content root's longest paragraphs missing from the result that undoes main-content mode
