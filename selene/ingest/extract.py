@@ -768,24 +768,74 @@ def _blocks(markup: str) -> list[str]:
 
     A block is a run of non-blank lines (a paragraph, a list, a table's rows). Dropped: a block of
     several lines whose text is more than half links (menus, teaser lists, tag rows, tables of
-    contents), and a one-line block that is a link and little else (a "Read more" or a lone teaser).
+    contents), a one-line block that is a link and little else (a "Read more" or a lone teaser), and
+    teaser lists whose items are a linked title and a short unlinked blurb (`_teasers`).
     Code blocks (``<pre>``) stay whole and are marked with CODE, so that no line rule touches them."""
-    out: list[str] = []
+    items: list[tuple[str, str]] = []  # (kind, text): kind "code", "title" (a one-line link), "blurb", "text"
     for i, segment in enumerate(_PRE.split(markup)):
         if i % 2:  # a <pre> block
             code = html_lib.unescape(_TAG.sub("", segment)).strip("\n")
             if code.strip():
-                out.append(CODE + code)
+                items.append(("code", CODE + code))
             continue
         for block in re.split(r"\n[ \t]*\n", segment):
             if not block.strip():
                 continue
-            if "<a" in block and not _HEADING_BLOCK.match(block):  # a heading may be its own anchor link
-                linked = sum(len(_TAG.sub("", m.group(1)).strip()) for m in _LINK.finditer(block))
-                plain = _TAG.sub("", block)
-                n = len(" ".join(plain.split()))
-                lines = sum(1 for x in plain.split("\n") if x.strip())
-                if n and ((lines > 1 and linked > 0.5 * n) or (lines == 1 and linked > 0.8 * n and n < 300)):
-                    continue
-            out.append(html_lib.unescape(_TAG.sub("", block)).strip("\n"))
-    return out
+            text = html_lib.unescape(_TAG.sub("", block)).strip("\n")
+            if "<a" not in block:
+                short = len(text) <= BLURB_CHARS and text.count("\n") < 2
+                items.append(("blurb" if short else "text", text))
+                continue
+            lines = [_linked_share(line) for line in block.split("\n") if _TAG.sub("", line).strip()]
+            n = sum(chars for chars, _ in lines)
+            linked = sum(chars * share for chars, share in lines)
+            heading = bool(_HEADING_BLOCK.match(block))
+            if len(lines) == 1 and linked > 0.8 * n and n < 300:
+                # a heading may be its own anchor link: kept unless it titles a teaser, which links
+                # to another page (a post's "Re: ..." permalink within the page does not)
+                kind = "title" if _ELSEWHERE.search(block) else "anchor"
+                items.append((kind, text) if heading else ("title-dropped", text))
+                continue
+            if n and len(lines) > 1 and (linked > 0.5 * n or _teaser_lines(lines)):
+                continue
+            items.append(("text", text))
+    return _teasers(items)
+
+
+_ELSEWHERE = re.compile(r"""<a\b[^>]*\bhref=["']?(?!#)[^"'\s>]""", re.I)  # a link to another page
+BLURB_CHARS = 250  # an unlinked block at most this long may be a teaser's blurb
+TEASER_ITEMS = 3  # linked titles with blurbs in a row that make a teaser list
+
+
+def _linked_share(line: str) -> tuple[int, float]:
+    """(characters of text, share of them in links) of a line of minimal HTML."""
+    n = len(" ".join(_TAG.sub("", line).split()))
+    linked = sum(len(_TAG.sub("", m.group(1)).strip()) for m in _LINK.finditer(line))
+    return n, (min(1.0, linked / n) if n else 0.0)
+
+
+def _teaser_lines(lines: list[tuple[int, float]]) -> bool:
+    """A block of linked titles, each followed by a short unlinked blurb: TEASER_ITEMS or more lines
+    that are links, the others short and unlinked."""
+    titles = sum(1 for _, share in lines if share > 0.8)
+    return titles >= TEASER_ITEMS and all(share > 0.8 or (share == 0 and n <= BLURB_CHARS) for n, share in lines)
+
+
+def _teasers(items: list[tuple[str, str]]) -> list[str]:
+    """The kept texts of `items`, without teaser lists: TEASER_ITEMS or more (linked title, blurb)
+    pairs in a row lose their blurbs and titles; a linked title outside such a list is kept only when
+    it is a heading."""
+    drop = [kind == "title-dropped" for kind, _ in items]
+    i = 0
+    while i < len(items):
+        j = i
+        while j + 1 < len(items) and items[j][0].startswith("title") and items[j + 1][0] == "blurb":
+            j += 2
+        titles = [items[k][1].strip().lower() for k in range(i, j, 2)]
+        if len(titles) >= TEASER_ITEMS and len(set(titles)) == len(titles):  # teasers have titles of their own
+            for k in range(i, j):
+                drop[k] = True
+            i = j
+        else:
+            i += 1
+    return [text for (_, text), dropped in zip(items, drop, strict=True) if not dropped]
