@@ -42,6 +42,7 @@ regexes over the source, and only the few elements found are looked up.
 
 from __future__ import annotations
 
+import bisect
 import html as html_lib
 import re
 from collections.abc import Callable
@@ -102,6 +103,7 @@ _CONTENT_SELECTOR = (
     "[itemtype*=Article], [itemtype*=BlogPosting], .h-entry, .hentry, .entry-content, .post-content"
 )
 
+
 # lines that are controls or labels, not text (whole line, case-insensitive)
 _BOILER_LINE = re.compile(
     r"^(?:"
@@ -152,7 +154,9 @@ _UL = re.compile(r"<(/?)ul(?=[\s>])", re.I)
 # part that matches no element.
 _ATTR_SPELLINGS = ("class", "id", "CLASS", "Class", "ID", "Id")
 _ATTR_VALUE = r"""\s*=\s*(?:"([^"]*)"|'([^']*)')"""
-_ATTR_PATTERNS = {spelling: re.compile(spelling + _ATTR_VALUE) for spelling in _ATTR_SPELLINGS}
+# a space before the name: attributes are separated by white space, nearly always a space, and the
+# literal " id" is much rarer in text and scripts than "id"
+_ATTR_PATTERNS = {spelling: re.compile(" " + spelling + _ATTR_VALUE) for spelling in _ATTR_SPELLINGS}
 _HEADINGS = ":not(h1):not(h2):not(h3):not(h4):not(h5):not(h6)"
 
 
@@ -240,10 +244,11 @@ def _protect_content(content: list[Any]) -> None:
             node = node.parent
 
 
-_P_START = re.compile(r"<[pP](?=[\s>])")
+_P_START = re.compile(r"<p(?=[\s>])")  # literal prefixes: fast (upper case: see _starts)
+_P_START_UPPER = re.compile(r"<P(?=[\s>])")
 _P_END = re.compile(r"<(?:/?[pP][\s>]|/(?:div|td|li|section|article|body)\b)")
-_DOUBLE_BR = re.compile(r"<[bB][rR]\s*/?>\s*<[bB][rR]")  # a paragraph break of text without <p>
-_BOUNDARIES = ("<div", "</div", "<td", "<p>", "<p ", "</p>")
+_DOUBLE_BR = re.compile(r"<br\s*/?>\s*<br")  # a paragraph break of text without <p> (upper case: _BR_UPPER)
+_DOUBLE_BR_UPPER = re.compile(r"<BR\s*/?>\s*<BR")
 _BLOCK_BOUNDARY = re.compile(r"</?(?:div|td|p|section|article|body|table)\b", re.I)
 MARK_ATTR = "data-selene-p"  # marks, in the source, the paragraphs that vote for the content
 
@@ -252,17 +257,25 @@ def _mark_paragraphs(html: str) -> tuple[str, int]:
     """The source with the TOP_PARAGRAPHS longest paragraphs of prose marked ``data-selene-p="rank"``
     (found with a regex; a paragraph ends at the next paragraph or block end), and how many."""
     scored: list[tuple[int, int, int]] = []  # (text length, start of the tag, end of its name)
-    for m in _P_START.finditer(html):
-        end = _P_END.search(html, m.end(), m.end() + 20000)
-        inner = html[m.end() : end.start() if end else m.end() + 20000]
-        n = _inner_text_len(inner)
+    starts = [m.end() for m in _P_START.finditer(html)]
+    if "<P" in html:
+        starts = sorted(starts + [m.end() for m in _P_START_UPPER.finditer(html)])
+    for after in starts:
+        end = _P_END.search(html, after, after + 20000)
+        stop = end.start() if end else after + 20000
+        if stop - after < PROSE_CHARS:
+            continue  # less markup than the text a paragraph of prose needs
+        n = _inner_text_len(html[after:stop])
         if n >= PROSE_CHARS:
-            scored.append((n, m.start(), m.start() + 2))
+            scored.append((n, after - 2, after))
     # text in <br> lines (older pages): the first <br> of a double one stands for the block it is in,
     # measured from the block boundary before it to the one after it
     blocks: set[int] = set()
-    for m in _DOUBLE_BR.finditer(html):
-        before = max(html.rfind(b, max(0, m.start() - 20000), m.start()) for b in _BOUNDARIES)
+    breaks = list(_DOUBLE_BR.finditer(html)) + (list(_DOUBLE_BR_UPPER.finditer(html)) if "<BR" in html else [])
+    bounds = [b.start() for b in _BLOCK_BOUNDARY.finditer(html)] if breaks else []
+    for m in breaks:
+        k = bisect.bisect_left(bounds, m.start())
+        before = bounds[k - 1] if k else -1
         if before in blocks:
             continue
         blocks.add(before)
@@ -303,6 +316,7 @@ def _protect_prose(body: Any, marked: int) -> tuple[Any, list[str]]:
     a root with fewer than two paragraphs is no root."""
     paragraphs: list[tuple[str, list[Any]]] = []  # (text, ancestors from the parent up to <body>)
     seen: set[Any] = set()
+    strong: dict[Any, bool] = {}  # _strong_boiler of the ancestors, which the paragraphs share
     for rank in range(marked):
         p = body.query_selector(f'[{MARK_ATTR}="{rank}"]')
         if p is None:
@@ -316,7 +330,10 @@ def _protect_prose(body: Any, marked: int) -> tuple[Any, list[str]]:
         while node is not None and node.type == 1 and node.tag not in ("body", "html"):
             chain.append(node)
             node = node.parent
-        if chain and not any(_strong_boiler(n) for n in chain):
+        for n in chain:
+            if n not in strong:
+                strong[n] = _strong_boiler(n)
+        if chain and not any(strong[n] for n in chain):
             paragraphs.append((" ".join((p.text or "").split()), chain))
     if not paragraphs:
         return None, []
@@ -486,7 +503,7 @@ def _nth_in_source(body: Any, html: str, tag: str, pos: int, wanted: Callable[[A
     return None
 
 
-def _boiler_sections(body: Any, html: str, total: int) -> list[Any]:
+def _boiler_sections(body: Any, html: str, total: Callable[[], int]) -> list[Any]:
     """Sections under a boilerplate heading ("12 Comments", "Customer reviews", "Related posts",
     "Shipping & Returns"), and consent banners (a block with an Accept / Reject button).
 
@@ -505,7 +522,7 @@ def _boiler_sections(body: Any, html: str, total: int) -> list[Any]:
             and parent.type == 1
             and parent.first_element_child is h
             and parent.tag not in ("body", "html", "main", "article")
-            and _text_len(parent) < 0.5 * total
+            and _text_len(parent) < 0.5 * total()
         ):
             out.append(parent)  # the section the heading opens
         else:  # the heading and what follows it up to the next heading or paragraph of prose
@@ -635,9 +652,38 @@ def _clean_lines(blocks: list[str]) -> str:
     return "\n\n".join(out).strip()
 
 
+def _strip_scripts(html: str) -> str:
+    """`html` without the contents of its <script> and <style> elements (the tags stay): half the
+    bytes of a typical page, which no rule reads, and every regex over the source runs on the rest.
+    The parser would end them at the same place, the first end tag."""
+    out: list[str] = []
+    pos = 0
+    nxt = {tag: html.find(f"<{tag}", 0) for tag in ("script", "style")}
+    while True:
+        live = [(at, tag) for tag, at in nxt.items() if at >= 0]
+        if not live:
+            break
+        at, tag = min(live)
+        gt = html.find(">", at)
+        end = html.find(f"</{tag}", gt) if gt >= 0 else -1
+        if end < 0:
+            break
+        out.append(html[pos : gt + 1])
+        pos = end
+        for t in nxt:  # the next start tags, looked for again only when passed
+            if 0 <= nxt[t] < end:
+                nxt[t] = html.find(f"<{t}", end)
+    if not out:
+        return html
+    out.append(html[pos:])
+    return "".join(out)
+
+
 def extract_main_text(html: str) -> str:
     """The main text of an HTML page (see the module doc): headings, paragraphs, lists, code blocks
     and table text in document order, blocks separated by blank lines."""
+    article = _article_page(html)  # before the scripts go: JSON-LD is a script
+    html = _strip_scripts(html)
     # resiliparse's main-content mode drops every <ul>, content lists too; as <ol> they stay, and the
     # link-density rule removes the menus among them
     marked_html, marked = _mark_paragraphs(_UL.sub(r"<\1ol", html))
@@ -653,7 +699,13 @@ def extract_main_text(html: str) -> str:
     posts = _user_post_containers(body)
     for c in posts:
         c.setattr(SKIP_ATTR, "")
-    total = _text_len(body)
+    body_chars: list[int] = []  # the text length of <body>, measured when a rule first needs it
+
+    def total() -> int:
+        if not body_chars:
+            body_chars.append(_text_len(body))
+        return body_chars[0]
+
     for el in _boiler_sections(body, html, total):
         if not any(el.contains(c) or el is c for c in content):
             el.setattr(SKIP_ATTR, "")
@@ -666,9 +718,9 @@ def extract_main_text(html: str) -> str:
         for c in posts:
             c.delattr(SKIP_ATTR)
         blocks = _blocks(_extract(tree, skip))
-    if _chars(blocks) < FALLBACK_CHARS and named and _keep_big_wrappers(body, named, total, _chars(blocks)):
+    if _chars(blocks) < FALLBACK_CHARS and named and _keep_big_wrappers(body, named, total(), _chars(blocks)):
         blocks = _blocks(_extract(tree, skip))  # a class word hit a wrapper of the page's text
-    return _clean_lines(_drop_headline(blocks, html))
+    return _clean_lines(_drop_headline(blocks, html) if article else blocks)
 
 
 # an article by its metadata (Open Graph, JSON-LD): its <h1> is the headline, not body text. Not by an
@@ -685,16 +737,20 @@ _TITLE_SPLIT = re.compile(r"\s+[|–—:-]\s+|\s+::\s+")
 HEADLINE_BLOCKS = 4  # the headline is looked for among the first blocks, before any paragraph of prose
 
 
+def _article_page(html: str) -> bool:
+    head = html[:200000]
+    return ("og:type" in head or '"@type"' in head) and bool(_ARTICLE_PAGE.search(head))
+
+
 def _norm(text: str) -> str:
     return " ".join(re.sub(r"[^\w\s]", " ", html_lib.unescape(text)).lower().split())
 
 
 def _drop_headline(blocks: list[str], html: str) -> list[str]:
-    """On an article page (`_ARTICLE_PAGE`), the blocks before the first paragraph of prose minus the
-    headline: a block that is the page's first <h1>, its og:title or a part of its <title>."""
+    """The blocks of an article page (`_article_page`) minus the headline: among the first blocks,
+    before a paragraph of prose, one that is the page's first <h1>, its og:title or a part of its
+    <title>."""
     head = html[:200000]
-    if not _ARTICLE_PAGE.search(head):
-        return blocks
     names: set[str] = set()
     for pattern in (_H1, _OG_TITLE, _TITLE):
         m = pattern.search(html if pattern is _H1 else head)
