@@ -81,6 +81,7 @@ _BOILER_WORDS = {
     "footer", "masthead", "skip", "skiplink",
     "byline", "author", "bio", "tags", "tag", "taglist", "categories", "meta", "postmeta",
     "caption", "credit", "credits", "gallery", "slideshow", "carousel", "rating", "ratings",
+    "thumbnails", "teaser", "teasers",
     "reviews", "infobox", "references", "reflist", "footnotes", "catlinks", "editsection",
     "profile", "postprofile", "userinfo", "usercard", "signature", "sig", "avatar", "badges",
     "searchbox", "searchform", "searchbar", "dropdown", "promoted", "widead", "feedback", "socialmedia",
@@ -711,8 +712,11 @@ def extract_main_text(html: str) -> str:
             el.setattr(SKIP_ATTR, "")
     raw = _extract(tree, skip)
     if root is not None and _lost_prose(prose, raw):
-        # resiliparse's own main-content rules dropped the page's prose: the content root, whole
-        raw = _extract(HTMLTree.parse(root.html), skip, main_content=False)  # its marks go with it
+        # resiliparse's own main-content rules dropped the page's prose: the content root, whole,
+        # unless that loses the prose they kept (the root was a list of teasers around a short article)
+        whole = _extract(HTMLTree.parse(root.html), skip, main_content=False)  # its marks go with it
+        if _holds_prose(whole, raw):
+            raw = whole
     blocks = _blocks(raw)
     if posts and _chars(blocks) < ARTICLE_CHARS:  # the posts were the content (a forum thread)
         for c in posts:
@@ -780,6 +784,16 @@ def _lost_prose(prose: list[str], raw: str) -> bool:
     # the root's prose must be a good part of the page: not the footer's paragraphs of a page whose
     # article has none (its text in <br> lines)
     return (len(lost) >= 2 or total >= LONE_PROSE_CHARS) and sum(lost) > LOST_PROSE * total and len(flat) < 3 * total
+
+
+def _holds_prose(candidate: str, raw: str) -> bool:
+    """Whether `candidate` holds at least half of the prose of `raw` (both minimal HTML): of the text
+    of its lines of PROSE_CHARS or more, each line judged by its start."""
+    flat = " ".join(html_lib.unescape(_TAG.sub("", candidate)).split())
+    lines = [" ".join(line.split()) for line in html_lib.unescape(_TAG.sub("", raw)).split("\n")]
+    prose = [line for line in lines if len(line) >= PROSE_CHARS]
+    kept = sum(len(line) for line in prose if line[:80] in flat)
+    return kept * 2 >= sum(len(line) for line in prose)
 
 
 def _chars(blocks: list[str]) -> int:
