@@ -192,11 +192,14 @@ def _boiler_selector(html: str) -> tuple[str, list[str]]:
     the selector in C."""
     # a heading is never skipped for its name: its id is often a slug of its text ("nav_nur_die_folie"),
     # and a boilerplate box's heading goes with the box
-    named = [
-        f"[{attr}={_css_string(value)}]{_HEADINGS}" for attr, value in _attr_values(html) if _boiler_name(value, attr)
-    ]
+    named = [_name_part(attr, value) for attr, value in _attr_values(html) if _boiler_name(value, attr)]
     roles = [f'[role="{r}"]' for r in sorted(_SKIP_ROLES)]
     return ", ".join([*_SKIP_TAGS, *roles, '[aria-hidden="true"]', "[hidden]", *_SKIP_OTHER, *named]), named
+
+
+def _name_part(attr: str, value: str) -> str:
+    """The skip-selector part of a boilerplate class or id value."""
+    return f"[{attr}={_css_string(value)}]{_HEADINGS}"
 
 
 def _boiler_name(value: str, attr: str) -> bool:
@@ -303,11 +306,14 @@ def _inner_text_len(markup: str) -> int:
 _COMMENT_WORDS = {"comment", "comments", "commentlist", "disqus", "respond", "replies", "reply"}
 
 
-def _protect_prose(body: Any, marked: int) -> tuple[Any, list[str]]:
+def _protect_prose(body: Any, marked: int) -> tuple[Any, list[str], set[str]]:
     """Keep the wrappers of the page's prose that a skip rule would remove: a layout class
     (``c-fixed-sidebar-layout``), a page builder's ``elementor-widget`` around each paragraph, a
-    ``section--has-ads`` around the lead. Returns the content root and the texts of its marked
-    paragraphs, or (None, []).
+    ``section--has-ads`` around the lead. Returns the region of the prose (the deepest element that
+    holds every voting paragraph, the root or above it), the texts of the root's marked paragraphs,
+    and the skip-selector parts of boilerplate names that the root's marked paragraphs themselves
+    carry (``<p class="paywall">`` around a metered article's text): on this page they name prose.
+    (None, [], set()) when there is no root.
 
     The marked paragraphs (the longest of the page) are looked up; the content root is the deepest
     ancestor of the longest one that holds at least half of their text. The root and its ancestors
@@ -316,6 +322,7 @@ def _protect_prose(body: Any, marked: int) -> tuple[Any, list[str]]:
     keep nothing; nor do paragraphs in a comment section (a class or id word such as "comments"), and
     a root with fewer than two paragraphs is no root."""
     paragraphs: list[tuple[str, list[Any]]] = []  # (text, ancestors from the parent up to <body>)
+    names: dict[int, set[str]] = {}  # selector parts of the boilerplate names a paragraph carries
     seen: set[Any] = set()
     strong: dict[Any, bool] = {}  # _strong_boiler of the ancestors, which the paragraphs share
     for rank in range(marked):
@@ -335,9 +342,14 @@ def _protect_prose(body: Any, marked: int) -> tuple[Any, list[str]]:
             if n not in strong:
                 strong[n] = _strong_boiler(n)
         if chain and not any(strong[n] for n in chain):
+            names[len(paragraphs)] = {
+                _name_part(attr, value)
+                for attr in ("class", "id")
+                if (value := p.getattr(attr)) and _boiler_name(value, attr) and _COMMENT_WORDS.isdisjoint(_words(value))
+            }
             paragraphs.append((" ".join((p.text or "").split()), chain))
     if not paragraphs:
-        return None, []
+        return None, [], set()
     held: dict[Any, int] = {}  # text of the paragraphs inside, each counted up to LONE_PROSE_CHARS
     depth: dict[Any, int] = {}
     for text, chain in paragraphs:
@@ -349,7 +361,8 @@ def _protect_prose(body: Any, marked: int) -> tuple[Any, list[str]]:
     root = max(roots, key=lambda node: depth[node]) if roots else None
     inside = [(text, chain) for text, chain in paragraphs if root is not None and root in chain]
     if len(inside) < 2 and sum(len(text) for text, _ in inside) < LONE_PROSE_CHARS:
-        return None, []  # one paragraph is no evidence (an author box, a teaser) unless it is long
+        return None, [], set()  # one paragraph is no evidence (an author box, a teaser) unless it is long
+    prose_names = {part for i, (_, chain) in enumerate(paragraphs) if root in chain for part in names[i]}
     for _, chain in inside:
         below = True
         for node in chain:
@@ -358,7 +371,8 @@ def _protect_prose(body: Any, marked: int) -> tuple[Any, list[str]]:
             # "--has-ads" modifier) is kept: a "related" or "promo" box inside an article still goes
             if _would_skip(node) and (not below or _weak_name(node)):
                 node.setattr(KEEP_ATTR, "")
-    return root, [text for text, _ in inside]
+    region = max((node for node, n in held.items() if n == total), key=lambda node: depth[node], default=root)
+    return region, [text for text, _ in inside], prose_names
 
 
 # words of a layout wrapper's name: "o-row c-fixed-sidebar-layout", "l-sidebar-fixed l-segment",
@@ -695,8 +709,9 @@ def extract_main_text(html: str) -> str:
     selector, named = _boiler_selector(html)
     content = _content(body)
     _protect_content(content)
-    root, prose = _protect_prose(body, marked)
-    skip = [f"{part}:not([{KEEP_ATTR}])" for part in selector.split(", ")] + [f"[{SKIP_ATTR}]"]
+    region, prose, prose_names = _protect_prose(body, marked)
+    skip = [f"{part}:not([{KEEP_ATTR}])" for part in selector.split(", ") if part not in prose_names]
+    skip.append(f"[{SKIP_ATTR}]")
     posts = _user_post_containers(body)
     for c in posts:
         c.setattr(SKIP_ATTR, "")
@@ -711,10 +726,11 @@ def extract_main_text(html: str) -> str:
         if not any(el.contains(c) or el is c for c in content):
             el.setattr(SKIP_ATTR, "")
     raw = _extract(tree, skip)
-    if root is not None and _lost_prose(prose, raw):
-        # resiliparse's own main-content rules dropped the page's prose: the content root, whole,
-        # unless that loses the prose they kept (the root was a list of teasers around a short article)
-        whole = _extract(HTMLTree.parse(root.html), skip, main_content=False)  # its marks go with it
+    if region is not None and _lost_prose(prose, raw):
+        # resiliparse's own main-content rules dropped the page's prose: the region of the prose,
+        # whole, unless that loses the prose they kept (the region was a list of teasers around a
+        # short article)
+        whole = _extract(HTMLTree.parse(region.html), skip, main_content=False)  # its marks go with it
         if _holds_prose(whole, raw):
             raw = whole
     blocks = _blocks(raw)

@@ -1,0 +1,219 @@
+"""Main-text extraction on real web pages with ground truth, side by side: selene, resiliparse and
+trafilatura (when installed), in one process, the way `benchmarks/extract.py` scores its generated
+pages.
+
+    python benchmarks/extract_real.py [--cache DIR] [--repeats 3] [--worst N]
+
+The pages are not in this repository (they belong to their publishers). They ship inside three
+source distributions on PyPI, which are downloaded once into `--cache` (default
+`~/.cache/selene/extract-real`) from the package index (PyPI's JSON API; set `SELENE_PYPI` to use a
+mirror) and read from there:
+
+- `news`: newspaper4k 0.9.6's test pages, `tests/data/html/*.html`, each with its article text in
+  `tests/data/txt/*.txt` (news articles of CNN, Time, Wired, Fox, cleveland.com and others). Only the
+  pages in Latin script are scored (the metric counts word 4-grams, which unsegmented scripts do not
+  have). Scored like the generated pages: multisets of word 4-grams, precision averaged over pages
+  with output, recall over all pages, F1 of the two averages (as scrapinghub's
+  article-extraction-benchmark `evaluate.py` does).
+- `snippets`: trafilatura 1.1.0's real-world test pages, `tests/cache/*.html` (83 news, blog, shop
+  and institutional pages, mostly German), each with strings that its `tests/realworld_tests.py`
+  asserts to be in the main text or not. Scored by snippet: precision = wanted strings found /
+  (found + unwanted found), recall = wanted strings found / wanted strings. These are trafilatura's
+  own regression tests, written against its output: it is expected to score near 1, and several
+  wanted strings are reader comments, which selene removes on purpose (its goal is article text, as
+  in the article-extraction benchmark's ground truth).
+
+Time: per page, the best of `--repeats` calls (decoding included), pinned to one core when the OS
+allows; median and mean in milliseconds.
+
+Measured (`python benchmarks/extract_real.py`, 2 cores shared; benchmarks/results/extract_real.txt):
+
+| set | selene | resiliparse | trafilatura | trafilatura, favor_precision |
+|---|---|---|---|---|
+| news (F1 / P / R) | 0.916 / 0.923 / 0.909 | 0.873 / 0.783 / 0.987 | 0.939 / 0.893 / 0.991 | 0.965 / 0.957 / 0.974 |
+| snippets (F1 / P / R) | 0.884 / 0.905 / 0.864 | 0.819 / 0.759 / 0.889 | 0.997 / 0.995 / 1.000 | 0.979 / 0.995 / 0.965 |
+
+(Filled in from the run recorded in the results file; see there for times and per-page detail.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import re
+import statistics
+import sys
+import tarfile
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urljoin
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from extract import aggregate, costly_lines, extractors, page_f1, run  # noqa: E402
+
+from tests.web_pages import shingle_counts  # noqa: E402
+
+SOURCES = {  # distribution, version: the members read from its sdist
+    ("newspaper4k", "0.9.6"): re.compile(r"tests/data/(?:html/[^/]+\.html|txt/[^/]+\.txt)$"),
+    ("trafilatura", "1.1.0"): re.compile(r"tests/(?:cache/[^/]+\.html|realworld_tests\.py)$"),
+}
+_LATIN = re.compile(r"[A-Za-zÀ-ɏ]")
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+@dataclass
+class NewsPage:
+    name: str
+    body: bytes
+    truth: str
+
+
+@dataclass
+class SnippetPage:
+    name: str
+    body: bytes
+    wanted: list[str]
+    unwanted: list[str]
+
+
+def fetch(cache: Path) -> dict[str, Path]:
+    """The sdists' wanted members, extracted under `cache/<dist>-<version>/` (downloaded once)."""
+    index = os.environ.get("SELENE_PYPI", "https://pypi.org/pypi/")
+    out = {}
+    for (dist, version), wanted in SOURCES.items():
+        root = cache / f"{dist}-{version}"
+        out[dist] = root
+        if (root / ".complete").exists():
+            continue
+        meta_url = urljoin(index, f"{dist}/json")
+        with urllib.request.urlopen(meta_url, timeout=60) as r:
+            meta = json.load(r)
+        sdist = next(u for u in meta["releases"][version] if u["packagetype"] == "sdist")
+        print(f"downloading {sdist['filename']} ({sdist['size'] / 1e6:.1f} MB)")
+        with urllib.request.urlopen(urljoin(meta_url, sdist["url"]), timeout=300) as r:
+            data = r.read()
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            for member in tar.getmembers():
+                rel = member.name.split("/", 1)[-1]
+                if member.isfile() and wanted.search(rel):
+                    target = root / rel
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    source = tar.extractfile(member)
+                    assert source is not None
+                    target.write_bytes(source.read())
+        (root / ".complete").write_text(sdist["filename"])
+    return out
+
+
+def news_pages(root: Path) -> list[NewsPage]:
+    pages = []
+    for txt in sorted((root / "tests/data/txt").glob("*.txt")):
+        html = root / "tests/data/html" / f"{txt.stem}.html"
+        truth = txt.read_text(encoding="utf-8")
+        letters = _LETTER.findall(truth)
+        if html.exists() and letters and len(_LATIN.findall(truth)) >= 0.9 * len(letters):
+            pages.append(NewsPage(txt.stem, html.read_bytes(), truth))
+    return pages
+
+
+def snippet_pages(root: Path) -> list[SnippetPage]:
+    """The pages of realworld_tests.py with the strings its asserts want in the result and not."""
+    source = (root / "tests/realworld_tests.py").read_text(encoding="utf-8")
+    files = dict(re.findall(r"^'([^']+)': '([^']+)',$", source, re.M))
+    wanted: dict[str, list[str]] = {}
+    unwanted: dict[str, list[str]] = {}
+    url = None
+    for line in source.splitlines():
+        m = re.match(r"\s*result = load_mock_page\('([^']+)'", line)
+        if m:
+            url = m.group(1)
+            continue
+        code = line.strip().split(" #")[0]
+        if url is None or not code.startswith("assert"):
+            continue
+        no = {s for _, s in re.findall(r"""(['"])((?:(?!\1).)+)\1 not in result""", code)}
+        yes = {s for _, s in re.findall(r"""(['"])((?:(?!\1).)+)\1 in result""", code)} - no
+        wanted.setdefault(url, []).extend(sorted(yes - set(wanted.get(url, []))))
+        unwanted.setdefault(url, []).extend(sorted(no - set(unwanted.get(url, []))))
+    pages = []
+    for url in wanted:
+        path = root / "tests/cache" / files.get(url, "-")
+        if path.exists() and (wanted[url] or unwanted[url]):
+            pages.append(SnippetPage(path.name, path.read_bytes(), wanted[url], unwanted[url]))
+    return pages
+
+
+def snippet_scores(texts: list[str], pages: list[SnippetPage]) -> tuple[float, float, float, list[str]]:
+    """(F1, precision, recall, misses) over all snippets; a miss is "page: -wanted" or "+unwanted"."""
+    found = extra = missed = 0
+    misses = []
+    for text, page in zip(texts, pages, strict=True):
+        flat = " ".join(text.split())
+        for s in page.wanted:
+            if " ".join(s.split()) in flat:
+                found += 1
+            else:
+                missed += 1
+                misses.append(f"{page.name}: - {s}")
+        for s in page.unwanted:
+            if " ".join(s.split()) in flat:
+                extra += 1
+                misses.append(f"{page.name}: + {s}")
+    p = found / (found + extra) if found + extra else 0.0
+    r = found / (found + missed) if found + missed else 0.0
+    return (2 * p * r / (p + r) if p + r else 0.0), p, r, misses
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cache", type=Path, default=Path.home() / ".cache/selene/extract-real")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--worst", type=int, default=0, help="per extractor, the N news pages of lowest F1 and the snippet misses")
+    args = ap.parse_args()
+    if hasattr(os, "sched_setaffinity"):
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    roots = fetch(args.cache)
+    news = news_pages(roots["newspaper4k"])
+    snippets = snippet_pages(roots["trafilatura"])
+    print(f"news: {len(news)} pages of newspaper4k 0.9.6 (Latin script); snippets: {len(snippets)} pages of trafilatura "
+          f"1.1.0, {sum(len(p.wanted) for p in snippets)} wanted and {sum(len(p.unwanted) for p in snippets)} unwanted strings")
+    print(f"\n  {'extractor':<22} {'news F1':>7} {'prec':>6} {'recall':>6} {'ms med':>7} {'ms mean':>7}   "
+          f"{'snip F1':>7} {'prec':>6} {'recall':>6} {'ms med':>7} {'ms mean':>7}")
+    details = []
+    for name, extract in extractors().items():
+        news_texts, news_times = run(extract, [p.body for p in news], args.repeats)
+        counts = [shingle_counts(t, p.truth) for t, p in zip(news_texts, news, strict=True)]
+        f_, p_, r_, _ = aggregate(counts)
+        snip_texts, snip_times = run(extract, [p.body for p in snippets], args.repeats)
+        sf, sp, sr, misses = snippet_scores(snip_texts, snippets)
+        nm = [t * 1000 for t in news_times]
+        sm = [t * 1000 for t in snip_times]
+        print(f"  {name:<22} {f_:7.3f} {p_:6.3f} {r_:6.3f} {statistics.median(nm):7.2f} {statistics.mean(nm):7.2f}   "
+              f"{sf:7.3f} {sp:6.3f} {sr:6.3f} {statistics.median(sm):7.2f} {statistics.mean(sm):7.2f}")
+        details.append((name, news_texts, counts, misses))
+    if args.worst:
+        for name, texts, counts, misses in details:
+            print(f"\n== {name}: {args.worst} worst news pages by F1")
+            for i in sorted(range(len(news)), key=lambda i: page_f1(counts[i]))[: args.worst]:
+                print(f"-- {news[i].name} F1 {page_f1(counts[i]):.3f}")
+                for miss, line in costly_lines(texts[i], news[i].truth, 3):
+                    print(f"   + [{miss:4d}] {line[:110]}")
+                for miss, line in costly_lines(news[i].truth, texts[i], 3):
+                    print(f"   - [{miss:4d}] {line[:110]}")
+            print(f"== {name}: snippet misses ({len(misses)})")
+            for m in misses:
+                print(f"   {m[:140]}")
+
+
+if __name__ == "__main__":
+    t0 = time.perf_counter()
+    main()
+    print(f"\ntotal {time.perf_counter() - t0:.1f} s")
