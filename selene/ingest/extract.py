@@ -124,7 +124,8 @@ _BOILER_LINE = re.compile(
     r"(?:posted|filed|published) (?:in|under|on|by) .{0,80}|tags?:.{0,200}|categories?:.{0,200}|"
     r"(?:photo|image|picture|credit|source|getty images|reuters|ap photo)s?:? .{0,80}|"
     r"previous(?: post| article| page)?|next(?: post| article| page)?|back to top|skip to (?:main )?content|"
-    r"©.{0,120}|copyright .{0,120}|all rights reserved\.?|"
+    r".{0,40}©.{0,160}|copyright .{0,120}|.{0,160}all rights reserved\.?|"
+    r"(?:viewed|seen|read|visto|gelesen) (?:\d[\d,.]* )?(?:times|veces|mal)|\d[\d,.]*k? (?:views|reads|shares)|"
     r"a version of this article appears in print .{0,200}|"
     r"\*{0,2} ?(?:percent )?daily values? are based on .{0,200}|"
     r"(?:last )?(?:updated|published|posted|modified)(?: on)?:? (?:\w{3,9}\.? \d{1,2},? \d{4}|\d{1,2}\.? \w{3,9}\.? \d{4}|\d{4}-\d\d-\d\d).{0,30}|"
@@ -622,10 +623,11 @@ _META_LINE = re.compile(
 
 
 def _dateline(line: str) -> bool:
-    """Whether `line` is a date or time with at most two other words."""
+    """Whether `line` is a date or time with at most two other words, or a date among fields split
+    by bars ("Patricio Candia | Palma de Mallorca | 08/01/2014")."""
     if not _DATE.search(line):
         return False
-    return len(_DATE_REST.sub(" ", line).split()) <= 2
+    return line.count("|") >= 2 or len(_DATE_REST.sub(" ", line).split()) <= 2
 
 
 def _clean_lines(blocks: list[str]) -> str:
@@ -882,7 +884,9 @@ def _blocks(markup: str) -> list[str]:
                 kind = "title" if _ELSEWHERE.search(block) else "anchor"
                 items.append((kind, text) if heading else ("title-dropped", text))
                 continue
-            if n and len(lines) > 1 and (linked > 0.5 * n or _teaser_lines(lines)):
+            # a link without text is an image's: a teaser card's picture
+            pictures = sum(1 for line in block.split("\n") if "<a" in line and not _TAG.sub("", line).strip())
+            if n and len(lines) > 1 and (linked > 0.5 * n or _teaser_lines(lines, pictures)):
                 continue
             items.append(("text", text))
     return _teasers(items)
@@ -900,10 +904,10 @@ def _linked_share(line: str) -> tuple[int, float]:
     return n, (min(1.0, linked / n) if n else 0.0)
 
 
-def _teaser_lines(lines: list[tuple[int, float]]) -> bool:
-    """A block of linked titles, each followed by a short unlinked blurb: TEASER_ITEMS or more lines
-    that are links, the others short and unlinked."""
-    titles = sum(1 for _, share in lines if share > 0.8)
+def _teaser_lines(lines: list[tuple[int, float]], pictures: int = 0) -> bool:
+    """A block of teasers: TEASER_ITEMS or more lines that are links (a title, or a picture: a link
+    without text), the other lines short and unlinked (blurbs, dates)."""
+    titles = sum(1 for _, share in lines if share > 0.8) + pictures
     return titles >= TEASER_ITEMS and all(share > 0.8 or (share == 0 and n <= BLURB_CHARS) for n, share in lines)
 
 
