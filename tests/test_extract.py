@@ -199,3 +199,100 @@ def test_a_boilerplate_heading_among_many_headings_is_found_by_its_place_in_the_
     text = extract_main_text(html)
     assert text.count("What method") == 300 and "Method 299" in text
     assert "Related posts" not in text and "Another story" not in text
+
+
+def test_layout_and_page_builder_class_words_do_not_remove_the_article() -> None:
+    """Wrappers named "sidebar-layout", "elementor-widget" or "section--has-ads" around the article's
+    paragraphs are kept: the paragraphs find their content root; a real sidebar still goes."""
+    widgets = "".join(
+        f'<div class="elementor-element elementor-widget elementor-widget-text-editor">'
+        f'<div class="elementor-widget-container"><p>{p}</p></div></div>'
+        for p in PARAS
+    )
+    body = (
+        f'<div class="o-row c-fixed-sidebar-layout--300@md"><div class="elementor-widget-wrap">{widgets}</div></div>'
+        '<aside class="widget widget-sidebar"><p>About me: I write about towns, bridges and the people who '
+        "argue about them, and I have done so for many years on this little blog of mine.</p></aside>"
+    )
+    text = extract_main_text(page(body))
+    for p in PARAS:
+        assert p in text
+    assert "About me" not in text
+
+
+def test_a_paywall_class_on_the_articles_own_paragraphs_names_prose() -> None:
+    ps = "".join(f'<p class="paywall">{p}</p>' for p in PARAS)
+    box = '<div class="paywall"><p>Subscribe now to keep reading.</p><a href="/subscribe">Subscribe</a></div>'
+    text = extract_main_text(page(f"<main><div class='body'>{ps}</div>{box}</main>"))
+    for p in PARAS:
+        assert p in text
+
+
+def test_text_in_br_lines_is_found_when_main_content_mode_drops_it() -> None:
+    """resiliparse's main-content mode drops a "permalink" post; the <br> lines of prose bring it back."""
+    lines = "<br><br>".join(PARAS + PARAS[::-1])  # a long post: its one block is a content root alone
+    body = f'<div class="content"><div class="post_content permalink"><div class="post_body">{lines}</div></div></div>'
+    text = extract_main_text(page(body))
+    for p in PARAS:
+        assert p in text
+
+
+def test_teaser_lists_go_with_their_titles_and_pictures() -> None:
+    teasers = "".join(
+        f'<div class="card"><a href="/story-{i}"><img src="x.jpg"></a><h4><a href="/story-{i}">Story number {i} of the week</a></h4>'
+        f"<div>A short blurb that sums up story {i} for the reader who is browsing.</div></div>"
+        for i in range(5)
+    )
+    text = extract_main_text(page(article() + f"<div class='more'>{teasers}</div>"))
+    assert PARAS[0] in text and "Story number" not in text and "blurb" not in text
+
+
+def test_forum_replies_with_repeated_anchor_titles_are_not_teasers() -> None:
+    posts = "".join(
+        f'<div class="msg"><h3><a href="#p{i}">Re: bridge plans</a></h3><p>{p}</p></div>' for i, p in enumerate(PARAS)
+    )
+    text = extract_main_text(page(f"<div id='thread'>{posts}</div>"))
+    for p in PARAS:
+        assert p in text
+
+
+def test_datelines_copyright_and_view_counts_go_dates_in_sentences_stay() -> None:
+    extra = (
+        "<p>Case Study August 12, 2010, 5:00PM EST</p><p>Thu, 14 May 2020 17:55 UTC</p>"
+        "<p>Patricio Candia | Palma de Mallorca | 08/01/2014</p><p>Viewed 314 times</p>"
+        "<p>™ &amp; © 2013 Cable News Network, Inc. All rights reserved.</p>"
+        "<p>On March 3, 2021 the council voted to fund the bridge.</p>"
+    )
+    text = extract_main_text(page(article(extra_inside=extra)))
+    for gone in ("Case Study", "17:55", "Palma", "314", "Cable News"):
+        assert gone not in text
+    assert "On March 3, 2021 the council voted" in text
+
+
+def test_article_headline_is_dropped_a_docs_title_is_kept() -> None:
+    head = '<meta property="og:type" content="article"><meta property="og:title" content="Bridge plans approved">'
+    html = (
+        f"<html><head><title>Bridge plans approved | Town News</title>{head}</head><body>"
+        f"<article><h1>Bridge plans approved</h1>{''.join(f'<p>{p}</p>' for p in PARAS)}</article></body></html>"
+    )
+    assert "Bridge plans approved" not in extract_main_text(html)
+    docs = f"<html><head><title>Bridge plans approved — docs</title></head><body><main><h1>Bridge plans approved</h1>{''.join(f'<p>{p}</p>' for p in PARAS)}</main></body></html>"
+    assert extract_main_text(docs).startswith("Bridge plans approved")
+
+
+def test_slug_ids_and_heading_ids_are_not_boilerplate_names() -> None:
+    body = (
+        '<main><article id="faster-search-across-workspaces"><h2 id="nav_nur_die_folie">Only the film stays</h2>'
+        f"<p>{PARAS[0]}</p></article><article><p>{PARAS[1]}</p></article></main>"
+    )
+    text = extract_main_text(page(body))
+    assert "Only the film stays" in text and PARAS[0] in text and PARAS[1] in text
+
+
+def test_scripts_are_cut_before_parsing_and_json_ld_still_marks_an_article() -> None:
+    script = '<script type="application/ld+json">{"@type": "NewsArticle", "headline": "Bridge plans"}</script>'
+    noise = "<script>var s = '<p>" + "not text " * 50 + "</p>';</script><style>p { color: red }</style>"
+    html = f"<html><head>{script}</head><body>{noise}<article><h1>Bridge plans</h1>{''.join(f'<p>{p}</p>' for p in PARAS)}</article></body></html>"
+    text = extract_main_text(html)
+    assert "not text" not in text and "color" not in text and PARAS[0] in text
+    assert not text.startswith("Bridge plans")  # the JSON-LD made it an article: the headline went

@@ -875,6 +875,8 @@ def _blocks(markup: str) -> list[str]:
                 items.append(("blurb" if short else "text", text))
                 continue
             lines = [_linked_share(line) for line in block.split("\n") if _TAG.sub("", line).strip()]
+            if not lines:
+                continue  # links without text: pictures
             n = sum(chars for chars, _ in lines)
             linked = sum(chars * share for chars, share in lines)
             heading = bool(_HEADING_BLOCK.match(block))
@@ -888,7 +890,8 @@ def _blocks(markup: str) -> list[str]:
             pictures = sum(1 for line in block.split("\n") if "<a" in line and not _TAG.sub("", line).strip())
             if n and len(lines) > 1 and (linked > 0.5 * n or _teaser_lines(lines, pictures)):
                 continue
-            items.append(("text", text))
+            blurb = not linked and len(text) <= BLURB_CHARS and len(lines) <= 2  # beside a picture's link
+            items.append(("blurb" if blurb else "text", text))
     return _teasers(items)
 
 
