@@ -56,9 +56,9 @@ from urllib.parse import urljoin
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from extract import aggregate, costly_lines, extractors, page_f1, run  # noqa: E402
+from extract import aggregate, costly_lines, extractors, page_f1, run
 
-from tests.web_pages import shingle_counts  # noqa: E402
+from tests.web_pages import shingle_counts
 
 SOURCES = {  # distribution, version: the members read from its sdist
     ("newspaper4k", "0.9.6"): re.compile(r"tests/data/(?:html/[^/]+\.html|txt/[^/]+\.txt)$"),
