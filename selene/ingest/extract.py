@@ -150,30 +150,55 @@ TOP_PARAGRAPHS = 8  # the longest paragraphs of the source that vote for the con
 _UL = re.compile(r"<(/?)ul(?=[\s>])", re.I)
 
 
-# class and id values: literal-prefix patterns (Python's regex engine searches a literal prefix fast,
-# an alternation or a case-insensitive pattern it tries at every character: 10x slower on a 2 MB page).
-# A value found where it is no attribute (``data-class="x"``, text in a script) only adds a selector
-# part that matches no element.
+# class and id attributes: literal-prefix patterns (Python's regex engine searches a literal prefix
+# fast, an alternation or a case-insensitive pattern it tries at every character: 10x slower on a
+# 2 MB page), with the space before the name (attributes are separated by white space, nearly always
+# a space, and " id" is much rarer in text than "id"). A value found where it is no attribute (text
+# in a comment) gains a marker there, which nothing reads.
 _ATTR_SPELLINGS = ("class", "id", "CLASS", "Class", "ID", "Id")
 _ATTR_VALUE = r"""\s*=\s*(?:"([^"]*)"|'([^']*)')"""
-# a space before the name: attributes are separated by white space, nearly always a space, and the
-# literal " id" is much rarer in text and scripts than "id"
 _ATTR_PATTERNS = {spelling: re.compile(" " + spelling + _ATTR_VALUE) for spelling in _ATTR_SPELLINGS}
 _HEADINGS = ":not(h1):not(h2):not(h3):not(h4):not(h5):not(h6)"
+NAME_ATTR = "data-selene-n"  # marks, in the source, an element whose class or id names boilerplate
 
 
-def _attr_values(html: str) -> dict[tuple[str, str], None]:
-    """(attribute, value) of the class and id attributes in the source, each pair once, in order of
-    attribute and first appearance. Upper-case spellings (old pages) are looked for only when present."""
-    found: dict[tuple[str, str], None] = {}
+def _mark_names(html: str) -> tuple[str, int]:
+    """The source with ``data-selene-n`` after every class or id attribute whose value names
+    boilerplate (`_boiler_name`, judged once per distinct value), and how many were marked.
+
+    Marking the source costs one pass; a selector part per value instead would be matched by the
+    parser against every element (a page has a hundred such values): twice the extraction time."""
+    marked = 0
     for spelling, pattern in _ATTR_PATTERNS.items():
-        if spelling.islower() or spelling in html:
-            attr = spelling.lower()
-            for double, single in pattern.findall(html):
-                found[(attr, double or single)] = None
-    found.pop(("class", ""), None)
-    found.pop(("id", ""), None)
-    return found
+        if not spelling.islower() and spelling not in html:
+            continue  # upper-case markup (old pages): looked for only when present
+        attr = spelling.lower()
+        judged: dict[str, bool] = {}
+
+        def mark(m: re.Match[str], attr: str = attr, judged: dict[str, bool] = judged) -> str:
+            nonlocal marked
+            value = m.group(1) if m.group(1) is not None else m.group(2)
+            hit = judged.get(value)
+            if hit is None:
+                hit = judged[value] = bool(value) and _boiler_name(value, attr)
+            if not hit:
+                return m.group(0)
+            marked += 1
+            return f"{m.group(0)} {NAME_ATTR}"
+
+        html = pattern.sub(mark, html)
+    return html, marked
+
+
+def _skip_selectors(prose_names: set[str]) -> list[str]:
+    """The selectors of the elements to skip: by tag, role, state, and by a boilerplate name
+    (`NAME_ATTR`) except on headings (a heading's id is often a slug of its text, and a boilerplate
+    box's heading goes with the box) and on the class values in `prose_names`; none that carries
+    KEEP_ATTR."""
+    named = f"[{NAME_ATTR}]{_HEADINGS}" + "".join(f":not([class={_css_string(v)}])" for v in sorted(prose_names))
+    roles = [f'[role="{r}"]' for r in sorted(_SKIP_ROLES)]
+    parts = [*_SKIP_TAGS, *roles, '[aria-hidden="true"]', "[hidden]", *_SKIP_OTHER, named]
+    return [f"{part}:not([{KEEP_ATTR}])" for part in parts] + [f"[{SKIP_ATTR}]"]
 
 
 def _words(value: str) -> set[str]:
@@ -182,25 +207,6 @@ def _words(value: str) -> set[str]:
 
 def _css_string(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\a ") + '"'
-
-
-def _boiler_selector(html: str) -> tuple[str, list[str]]:
-    """One CSS selector for every element to skip by tag, role, state or class/id words, and the
-    class/id part of it alone.
-
-    The class and id values are found with a regex over the page source and judged once per distinct
-    value (a page has a few hundred), so no Python object is made per element; the parser matches
-    the selector in C."""
-    # a heading is never skipped for its name: its id is often a slug of its text ("nav_nur_die_folie"),
-    # and a boilerplate box's heading goes with the box
-    named = [_name_part(attr, value) for attr, value in _attr_values(html) if _boiler_name(value, attr)]
-    roles = [f'[role="{r}"]' for r in sorted(_SKIP_ROLES)]
-    return ", ".join([*_SKIP_TAGS, *roles, '[aria-hidden="true"]', "[hidden]", *_SKIP_OTHER, *named]), named
-
-
-def _name_part(attr: str, value: str) -> str:
-    """The skip-selector part of a boilerplate class or id value."""
-    return f"[{attr}={_css_string(value)}]{_HEADINGS}"
 
 
 def _boiler_name(value: str, attr: str) -> bool:
@@ -223,8 +229,8 @@ def _content(body: Any) -> list[Any]:
 
 
 def _would_skip(node: Any) -> bool:
-    """Whether the skip selector of `_boiler_selector` matches `node` (the same rules, judged here:
-    matching a selector of a few hundred parts costs about a millisecond a node)."""
+    """Whether `_skip_selectors` match `node`, headings and KEEP_ATTR aside (the same rules, judged
+    here)."""
     tag = node.tag
     if tag in _SKIP_TAGS or node.getattr("role") in _SKIP_ROLES or node.getattr("aria-hidden") == "true":
         return True
@@ -235,7 +241,7 @@ def _would_skip(node: Any) -> bool:
     style = node.getattr("style") or ""
     if any(part[9:-2] in style for part in _SKIP_OTHER[:4]) or node.hasattr("data-ad"):
         return True
-    return any(value and _boiler_name(value, attr) for attr, value in (("class", node.getattr("class")), ("id", node.getattr("id"))))
+    return node.hasattr(NAME_ATTR)
 
 
 def _protect_content(content: list[Any]) -> None:
@@ -312,8 +318,8 @@ def _protect_prose(body: Any, marked: int) -> tuple[Any, list[str], set[str]]:
     (``c-fixed-sidebar-layout``), a page builder's ``elementor-widget`` around each paragraph, a
     ``section--has-ads`` around the lead. Returns the region of the prose (the deepest element that
     holds every voting paragraph, the root or above it), the texts of the root's marked paragraphs,
-    and the skip-selector parts of boilerplate names that the root's marked paragraphs themselves
-    carry (``<p class="paywall">`` around a metered article's text): on this page they name prose.
+    and the boilerplate class values that the root's marked paragraphs themselves carry
+    (``<p class="paywall">`` around a metered article's text): on this page they name prose.
     (None, [], set()) when there is no root.
 
     The marked paragraphs (the longest of the page) are looked up; the content root is the deepest
@@ -323,7 +329,7 @@ def _protect_prose(body: Any, marked: int) -> tuple[Any, list[str], set[str]]:
     keep nothing; nor do paragraphs in a comment section (a class or id word such as "comments"), and
     a root with fewer than two paragraphs is no root."""
     paragraphs: list[tuple[str, list[Any]]] = []  # (text, ancestors from the parent up to <body>)
-    names: dict[int, set[str]] = {}  # selector parts of the boilerplate names a paragraph carries
+    names: dict[int, set[str]] = {}  # the boilerplate class value a paragraph carries
     seen: set[Any] = set()
     strong: dict[Any, bool] = {}  # _strong_boiler of the ancestors, which the paragraphs share
     for rank in range(marked):
@@ -343,11 +349,9 @@ def _protect_prose(body: Any, marked: int) -> tuple[Any, list[str], set[str]]:
             if n not in strong:
                 strong[n] = _strong_boiler(n)
         if chain and not any(strong[n] for n in chain):
-            names[len(paragraphs)] = {
-                _name_part(attr, value)
-                for attr in ("class", "id")
-                if (value := p.getattr(attr)) and _boiler_name(value, attr) and _COMMENT_WORDS.isdisjoint(_words(value))
-            }
+            value = p.getattr("class")
+            named = p.hasattr(NAME_ATTR) and value and _COMMENT_WORDS.isdisjoint(_words(value))
+            names[len(paragraphs)] = {value} if named else set()
             paragraphs.append((" ".join((p.text or "").split()), chain))
     if not paragraphs:
         return None, [], set()
@@ -703,17 +707,16 @@ def extract_main_text(html: str) -> str:
     html = _strip_scripts(html)
     # resiliparse's main-content mode drops every <ul>, content lists too; as <ol> they stay, and the
     # link-density rule removes the menus among them
-    marked_html, marked = _mark_paragraphs(_UL.sub(r"<\1ol", html))
+    named_html, named = _mark_names(_UL.sub(r"<\1ol", html))
+    marked_html, marked = _mark_paragraphs(named_html)
     tree = HTMLTree.parse(marked_html)
     body = tree.body
     if body is None:
         return ""
-    selector, named = _boiler_selector(html)
     content = _content(body)
     _protect_content(content)
     region, prose, prose_names = _protect_prose(body, marked)
-    skip = [f"{part}:not([{KEEP_ATTR}])" for part in selector.split(", ") if part not in prose_names]
-    skip.append(f"[{SKIP_ATTR}]")
+    skip = _skip_selectors(prose_names)
     posts = _user_post_containers(body)
     for c in posts:
         c.setattr(SKIP_ATTR, "")
@@ -740,7 +743,7 @@ def extract_main_text(html: str) -> str:
         for c in posts:
             c.delattr(SKIP_ATTR)
         blocks = _blocks(_extract(tree, skip))
-    if _chars(blocks) < FALLBACK_CHARS and named and _keep_big_wrappers(body, named, total(), _chars(blocks)):
+    if _chars(blocks) < FALLBACK_CHARS and named and _keep_big_wrappers(body, total(), _chars(blocks)):
         blocks = _blocks(_extract(tree, skip))  # a class word hit a wrapper of the page's text
     return _clean_lines(_drop_headline(blocks, html) if article else blocks)
 
@@ -818,13 +821,13 @@ def _chars(blocks: list[str]) -> int:
     return sum(len(b) for b in blocks)
 
 
-def _keep_big_wrappers(body: Any, named: list[str], total: int, have: int) -> bool:
+def _keep_big_wrappers(body: Any, total: int, have: int) -> bool:
     """After a short result (`have` characters): mark the elements skipped for a class/id word that
     wrap the page's text to be kept (``<div class="widget Blog">`` around a blog's posts,
     ``<div class="wrapper sidebar-left">`` around everything): those holding most of the page's
     text, and the largest one when it holds much more than the result. True when one was marked.
     Only looked at when the result is short, and only up to MAX_WRAPPERS elements."""
-    found = body.query_selector_all(", ".join(named))
+    found = body.query_selector_all(f"[{NAME_ATTR}]")
     if len(found) > MAX_WRAPPERS:
         return False
     sized = [(_text_len(el), el) for el in list(found)]
