@@ -7,37 +7,55 @@ lists too. `extract_main_text` marks boilerplate elements before resiliparse wal
 skips marked elements), then drops link blocks and boilerplate lines from what it returns. Every
 rule is generic, no rule names a site:
 
-1. **Tags and roles.** `nav`, `aside`, `header`, `footer`, `dialog`, form controls, ARIA roles that
-   are not content (navigation, complementary, contentinfo, banner, search, dialog, menus), hidden
-   elements.
+1. **Tags and roles.** `nav`, `aside`, `header`, `footer`, `dialog`, `figcaption`, form controls,
+   iframes, ARIA roles that are not content (navigation, complementary, contentinfo, banner, search,
+   dialog, menus, alerts), hidden elements (``hidden``, ``aria-hidden``, inline ``display: none``),
+   ad slots (``data-ad``).
 2. **Class and id words.** Elements whose class or id has a word of the boilerplate vocabulary
-   (comments, related, share, newsletter, sidebar, widget, advert, poll, breadcrumb, cookie, popup ...),
-   as readability and trafilatura do; words are split on ``-``, ``_``, spaces and case changes, so
-   ``related-posts`` and ``shareButtons`` match while ``entry-content`` and ``shared-memory`` do not.
-   Syntax highlighters' token classes (``hljs-comment``) are code, not chrome.
+   (comments, related, share, newsletter, sidebar, widget, advert, poll, breadcrumb, cookie, popup,
+   teasers ...), as readability and trafilatura do; words are split on ``-``, ``_``, spaces and case
+   changes, so ``related-posts`` and ``shareButtons`` match while ``entry-content`` and
+   ``shared-memory`` do not; a few whole class tokens too (``hidden``, ``sr-only``,
+   ``screen-reader-text``, ``search``). Not boilerplate names: syntax highlighters' token classes
+   (``hljs-comment``), ids of four words or more (slugs of a title: ``faster-search-across-...``),
+   and any name on a heading. The values are judged once per page and marked in the source.
 3. **Repeated user posts.** A container of three or more sibling blocks of the same shape that carry
    the marks of user posts (a ``<time>``, or Reply / Like / Report / Quote controls): reader comments.
    Kept when they are answers (named so, or mostly several paragraphs or code), and when removing
    them leaves almost nothing (a forum thread).
 4. **Boilerplate sections.** A heading such as "12 Comments", "Customer reviews", "Related posts",
-   "See also" and what it opens; a consent banner (a block with an Accept / Reject button).
+   "See also" and what it opens (up to the next heading or paragraph of prose); a consent banner (a
+   block with an Accept / Reject button).
 5. **Link density,** on resiliparse's output: blocks (paragraphs, lists, table rows) mostly of link
-   text: menus, teaser lists, tag rows, tables of contents. Lists are parsed as ``<ol>`` so that
-   resiliparse keeps them; headings that are their own anchor links stay.
-6. **Lines,** outside code blocks: controls and labels ("Share", "Advertisement", "Read more: ..."),
-   bylines and reading times, calls to action in short blocks (newsletter, paywall, consent,
-   affiliate text), post and profile metadata ("Posts: 303", "11mo ago", breadcrumbs), shop widgets
-   (prices, ratings, stock lines), and repeats of short label-like lines (gallery captions).
+   text: menus, tag rows, tables of contents; and teaser lists, three or more distinct titles that
+   link to other pages (or pictures that do), each with a short unlinked blurb. Lists are parsed as
+   ``<ol>`` so that resiliparse keeps them; headings that are their own anchor links stay.
+6. **Lines,** outside code blocks: controls and labels ("Share", "Advertisement", "Read more: ...",
+   the common German, French and Spanish ones), bylines, datelines and reading times, copyright and
+   view counts, calls to action in short blocks (newsletter, paywall, consent, affiliate text), post
+   and profile metadata ("Posts: 303", "11mo ago", breadcrumbs), shop widgets (prices, ratings,
+   stock lines), and repeats of short label-like lines (gallery captions).
+7. **Headline.** On an article page (Open Graph ``og:type`` article, JSON-LD Article or
+   BlogPosting) the headline block is dropped, as article-extraction ground truth and trafilatura
+   do; a documentation page keeps its ``<h1>``.
 
-Protection: an element a rule would skip is kept when it is, or holds, the page's content by its
-markup (`main`, `article`, ARIA `main`, schema.org ``articleBody`` / ``BlogPosting``, microformats
-``h-entry`` / ``hentry``); and when the result is short, the class-word element that holds the most
-text is kept and the page extracted again. A wrapper with a boilerplate word, none of those markers,
-and more than FALLBACK_CHARS of other text around it is still lost.
+Protection, the content root: the page's longest paragraphs of prose (``<p>``, or a block of text in
+``<br>`` lines) vote for the element that holds them, unless they sit in a nav, aside, footer,
+comment section or a box with a strong boilerplate name. The root (the deepest element holding half
+their text) and its ancestors are kept whatever their names (``c-fixed-sidebar-layout``,
+``l-sidebar-fixed``); below it, wrappers with only weak names (a page builder's ``elementor-widget``,
+a ``section--has-ads`` modifier); a boilerplate class that the root's own paragraphs carry
+(``<p class="paywall">`` around a metered article) names prose on that page. When resiliparse's own
+main-content rules drop most of the root's prose (a ``permalink`` class on a post), the region of the
+prose is extracted whole, unless that loses the prose they kept. Elements that are or hold the
+page's content by markup (`main`, `article`, ARIA `main`, schema.org ``articleBody``, ``h-entry``)
+are kept too; and when the result is short, the class-word element that holds the most text.
 
-Speed: a resiliparse collection costs O(n) per item indexed (listing 2,700 elements takes seconds),
-so no rule iterates a large one: class and id values, headings and consent buttons are found with
-regexes over the source, and only the few elements found are looked up.
+Speed: the contents of scripts and styles are cut before anything reads the source (half the bytes
+of a typical page); regexes over the source use literal prefixes; a resiliparse collection costs
+O(n) per item indexed (listing 2,700 elements takes seconds), so no rule iterates a large one:
+boilerplate names, paragraphs, headings and consent buttons are found in the source and marked there
+or looked up one by one.
 """
 
 from __future__ import annotations
