@@ -114,7 +114,6 @@ _BOILER_TOKENS = {
 SLUG_WORDS = 4  # an id of this many words or more is a slug of a heading or title, not a name
 # syntax highlighters' token classes ("hljs-comment", "token comment", "cm-comment"): code, not chrome
 _HIGHLIGHTER_WORDS = {"hljs", "token", "tok", "cm", "pl", "pygments", "highlight", "sourcecode", "shiki", "prism"}
-_SPLIT = re.compile(r"[\s_\-]+|(?<=[a-z])(?=[A-Z])")
 _POST_CONTROLS = re.compile(r"^\s*(reply|like|likes|report|quote|flag|upvote|downvote|permalink|share)\s*$", re.I)
 # the page's content by its markup: HTML5, ARIA, schema.org microdata, microformats (h-entry, hentry)
 _CONTENT_SELECTOR = (
@@ -220,8 +219,16 @@ def _skip_selectors(prose_names: set[str]) -> list[str]:
     return [f"{part}:not([{KEEP_ATTR}])" for part in parts] + [f"[{SKIP_ATTR}]"]
 
 
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_SEPARATORS = str.maketrans("-_\t\n\r\f\v", "       ")
+
+
 def _words(value: str) -> set[str]:
-    return {w.lower() for w in _SPLIT.split(value) if w}
+    """The words of a class or id value: split on white space, "-", "_" and lower-to-upper case
+    changes, lower-cased (string methods, no regex, unless the value has capitals)."""
+    if not value.islower():
+        value = _CAMEL.sub(" ", value).lower()
+    return set(value.translate(_SEPARATORS).split())
 
 
 def _css_string(value: str) -> str:
