@@ -335,14 +335,14 @@ def plan_serve(
     vocab: Annotated[int | None, typer.Option("--vocab", min=1, help="Vocabulary (default 51200).")] = None,
     swiglu: Annotated[bool, typer.Option("--swiglu", help="SwiGLU MLP (three FFN matrices) instead of GELU.")] = False,
     gpus: Annotated[int | None, typer.Option("--gpus", min=1, help="GPUs in all.")] = None,
-    gpu: Annotated[str, typer.Option("--gpu", help="a100-40g | a100-80g | h100 | h200.")] = "h100",
+    gpu: Annotated[str, typer.Option("--gpu", help="a100-40g | a100-80g | h100 | h200 | cpu (needs --calibration).")] = "h100",
     prompt: Annotated[int, typer.Option("--prompt", min=1, help="Prompt tokens per sequence.")] = 2048,
     output: Annotated[int, typer.Option("--output", min=1, help="Generated tokens per sequence.")] = 256,
     batch: Annotated[int | None, typer.Option("--batch", min=1, help="Pin concurrent sequences per replica.")] = None,
     tp: Annotated[int | None, typer.Option("--tp", min=1, help="Pin the tensor-parallel degree.")] = None,
     pp: Annotated[int | None, typer.Option("--pp", min=1, help="Pin the pipeline-parallel degree.")] = None,
-    weights_dtype: Annotated[str, typer.Option("--weights-dtype", help="bf16 | fp16 | fp8 | int8.")] = "bf16",
-    kv_dtype: Annotated[str, typer.Option("--kv-dtype", help="bf16 | fp16 | fp8 | int8.")] = "bf16",
+    weights_dtype: Annotated[str, typer.Option("--weights-dtype", help="fp32 | bf16 | fp16 | fp8 | int8.")] = "bf16",
+    kv_dtype: Annotated[str, typer.Option("--kv-dtype", help="fp32 | bf16 | fp16 | fp8 | int8.")] = "bf16",
     ttft_ms: Annotated[float | None, typer.Option("--ttft-ms", min=1e-6, help="Target: time to first token (ms).")] = None,
     itl_ms: Annotated[float | None, typer.Option("--itl-ms", min=1e-6, help="Target: inter-token latency, p50 (ms).")] = None,
     min_tokens_per_s: Annotated[
@@ -381,7 +381,14 @@ def plan_serve(
         raise UsageError("say what to serve: --model PRESET, or --layers --hidden --heads [--ffn] [--vocab]")
     if gpus is None:
         raise UsageError("--gpus is required")
-    dev = device(gpu)
+    if gpu == "cpu":  # this machine: its figures come from a serving study's calibration file
+        if not calibration:
+            raise UsageError("--gpu cpu needs --calibration FILE from a serving study (python benchmarks/serve.py --cpu)")
+        from selene.plan.serve_study import cpu_spec
+
+        dev = cpu_spec(1.0, 1.0, 1.0, "placeholder")
+    else:
+        dev = device(gpu)
     eff = Efficiency()
     if calibration:
         dev, eff = load_calibration(calibration, dev)

@@ -109,8 +109,9 @@ def _block(block: TransformerBlock, x: torch.Tensor, rope: torch.Tensor | None, 
 
 
 @torch.no_grad()
-def forward_cached(model: Transformer, tokens: torch.Tensor, cache: KVCache) -> torch.Tensor:
-    """Logits (batch, seq, vocab) of `tokens`, which follow the `cache.seen` tokens already in `cache`.
+def forward_cached(model: Transformer, tokens: torch.Tensor, cache: KVCache, last_only: bool = False) -> torch.Tensor:
+    """Logits (batch, seq, vocab) of `tokens`, which follow the `cache.seen` tokens already in `cache`
+    ((batch, 1, vocab) of the last position with `last_only`).
 
     With an empty cache this is `model(tokens)`; the cache is extended in place.
     """
@@ -125,6 +126,8 @@ def forward_cached(model: Transformer, tokens: torch.Tensor, cache: KVCache) -> 
         h = h + model.pos_embeddings(torch.arange(pos, pos + seq, device=tokens.device))
     for i, layer in enumerate(model.layers.values()):
         h = _block(layer, h, model.rope, pos, i, cache)  # type: ignore[arg-type]
+    if last_only:
+        h = h[:, -1:]
     if model.norm is not None:
         h = model.norm(h)
     logits: torch.Tensor = model.output(h)
@@ -176,7 +179,7 @@ def generate(
         if cache.seen + len(pending) > window:  # the window slid: positions changed, rebuild
             cache = KVCache()
             pending = (context + out)[-window:]
-        logits = forward_cached(model, torch.tensor([pending], device=device), cache)
+        logits = forward_cached(model, torch.tensor([pending], device=device), cache, last_only=True)
         token = sample(logits[0, -1], temperature, top_p, gen)
         if token in stops:
             break
@@ -238,8 +241,11 @@ def _padded_attention(attn: Attention, x: torch.Tensor, rope: torch.Tensor | Non
 
 
 @torch.no_grad()
-def forward_padded(model: Transformer, tokens: torch.Tensor, pads: torch.Tensor, cache: KVCache) -> torch.Tensor:
-    """Logits (batch, seq, vocab) of `tokens` after the `cache.seen` columns in `cache`, for left-padded rows.
+def forward_padded(model: Transformer, tokens: torch.Tensor, pads: torch.Tensor, cache: KVCache,
+                   last_only: bool = False) -> torch.Tensor:
+    """Logits (batch, seq, vocab) of `tokens` after the `cache.seen` columns in `cache`, for left-padded rows;
+    with `last_only`, (batch, 1, vocab) of the last column alone (what sampling needs: a prefill then
+    skips the output layer for every prompt position but the last).
 
     Row b's first `pads[b]` columns (of the cache and `tokens` together) are padding: its real tokens are
     at positions 0, 1, ... from column `pads[b]` on, and no real query attends to a padding key. (A
@@ -264,6 +270,8 @@ def forward_padded(model: Transformer, tokens: torch.Tensor, pads: torch.Tensor,
         x = block.attention_norm(h)  # type: ignore[operator]
         h = h + _padded_attention(block.attention, x, model.rope, positions, mask, i, cache)  # type: ignore[arg-type]
         h = h + block.feed_forward(block.ffn_norm(h))  # type: ignore[operator]
+    if last_only:
+        h = h[:, -1:]
     if model.norm is not None:
         h = model.norm(h)
     logits: torch.Tensor = model.output(h)
@@ -318,7 +326,7 @@ def generate_batch(
             pads = torch.tensor([width - len(r) for r in rows], device=device)
             step_input = torch.tensor([[r[0]] * (width - len(r)) + r for r in rows], device=device)
             cache = KVCache()
-        logits = forward_padded(model, step_input, pads, cache)[:, -1]
+        logits = forward_padded(model, step_input, pads, cache, last_only=True)[:, -1]
         if temperature == 0:
             picked = logits.argmax(dim=-1).tolist()
         else:

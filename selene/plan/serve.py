@@ -38,8 +38,11 @@ Time (seconds), per replica:
            micro-batch re-reads the stage's weights); when KV reads or compute dominate the pipeline
            wins.
            ITL = one decode step; tokens/s total = replicas × batch / ITL; per GPU = total / GPUs.
+  fixed    with a calibration that measured it (`layer_overhead_s`, `selene.plan.serve_study`): a fixed
+           cost per layer per forward (kernel launches, the framework's dispatch) on every prefill
+           chunk and decode step; GPUs carry none by default (CUDA graphs hide most of it).
 Not modelled: queueing, prefill interleaved with decode (continuous batching's stall of the decode
-steps), kernel-launch overhead (CUDA graphs hide most of it), speculative decoding, paged-KV waste.
+steps), speculative decoding, paged-KV waste.
 fp8/int8 weights and KV halve their bytes (memory and HBM time); compute stays at the bf16 peak.
 """
 
@@ -56,7 +59,7 @@ from selene.plan.devices import DeviceSpec, apply_calibration, read_calibration_
 from selene.plan.planner import shape_from_preset as planner_shape
 from selene.train.args import PRESETS  # noqa: F401  (the presets `--model` names)
 
-DTYPE_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0}
+DTYPE_BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0}
 ACT_BYTES = 2.0  # activations and all-reduce messages are bf16
 RESERVE_FRACTION = 1.0 - USABLE_MEMORY  # 10% of the device, see the module docstring
 # Fraction of peak HBM bandwidth that decode's memory-bound GEMV and attention kernels reach: ~80-90%
@@ -111,36 +114,61 @@ class ServeModel:
 class Efficiency:
     prefill: float | None = None  # flat fraction of peak for prefill; None: the device's curve
     decode_hbm: float = DECODE_HBM_EFFICIENCY
+    decode_compute: float | None = None  # fraction of peak for compute-bound decode; None: the device's max
+    layer_overhead_s: float = 0.0  # fixed seconds per layer per forward (launches, dispatch); 0: not modelled
     prefill_source: str = ""
     decode_source: str = "default DECODE_HBM_EFFICIENCY (selene/plan/serve.py)"
+    overhead_source: str = "not modelled"
+
+
+SERVING_FIELDS = ("prefill_efficiency", "decode_efficiency", "decode_compute_efficiency", "layer_overhead_s")
+DEVICE_FIELDS = ("peak_tflops", "hbm_gbps", "memory_gb")  # a measured device (the CPU of a serving study)
 
 
 def load_calibration(path: str | Path, dev: DeviceSpec) -> tuple[DeviceSpec, Efficiency]:
     """A scaling study's calibration.json (max_efficiency, half_work: the device curve prefill uses),
-    and/or serving fields: `prefill_efficiency` (fraction of peak prefill reaches) and
-    `decode_efficiency` (fraction of HBM bandwidth a decode step reaches)."""
+    and/or serving fields (`selene.plan.serve_study`): `prefill_efficiency` (fraction of peak prefill
+    reaches), `decode_efficiency` (fraction of memory bandwidth a decode step reaches),
+    `decode_compute_efficiency` (fraction of peak a compute-bound decode step reaches),
+    `layer_overhead_s` (fixed seconds per layer per forward), and a `measured_device` object
+    (name, peak_tflops, hbm_gbps, memory_gb) that replaces the table's figures of that device (the
+    CPU, which the table cannot know)."""
     p = Path(path)
     data = read_calibration_json(p)
     curve = [k for k in ("max_efficiency", "half_work") if k in data]
-    serving = [k for k in ("prefill_efficiency", "decode_efficiency") if k in data]
+    serving = [k for k in SERVING_FIELDS if k in data]
     if not curve and not serving:
         raise ConfigError(
-            f"calibration file {p}: no max_efficiency/half_work (from `selene scaling-study`) and no "
-            "prefill_efficiency/decode_efficiency"
+            f"calibration file {p}: no max_efficiency/half_work (from `selene scaling-study`) and no serving fields "
+            f"({', '.join(SERVING_FIELDS)})"
         )
     for key in curve + serving:
         v = data[key]
-        if not isinstance(v, (int, float)) or isinstance(v, bool) or v <= 0 or (key != "half_work" and v > 1):
-            raise ConfigError(f"calibration file {p}: field {key!r} must be a number" + ("" if key == "half_work" else " in (0, 1]"))
+        bounded = key not in ("half_work", "layer_overhead_s")
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or v < 0 or (v == 0 and bounded) or (bounded and v > 1):
+            raise ConfigError(f"calibration file {p}: field {key!r} must be a number" + (" in (0, 1]" if bounded else " >= 0"))
     if curve:
         if len(curve) < 2:
             raise ConfigError(f"calibration file {p}: give both max_efficiency and half_work")
         dev = apply_calibration(dev, {**data, "source": str(p)})
+    measured = data.get("measured_device")
+    if dev.name == "cpu" and not isinstance(measured, dict):
+        raise ConfigError(f"calibration file {p}: no measured_device; the CPU's figures come from a serving study (benchmarks/serve.py --cpu)")
+    if isinstance(measured, dict) and measured.get("name") == dev.name:
+        for key in DEVICE_FIELDS:
+            v = measured.get(key)
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or v <= 0:
+                raise ConfigError(f"calibration file {p}: device.{key} must be a positive number")
+        dev = replace(dev, **{k: float(measured[k]) for k in DEVICE_FIELDS}, calibrated_from=f"serving study {p}")
     eff = Efficiency()
     if "prefill_efficiency" in data:
         eff = replace(eff, prefill=float(data["prefill_efficiency"]), prefill_source=f"prefill_efficiency in {p}")
     if "decode_efficiency" in data:
         eff = replace(eff, decode_hbm=float(data["decode_efficiency"]), decode_source=f"decode_efficiency in {p}")
+    if "decode_compute_efficiency" in data:
+        eff = replace(eff, decode_compute=float(data["decode_compute_efficiency"]))
+    if "layer_overhead_s" in data:
+        eff = replace(eff, layer_overhead_s=float(data["layer_overhead_s"]), overhead_source=f"layer_overhead_s in {p}")
     return dev, eff
 
 
@@ -244,6 +272,8 @@ class _Layout:
         send = _send_s(chunk * s.hidden * ACT_BYTES, t, p, dev) if p > 1 else 0.0
         slots = chunks + p - 1
         parts = {"compute": slots * compute, "tp communication": slots * tp, "pp hand-offs": slots * send}
+        if req.efficiency.layer_overhead_s:
+            parts["fixed per layer"] = slots * self.stage_layers * req.efficiency.layer_overhead_s
         return sum(parts.values()), parts, eff
 
     def _stage(self, x: float) -> dict[str, float]:
@@ -254,9 +284,10 @@ class _Layout:
         flops = (2.0 * m.matmul_params + 4.0 * ctx * s.hidden * s.layers) * x / (t * p)
         return {
             "hbm": read / (dev.hbm_gbps * GB * req.efficiency.decode_hbm),
-            "compute": flops / (dev.peak_tflops * 1e12 * dev.max_efficiency),
+            "compute": flops / (dev.peak_tflops * 1e12 * (req.efficiency.decode_compute or dev.max_efficiency)),
             "tp communication": self.stage_layers * 2 * _allreduce_s(x * s.hidden * ACT_BYTES, t, dev),
             "pp hand-offs": _send_s(x * s.hidden * ACT_BYTES, t, p, dev) if p > 1 else 0.0,
+            "fixed per layer": self.stage_layers * req.efficiency.layer_overhead_s,
         }
 
     def decode(self, batch: int) -> tuple[float, dict[str, float], str]:
@@ -271,7 +302,10 @@ class _Layout:
                 "tp communication": stages * st["tp communication"],
                 "pp hand-offs": sends * st["pp hand-offs"],
             }
-            return stages * (bound + st["tp communication"]) + sends * st["pp hand-offs"], parts
+            if st["fixed per layer"]:
+                parts["fixed per layer"] = stages * st["fixed per layer"]
+            step = stages * (bound + st["tp communication"] + st["fixed per layer"]) + sends * st["pp hand-offs"]
+            return step, parts
 
         single, single_parts = total(self._stage(batch), p, p - 1)
         if p == 1:
@@ -292,7 +326,7 @@ def _batches(max_batch: int) -> list[int]:
     return [*out, max_batch]
 
 
-BINDING = {"hbm": "HBM bandwidth", "compute": "compute", "communication": "communication"}
+BINDING = {"hbm": "HBM bandwidth", "compute": "compute", "communication": "communication", "overhead": "fixed per-layer cost"}
 
 
 def _row(req: ServeRequest, lay: _Layout, batch: int, max_batch: int) -> dict[str, Any]:
@@ -303,7 +337,8 @@ def _row(req: ServeRequest, lay: _Layout, batch: int, max_batch: int) -> dict[st
     itl, itl_parts, mode = lay.decode(batch)
     total = replicas * batch / itl
     comm = itl_parts["tp communication"] + itl_parts["pp hand-offs"]
-    terms = {"hbm": itl_parts["hbm"], "compute": itl_parts["compute"], "communication": comm}
+    terms = {"hbm": itl_parts["hbm"], "compute": itl_parts["compute"], "communication": comm,
+             "overhead": itl_parts.get("fixed per layer", 0.0)}
     decode_bound = BINDING[max(terms, key=lambda k: terms[k])]
     # at the largest batch that fits, memory (KV capacity) is what stops the throughput growing
     binding = "memory" if req.batch is None and batch == max_batch < MAX_BATCH else decode_bound
@@ -326,7 +361,11 @@ def _row(req: ServeRequest, lay: _Layout, batch: int, max_batch: int) -> dict[st
         "efficiency": {
             "prefill": {"fraction_of_peak": pf_eff, "source": prefill_src},
             "decode_hbm": {"fraction_of_hbm_bandwidth": req.efficiency.decode_hbm, "source": req.efficiency.decode_source},
-            "decode_compute": {"fraction_of_peak": dev.max_efficiency, "source": f"device max efficiency ({dev.calibrated_from})"},
+            "decode_compute": {
+                "fraction_of_peak": req.efficiency.decode_compute or dev.max_efficiency,
+                "source": req.efficiency.decode_source if req.efficiency.decode_compute else f"device max efficiency ({dev.calibrated_from})",
+            },
+            "layer_overhead_s": {"seconds": req.efficiency.layer_overhead_s, "source": req.efficiency.overhead_source},
             "communication": {
                 "bus_gbps": min(dev.intra_node_gbps, dev.nvlink_gbps) if dev.nvlink_gbps else dev.intra_node_gbps,
                 "hop_latency_s": dev.nvlink_latency_s or dev.collective_latency_s,
