@@ -96,10 +96,82 @@ def predict(point: dict[str, Any]) -> dict[str, float]:
     }
 
 
+CPU_WITHIN = 0.15
+
+
+def cpu_study(presets: list[str], batches: list[int], prompts: list[int], output: int, repeats: int, out: Path | None) -> None:
+    """Measure `selene generate`'s batched generation here, fit the serving constants, and print
+    predicted vs measured: fitted on all presets (the calibration file) and, to show that the fit
+    predicts and does not only describe, fitted on all presets but one and scored on that one."""
+    import time
+
+    from selene.plan.serve_study import (
+        calibration_json,
+        fit,
+        measure,
+        measure_device,
+        predict,
+        write_calibration,
+    )
+
+    t0 = time.perf_counter()
+    dev = measure_device()
+    print(f"device: {dev.peak_tflops * 1e3:.0f} GFLOP/s fp32 matmul, {dev.hbm_gbps:.1f} GB/s copy, {dev.memory_gb:.0f} GB ({dev.calibrated_from})")
+    points = []
+    for preset in presets:
+        t1 = time.perf_counter()
+        points += measure(preset, batches, prompts, output, repeats=repeats)
+        print(f"measured {preset}: {time.perf_counter() - t1:.0f} s")
+    result = fit(points, dev)
+    eff = result.efficiency
+    print(
+        f"fitted on all: prefill curve max {result.device.max_efficiency:.3f} of peak, half at {result.device.half_work:.2g} FLOPs; "
+        f"decode {eff.decode_hbm:.3f} of bandwidth, decode compute {eff.decode_compute:.3f} of peak, "
+        f"{eff.layer_overhead_s * 1e6:.0f} µs per layer per forward"
+    )
+    held = {}
+    for preset in presets:  # leave one preset out
+        rest = [p for p in points if p.preset != preset]
+        held[preset] = fit(rest, dev) if rest else result
+    print(f"\n{'preset':<8}{'batch':>6}{'prompt':>7}  {'TTFT ms':>9}{'pred':>9}{'ratio':>7}{'held-out':>9}  {'ITL ms':>8}{'pred':>8}{'ratio':>7}{'held-out':>9}")
+    within = {"all": 0, "held-out": 0}
+    n = 0
+    for p in points:
+        q = predict(p, result.device, eff)
+        h = predict(p, held[p.preset].device, held[p.preset].efficiency)
+        rt, ri = q.ttft_s / p.ttft_s, q.itl_s / p.itl_s
+        ht, hi = h.ttft_s / p.ttft_s, h.itl_s / p.itl_s
+        within["all"] += (abs(rt - 1) <= CPU_WITHIN) + (abs(ri - 1) <= CPU_WITHIN)
+        within["held-out"] += (abs(ht - 1) <= CPU_WITHIN) + (abs(hi - 1) <= CPU_WITHIN)
+        n += 2
+        print(
+            f"{p.preset:<8}{p.batch:>6}{p.prompt:>7}  {p.ttft_s * 1e3:>9.1f}{q.ttft_s * 1e3:>9.1f}{rt:>7.2f}{ht:>9.2f}  "
+            f"{p.itl_s * 1e3:>8.2f}{q.itl_s * 1e3:>8.2f}{ri:>7.2f}{hi:>9.2f}"
+        )
+    print(
+        f"\nwithin {CPU_WITHIN:.0%}: {within['all']} of {n} fitted on all presets, {within['held-out']} of {n} with the "
+        f"preset left out of the fit; ratio = predicted / measured; {time.perf_counter() - t0:.0f} s in all"
+    )
+    if out is not None:
+        write_calibration(out, calibration_json(result, points, "benchmarks/serve.py --cpu"))
+        print(f"calibration written to {out}: selene plan serve --gpu cpu --calibration {out} ...")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--cpu", action="store_true", help="measure batched generation here and check the calibrated planner against it")
+    ap.add_argument("--presets", default="125m,350m")
+    ap.add_argument("--batches", default="1,4,16")
+    ap.add_argument("--prompts", default="64,512")
+    ap.add_argument("--output", type=int, default=8, help="new tokens per sequence (ITL: the median step)")
+    ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--calibration-out", type=Path, help="write the fitted calibration file here (with --cpu)")
     args = ap.parse_args()
+    if args.cpu:
+        cpu_study(args.presets.split(","), [int(b) for b in args.batches.split(",")], [int(p) for p in args.prompts.split(",")],
+                  args.output, args.repeats, args.calibration_out)
+        return
     points = json.loads(POINTS.read_text())
     rows = []
     for p in points:

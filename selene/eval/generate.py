@@ -59,25 +59,46 @@ def _generator(device: torch.device, temperature: float, seed: int | None) -> to
 
 @dataclass
 class KVCache:
-    """Per-layer keys and values, (batch, heads, seen, head_dim) each, for the `seen` tokens so far."""
+    """Per-layer keys and values, (batch, heads, seen, head_dim) each, for the `seen` tokens so far.
 
-    keys: list[torch.Tensor] = field(default_factory=list)
+    Each layer's keys and values live in a buffer with room to spare (`SPARE` positions, then
+    doubling): a decode step writes its one position in place instead of copying the whole cache
+    (a copy per step per layer made a step's cost grow with the context twice over)."""
+
+    keys: list[torch.Tensor] = field(default_factory=list)  # buffers, (batch, heads, capacity, head_dim)
     values: list[torch.Tensor] = field(default_factory=list)
+    filled: list[int] = field(default_factory=list)  # positions in use, per layer
+
+    SPARE = 256
 
     @property
     def seen(self) -> int:
-        return 0 if not self.keys else int(self.keys[0].shape[2])
+        return self.filled[0] if self.filled else 0
 
     def extend(self, layer: int, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Append this step's keys and values of `layer` (along the sequence); all of them so far."""
-        if layer < len(self.keys):
-            k = torch.cat([self.keys[layer], k], dim=2)
-            v = torch.cat([self.values[layer], v], dim=2)
-            self.keys[layer], self.values[layer] = k, v
-        else:
-            self.keys.append(k)
-            self.values.append(v)
-        return k, v
+        seq = k.shape[2]
+        if layer == len(self.keys):
+            shape = (*k.shape[:2], seq + self.SPARE, k.shape[3])
+            self.keys.append(k.new_empty(shape))
+            self.values.append(v.new_empty(shape))
+            self.filled.append(0)
+        n = self.filled[layer]
+        if n + seq > self.keys[layer].shape[2]:  # full: double the room
+            grow = max(n + seq, 2 * self.keys[layer].shape[2]) - self.keys[layer].shape[2]
+            pad = (*k.shape[:2], grow, k.shape[3])
+            self.keys[layer] = torch.cat([self.keys[layer], k.new_empty(pad)], dim=2)
+            self.values[layer] = torch.cat([self.values[layer], v.new_empty(pad)], dim=2)
+        self.keys[layer][:, :, n : n + seq] = k
+        self.values[layer][:, :, n : n + seq] = v
+        self.filled[layer] = n + seq
+        return self.keys[layer][:, :, : n + seq], self.values[layer][:, :, : n + seq]
+
+    def select(self, rows: torch.Tensor, drop: int) -> None:
+        """Keep the batch rows `rows` and drop the first `drop` positions (columns of padding)."""
+        self.keys = [k[rows, :, drop:] for k in self.keys]
+        self.values = [v[rows, :, drop:] for v in self.values]
+        self.filled = [n - drop for n in self.filled]
 
 
 def _attention(attn: Attention, x: torch.Tensor, rope: torch.Tensor | None, pos: int, layer: int,
@@ -350,8 +371,7 @@ def generate_batch(
             index = torch.tensor(keep, device=device)
             pads = pads[index]
             trim = int(pads.min())
-            cache.keys = [k[index, :, trim:] for k in cache.keys]
-            cache.values = [v[index, :, trim:] for v in cache.values]
+            cache.select(index, trim)
             pads = pads - trim
             active = [active[j] for j in keep]
         step_input = torch.tensor([[outs[i][-1]] for i in active], device=device)

@@ -115,13 +115,18 @@ class Efficiency:
     prefill: float | None = None  # flat fraction of peak for prefill; None: the device's curve
     decode_hbm: float = DECODE_HBM_EFFICIENCY
     decode_compute: float | None = None  # fraction of peak for compute-bound decode; None: the device's max
+    # decode at batch 1 runs matrix-vector kernels, which stream the weights at their own rate (None: decode_hbm)
+    decode_hbm_single: float | None = None
+    decode_overlap: bool = True  # memory and compute of a decode step overlap (GPUs); False: they add up (CPU GEMM)
     layer_overhead_s: float = 0.0  # fixed seconds per layer per forward (launches, dispatch); 0: not modelled
     prefill_source: str = ""
     decode_source: str = "default DECODE_HBM_EFFICIENCY (selene/plan/serve.py)"
     overhead_source: str = "not modelled"
 
 
-SERVING_FIELDS = ("prefill_efficiency", "decode_efficiency", "decode_compute_efficiency", "layer_overhead_s")
+SERVING_FIELDS = (
+    "prefill_efficiency", "decode_efficiency", "decode_single_efficiency", "decode_compute_efficiency", "layer_overhead_s",
+)  # fmt: skip
 DEVICE_FIELDS = ("peak_tflops", "hbm_gbps", "memory_gb")  # a measured device (the CPU of a serving study)
 
 
@@ -130,7 +135,9 @@ def load_calibration(path: str | Path, dev: DeviceSpec) -> tuple[DeviceSpec, Eff
     and/or serving fields (`selene.plan.serve_study`): `prefill_efficiency` (fraction of peak prefill
     reaches), `decode_efficiency` (fraction of memory bandwidth a decode step reaches),
     `decode_compute_efficiency` (fraction of peak a compute-bound decode step reaches),
-    `layer_overhead_s` (fixed seconds per layer per forward), and a `measured_device` object
+    `decode_single_efficiency` (the bandwidth fraction at batch 1, matrix-vector kernels),
+    `decode_overlap` (false: a decode step's memory and compute times add up, as CPU GEMMs of a few
+    rows do), `layer_overhead_s` (fixed seconds per layer per forward), and a `measured_device` object
     (name, peak_tflops, hbm_gbps, memory_gb) that replaces the table's figures of that device (the
     CPU, which the table cannot know)."""
     p = Path(path)
@@ -159,7 +166,10 @@ def load_calibration(path: str | Path, dev: DeviceSpec) -> tuple[DeviceSpec, Eff
             v = measured.get(key)
             if not isinstance(v, (int, float)) or isinstance(v, bool) or v <= 0:
                 raise ConfigError(f"calibration file {p}: device.{key} must be a positive number")
-        dev = replace(dev, **{k: float(measured[k]) for k in DEVICE_FIELDS}, calibrated_from=f"serving study {p}")
+        dev = replace(
+            dev, peak_tflops=float(measured["peak_tflops"]), hbm_gbps=float(measured["hbm_gbps"]),
+            memory_gb=float(measured["memory_gb"]), calibrated_from=f"serving study {p}",
+        )  # fmt: skip
     eff = Efficiency()
     if "prefill_efficiency" in data:
         eff = replace(eff, prefill=float(data["prefill_efficiency"]), prefill_source=f"prefill_efficiency in {p}")
@@ -167,6 +177,12 @@ def load_calibration(path: str | Path, dev: DeviceSpec) -> tuple[DeviceSpec, Eff
         eff = replace(eff, decode_hbm=float(data["decode_efficiency"]), decode_source=f"decode_efficiency in {p}")
     if "decode_compute_efficiency" in data:
         eff = replace(eff, decode_compute=float(data["decode_compute_efficiency"]))
+    if "decode_single_efficiency" in data:
+        eff = replace(eff, decode_hbm_single=float(data["decode_single_efficiency"]))
+    if "decode_overlap" in data:
+        if not isinstance(data["decode_overlap"], bool):
+            raise ConfigError(f"calibration file {p}: field 'decode_overlap' must be true or false")
+        eff = replace(eff, decode_overlap=data["decode_overlap"])
     if "layer_overhead_s" in data:
         eff = replace(eff, layer_overhead_s=float(data["layer_overhead_s"]), overhead_source=f"layer_overhead_s in {p}")
     return dev, eff
@@ -282,8 +298,10 @@ class _Layout:
         ctx = req.prompt + req.output / 2.0
         read = m.matmul_params * self.wbytes / (t * p) + self.kv_token_gpu * ctx * x
         flops = (2.0 * m.matmul_params + 4.0 * ctx * s.hidden * s.layers) * x / (t * p)
+        e = req.efficiency
+        hbm_eff = e.decode_hbm_single if (e.decode_hbm_single and x <= 1) else e.decode_hbm
         return {
-            "hbm": read / (dev.hbm_gbps * GB * req.efficiency.decode_hbm),
+            "hbm": read / (dev.hbm_gbps * GB * hbm_eff),
             "compute": flops / (dev.peak_tflops * 1e12 * (req.efficiency.decode_compute or dev.max_efficiency)),
             "tp communication": self.stage_layers * 2 * _allreduce_s(x * s.hidden * ACT_BYTES, t, dev),
             "pp hand-offs": _send_s(x * s.hidden * ACT_BYTES, t, p, dev) if p > 1 else 0.0,
@@ -294,11 +312,13 @@ class _Layout:
         """Seconds per decode step, by part, and the PP mode."""
         p = self.pp
 
+        overlap = self.req.efficiency.decode_overlap
+
         def total(st: dict[str, float], stages: int, sends: int) -> tuple[float, dict[str, float]]:
-            bound = max(st["hbm"], st["compute"])
+            bound = max(st["hbm"], st["compute"]) if overlap else st["hbm"] + st["compute"]
             parts = {
-                "hbm": stages * st["hbm"] if st["hbm"] >= st["compute"] else 0.0,
-                "compute": stages * st["compute"] if st["compute"] > st["hbm"] else 0.0,
+                "hbm": stages * st["hbm"] if (st["hbm"] >= st["compute"] or not overlap) else 0.0,
+                "compute": stages * st["compute"] if (st["compute"] > st["hbm"] or not overlap) else 0.0,
                 "tp communication": stages * st["tp communication"],
                 "pp hand-offs": sends * st["pp hand-offs"],
             }

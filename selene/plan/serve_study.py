@@ -11,13 +11,16 @@ The device is measured the way a serving process uses it, with torch's threads a
 fp32 matmul rate (n = 1024) is its peak, a 256 MiB copy its memory bandwidth (read + write bytes),
 and RAM its memory (`measure_device`).
 
-`fit` finds the four serving constants of `selene.plan.serve.Efficiency` by least squares on
-log(predicted / measured) over the points: `prefill_efficiency` (fraction of peak prefill reaches),
-`decode_efficiency` (fraction of the bandwidth a memory-bound decode step reaches),
-`decode_compute_efficiency` (fraction of peak of a compute-bound one) and `layer_overhead_s` (fixed
-seconds per layer per forward: on a CPU, PyTorch's dispatch of a layer's dozen operators). The
-prediction is the planner's own (`make_serve_plan` pinned to TP 1, PP 1 and the batch), so the fit
-checks the planner's formulas, not a copy of them.
+`fit` finds five constants by least squares on log(predicted / measured) over the points: the
+device's efficiency curve (`max_efficiency`, `half_work`: what prefill reaches as a function of a
+layer's work, the curve the training planner's scaling study fits), `decode_efficiency` (fraction of
+the bandwidth a decode step's weight and cache reads reach at batch > 1), `decode_single_efficiency`
+(the same at batch 1: matrix-vector kernels stream the weights at their own rate),
+`decode_compute_efficiency` (fraction of peak of its matmuls; on a CPU memory and compute time add
+up: `decode_overlap` false) and `layer_overhead_s` (fixed seconds per layer per forward: on a CPU,
+PyTorch's dispatch of a layer's dozen operators). The prediction is the planner's own
+(`make_serve_plan` pinned to TP 1, PP 1 and the batch), so the fit checks the planner's formulas,
+not a copy of them.
 """
 
 from __future__ import annotations
@@ -135,44 +138,80 @@ def _grid(lo: float, hi: float, n: int) -> list[float]:
     return [lo * (hi / lo) ** (i / (n - 1)) for i in range(n)]
 
 
-def fit(points: Sequence[Point], dev: DeviceSpec, vocab: int = 32000) -> Efficiency:
-    """The Efficiency that minimises the squared log error of TTFT and ITL over `points`: for each
-    per-layer overhead on a log grid, the prefill efficiency (TTFT) and the two decode efficiencies
-    (ITL) on log grids, refined once around the best."""
-    best: tuple[float, Efficiency] | None = None
-    for overhead in [0.0, *_grid(1e-6, 1e-2, 25)]:
-        base = Efficiency(layer_overhead_s=overhead)
-        pf = min(_grid(0.02, 1.0, 30), key=lambda e: _log_error(points, dev, dataclasses.replace(base, prefill=e), vocab, "ttft"))
-        eff = dataclasses.replace(base, prefill=pf)
-        pairs = [(h, c) for h in _grid(0.05, 1.0, 12) for c in _grid(0.02, 1.0, 12)]
-        h, c = min(pairs, key=lambda hc: _log_error(points, dev, dataclasses.replace(eff, decode_hbm=hc[0], decode_compute=hc[1]), vocab, "itl"))
-        eff = dataclasses.replace(eff, decode_hbm=h, decode_compute=c)
-        err = _log_error(points, dev, eff, vocab, "both")
+@dataclass(frozen=True)
+class Fit:
+    """The fitted constants: the device's efficiency curve (prefill) and the serving ones (decode, fixed)."""
+
+    device: DeviceSpec  # with max_efficiency and half_work fitted
+    efficiency: Efficiency  # decode_hbm, decode_compute, layer_overhead_s fitted; prefill None: the curve
+
+
+def fit(points: Sequence[Point], dev: DeviceSpec, vocab: int = 32000) -> Fit:
+    """The constants that minimise the squared log error of TTFT and ITL over `points`. For each
+    per-layer overhead on a log grid: the efficiency curve (max_efficiency, half_work: the planner's
+    prefill model, as the training planner's scaling study fits it) from TTFT, and the decode
+    bandwidth and compute efficiencies from ITL, on log grids; then each constant refined once."""
+
+    def curve(d: DeviceSpec, m: float, h: float) -> DeviceSpec:
+        return dataclasses.replace(d, max_efficiency=m, half_work=h)
+
+    best: tuple[float, DeviceSpec, Efficiency] | None = None
+    for overhead in [0.0, *_grid(1e-6, 1e-2, 17)]:
+        base = Efficiency(layer_overhead_s=overhead, decode_overlap=False)
+        cands = [(m, h) for m in _grid(0.1, 1.0, 12) for h in _grid(1e6, 1e11, 11)]
+        m, h = min(cands, key=lambda mh: _log_error(points, curve(dev, *mh), base, vocab, "ttft"))
+        d = curve(dev, m, h)
+        pairs = [(b, c) for b in _grid(0.05, 1.0, 12) for c in _grid(0.02, 1.0, 12)]
+        batched = [p for p in points if p.batch > 1] or list(points)
+        b, c = min(pairs, key=lambda bc: _log_error(batched, d, dataclasses.replace(base, decode_hbm=bc[0], decode_compute=bc[1]), vocab, "itl"))
+        eff = dataclasses.replace(base, decode_hbm=b, decode_compute=c)
+        single = [p for p in points if p.batch == 1]
+        if single:
+            s1 = min(_grid(0.05, 1.0, 25), key=lambda x: _log_error(single, d, dataclasses.replace(eff, decode_hbm_single=x), vocab, "itl"))
+            eff = dataclasses.replace(eff, decode_hbm_single=s1)
+        err = _log_error(points, d, eff, vocab, "both")
         if best is None or err < best[0]:
-            best = (err, eff)
+            best = (err, d, eff)
     assert best is not None
-    err, eff = best
-    # refine each constant on a finer grid around its value, the others fixed
-    for field, lo, hi in (("layer_overhead_s", 0.5, 2.0), ("prefill", 0.8, 1.25), ("decode_hbm", 0.8, 1.25), ("decode_compute", 0.8, 1.25)):
-        v = getattr(eff, field) or 0.0
-        if v == 0:
-            continue
-        cands = [v * f for f in _grid(lo, hi, 15)]
-        if field != "layer_overhead_s":
-            cands = [min(1.0, x) for x in cands]
-        eff = min((dataclasses.replace(eff, **{field: x}) for x in cands), key=lambda e: _log_error(points, dev, e, vocab, "both"))
-    return eff
+    _, d, eff = best
+    for _ in range(2):  # refine each constant around its value, the others fixed
+        for field in ("layer_overhead_s", "max_efficiency", "half_work", "decode_hbm", "decode_compute", "decode_hbm_single"):
+            d, eff = min(
+                (_with(d, eff, field, f) for f in _grid(0.7, 1.4, 15)),
+                key=lambda de: _log_error(points, de[0], de[1], vocab, "both"),
+            )
+    return Fit(d, eff)
 
 
-def calibration_json(dev: DeviceSpec, eff: Efficiency, points: Sequence[Point], source: str) -> dict[str, Any]:
+def _with(d: DeviceSpec, eff: Efficiency, field: str, factor: float) -> tuple[DeviceSpec, Efficiency]:
+    """`field` (of the device or the efficiency) scaled by `factor`; fractions stay within 1."""
+    if field == "max_efficiency":
+        return dataclasses.replace(d, max_efficiency=min(1.0, d.max_efficiency * factor)), eff
+    if field == "half_work":
+        return dataclasses.replace(d, half_work=d.half_work * factor), eff
+    if field == "layer_overhead_s":
+        return d, dataclasses.replace(eff, layer_overhead_s=eff.layer_overhead_s * factor)
+    if field == "decode_hbm":
+        return d, dataclasses.replace(eff, decode_hbm=min(1.0, eff.decode_hbm * factor))
+    if field == "decode_hbm_single":
+        return d, dataclasses.replace(eff, decode_hbm_single=min(1.0, (eff.decode_hbm_single or eff.decode_hbm) * factor))
+    return d, dataclasses.replace(eff, decode_compute=min(1.0, (eff.decode_compute or 1.0) * factor))
+
+
+def calibration_json(result: Fit, points: Sequence[Point], source: str) -> dict[str, Any]:
     """The calibration file `selene plan serve --gpu cpu --calibration` reads (see `load_calibration`)."""
+    dev, eff = result.device, result.efficiency
     return {
-        "prefill_efficiency": eff.prefill,
+        "max_efficiency": dev.max_efficiency,
+        "half_work": dev.half_work,
         "decode_efficiency": eff.decode_hbm,
         "decode_compute_efficiency": eff.decode_compute,
+        "decode_single_efficiency": eff.decode_hbm_single,
+        "decode_overlap": eff.decode_overlap,
         "layer_overhead_s": eff.layer_overhead_s,
         "measured_device": {"name": dev.name, "peak_tflops": dev.peak_tflops, "hbm_gbps": dev.hbm_gbps, "memory_gb": dev.memory_gb,
                             "source": dev.calibrated_from},
+        "device": dev.name,
         "points": [dataclasses.asdict(p) for p in points],
         "source": source,
     }  # fmt: skip
