@@ -182,3 +182,58 @@ def test_cli_bad_input_exits_2() -> None:
     assert proc.returncode == 2 and "unknown model preset 'nope'" in proc.stderr
     proc = _serve("--model", "7b", "--gpus", "8", "--kv-dtype", "fp4")
     assert proc.returncode == 2 and "--kv-dtype 'fp4'" in proc.stderr
+
+
+def test_fixed_layer_cost_and_cpu_decode_options_by_hand() -> None:
+    """A fixed cost per layer adds layers × cost to a decode step and to each prefill chunk; without
+    overlap a step's memory and compute times add up; batch 1 may stream at its own rate."""
+    from selene.plan.serve import Efficiency
+
+    base = _req(batch=4, prompt=128, output=16, tp=1, pp=1)
+    lay = _Layout(base, 1, 1)
+    step, _, _ = lay.decode(4)
+    fixed = dataclasses.replace(base, efficiency=Efficiency(layer_overhead_s=1e-4))
+    step2, parts2, _ = _Layout(fixed, 1, 1).decode(4)
+    assert step2 == pytest.approx(step + 32 * 1e-4) and parts2["fixed per layer"] == pytest.approx(32 * 1e-4)
+    ttft, _, _ = lay.prefill(4)
+    ttft2, pparts, _ = _Layout(fixed, 1, 1).prefill(4)
+    assert ttft2 == pytest.approx(ttft + 32 * 1e-4) and pparts["fixed per layer"] == pytest.approx(32 * 1e-4)
+    st = lay._stage(4)
+    added = dataclasses.replace(base, efficiency=Efficiency(decode_overlap=False))
+    assert _Layout(added, 1, 1).decode(4)[0] == pytest.approx(st["hbm"] + st["compute"])
+    single = dataclasses.replace(base, efficiency=Efficiency(decode_hbm_single=0.4))
+    one = _Layout(single, 1, 1)
+    assert one._stage(1)["hbm"] == pytest.approx(lay._stage(1)["hbm"] * 0.8 / 0.4)
+    assert one._stage(4)["hbm"] == pytest.approx(lay._stage(4)["hbm"])
+
+
+def test_cpu_needs_a_serving_study_calibration(tmp_path: Path) -> None:
+    from selene.plan.serve_study import Point, calibration_json, cpu_spec, fit, predict
+
+    dev = cpu_spec(0.2, 40.0, 16.0, "test")
+    truth = dataclasses.replace(dev, max_efficiency=0.7, half_work=3e8)
+    from selene.plan.serve import Efficiency
+
+    eff = Efficiency(decode_hbm=0.3, decode_compute=0.5, decode_hbm_single=0.6, decode_overlap=False, layer_overhead_s=5e-4)
+    grid = [Point("125m", b, p, 8, 0.0, 0.0) for b in (1, 4, 16) for p in (64, 512)]
+    points = [predict(p, truth, eff) for p in grid]  # what a machine with these constants would measure
+    result = fit(points, dev)
+    for p in points:  # the fit recovers them: its predictions match within 5%
+        q = predict(p, result.device, result.efficiency)
+        assert q.ttft_s == pytest.approx(p.ttft_s, rel=0.05) and q.itl_s == pytest.approx(p.itl_s, rel=0.05)
+    f = tmp_path / "cpu.json"
+    f.write_text(json.dumps(calibration_json(result, points, "test")))
+    placeholder = cpu_spec(1.0, 1.0, 1.0, "placeholder")
+    loaded, leff = load_calibration(f, placeholder)
+    assert loaded.peak_tflops == 0.2 and loaded.hbm_gbps == 40.0 and leff.decode_overlap is False
+    assert predict(points[0], loaded, leff).itl_s == pytest.approx(predict(points[0], result.device, result.efficiency).itl_s)
+    proc = _serve("--model", "125m", "--vocab", "32000", "--gpu", "cpu", "--gpus", "1", "--batch", "4", "--prompt", "64", "--output", "8",
+                  "--weights-dtype", "fp32", "--kv-dtype", "fp32", "--calibration", str(f), "--json")
+    assert proc.returncode == 0, proc.stderr
+    row = json.loads(proc.stdout)["layouts"][0]
+    assert row["itl_ms"] == pytest.approx(predict(Point("125m", 4, 64, 8, 0, 0), loaded, leff).itl_s * 1e3, rel=1e-6)
+    bad = _serve("--model", "125m", "--gpu", "cpu", "--gpus", "1")
+    assert bad.returncode == 2 and "--gpu cpu needs --calibration" in bad.stderr
+    f.write_text(json.dumps({"decode_efficiency": 0.5}))
+    with pytest.raises(ConfigError, match="measured_device"):
+        load_calibration(f, placeholder)
