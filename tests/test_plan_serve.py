@@ -237,3 +237,43 @@ def test_cpu_needs_a_serving_study_calibration(tmp_path: Path) -> None:
     f.write_text(json.dumps({"decode_efficiency": 0.5}))
     with pytest.raises(ConfigError, match="measured_device"):
         load_calibration(f, placeholder)
+
+
+def test_length_distributions_give_p99_and_plan_kv_for_the_mean(tmp_path: Path) -> None:
+    from selene.plan.serve import read_lengths
+
+    f = tmp_path / "prompts.txt"
+    f.write_text("# prompt lengths of a day's requests\n" + "\n".join(["512"] * 98 + ["4096", "8192"]) + "\n")
+    median, lengths = read_lengths(str(f), "--prompt")
+    assert median == 512 and lengths is not None and len(lengths) == 100
+    j = tmp_path / "outputs.json"
+    j.write_text(json.dumps([100] * 99 + [1000]))
+    out_median, out_lengths = read_lengths(str(j), "--output")
+    assert out_median == 100
+    req = _req(prompt=median, output=out_median, prompt_lengths=lengths, output_lengths=out_lengths, batch=8, tp=1, pp=1)
+    row = make_serve_plan(req)["layouts"][0]
+    assert req.kv_tokens == pytest.approx((98 * 512 + 4096 + 8192) / 100 + (99 * 100 + 1000) / 100)
+    p99 = _Layout(dataclasses.replace(req, prompt=4096, output=100, prompt_lengths=None, output_lengths=None), 1, 1)
+    assert row["ttft_p99_ms"] == pytest.approx(p99.prefill(8)[0] * 1e3) and row["ttft_p99_ms"] > row["ttft_ms"]
+    single = _Layout(dataclasses.replace(req, prompt_lengths=None, output_lengths=None), 1, 1)
+    assert row["memory_gb"]["kv"] > single.memory(8)["kv"]  # the mean is above the median
+    strict = dataclasses.replace(req, itl_ms=row["itl_ms"] * 1.01, target_percentile=99, batch=None, tp=None, pp=None)
+    assert all(r["itl_p99_ms"] <= strict.itl_ms for r in make_serve_plan(strict)["layouts"])
+    (tmp_path / "bad.txt").write_text("12\nlots\n")
+    with pytest.raises(ConfigError, match=r"bad\.txt, line 2"):
+        read_lengths(str(tmp_path / "bad.txt"), "--prompt")
+
+
+def test_cli_serves_the_model_a_checkpoint_holds(tmp_path: Path) -> None:
+    from selene.train.args import PRESETS
+
+    step = tmp_path / "checkpoints" / "step-000010"
+    step.mkdir(parents=True)
+    args = dataclasses.asdict(dataclasses.replace(PRESETS["350m"], vocab_size=32000))
+    (step / "meta.json").write_text(json.dumps({"step": 10, "model_args": args}))
+    proc = _serve("--checkpoint", str(tmp_path), "--gpus", "1", "--gpu", "a100-80g", "--json")
+    assert proc.returncode == 0, proc.stderr
+    model = json.loads(proc.stdout)["model"]
+    assert (model["layers"], model["hidden"], model["heads"], model["vocab"]) == (24, 1024, 16, 32000)
+    both = _serve("--checkpoint", str(tmp_path), "--model", "7b", "--gpus", "1")
+    assert both.returncode == 2 and "give one of --model, --checkpoint" in both.stderr

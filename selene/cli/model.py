@@ -336,8 +336,18 @@ def plan_serve(
     swiglu: Annotated[bool, typer.Option("--swiglu", help="SwiGLU MLP (three FFN matrices) instead of GELU.")] = False,
     gpus: Annotated[int | None, typer.Option("--gpus", min=1, help="GPUs in all.")] = None,
     gpu: Annotated[str, typer.Option("--gpu", help="a100-40g | a100-80g | h100 | h200 | cpu (needs --calibration).")] = "h100",
-    prompt: Annotated[int, typer.Option("--prompt", min=1, help="Prompt tokens per sequence.")] = 2048,
-    output: Annotated[int, typer.Option("--output", min=1, help="Generated tokens per sequence.")] = 256,
+    prompt: Annotated[
+        str, typer.Option("--prompt", help="Prompt tokens per sequence, or a file of lengths (JSON list or one per line).")
+    ] = "2048",
+    output: Annotated[
+        str, typer.Option("--output", help="Generated tokens per sequence, or a file of lengths (JSON list or one per line).")
+    ] = "256",
+    target_percentile: Annotated[
+        int, typer.Option("--target-percentile", help="With length files: the percentile --ttft-ms/--itl-ms apply to, 50 or 99.")
+    ] = 50,
+    checkpoint: Annotated[
+        str | None, typer.Option("--checkpoint", help="A checkpoint (step dir or train dir): serve the model it holds.")
+    ] = None,
     batch: Annotated[int | None, typer.Option("--batch", min=1, help="Pin concurrent sequences per replica.")] = None,
     tp: Annotated[int | None, typer.Option("--tp", min=1, help="Pin the tensor-parallel degree.")] = None,
     pp: Annotated[int | None, typer.Option("--pp", min=1, help="Pin the pipeline-parallel degree.")] = None,
@@ -366,19 +376,30 @@ def plan_serve(
         ServeRequest,
         load_calibration,
         make_serve_plan,
+        read_lengths,
         render,
     )
     from selene.plan.serve import shape_from_preset as serve_shape
 
+    prompt_len, prompt_lengths = read_lengths(prompt, "--prompt")
+    output_len, output_lengths = read_lengths(output, "--output")
+    seq = max(prompt_lengths or [prompt_len]) + max(output_lengths or [output_len])
     dims = (layers, hidden, heads)
+    if sum(x is not None and x is not False for x in (model, checkpoint, any(d is not None for d in dims) or None)) > 1:
+        raise UsageError("give one of --model, --checkpoint, or --layers --hidden --heads")
     if model:
-        if any(d is not None for d in dims):
-            raise UsageError("give --model or --layers --hidden --heads, not both")
         shape = serve_shape(model, vocab)
+    elif checkpoint:
+        from selene.eval.checkpoint_io import model_args_of, read_meta, resolve
+        from selene.plan.cost import Shape
+
+        step = resolve(checkpoint)
+        args = model_args_of(read_meta(step), step)
+        shape = Shape.from_model_args(args, args.vocab_size, max(seq, args.max_seq_len), True)
     elif all(d is not None for d in dims):
-        shape = shape_from_dims(layers, hidden, heads, ffn, vocab or DEFAULT_VOCAB, prompt + output, "swiglu" if swiglu else "gelu")  # type: ignore[arg-type]
+        shape = shape_from_dims(layers, hidden, heads, ffn, vocab or DEFAULT_VOCAB, seq, "swiglu" if swiglu else "gelu")  # type: ignore[arg-type]
     else:
-        raise UsageError("say what to serve: --model PRESET, or --layers --hidden --heads [--ffn] [--vocab]")
+        raise UsageError("say what to serve: --model PRESET, --checkpoint DIR, or --layers --hidden --heads [--ffn] [--vocab]")
     if gpus is None:
         raise UsageError("--gpus is required")
     if gpu == "cpu":  # this machine: its figures come from a serving study's calibration file
@@ -393,8 +414,8 @@ def plan_serve(
     if calibration:
         dev, eff = load_calibration(calibration, dev)
     req = ServeRequest(
-        ServeModel(shape, kv_heads or shape.heads), gpus, dev, prompt, output, batch, weights_dtype, kv_dtype,
-        ttft_ms, itl_ms, min_tokens_per_s, tp, pp, top, eff,
+        ServeModel(shape, kv_heads or shape.heads), gpus, dev, prompt_len, output_len, batch, weights_dtype, kv_dtype,
+        ttft_ms, itl_ms, min_tokens_per_s, tp, pp, top, eff, prompt_lengths, output_lengths, target_percentile,
     )  # fmt: skip
     result = make_serve_plan(req)
     if json_:

@@ -49,6 +49,7 @@ fp8/int8 weights and KV halve their bytes (memory and HBM time); compute stays a
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -205,6 +206,11 @@ class ServeRequest:
     pp: int | None = None
     top: int = 10
     efficiency: Efficiency = Efficiency()
+    # length distributions (from files): `prompt` and `output` are then their medians, the KV cache is
+    # planned for their mean total, and rows also give TTFT and ITL at the 99th percentile
+    prompt_lengths: tuple[int, ...] | None = None
+    output_lengths: tuple[int, ...] | None = None
+    target_percentile: int = 50  # the percentile --ttft-ms / --itl-ms apply to (50 or 99)
 
     def __post_init__(self) -> None:
         for name, dt in (("--weights-dtype", self.weights_dtype), ("--kv-dtype", self.kv_dtype)):
@@ -212,6 +218,63 @@ class ServeRequest:
                 raise ConfigError(f"{name} {dt!r}: expected one of {', '.join(DTYPE_BYTES)}")
         if self.prompt < 1 or self.output < 1:
             raise ConfigError("--prompt and --output must be at least 1 token")
+        if self.target_percentile not in (50, 99):
+            raise ConfigError(f"--target-percentile {self.target_percentile}: expected 50 or 99")
+
+    @property
+    def kv_tokens(self) -> float:
+        """Tokens of KV cache a sequence holds: prompt + output, the mean of the distributions if given."""
+        prompt = statistics.fmean(self.prompt_lengths) if self.prompt_lengths else self.prompt
+        output = statistics.fmean(self.output_lengths) if self.output_lengths else self.output
+        return prompt + output
+
+    def at(self, q: int) -> ServeRequest:
+        """The request with its lengths at percentile `q` of the distributions (itself without them)."""
+        prompt = _percentile(self.prompt_lengths, q) if self.prompt_lengths else self.prompt
+        output = _percentile(self.output_lengths, q) if self.output_lengths else self.output
+        return replace(self, prompt=prompt, output=output)
+
+
+def _percentile(values: tuple[int, ...], q: int) -> int:
+    """The nearest-rank percentile `q` of `values`."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
+
+
+def read_lengths(value: str, option: str) -> tuple[int, tuple[int, ...] | None]:
+    """`--prompt` / `--output`: a number of tokens, or a file of lengths (a JSON list, or one number per
+    line: lengths of real requests, e.g. from a log) -> (its median, the lengths); a ConfigError names
+    the file and line otherwise."""
+    if value.strip().isdigit():
+        return int(value), None
+    path = Path(value)
+    if not path.is_file():
+        raise ConfigError(f"{option} {value!r}: not a number of tokens and no such file")
+    text = path.read_text(encoding="utf-8", errors="replace")
+    lengths: list[int] = []
+    if text.lstrip().startswith("["):
+        import json
+
+        try:
+            raw = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ConfigError(f"{option} {path}: not a JSON list of lengths ({e.msg}, line {e.lineno})") from None
+        for i, x in enumerate(raw):
+            if not isinstance(x, int) or isinstance(x, bool) or x < 1:
+                raise ConfigError(f"{option} {path}: item {i} is {x!r}, not a length of at least 1 token")
+            lengths.append(x)
+    else:
+        for n, line in enumerate(text.splitlines(), 1):
+            field = line.split("#")[0].strip()
+            if not field:
+                continue
+            if not field.isdigit() or int(field) < 1:
+                raise ConfigError(f"{option} {path}, line {n}: {line.strip()!r} is not a length of at least 1 token")
+            lengths.append(int(field))
+    if not lengths:
+        raise ConfigError(f"{option} {path}: no lengths in the file")
+    values = tuple(lengths)
+    return _percentile(values, 50), values
 
 
 def _allreduce_s(nbytes: float, t: int, dev: DeviceSpec) -> float:
@@ -248,7 +311,7 @@ class _Layout:
     # ---------------------------------------------------------------- memory
     def memory(self, batch: int) -> dict[str, float]:
         req, s, t = self.req, self.req.model.shape, self.tp
-        kv = self.kv_token_gpu * (req.prompt + req.output) * batch
+        kv = self.kv_token_gpu * req.kv_tokens * batch
         chunk = min(PREFILL_CHUNK_TOKENS, req.prompt * batch)
         qkv = s.hidden + 2 * req.model.kv_heads * req.model.head_dim
         mlp = (3 if s.mlp == "swiglu" else 2) * s.ffn
@@ -356,6 +419,10 @@ def _row(req: ServeRequest, lay: _Layout, batch: int, max_batch: int) -> dict[st
     ttft_one, _, _ = lay.prefill(1)
     itl, itl_parts, mode = lay.decode(batch)
     total = replicas * batch / itl
+    tails: dict[str, float] = {}
+    if req.prompt_lengths or req.output_lengths:  # the 99th percentile of the lengths, the same layout
+        tail = _Layout(req.at(99), lay.tp, lay.pp)
+        tails = {"ttft_p99_ms": tail.prefill(batch)[0] * 1e3, "itl_p99_ms": tail.decode(batch)[0] * 1e3}
     comm = itl_parts["tp communication"] + itl_parts["pp hand-offs"]
     terms = {"hbm": itl_parts["hbm"], "compute": itl_parts["compute"], "communication": comm,
              "overhead": itl_parts.get("fixed per layer", 0.0)}
@@ -368,6 +435,7 @@ def _row(req: ServeRequest, lay: _Layout, batch: int, max_batch: int) -> dict[st
         "ttft_ms": ttft * 1e3,
         "ttft_one_ms": ttft_one * 1e3,
         "itl_ms": itl * 1e3,
+        **tails,
         "tokens_per_s_per_gpu": total / req.gpus,
         "tokens_per_s_total": total,
         "max_batch_per_replica": max_batch,
@@ -402,10 +470,15 @@ def _tp_ok(req: ServeRequest, tp: int) -> bool:
     return tp <= req.device.gpus_per_node and not s.heads % tp and not s.ffn % tp and (not kv % tp or not tp % kv)
 
 
+def _latency(req: ServeRequest, r: dict[str, Any], key: str) -> float:
+    """The row's TTFT or ITL at the percentile the targets apply to (p99 only with distributions)."""
+    return float(r.get(f"{key}_p99_ms", r[f"{key}_ms"]) if req.target_percentile == 99 else r[f"{key}_ms"])
+
+
 def _meets(req: ServeRequest, r: dict[str, Any]) -> bool:
     return (
-        (req.ttft_ms is None or r["ttft_ms"] <= req.ttft_ms)
-        and (req.itl_ms is None or r["itl_ms"] <= req.itl_ms)
+        (req.ttft_ms is None or _latency(req, r, "ttft") <= req.ttft_ms)
+        and (req.itl_ms is None or _latency(req, r, "itl") <= req.itl_ms)
         and (req.min_tokens_per_s is None or r["tokens_per_s_total"] >= req.min_tokens_per_s)
     )
 
@@ -414,9 +487,9 @@ def _shortfall(req: ServeRequest, r: dict[str, Any]) -> float:
     """How far a row misses the targets: the largest ratio by which it misses one (1: meets them)."""
     miss = [1.0]
     if req.ttft_ms is not None:
-        miss.append(r["ttft_ms"] / req.ttft_ms)
+        miss.append(_latency(req, r, "ttft") / req.ttft_ms)
     if req.itl_ms is not None:
-        miss.append(r["itl_ms"] / req.itl_ms)
+        miss.append(_latency(req, r, "itl") / req.itl_ms)
     if req.min_tokens_per_s is not None:
         miss.append(req.min_tokens_per_s / r["tokens_per_s_total"])
     return max(miss)
@@ -434,6 +507,13 @@ def pareto(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     keys = [key(r) for r in rows]
     front = [r for r, k in zip(rows, keys, strict=True) if not any(dominated(k, o) for o in keys)]
     return sorted(front, key=lambda r: (r["itl_ms"], -r["tokens_per_s_per_gpu"]))
+
+
+def _summary(values: tuple[int, ...] | None) -> dict[str, float] | None:
+    if not values:
+        return None
+    return {"n": len(values), "mean": statistics.fmean(values), "p50": _percentile(values, 50), "p99": _percentile(values, 99),
+            "max": max(values)}  # fmt: skip
 
 
 def _spread(rows: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
@@ -497,6 +577,10 @@ def make_serve_plan(req: ServeRequest) -> dict[str, Any]:
         "gpus": req.gpus,
         "prompt": req.prompt,
         "output": req.output,
+        "lengths": None if not (req.prompt_lengths or req.output_lengths) else {
+            "prompt": _summary(req.prompt_lengths), "output": _summary(req.output_lengths),
+            "kv_tokens_per_sequence": req.kv_tokens, "target_percentile": req.target_percentile,
+        },
         "weights_dtype": req.weights_dtype,
         "kv_dtype": req.kv_dtype,
         "targets": {"ttft_ms": req.ttft_ms, "itl_ms": req.itl_ms, "min_tokens_per_s": req.min_tokens_per_s},
@@ -555,13 +639,30 @@ def render(plan: dict[str, Any], console: Any) -> None:
         title = "closest layouts"
     else:
         title = plan["ranking"]
+    lengths = plan.get("lengths")
+    if lengths:
+        def say(name: str) -> str:
+            d = lengths[name]
+            return f"{name} {plan[name]:,} tokens" if d is None else f"{name} p50 {d['p50']:,} / mean {d['mean']:,.0f} / p99 {d['p99']:,} ({d['n']:,} lengths)"
+
+        console.print(
+            f"[b]lengths[/b] {say('prompt')}; {say('output')}; KV planned for {lengths['kv_tokens_per_sequence']:,.0f} tokens a "
+            f"sequence (the mean); TTFT and ITL at p50 and p99; targets apply to p{lengths['target_percentile']}"
+        )
     table = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False)
-    cols = ("#", "TP", "PP", "rep", "batch", "max seq", "TTFT ms", "ITL ms", "tok/s/GPU", "tok/s", "GB w", "kv", "act", "free", "bound")
+    cols = ["#", "TP", "PP", "rep", "batch", "max seq", "TTFT ms", "ITL ms", "tok/s/GPU", "tok/s", "GB w", "kv", "act", "free", "bound"]
+    if lengths:
+        cols[7:7] = ["TTFT p99"]
+        cols[9:9] = ["ITL p99"]
     for col in cols:
         table.add_column(col, justify="left" if col == "bound" else "right", no_wrap=True)
     for i, r in enumerate(rows, 1):
-        table.add_row(*cells(i, r))
-    wide = Console(file=console.file, width=max(console.width, 130), force_terminal=console.is_terminal)
+        row = cells(i, r)
+        if lengths:
+            row[7:7] = [f"{r['ttft_p99_ms']:,.1f}"]
+            row[9:9] = [f"{r['itl_p99_ms']:,.2f}"]
+        table.add_row(*row)
+    wide = Console(file=console.file, width=max(console.width, 150 if lengths else 130), force_terminal=console.is_terminal)
     wide.print(table)
     if rows:
         e = rows[0]["efficiency"]
