@@ -8,6 +8,7 @@ Memory per GPU (GB, 1e9 bytes), for TP t, PP p and `batch` concurrent sequences 
   activations  one layer's transient tensors for one prefill chunk (`PREFILL_CHUNK_TOKENS`: engines
                such as vLLM and TensorRT-LLM prefill in chunks of a few thousand tokens) plus the fp32
                logits of the batch's last tokens; nothing is kept across layers at inference
+               (with length files: the mean prompt + output, as a paged KV cache holds them)
   reserve      `RESERVE_FRACTION` (10%) of the device: CUDA context, NCCL buffers, CUDA graphs and
                allocator fragmentation; the same 90% the training planner plans in, and vLLM's default
                gpu_memory_utilization 0.9
