@@ -262,11 +262,13 @@ def test_datelines_copyright_and_view_counts_go_dates_in_sentences_stay() -> Non
         "<p>Patricio Candia | Palma de Mallorca | 08/01/2014</p><p>Viewed 314 times</p>"
         "<p>™ &amp; © 2013 Cable News Network, Inc. All rights reserved.</p>"
         "<p>On March 3, 2021 the council voted to fund the bridge.</p>"
+        "<p>The old bridge at dusk, seen from the east bank. (AP Photo/Jane Doe)</p>"
+        "<p>The council said on Tuesday, according to Reuters, that the money was there.</p>"
     )
     text = extract_main_text(page(article(extra_inside=extra)))
-    for gone in ("Case Study", "17:55", "Palma", "314", "Cable News"):
+    for gone in ("Case Study", "17:55", "Palma", "314", "Cable News", "at dusk"):
         assert gone not in text
-    assert "On March 3, 2021 the council voted" in text
+    assert "On March 3, 2021 the council voted" in text and "according to Reuters" in text
 
 
 def test_article_headline_is_dropped_a_docs_title_is_kept() -> None:

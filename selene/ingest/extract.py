@@ -652,6 +652,16 @@ _META_LINE = re.compile(
 )
 
 
+# a picture's caption by its credit: "... (Getty/Kevork Djansezian)", "Stephen Chernin/Getty Images ...",
+# "... (AP Photo/Evan Vucci)", "... Photo: Reuters"
+_AGENCY = r"(?:getty(?: images)?|ap(?: photo)?|reuters|afp|epa(?:-efe)?|shutterstock|istock(?:photo)?|alamy|icon smi|icon sportswire|usa today sports|bloomberg|nurphoto)"
+_CREDIT = re.compile(
+    rf"\((?:[^()]{{0,60}}/)?{_AGENCY}\b[^()]{{0,60}}\)\s*\.?$|^[\w .'’-]{{2,40}}/{_AGENCY}\b|"
+    r"(?:photo|image|picture|credit)s?:\s*[^.]{2,60}$|\b(?:getty images|ap photo|shutterstock|istock(?:photo)?|alamy)\s*$",
+    re.I,
+)
+
+
 def _dateline(line: str) -> bool:
     """Whether `line` is a date or time with at most two other words, or a date among fields split
     by bars ("Patricio Candia | Palma de Mallorca | 08/01/2014")."""
@@ -682,6 +692,8 @@ def _clean_lines(blocks: list[str]) -> str:
                 continue
             if len(s) <= 80 and line[:1] not in (" ", "\t") and (_META_LINE.match(s) or _dateline(s)):
                 continue
+            if len(s) <= 300 and line[:1] not in (" ", "\t") and _CREDIT.search(s):
+                continue  # a caption with its picture's credit
             if (
                 len(s) <= _SHORT * 1.5
                 and line[:1] not in (" ", "\t")
