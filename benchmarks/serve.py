@@ -125,6 +125,7 @@ def cpu_study(presets: list[str], batches: list[int], prompts: list[int], output
         fit,
         measure,
         measure_device,
+        measure_overheads,
         predict,
         write_calibration,
     )
@@ -132,22 +133,23 @@ def cpu_study(presets: list[str], batches: list[int], prompts: list[int], output
     t0 = time.perf_counter()
     dev = measure_device()
     print(f"device: {dev.peak_tflops * 1e3:.0f} GFLOP/s fp32 matmul, {dev.hbm_gbps:.1f} GB/s copy, {dev.memory_gb:.0f} GB ({dev.calibrated_from})")
+    overheads = measure_overheads()
+    print(f"fixed costs measured: {overheads[0] * 1e6:.0f} µs per layer, {overheads[1] * 1e6:.0f} µs per forward")
     points = []
     for preset in presets:
         t1 = time.perf_counter()
         points += measure(preset, batches, prompts, output, repeats=repeats)
         print(f"measured {preset}: {time.perf_counter() - t1:.0f} s")
-    result = fit(points, dev)
+    result = fit(points, dev, overheads)
     eff = result.efficiency
     print(
         f"fitted on all: prefill curve max {result.device.max_efficiency:.3f} of peak, half at {result.device.half_work:.2g} FLOPs; "
-        f"decode {eff.decode_hbm:.3f} of bandwidth, decode compute {eff.decode_compute:.3f} of peak, "
-        f"{eff.layer_overhead_s * 1e6:.0f} µs per layer per forward"
+        f"decode {eff.decode_hbm:.3f} of bandwidth (batch 1: {eff.decode_hbm_single:.3f}), decode compute {eff.decode_compute:.3f} of peak"
     )
     held = {}
     for preset in presets:  # leave one preset out
         rest = [p for p in points if p.preset != preset]
-        held[preset] = fit(rest, dev) if rest else result
+        held[preset] = fit(rest, dev, overheads) if rest else result
     print(f"\n{'preset':<8}{'batch':>6}{'prompt':>7}  {'TTFT ms':>9}{'pred':>9}{'ratio':>7}{'held-out':>9}  {'ITL ms':>8}{'pred':>8}{'ratio':>7}{'held-out':>9}")
     within = {"all": 0, "held-out": 0}
     n = 0

@@ -214,10 +214,11 @@ def test_cpu_needs_a_serving_study_calibration(tmp_path: Path) -> None:
     truth = dataclasses.replace(dev, max_efficiency=0.7, half_work=3e8)
     from selene.plan.serve import Efficiency
 
-    eff = Efficiency(decode_hbm=0.3, decode_compute=0.5, decode_hbm_single=0.6, decode_overlap=False, layer_overhead_s=5e-4)
+    eff = Efficiency(decode_hbm=0.3, decode_compute=0.5, decode_hbm_single=0.6, decode_overlap=False,
+                     layer_overhead_s=5e-4, step_overhead_s=1e-3)  # fmt: skip
     grid = [Point("125m", b, p, 8, 0.0, 0.0) for b in (1, 4, 16) for p in (64, 512)]
     points = [predict(p, truth, eff) for p in grid]  # what a machine with these constants would measure
-    result = fit(points, dev)
+    result = fit(points, dev, (5e-4, 1e-3))
     for p in points:  # the fit recovers them: its predictions match within 5%
         q = predict(p, result.device, result.efficiency)
         assert q.ttft_s == pytest.approx(p.ttft_s, rel=0.05) and q.itl_s == pytest.approx(p.itl_s, rel=0.05)

@@ -39,9 +39,10 @@ Time (seconds), per replica:
            micro-batch re-reads the stage's weights); when KV reads or compute dominate the pipeline
            wins.
            ITL = one decode step; tokens/s total = replicas × batch / ITL; per GPU = total / GPUs.
-  fixed    with a calibration that measured it (`layer_overhead_s`, `selene.plan.serve_study`): a fixed
-           cost per layer per forward (kernel launches, the framework's dispatch) on every prefill
-           chunk and decode step; GPUs carry none by default (CUDA graphs hide most of it).
+  fixed    with a calibration that measured them (`selene.plan.serve_study`): a fixed cost per layer per
+           forward (`layer_overhead_s`: kernel launches, the framework's dispatch) on every prefill
+           chunk and decode step, and one per forward (`step_overhead_s`: sampling, the serving
+           loop); GPUs carry none by default (CUDA graphs hide most of them).
 Not modelled: queueing, prefill interleaved with decode (continuous batching's stall of the decode
 steps), speculative decoding, paged-KV waste.
 fp8/int8 weights and KV halve their bytes (memory and HBM time); compute stays at the bf16 peak.
@@ -121,6 +122,7 @@ class Efficiency:
     decode_hbm_single: float | None = None
     decode_overlap: bool = True  # memory and compute of a decode step overlap (GPUs); False: they add up (CPU GEMM)
     layer_overhead_s: float = 0.0  # fixed seconds per layer per forward (launches, dispatch); 0: not modelled
+    step_overhead_s: float = 0.0  # fixed seconds per forward whatever the depth (sampling, the serving loop)
     prefill_source: str = ""
     decode_source: str = "default DECODE_HBM_EFFICIENCY (selene/plan/serve.py)"
     overhead_source: str = "not modelled"
@@ -128,6 +130,7 @@ class Efficiency:
 
 SERVING_FIELDS = (
     "prefill_efficiency", "decode_efficiency", "decode_single_efficiency", "decode_compute_efficiency", "layer_overhead_s",
+    "step_overhead_s",
 )  # fmt: skip
 DEVICE_FIELDS = ("peak_tflops", "hbm_gbps", "memory_gb")  # a measured device (the CPU of a serving study)
 
@@ -153,7 +156,7 @@ def load_calibration(path: str | Path, dev: DeviceSpec) -> tuple[DeviceSpec, Eff
         )
     for key in curve + serving:
         v = data[key]
-        bounded = key not in ("half_work", "layer_overhead_s")
+        bounded = key not in ("half_work", "layer_overhead_s", "step_overhead_s")
         if not isinstance(v, (int, float)) or isinstance(v, bool) or v < 0 or (v == 0 and bounded) or (bounded and v > 1):
             raise ConfigError(f"calibration file {p}: field {key!r} must be a number" + (" in (0, 1]" if bounded else " >= 0"))
     if curve:
@@ -187,6 +190,8 @@ def load_calibration(path: str | Path, dev: DeviceSpec) -> tuple[DeviceSpec, Eff
         eff = replace(eff, decode_overlap=data["decode_overlap"])
     if "layer_overhead_s" in data:
         eff = replace(eff, layer_overhead_s=float(data["layer_overhead_s"]), overhead_source=f"layer_overhead_s in {p}")
+    if "step_overhead_s" in data:
+        eff = replace(eff, step_overhead_s=float(data["step_overhead_s"]), overhead_source=f"overheads in {p}")
     return dev, eff
 
 
@@ -354,6 +359,8 @@ class _Layout:
         parts = {"compute": slots * compute, "tp communication": slots * tp, "pp hand-offs": slots * send}
         if req.efficiency.layer_overhead_s:
             parts["fixed per layer"] = slots * self.stage_layers * req.efficiency.layer_overhead_s
+        if req.efficiency.step_overhead_s:
+            parts["fixed per forward"] = req.efficiency.step_overhead_s
         return sum(parts.values()), parts, eff
 
     def _stage(self, x: float) -> dict[str, float]:
@@ -389,6 +396,9 @@ class _Layout:
             if st["fixed per layer"]:
                 parts["fixed per layer"] = stages * st["fixed per layer"]
             step = stages * (bound + st["tp communication"] + st["fixed per layer"]) + sends * st["pp hand-offs"]
+            if self.req.efficiency.step_overhead_s:
+                parts["fixed per forward"] = self.req.efficiency.step_overhead_s
+                step += self.req.efficiency.step_overhead_s
             return step, parts
 
         single, single_parts = total(self._stage(batch), p, p - 1)
@@ -410,7 +420,7 @@ def _batches(max_batch: int) -> list[int]:
     return [*out, max_batch]
 
 
-BINDING = {"hbm": "HBM bandwidth", "compute": "compute", "communication": "communication", "overhead": "fixed per-layer cost"}
+BINDING = {"hbm": "HBM bandwidth", "compute": "compute", "communication": "communication", "overhead": "fixed costs"}
 
 
 def _row(req: ServeRequest, lay: _Layout, batch: int, max_batch: int) -> dict[str, Any]:
@@ -426,7 +436,7 @@ def _row(req: ServeRequest, lay: _Layout, batch: int, max_batch: int) -> dict[st
         tails = {"ttft_p99_ms": tail.prefill(batch)[0] * 1e3, "itl_p99_ms": tail.decode(batch)[0] * 1e3}
     comm = itl_parts["tp communication"] + itl_parts["pp hand-offs"]
     terms = {"hbm": itl_parts["hbm"], "compute": itl_parts["compute"], "communication": comm,
-             "overhead": itl_parts.get("fixed per layer", 0.0)}
+             "overhead": itl_parts.get("fixed per layer", 0.0) + itl_parts.get("fixed per forward", 0.0)}
     decode_bound = BINDING[max(terms, key=lambda k: terms[k])]
     # at the largest batch that fits, memory (KV capacity) is what stops the throughput growing
     binding = "memory" if req.batch is None and batch == max_batch < MAX_BATCH else decode_bound
@@ -455,6 +465,7 @@ def _row(req: ServeRequest, lay: _Layout, batch: int, max_batch: int) -> dict[st
                 "source": req.efficiency.decode_source if req.efficiency.decode_compute else f"device max efficiency ({dev.calibrated_from})",
             },
             "layer_overhead_s": {"seconds": req.efficiency.layer_overhead_s, "source": req.efficiency.overhead_source},
+            "step_overhead_s": {"seconds": req.efficiency.step_overhead_s, "source": req.efficiency.overhead_source},
             "communication": {
                 "bus_gbps": min(dev.intra_node_gbps, dev.nvlink_gbps) if dev.nvlink_gbps else dev.intra_node_gbps,
                 "hop_latency_s": dev.nvlink_latency_s or dev.collective_latency_s,

@@ -11,15 +11,16 @@ The device is measured the way a serving process uses it, with torch's threads a
 fp32 matmul rate (n = 1024) is its peak, a 256 MiB copy its memory bandwidth (read + write bytes),
 and RAM its memory (`measure_device`).
 
-`fit` finds five constants by least squares on log(predicted / measured) over the points: the
-device's efficiency curve (`max_efficiency`, `half_work`: what prefill reaches as a function of a
+`measure_overheads` measures the fixed costs of a forward first (per layer and per forward, from
+models too small for their matmuls to matter), and `fit` finds the efficiencies by least squares
+on log(predicted / measured) over the points, those costs given: the device's efficiency curve (`max_efficiency`, `half_work`: what prefill reaches as a function of a
 layer's work, the curve the training planner's scaling study fits), `decode_efficiency` (fraction of
 the bandwidth a decode step's weight and cache reads reach at batch > 1), `decode_single_efficiency`
 (the same at batch 1: matrix-vector kernels stream the weights at their own rate),
 `decode_compute_efficiency` (fraction of peak of its matmuls; on a CPU memory and compute time add
-up: `decode_overlap` false) and `layer_overhead_s` (fixed seconds per layer per forward: on a CPU,
-PyTorch's dispatch of a layer's dozen operators). The prediction is the planner's own
-(`make_serve_plan` pinned to TP 1, PP 1 and the batch), so the fit checks the planner's formulas,
+up: `decode_overlap` false); the calibration file carries `layer_overhead_s` and `step_overhead_s`
+too. The prediction is the planner's own
+(its layout model pinned to TP 1, PP 1 and the batch), so the fit checks the planner's formulas,
 not a copy of them.
 """
 
@@ -37,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from selene.plan.devices import DeviceSpec
-from selene.plan.serve import Efficiency, ServeModel, ServeRequest, make_serve_plan, shape_from_preset
+from selene.plan.serve import Efficiency, ServeModel, ServeRequest, _Layout, shape_from_preset
 
 CPU_NAME = "cpu"
 
@@ -113,14 +114,15 @@ def measure(
 
 
 def predict(point: Point, dev: DeviceSpec, eff: Efficiency, vocab: int = 32000) -> Point:
-    """The serving planner's TTFT and ITL for `point` (TP 1, PP 1, its batch, fp32 weights and KV)."""
+    """The serving planner's TTFT and ITL for `point` (TP 1, PP 1, its batch, fp32 weights and KV),
+    from the planner's own layout model (`selene.plan.serve._Layout`, what `make_serve_plan` ranks)."""
     shape = shape_from_preset(point.preset, vocab)
     req = ServeRequest(
         ServeModel(shape, shape.heads), 1, dev, point.prompt, point.output, point.batch, "fp32", "fp32",
         tp=1, pp=1, top=1, efficiency=eff,
     )  # fmt: skip
-    row = make_serve_plan(req)["layouts"][0]
-    return dataclasses.replace(point, ttft_s=row["ttft_ms"] / 1e3, itl_s=row["itl_ms"] / 1e3)
+    lay = _Layout(req, 1, 1)
+    return dataclasses.replace(point, ttft_s=lay.prefill(point.batch)[0], itl_s=lay.decode(point.batch)[0])
 
 
 def _log_error(points: Sequence[Point], dev: DeviceSpec, eff: Efficiency, vocab: int, which: str) -> float:
@@ -146,38 +148,61 @@ class Fit:
     efficiency: Efficiency  # decode_hbm, decode_compute, layer_overhead_s fitted; prefill None: the curve
 
 
-def fit(points: Sequence[Point], dev: DeviceSpec, vocab: int = 32000) -> Fit:
-    """The constants that minimise the squared log error of TTFT and ITL over `points`. For each
-    per-layer overhead on a log grid: the efficiency curve (max_efficiency, half_work: the planner's
-    prefill model, as the training planner's scaling study fits it) from TTFT, and the decode
-    bandwidth and compute efficiencies from ITL, on log grids; then each constant refined once."""
+def measure_overheads(vocab: int = 32000, layers: Sequence[int] = (1, 4, 16), steps: int = 16, repeats: int = 3) -> tuple[float, float]:
+    """The fixed costs of a forward on this machine, measured: decode steps (batch 1, a 64-token
+    prompt) of models too small for their matmuls to matter (width 64) at several depths; the median
+    step time's least-squares line over the depth gives the cost per layer (its slope: the
+    framework's dispatch of a layer's operators) and per forward (its intercept: embedding, output
+    layer, sampling, the loop). Returns (seconds per layer, seconds per forward)."""
+    import torch
+
+    from selene.eval.generate import generate_batch
+    from selene.train.args import PRESETS
+    from selene.train.model import Transformer
+
+    xs, ys = [], []
+    for n in layers:
+        args = dataclasses.replace(PRESETS["debug"], n_layers=n, vocab_size=vocab, max_seq_len=64 + steps + 1)
+        torch.manual_seed(0)
+        model = Transformer(args).eval()
+        times: list[float] = []
+        with torch.inference_mode():
+            generate_batch(model, args, [[1] * 8], 2, temperature=0.0, stop_ids=())  # warm-up
+            for _ in range(repeats):
+                times += generate_batch(model, args, [[5] * 64], steps, temperature=0.0, stop_ids=()).itl_s
+        xs.append(float(n))
+        ys.append(statistics.median(times))
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
+    return max(slope, 0.0), max(my - slope * mx, 0.0)
+
+
+def fit(points: Sequence[Point], dev: DeviceSpec, overheads: tuple[float, float], vocab: int = 32000) -> Fit:
+    """The efficiencies that minimise the squared log error of TTFT and ITL over `points`, the fixed
+    costs (`overheads`: seconds per layer and per forward, from `measure_overheads`) given: the
+    efficiency curve (max_efficiency, half_work: the planner's prefill model, as the training
+    planner's scaling study fits it) from TTFT; the decode bandwidth and compute efficiencies from
+    ITL at batch > 1, and the batch-1 bandwidth from ITL at batch 1; on log grids, then refined."""
 
     def curve(d: DeviceSpec, m: float, h: float) -> DeviceSpec:
         return dataclasses.replace(d, max_efficiency=m, half_work=h)
 
-    best: tuple[float, DeviceSpec, Efficiency] | None = None
-    for overhead in [0.0, *_grid(1e-6, 1e-2, 17)]:
-        base = Efficiency(layer_overhead_s=overhead, decode_overlap=False)
-        cands = [(m, h) for m in _grid(0.1, 1.0, 12) for h in _grid(1e6, 1e11, 11)]
-        m, h = min(cands, key=lambda mh: _log_error(points, curve(dev, *mh), base, vocab, "ttft"))
-        d = curve(dev, m, h)
-        pairs = [(b, c) for b in _grid(0.05, 1.0, 12) for c in _grid(0.02, 1.0, 12)]
-        batched = [p for p in points if p.batch > 1] or list(points)
-        b, c = min(pairs, key=lambda bc: _log_error(batched, d, dataclasses.replace(base, decode_hbm=bc[0], decode_compute=bc[1]), vocab, "itl"))
-        eff = dataclasses.replace(base, decode_hbm=b, decode_compute=c)
-        single = [p for p in points if p.batch == 1]
-        if single:
-            s1 = min(_grid(0.05, 1.0, 25), key=lambda x: _log_error(single, d, dataclasses.replace(eff, decode_hbm_single=x), vocab, "itl"))
-            eff = dataclasses.replace(eff, decode_hbm_single=s1)
-        err = _log_error(points, d, eff, vocab, "both")
-        if best is None or err < best[0]:
-            best = (err, d, eff)
-    assert best is not None
-    _, d, eff = best
-    for _ in range(2):  # refine each constant around its value, the others fixed
-        for field in ("layer_overhead_s", "max_efficiency", "half_work", "decode_hbm", "decode_compute", "decode_hbm_single"):
+    base = Efficiency(layer_overhead_s=overheads[0], step_overhead_s=overheads[1], decode_overlap=False)
+    cands = [(m, h) for m in _grid(0.1, 1.0, 20) for h in _grid(1e6, 1e11, 20)]
+    m, h = min(cands, key=lambda mh: _log_error(points, curve(dev, *mh), base, vocab, "ttft"))
+    d = curve(dev, m, h)
+    pairs = [(b, c) for b in _grid(0.05, 1.0, 20) for c in _grid(0.02, 1.0, 20)]
+    batched = [p for p in points if p.batch > 1] or list(points)
+    b, c = min(pairs, key=lambda bc: _log_error(batched, d, dataclasses.replace(base, decode_hbm=bc[0], decode_compute=bc[1]), vocab, "itl"))
+    eff = dataclasses.replace(base, decode_hbm=b, decode_compute=c)
+    single = [p for p in points if p.batch == 1]
+    if single:
+        s1 = min(_grid(0.05, 1.0, 40), key=lambda x: _log_error(single, d, dataclasses.replace(eff, decode_hbm_single=x), vocab, "itl"))
+        eff = dataclasses.replace(eff, decode_hbm_single=s1)
+    for _ in range(2):  # refine each efficiency around its value, the others fixed
+        for field in ("max_efficiency", "half_work", "decode_hbm", "decode_compute", "decode_hbm_single"):
             d, eff = min(
-                (_with(d, eff, field, f) for f in _grid(0.7, 1.4, 15)),
+                (_with(d, eff, field, f) for f in _grid(0.85, 1.15, 11)),
                 key=lambda de: _log_error(points, de[0], de[1], vocab, "both"),
             )
     return Fit(d, eff)
@@ -191,6 +216,8 @@ def _with(d: DeviceSpec, eff: Efficiency, field: str, factor: float) -> tuple[De
         return dataclasses.replace(d, half_work=d.half_work * factor), eff
     if field == "layer_overhead_s":
         return d, dataclasses.replace(eff, layer_overhead_s=eff.layer_overhead_s * factor)
+    if field == "step_overhead_s":
+        return d, dataclasses.replace(eff, step_overhead_s=eff.step_overhead_s * factor)
     if field == "decode_hbm":
         return d, dataclasses.replace(eff, decode_hbm=min(1.0, eff.decode_hbm * factor))
     if field == "decode_hbm_single":
@@ -209,6 +236,7 @@ def calibration_json(result: Fit, points: Sequence[Point], source: str) -> dict[
         "decode_single_efficiency": eff.decode_hbm_single,
         "decode_overlap": eff.decode_overlap,
         "layer_overhead_s": eff.layer_overhead_s,
+        "step_overhead_s": eff.step_overhead_s,
         "measured_device": {"name": dev.name, "peak_tflops": dev.peak_tflops, "hbm_gbps": dev.hbm_gbps, "memory_gb": dev.memory_gb,
                             "source": dev.calibrated_from},
         "device": dev.name,
