@@ -28,21 +28,22 @@ planner's memory model (its 10% reserve and fp16 KV cache); one gives no output 
 The CPU side (`python benchmarks/serve.py --cpu [--presets 125m,350m] [--calibration-out FILE]`):
 `selene generate`'s batched generation (`selene.eval.generate.generate_batch`, greedy, random
 weights, fp32) is measured here at batch 1, 4, 16 × prompt 64, 512 for each preset (TTFT: best of 2
-runs; ITL: the median step of 2 × 7), the device measured as a serving process uses it (fp32 matmul
-rate, copy bandwidth, torch's threads), the planner's constants fitted (`selene.plan.serve_study`:
-prefill efficiency curve, decode bandwidth at batch 1 and above, decode compute, a fixed cost per
-layer per forward) and its predictions printed beside the measurements: fitted on all presets (the
-calibration file it writes) and, to show the fit predicts rather than describes, fitted on the other
-preset only ("held-out"). The target is 15%.
+runs; ITL: the median step of 2 × 7). The device is measured as a serving process uses it (fp32
+matmul rate, copy bandwidth, torch's threads), and so are the fixed costs of a forward (decode steps
+of width-64 models at 1, 4 and 16 layers: the slope per layer, the intercept per forward). Only the
+efficiencies are fitted (`selene.plan.serve_study`: the prefill efficiency curve, decode bandwidth at
+batch 1 and above, decode compute), and the planner's predictions are printed beside the
+measurements: fitted on all presets (the calibration file it writes) and, to show that the fit
+predicts rather than describes, fitted on the other preset only ("held-out"). The target is 15%.
 
-Measured (2 cores; benchmarks/results/serve-cpu.txt, calibration serve-cpu-calibration.json): 21 of
-24 TTFT/ITL figures within 15% fitted on both presets (all 12 TTFTs; ITL misses: 125m batch 4 prompt
-64 at 0.80, 125m batch 16 prompt 512 at 1.16, 350m batch 16 prompt 512 at 1.24), 16 of 24 with the
-preset held out (TTFT 11 of 12, ITL 5 of 12). Repeated runs move a measured ITL by up to 15% on this
-shared machine (125m batch 4 prompt 64: 67.8 ms in one run, 79.4 ms in the next), which is the size
-of the target. The fitted fixed cost is large (1.7 ms per layer per forward): it absorbs what the
-roofline does not see in this implementation (PyTorch's dispatch of a layer's operators, the padded
-attention mask and RoPE gathers of every step).
+Measured (2 cores; benchmarks/results/serve-cpu.txt, calibration serve-cpu-calibration.json; fixed
+costs 234 µs per layer and 426 µs per forward): 22 of 24 TTFT/ITL figures within 15% fitted on both
+presets, 21 of 24 with the preset held out. The misses: 125m batch 16 prompt 512 ITL (1.19 / 1.16
+held out), 350m batch 16 prompt 512 TTFT (0.80 / 0.78; 43.7 s measured where the run before measured
+38.7 s), and one held-out 350m ITL at 1.12... within. Repeated runs on this shared machine move a
+measured ITL by up to 15% (125m batch 4 prompt 64: 67.8 ms in one run, 79.4 ms in the next), the
+size of the target. An earlier version fitted the fixed cost per layer with the efficiencies: 1.7 ms,
+which absorbed costs that scale with width, and predicted the other preset worse (16 of 24).
 """
 
 from __future__ import annotations
