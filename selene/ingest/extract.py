@@ -662,6 +662,12 @@ _CREDIT = re.compile(
 )
 
 
+_BOILER_LINE_LC = re.compile(_BOILER_LINE.pattern)  # the same patterns, matched on lower-cased lines
+_BYLINE_LC = re.compile(_BYLINE.pattern)
+_DIGIT = re.compile(r"\d")
+_CREDIT_ENDS = ("images", "photo", "shutterstock", "istock", "istockphoto", "alamy")
+
+
 def _dateline(line: str) -> bool:
     """Whether `line` is a date or time with at most two other words, or a date among fields split
     by bars ("Patricio Candia | Palma de Mallorca | 08/01/2014")."""
@@ -678,7 +684,8 @@ def _clean_lines(blocks: list[str]) -> str:
         if block.startswith(CODE):  # code: as it is
             out.append(block[1:])
             continue
-        block = _MARKERS.sub("", block)
+        if "[" in block:
+            block = _MARKERS.sub("", block)
         flat = " ".join(block.split())
         if 0 < len(flat) <= 300 and len(_CTA.findall(flat)) >= 2:
             continue
@@ -687,13 +694,16 @@ def _clean_lines(blocks: list[str]) -> str:
             s = line.strip().strip("¶").strip()
             if not s:
                 continue
-            bare = s.lstrip("•·-–*0123456789. ")
-            if len(s) <= 300 and (_BOILER_LINE.match(bare) or _BYLINE.match(bare)):
-                continue
-            if len(s) <= 80 and line[:1] not in (" ", "\t") and (_META_LINE.match(s) or _dateline(s)):
-                continue
-            if len(s) <= 300 and line[:1] not in (" ", "\t") and _CREDIT.search(s):
-                continue  # a caption with its picture's credit
+            if len(s) <= 300:
+                low = s.lower()  # the line patterns are lower-case: matching lowered text beats re.I
+                bare = low.lstrip("•·-–*0123456789. ")
+                if _BOILER_LINE_LC.match(bare) or _BYLINE_LC.match(bare):
+                    continue
+                flush = line[:1] not in (" ", "\t")
+                if flush and len(s) <= 80 and (_META_LINE.match(s) or (_DIGIT.search(s) and _dateline(s))):
+                    continue
+                if flush and ("/" in s or ":" in s or low.endswith(_CREDIT_ENDS)) and _CREDIT.search(s):
+                    continue  # a caption with its picture's credit
             if (
                 len(s) <= _SHORT * 1.5
                 and line[:1] not in (" ", "\t")
