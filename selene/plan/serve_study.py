@@ -11,17 +11,20 @@ The device is measured the way a serving process uses it, with torch's threads a
 fp32 matmul rate (n = 1024) is its peak, a 256 MiB copy its memory bandwidth (read + write bytes),
 and RAM its memory (`measure_device`).
 
-`measure_overheads` measures the fixed costs of a forward first (per layer and per forward, from
-models too small for their matmuls to matter), and `fit` finds the efficiencies by least squares
-on log(predicted / measured) over the points, those costs given: the device's efficiency curve (`max_efficiency`, `half_work`: what prefill reaches as a function of a
-layer's work, the curve the training planner's scaling study fits), `decode_efficiency` (fraction of
-the bandwidth a decode step's weight and cache reads reach at batch > 1), `decode_single_efficiency`
-(the same at batch 1: matrix-vector kernels stream the weights at their own rate),
-`decode_compute_efficiency` (fraction of peak of its matmuls; on a CPU memory and compute time add
-up: `decode_overlap` false); the calibration file carries `layer_overhead_s` and `step_overhead_s`
-too. The prediction is the planner's own
-(its layout model pinned to TP 1, PP 1 and the batch), so the fit checks the planner's formulas,
-not a copy of them.
+`measure_overheads` measures the fixed costs of a forward first: per layer and per forward, from
+models too small for their matmuls to matter. `fit` then finds the efficiencies by least squares
+on log(predicted / measured) over the points, those costs given:
+- the device's efficiency curve (`max_efficiency`, `half_work`): what prefill reaches as a function
+  of a layer's work, the curve the training planner's scaling study fits;
+- `decode_efficiency`: the fraction of the bandwidth a decode step's weight and cache reads reach
+  at batch > 1;
+- `decode_single_efficiency`: the same at batch 1, where matrix-vector kernels stream the weights
+  at their own rate;
+- `decode_compute_efficiency`: the fraction of peak of a decode step's matmuls (on a CPU, memory
+  and compute time add up: `decode_overlap` false).
+The calibration file carries `layer_overhead_s` and `step_overhead_s` too. The prediction is the
+planner's own (its layout model pinned to TP 1, PP 1 and the batch), so the fit checks the
+planner's formulas, not a copy of them.
 """
 
 from __future__ import annotations
@@ -214,10 +217,6 @@ def _with(d: DeviceSpec, eff: Efficiency, field: str, factor: float) -> tuple[De
         return dataclasses.replace(d, max_efficiency=min(1.0, d.max_efficiency * factor)), eff
     if field == "half_work":
         return dataclasses.replace(d, half_work=d.half_work * factor), eff
-    if field == "layer_overhead_s":
-        return d, dataclasses.replace(eff, layer_overhead_s=eff.layer_overhead_s * factor)
-    if field == "step_overhead_s":
-        return d, dataclasses.replace(eff, step_overhead_s=eff.step_overhead_s * factor)
     if field == "decode_hbm":
         return d, dataclasses.replace(eff, decode_hbm=min(1.0, eff.decode_hbm * factor))
     if field == "decode_hbm_single":
