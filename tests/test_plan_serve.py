@@ -92,7 +92,9 @@ def test_more_tp_lowers_itl_at_small_batch_and_adds_communication() -> None:
         plan = make_serve_plan(_req(gpus=tp, tp=tp, pp=1, batch=1))
         rows[tp] = plan["layouts"][0]
     itl = [rows[t]["itl_ms"] for t in (1, 2, 4, 8)]
-    assert itl == sorted(itl, reverse=True) and itl[-1] < itl[0] / 3
+    # less than 8x: the kernel launches of each layer do not shrink with TP (FasterTransformer's GPT-20B
+    # at batch 1 went 2.7x faster from TP 1 to TP 8, benchmarks/data/serving_published.md)
+    assert itl == sorted(itl, reverse=True) and itl[-1] < itl[0] / 2
     comm = [rows[t]["itl_parts_ms"]["tp communication"] for t in (1, 2, 4, 8)]
     assert comm[0] == 0 and comm == sorted(comm) and comm[-1] > comm[1]
     # per GPU, batch 1 at TP 8 yields less than TP 1: latency bought with GPUs
@@ -189,19 +191,23 @@ def test_fixed_layer_cost_and_cpu_decode_options_by_hand() -> None:
     overlap a step's memory and compute times add up; batch 1 may stream at its own rate."""
     from selene.plan.serve import Efficiency
 
-    base = _req(batch=4, prompt=128, output=16, tp=1, pp=1)
+    none = Efficiency(layer_overhead_s=0.0, step_overhead_s=0.0)
+    base = _req(batch=4, prompt=128, output=16, tp=1, pp=1, efficiency=none)
     lay = _Layout(base, 1, 1)
     step, _, _ = lay.decode(4)
-    fixed = dataclasses.replace(base, efficiency=Efficiency(layer_overhead_s=1e-4))
+    fixed = dataclasses.replace(base, efficiency=Efficiency(layer_overhead_s=1e-4, step_overhead_s=1e-3))
     step2, parts2, _ = _Layout(fixed, 1, 1).decode(4)
-    assert step2 == pytest.approx(step + 32 * 1e-4) and parts2["fixed per layer"] == pytest.approx(32 * 1e-4)
+    assert step2 == pytest.approx(step + 32 * 1e-4 + 1e-3) and parts2["fixed per layer"] == pytest.approx(32 * 1e-4)
     ttft, _, _ = lay.prefill(4)
     ttft2, pparts, _ = _Layout(fixed, 1, 1).prefill(4)
-    assert ttft2 == pytest.approx(ttft + 32 * 1e-4) and pparts["fixed per layer"] == pytest.approx(32 * 1e-4)
+    assert ttft2 == pytest.approx(ttft + 32 * 1e-4 + 1e-3) and pparts["fixed per layer"] == pytest.approx(32 * 1e-4)
+    # by default a GPU pays its kernel launches: 12 per layer and 4 per forward at 5 µs each
+    launches = _Layout(_req(batch=4, prompt=128, output=16, tp=1, pp=1), 1, 1).decode(4)[0]
+    assert launches == pytest.approx(step + (32 * 12 + 4) * H100.kernel_launch_s)
     st = lay._stage(4)
-    added = dataclasses.replace(base, efficiency=Efficiency(decode_overlap=False))
+    added = dataclasses.replace(base, efficiency=Efficiency(decode_overlap=False, layer_overhead_s=0.0, step_overhead_s=0.0))
     assert _Layout(added, 1, 1).decode(4)[0] == pytest.approx(st["hbm"] + st["compute"])
-    single = dataclasses.replace(base, efficiency=Efficiency(decode_hbm_single=0.4))
+    single = dataclasses.replace(base, efficiency=Efficiency(decode_hbm_single=0.4, layer_overhead_s=0.0, step_overhead_s=0.0))
     one = _Layout(single, 1, 1)
     assert one._stage(1)["hbm"] == pytest.approx(lay._stage(1)["hbm"] * 0.8 / 0.4)
     assert one._stage(4)["hbm"] == pytest.approx(lay._stage(4)["hbm"])

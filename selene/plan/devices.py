@@ -52,6 +52,10 @@ class DeviceSpec:
     # NCCL's small-message all-reduce reaches inside an 8-GPU node (about 2(t-1) µs for t GPUs).
     nvlink_gbps: float = 0.0
     nvlink_latency_s: float = 0.0
+    # Latency of one kernel launch (the serving planner's fixed costs per layer and per forward): about
+    # 4-6 µs from the host's call to the kernel's start on recent NVIDIA GPUs and drivers (the driver
+    # and runtime calls of a launch; CUDA graphs remove most of it). 0: none (a CPU's come from a study).
+    kernel_launch_s: float = 0.0
 
     def efficiency(self, work_flops: float) -> float:
         return self.max_efficiency * work_flops / (work_flops + self.half_work)
@@ -66,6 +70,7 @@ _A100 = dict(
     half_work=1e10,
     nvlink_gbps=300.0,
     nvlink_latency_s=1e-6,
+    kernel_launch_s=5e-6,
     calibrated_from="MT-NLG 530B on 2240 A100-80GB, 60.1 s/iteration (Smith et al. 2022)",
 )
 _HOPPER = dict(
@@ -77,6 +82,7 @@ _HOPPER = dict(
     half_work=3e10,
     nvlink_gbps=450.0,
     nvlink_latency_s=1e-6,
+    kernel_launch_s=5e-6,
     calibrated_from="uncalibrated: A100's efficiency; run `selene scaling-study` on this device",
 )
 

@@ -39,10 +39,10 @@ Time (seconds), per replica:
            micro-batch re-reads the stage's weights); when KV reads or compute dominate the pipeline
            wins.
            ITL = one decode step; tokens/s total = replicas × batch / ITL; per GPU = total / GPUs.
-  fixed    with a calibration that measured them (`selene.plan.serve_study`): a fixed cost per layer per
-           forward (`layer_overhead_s`: kernel launches, the framework's dispatch) on every prefill
-           chunk and decode step, and one per forward (`step_overhead_s`: sampling, the serving
-           loop); GPUs carry none by default (CUDA graphs hide most of them).
+  fixed    a cost per layer per forward on every prefill chunk and decode step, and one per forward
+           (`fixed_costs`): on a GPU its kernel launches (KERNELS_PER_LAYER and KERNELS_PER_FORWARD
+           kernels at the device's launch latency, ~5 µs: an engine without CUDA graphs); with a
+           calibration that measured them (`selene.plan.serve_study`), the measured ones.
 Not modelled: queueing, prefill interleaved with decode (continuous batching's stall of the decode
 steps), speculative decoding, paged-KV waste.
 fp8/int8 weights and KV halve their bytes (memory and HBM time); compute stays at the bf16 peak.
@@ -121,11 +121,13 @@ class Efficiency:
     # decode at batch 1 runs matrix-vector kernels, which stream the weights at their own rate (None: decode_hbm)
     decode_hbm_single: float | None = None
     decode_overlap: bool = True  # memory and compute of a decode step overlap (GPUs); False: they add up (CPU GEMM)
-    layer_overhead_s: float = 0.0  # fixed seconds per layer per forward (launches, dispatch); 0: not modelled
-    step_overhead_s: float = 0.0  # fixed seconds per forward whatever the depth (sampling, the serving loop)
+    # fixed seconds per layer per forward (launches, dispatch) and per forward whatever the depth
+    # (sampling, the serving loop); None: the device's kernel launches (`fixed_costs`)
+    layer_overhead_s: float | None = None
+    step_overhead_s: float | None = None
     prefill_source: str = ""
     decode_source: str = "default DECODE_HBM_EFFICIENCY (selene/plan/serve.py)"
-    overhead_source: str = "not modelled"
+    overhead_source: str = ""
 
 
 SERVING_FIELDS = (
@@ -239,6 +241,23 @@ class ServeRequest:
         prompt = _percentile(self.prompt_lengths, q) if self.prompt_lengths else self.prompt
         output = _percentile(self.output_lengths, q) if self.output_lengths else self.output
         return replace(self, prompt=prompt, output=output)
+
+
+# Kernels a decoder layer launches in a forward without CUDA graphs or whole-layer fusion: the two
+# norms, the QKV, output, up and down projections (gate and activation too, in SwiGLU), RoPE,
+# attention, two residual adds; and per forward the embedding, the final norm, the LM head and the
+# sampling. Each costs the device's launch latency (`DeviceSpec.kernel_launch_s`).
+KERNELS_PER_LAYER = 12
+KERNELS_PER_FORWARD = 4
+
+
+def fixed_costs(req: ServeRequest) -> tuple[float, float]:
+    """(seconds per layer, seconds per forward) of fixed cost: the calibration's, else the device's
+    kernel launches."""
+    e, launch = req.efficiency, req.device.kernel_launch_s
+    layer = e.layer_overhead_s if e.layer_overhead_s is not None else KERNELS_PER_LAYER * launch
+    step = e.step_overhead_s if e.step_overhead_s is not None else KERNELS_PER_FORWARD * launch
+    return layer, step
 
 
 def _percentile(values: tuple[int, ...], q: int) -> int:
@@ -357,10 +376,11 @@ class _Layout:
         send = _send_s(chunk * s.hidden * ACT_BYTES, t, p, dev) if p > 1 else 0.0
         slots = chunks + p - 1
         parts = {"compute": slots * compute, "tp communication": slots * tp, "pp hand-offs": slots * send}
-        if req.efficiency.layer_overhead_s:
-            parts["fixed per layer"] = slots * self.stage_layers * req.efficiency.layer_overhead_s
-        if req.efficiency.step_overhead_s:
-            parts["fixed per forward"] = req.efficiency.step_overhead_s
+        per_layer, per_forward = fixed_costs(req)
+        if per_layer:
+            parts["fixed per layer"] = slots * self.stage_layers * per_layer
+        if per_forward:
+            parts["fixed per forward"] = per_forward
         return sum(parts.values()), parts, eff
 
     def _stage(self, x: float) -> dict[str, float]:
@@ -376,7 +396,7 @@ class _Layout:
             "compute": flops / (dev.peak_tflops * 1e12 * (req.efficiency.decode_compute or dev.max_efficiency)),
             "tp communication": self.stage_layers * 2 * _allreduce_s(x * s.hidden * ACT_BYTES, t, dev),
             "pp hand-offs": _send_s(x * s.hidden * ACT_BYTES, t, p, dev) if p > 1 else 0.0,
-            "fixed per layer": self.stage_layers * req.efficiency.layer_overhead_s,
+            "fixed per layer": self.stage_layers * fixed_costs(req)[0],
         }
 
     def decode(self, batch: int) -> tuple[float, dict[str, float], str]:
@@ -396,9 +416,10 @@ class _Layout:
             if st["fixed per layer"]:
                 parts["fixed per layer"] = stages * st["fixed per layer"]
             step = stages * (bound + st["tp communication"] + st["fixed per layer"]) + sends * st["pp hand-offs"]
-            if self.req.efficiency.step_overhead_s:
-                parts["fixed per forward"] = self.req.efficiency.step_overhead_s
-                step += self.req.efficiency.step_overhead_s
+            per_forward = fixed_costs(self.req)[1]
+            if per_forward:
+                parts["fixed per forward"] = per_forward
+                step += per_forward
             return step, parts
 
         single, single_parts = total(self._stage(batch), p, p - 1)
@@ -464,8 +485,13 @@ def _row(req: ServeRequest, lay: _Layout, batch: int, max_batch: int) -> dict[st
                 "fraction_of_peak": req.efficiency.decode_compute or dev.max_efficiency,
                 "source": req.efficiency.decode_source if req.efficiency.decode_compute else f"device max efficiency ({dev.calibrated_from})",
             },
-            "layer_overhead_s": {"seconds": req.efficiency.layer_overhead_s, "source": req.efficiency.overhead_source},
-            "step_overhead_s": {"seconds": req.efficiency.step_overhead_s, "source": req.efficiency.overhead_source},
+            "fixed_costs": {
+                "per_layer_s": fixed_costs(req)[0], "per_forward_s": fixed_costs(req)[1],
+                "source": req.efficiency.overhead_source or (
+                    f"kernel launches: {KERNELS_PER_LAYER} per layer, {KERNELS_PER_FORWARD} per forward, "
+                    f"{dev.kernel_launch_s * 1e6:g} µs each (selene/plan/devices.py)"
+                ),
+            },
             "communication": {
                 "bus_gbps": min(dev.intra_node_gbps, dev.nvlink_gbps) if dev.nvlink_gbps else dev.intra_node_gbps,
                 "hop_latency_s": dev.nvlink_latency_s or dev.collective_latency_s,
