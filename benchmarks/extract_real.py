@@ -186,7 +186,11 @@ def main() -> None:
     if hasattr(os, "sched_setaffinity"):
         with contextlib.suppress(OSError):
             os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-    roots = fetch(args.cache)
+    try:
+        roots = fetch(args.cache)
+    except (OSError, KeyError, StopIteration, tarfile.TarError) as e:  # URLError is an OSError
+        raise SystemExit(f"cannot fetch the real pages from the package index ({type(e).__name__}: {e}); "
+                         f"set SELENE_PYPI to a mirror's JSON API, or fill {args.cache} from another machine") from None
     news = news_pages(roots["newspaper4k"])
     snippets = snippet_pages(roots["trafilatura"])
     print(f"news: {len(news)} pages of newspaper4k 0.9.6 (Latin script); snippets: {len(snippets)} pages of trafilatura "
