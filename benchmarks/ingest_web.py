@@ -38,6 +38,37 @@ and headline rules and the source-marking speed-ups; full output in benchmarks/r
 extract mode, ms/page CPU selene 2.51, resiliparse 1.03, trafilatura 7.21 (selene 2.9x faster than
 trafilatura, 2.4x slower than resiliparse); default mode 5.21 / 3.14 / 9.58 (the machine was slower
 in that run for all three: resiliparse's default-mode figure was 2.05 in the run before).
+
+Earlier run, on an earlier extractor, on 2 cores shared with another job (load average 1.8 at the start, 3.8 at the end), Python
+3.11 venv, ``python benchmarks/ingest_web.py`` (320 / 1280 pages, 3.4 / 12.9 MB of HTML, best of 2):
+
+    mode extract     wall 1x  wall 4x  pages/s  ms/page CPU  peak RSS MiB  kept of 1280
+    selene            1.50 s   3.29 s     536        1.89          168          1279
+    resiliparse       1.08 s   2.00 s    1043        0.91          172          1279
+    trafilatura       3.33 s  10.75 s     129        7.44          214          1280
+    mode default
+    selene            1.99 s   5.24 s     295        3.26          177          1143
+    resiliparse       1.61 s   3.97 s     406        2.40          180          1143
+    trafilatura       4.30 s  12.50 s     117        8.79          221          1117
+
+Marginal throughput, wall (CPU): extract mode, selene / resiliparse 1.9x (2.1x) slower, selene /
+trafilatura 4.1x (3.9x) faster, resiliparse / trafilatura 8.1x (8.2x) faster; default mode 1.4x
+(1.4x) slower, 2.5x (2.7x) faster, 3.5x (3.7x) faster. Start-up (interpreter, imports, the stage's
+fixed work: the 1x time less 320 pages at the marginal rate) is 0.8-0.9 s of every command. A second
+run (load average 6.3 at the start, 7.8 at the end) gave ms/page CPU 1.91 / 0.90 / 6.90 (extract)
+and 3.19 / 2.29 / 8.44 (default), CPU ratios 2.1x slower, 3.6x and 7.6x faster (extract), 1.4x
+slower, 2.6x and 3.7x faster (default); one of its runs took 15.3 s wall for 3.9 s CPU, which is why
+the best of `--repeats` counts and CPU is shown next to wall.
+
+In extract mode selene and resiliparse each return empty text for one page, the same one
+(docs-mkdocs-000 of seed 1, an edge page whose main text is a heading and one sentence);
+trafilatura keeps it. In default mode the kept counts hide different reasons: with
+selene 85 pages are exact duplicates (the generator's article pool is finite, so seeds repeat an
+encyclopedia or docs article under other chrome, and selene's text of the two is identical: 93 of
+the 1280 pages repeat an earlier page's true text) where resiliparse has 15; resiliparse's texts
+fail gopher_repetition.dup_5gram_char_frac 79 times (news and blog pages with their comment
+sections) against selene's 17; trafilatura's fail gopher_quality.alpha_words 60 times (e-commerce
+and encyclopedia pages) against selene's 6.
 """
 
 from __future__ import annotations
