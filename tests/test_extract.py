@@ -298,3 +298,13 @@ def test_scripts_are_cut_before_parsing_and_json_ld_still_marks_an_article() -> 
     text = extract_main_text(html)
     assert "not text" not in text and "color" not in text and PARAS[0] in text
     assert not text.startswith("Bridge plans")  # the JSON-LD made it an article: the headline went
+
+
+def test_a_card_list_goes_and_the_article_paragraph_run_into_it_stays() -> None:
+    items = "".join(
+        f'<li><a href="/s{i}"><img src="x.jpg"></a><span>A short blurb about story {i} for readers who browse the list.</span></li>'
+        for i in range(5)
+    )
+    body = f"<article>{''.join(f'<p>{p}</p>' for p in PARAS)}<p>Reporters A and B contributed to this report.</p><ul>{items}</ul></article>"
+    text = extract_main_text(page(body))
+    assert PARAS[-1] in text and "contributed to this report" in text and "blurb" not in text

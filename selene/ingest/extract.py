@@ -937,9 +937,12 @@ def _blocks(markup: str) -> list[str]:
                 kind = "title" if _ELSEWHERE.search(block) else "anchor"
                 items.append((kind, text) if heading else ("title-dropped", text))
                 continue
-            # a link without text is an image's: a teaser card's picture
-            pictures = sum(1 for line in block.split("\n") if "<a" in line and not _TAG.sub("", line).strip())
+            # a link to another page without text is an image's: a teaser card's picture
+            pictures = len(_PICTURE.findall(block))
             if n and len(lines) > 1 and (linked > 0.5 * n or _teaser_lines(lines, pictures)):
+                lead = _lead_paragraphs(block)  # the article's last paragraphs, run into the list
+                if lead:
+                    items.append(("text", lead))
                 continue
             blurb = not linked and len(text) <= BLURB_CHARS and len(lines) <= 2  # beside a picture's link
             items.append(("blurb" if blurb else "text", text))
@@ -949,6 +952,21 @@ def _blocks(markup: str) -> list[str]:
 _ELSEWHERE = re.compile(r"""<a\b[^>]*\bhref=["']?(?!#)[^"'\s>]""", re.I)  # a link to another page
 BLURB_CHARS = 250  # an unlinked block at most this long may be a teaser's blurb
 TEASER_ITEMS = 3  # linked titles with blurbs in a row that make a teaser list
+
+
+_PICTURE = re.compile(r"""<a\b[^>]*\bhref=["']?(?!#)[^"'\s>][^>]*>\s*</a>""", re.I)
+_P_LINE = re.compile(r"\s*<p\b[^>]*>(?:(?!<a\b).)*</p>\s*$", re.S | re.I)
+
+
+def _lead_paragraphs(block: str) -> str:
+    """The text of the whole, unlinked ``<p>`` lines that open `block` (resiliparse puts no blank line
+    between an article's last paragraph and a list of links after it), or ""."""
+    lead = []
+    for line in block.split("\n"):
+        if not _P_LINE.match(line):
+            break
+        lead.append(html_lib.unescape(_TAG.sub("", line)).strip())
+    return "\n".join(x for x in lead if x)
 
 
 def _linked_share(line: str) -> tuple[int, float]:
