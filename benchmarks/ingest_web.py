@@ -33,11 +33,12 @@ pages or keeps little of them shows.
 
 trafilatura runs only where it is importable (``pip install 'selene[web]'``).
 
-Latest run (`python benchmarks/ingest_web.py --repeats 2`, after the content-root, teaser, dateline
-and headline rules and the source-marking speed-ups; full output in benchmarks/results/ingest_web.txt):
-extract mode, ms/page CPU selene 2.51, resiliparse 1.03, trafilatura 7.21 (selene 2.9x faster than
-trafilatura, 2.4x slower than resiliparse); default mode 5.21 / 3.14 / 9.58 (the machine was slower
-in that run for all three: resiliparse's default-mode figure was 2.05 in the run before).
+Latest run (`python benchmarks/ingest_web.py --repeats 2`, on the final extractor of this session:
+content root, teasers, datelines, headline, credit captions, source marking; full output in
+benchmarks/results/ingest_web.txt): extract mode, ms/page CPU selene 2.64, resiliparse 0.92,
+trafilatura 7.07 (selene 2.7x faster than trafilatura, 2.9x slower than resiliparse); default mode
+4.11 / 2.31 / 9.70 (2.4x faster, 1.8x slower). A run a few commits earlier gave 2.51 / 1.03 / 7.21
+and 5.21 / 3.14 / 9.58 on a slower moment of the machine.
 
 Earlier run, on an earlier extractor, on 2 cores shared with another job (load average 1.8 at the start, 3.8 at the end), Python
 3.11 venv, ``python benchmarks/ingest_web.py`` (320 / 1280 pages, 3.4 / 12.9 MB of HTML, best of 2):
