@@ -385,7 +385,7 @@ def plan_serve(
     output_len, output_lengths = read_lengths(output, "--output")
     seq = max(prompt_lengths or [prompt_len]) + max(output_lengths or [output_len])
     dims = (layers, hidden, heads)
-    if sum(x is not None and x is not False for x in (model, checkpoint, any(d is not None for d in dims) or None)) > 1:
+    if [bool(model), bool(checkpoint), any(d is not None for d in dims)].count(True) > 1:
         raise UsageError("give one of --model, --checkpoint, or --layers --hidden --heads")
     if model:
         shape = serve_shape(model, vocab)

@@ -147,11 +147,16 @@ def forward_cached(model: Transformer, tokens: torch.Tensor, cache: KVCache, las
         h = h + model.pos_embeddings(torch.arange(pos, pos + seq, device=tokens.device))
     for i, layer in enumerate(model.layers.values()):
         h = _block(layer, h, model.rope, pos, i, cache)  # type: ignore[arg-type]
+    return _head(model, h, last_only)
+
+
+def _head(model: Transformer, h: torch.Tensor, last_only: bool) -> torch.Tensor:
+    """The final norm and output layer over the hidden states `h`, or over their last position alone."""
     if last_only:
         h = h[:, -1:]
     if model.norm is not None:
         h = model.norm(h)
-    logits: torch.Tensor = model.output(h)
+    logits: torch.Tensor = model.output(h)  # type: ignore[misc]
     return logits
 
 
@@ -291,12 +296,7 @@ def forward_padded(model: Transformer, tokens: torch.Tensor, pads: torch.Tensor,
         x = block.attention_norm(h)  # type: ignore[operator]
         h = h + _padded_attention(block.attention, x, model.rope, positions, mask, i, cache)  # type: ignore[arg-type]
         h = h + block.feed_forward(block.ffn_norm(h))  # type: ignore[operator]
-    if last_only:
-        h = h[:, -1:]
-    if model.norm is not None:
-        h = model.norm(h)
-    logits: torch.Tensor = model.output(h)
-    return logits
+    return _head(model, h, last_only)
 
 
 def _sync(device: torch.device) -> None:

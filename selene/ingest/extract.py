@@ -81,10 +81,9 @@ _SKIP_ROLES = {
     "menu", "menubar", "menuitem", "toolbar", "tablist", "tooltip", "alert", "img", "checkbox", "radio",
 }  # fmt: skip
 # what else hides an element or marks it as chrome: inline styles and ad attributes
-_SKIP_OTHER = (
-    '[style*="display:none"]', '[style*="display: none"]', '[style*="visibility:hidden"]',
-    '[style*="visibility: hidden"]', "[data-ad]", "[data-text-ad]", "[data-advertisment]",
-)  # fmt: skip
+_HIDDEN_STYLES = ("display:none", "display: none", "visibility:hidden", "visibility: hidden")
+_AD_ATTRS = ("data-ad", "data-text-ad", "data-advertisment")
+_SKIP_OTHER = (*(f'[style*="{v}"]' for v in _HIDDEN_STYLES), *(f"[{a}]" for a in _AD_ATTRS))
 # words of class / id values that mark boilerplate (matched as whole words after splitting)
 _BOILER_WORDS = {
     "comment", "comments", "commentlist", "disqus", "respond", "replies",
@@ -260,14 +259,12 @@ def _would_skip(node: Any) -> bool:
     tag = node.tag
     if tag in _SKIP_TAGS or node.getattr("role") in _SKIP_ROLES or node.getattr("aria-hidden") == "true":
         return True
-    if node.hasattr("hidden"):
+    if node.hasattr("hidden") or any(node.hasattr(a) for a in _AD_ATTRS):
         return True
-    if tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
-        return False
     style = node.getattr("style") or ""
-    if any(part[9:-2] in style for part in _SKIP_OTHER[:4]) or node.hasattr("data-ad"):
+    if any(v in style for v in _HIDDEN_STYLES):
         return True
-    return node.hasattr(NAME_ATTR)
+    return tag not in ("h1", "h2", "h3", "h4", "h5", "h6") and node.hasattr(NAME_ATTR)  # names spare headings
 
 
 def _protect_content(content: list[Any]) -> None:
