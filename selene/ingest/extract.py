@@ -159,21 +159,17 @@ SAMPLE_TIMES = 8  # <time> elements looked at for user posts, from the start and
 MAX_POST_SIBLINGS = 160  # a container of more children is not looked at as a run of user posts
 ARTICLE_CHARS = 400  # text left after removing a run of user posts, below which they were the content
 FALLBACK_CHARS = 500  # a result shorter than this may have lost the content's wrapper to a class word
-MAX_WRAPPERS = 100  # class-word elements measured for that fallback, at most
 PROSE_CHARS = 120  # a paragraph of at least this much text is prose, not a label or a teaser
 LONE_PROSE_CHARS = 1000  # a single paragraph this long is a content root on its own (text in <br> lines)
 TOP_PARAGRAPHS = 8  # the longest paragraphs of the source that vote for the content's container
 _UL = re.compile(r"<(/?)ul(?=[\s>])", re.I)
 
 
-# class and id attributes: literal-prefix patterns (Python's regex engine searches a literal prefix
-# fast, an alternation or a case-insensitive pattern it tries at every character: 10x slower on a
-# 2 MB page), with the space before the name (attributes are separated by white space, nearly always
-# a space, and " id" is much rarer in text than "id"). A value found where it is no attribute (text
+# class and id attributes, in the spellings pages use, found by one pattern (Python's regex engine
+# searches a literal prefix fast, so the pattern starts with the space before the name: attributes
+# are separated by white space, nearly always a space). A value found where it is no attribute (text
 # in a comment) gains a marker there, which nothing reads.
-_ATTR_SPELLINGS = ("class", "id", "CLASS", "Class", "ID", "Id")
-_ATTR_VALUE = r"""\s*=\s*(?:"([^"]*)"|'([^']*)')"""
-_ATTR_PATTERNS = {spelling: re.compile(f"( {spelling}{_ATTR_VALUE})") for spelling in _ATTR_SPELLINGS}
+_ATTR = re.compile(r"""( (class|id|CLASS|Class|ID|Id)\s*=\s*(?:"([^"]*)"|'([^']*)'))""")
 _HEADINGS = ":not(h1):not(h2):not(h3):not(h4):not(h5):not(h6)"
 NAME_ATTR = "data-selene-n"  # marks, in the source, an element whose class or id names boilerplate
 
@@ -185,26 +181,23 @@ def _mark_names(html: str) -> tuple[str, int]:
     Marking the source costs one pass; a selector part per value instead would be matched by the
     parser against every element (a page has a hundred such values): twice the extraction time. The
     source is split at the attributes (in C) and joined again only when one was marked."""
-    marked = 0
-    for spelling, pattern in _ATTR_PATTERNS.items():
-        if not spelling.islower() and spelling not in html:
-            continue  # upper-case markup (old pages): looked for only when present
-        parts = pattern.split(html)  # text, attribute, "value" or None, 'value' or None, text, ...
-        if len(parts) == 1:
-            continue
-        attr = spelling.lower()
-        values = [d if d is not None else q for d, q in zip(parts[2::4], parts[3::4], strict=True)]
-        judged = {v: bool(v) and _boiler_name(v, attr) for v in set(values)}
-        hits = [k for k, v in enumerate(values) if judged[v]]
-        if not hits:
-            continue
-        for k in hits:
-            parts[1 + 4 * k] += f" {NAME_ATTR}"
-        del parts[2::4]  # the captured values: text, attribute, 'value', text, ...
-        del parts[2::3]  # text, attribute, text, ...
-        html = "".join(parts)
-        marked += len(hits)
-    return html, marked
+    parts = _ATTR.split(html)  # text, attribute, name, "value" or None, 'value' or None, text, ...
+    if len(parts) == 1:
+        return html, 0
+    keys = [
+        (name in ("id", "ID", "Id"), d if d is not None else q)
+        for name, d, q in zip(parts[2::5], parts[3::5], parts[4::5], strict=True)
+    ]
+    judged = {key: bool(key[1]) and _boiler_name(key[1], "id" if key[0] else "class") for key in set(keys)}
+    hits = [k for k, key in enumerate(keys) if judged[key]]
+    if not hits:
+        return html, 0
+    for k in hits:
+        parts[1 + 5 * k] += f" {NAME_ATTR}"
+    del parts[2::5]  # the captured name and values: text, attribute, name, "value", 'value', text, ...
+    del parts[2::4]
+    del parts[2::3]  # text, attribute, text, ...
+    return "".join(parts), len(hits)
 
 
 def _skip_selectors(prose_names: set[str]) -> list[str]:
@@ -248,9 +241,23 @@ def _boiler_name(value: str, attr: str) -> bool:
 
 
 
+_CONTENT_PARTS = _CONTENT_SELECTOR.split(", ")
+MAX_CONTENT_MATCHES = 16  # elements matched by the content selector that are listed (O(n) per item), at most
+
+
 def _content(body: Any) -> list[Any]:
-    """The page's main/article elements (the first of each kind)."""
-    return [c for c in (body.query_selector(sel) for sel in _CONTENT_SELECTOR.split(", ")) if c is not None]
+    """The page's main/article elements (the first of each kind): the elements any kind matches, in
+    one walk of the tree, then each kind's first among them (a selector that matches nothing costs a
+    walk of its own)."""
+    found = body.query_selector_all(_CONTENT_SELECTOR)
+    if len(found) > MAX_CONTENT_MATCHES:  # a listing page of many articles
+        return [c for c in (body.query_selector(sel) for sel in _CONTENT_PARTS) if c is not None]
+    first: dict[str, Any] = {}
+    for el in found:
+        for sel in _CONTENT_PARTS:
+            if sel not in first and el.matches(sel):
+                first[sel] = el
+    return [first[sel] for sel in _CONTENT_PARTS if sel in first]
 
 
 def _would_skip(node: Any) -> bool:
@@ -278,11 +285,10 @@ def _protect_content(content: list[Any]) -> None:
             node = node.parent
 
 
-_P_START = re.compile(r"<p(?=[\s>])")  # literal prefixes: fast (upper case: see _starts)
-_P_START_UPPER = re.compile(r"<P(?=[\s>])")
+# a paragraph's start (group 1), or a paragraph break of text without <p> (a double <br>): one pass
+# over the source finds both (each pass over a page costs about as much, whatever the pattern)
+_P_OR_BREAK = re.compile(r"<(?:([pP])(?=[\s>])|(?:br|BR|Br)\s*/?>\s*<(?:br|BR|Br))")
 _P_END = re.compile(r"<(?:/?[pP][\s>]|/(?:div|td|li|section|article|body)\b)")
-_DOUBLE_BR = re.compile(r"<br\s*/?>\s*<br")  # a paragraph break of text without <p> (upper case: _BR_UPPER)
-_DOUBLE_BR_UPPER = re.compile(r"<BR\s*/?>\s*<BR")
 _BLOCK_BOUNDARY = re.compile(r"</?(?:div|td|p|section|article|body|table)\b", re.I)
 MARK_ATTR = "data-selene-p"  # marks, in the source, the paragraphs that vote for the content
 
@@ -291,9 +297,12 @@ def _mark_paragraphs(html: str) -> tuple[str, int]:
     """The source with the TOP_PARAGRAPHS longest paragraphs of prose marked ``data-selene-p="rank"``
     (found with a regex; a paragraph ends at the next paragraph or block end), and how many."""
     scored: list[tuple[int, int, int]] = []  # (text length, start of the tag, end of its name)
-    starts = [m.end() for m in _P_START.finditer(html)]
-    if "<P" in html:
-        starts = sorted(starts + [m.end() for m in _P_START_UPPER.finditer(html)])
+    starts, breaks = [], []
+    for m in _P_OR_BREAK.finditer(html):
+        if m.group(1):
+            starts.append(m.end())
+        else:
+            breaks.append(m)
     for after in starts:
         end = _P_END.search(html, after, after + 20000)
         stop = end.start() if end else after + 20000
@@ -305,7 +314,6 @@ def _mark_paragraphs(html: str) -> tuple[str, int]:
     # text in <br> lines (older pages): the first <br> of a double one stands for the block it is in,
     # measured from the block boundary before it to the one after it
     blocks: set[int] = set()
-    breaks = list(_DOUBLE_BR.finditer(html)) + (list(_DOUBLE_BR_UPPER.finditer(html)) if "<BR" in html else [])
     bounds = [b.start() for b in _BLOCK_BOUNDARY.finditer(html)] if breaks else []
     for m in breaks:
         k = bisect.bisect_left(bounds, m.start())
@@ -391,13 +399,16 @@ def _protect_prose(body: Any, marked: int) -> tuple[Any, list[str], set[str]]:
     if len(inside) < 2 and sum(len(text) for text, _ in inside) < LONE_PROSE_CHARS:
         return None, [], set()  # one paragraph is no evidence (an author box, a teaser) unless it is long
     prose_names = {part for i, (_, chain) in enumerate(paragraphs) if root in chain for part in names[i]}
+    skipped: dict[Any, bool] = {}  # _would_skip of the ancestors, which the paragraphs share
     for _, chain in inside:
         below = True
         for node in chain:
             below = below and node != root
+            if node not in skipped:
+                skipped[node] = _would_skip(node)
             # below the root only a wrapper named by a weak word (a page builder's "widget", an
             # "--has-ads" modifier) is kept: a "related" or "promo" box inside an article still goes
-            if _would_skip(node) and (not below or _weak_name(node)):
+            if skipped[node] and (not below or _weak_name(node)):
                 node.setattr(KEEP_ATTR, "")
     region = max((node for node, n in held.items() if n == total), key=lambda node: depth[node], default=root)
     return region, [text for text, _ in inside], prose_names
@@ -609,13 +620,13 @@ def _extract(tree: HTMLTree, skip: list[str], main_content: bool = True) -> str:
 _MARKERS = re.compile(r"\[(?:\d{1,3}|[a-z]|citation needed|clarification needed|edit|update)\]", re.I)
 
 
-# calls to action: a short block with two or more of these is a signup, paywall or consent box
+# calls to action: a short block with two or more of these is a signup, paywall or consent box (matched
+# on lower-cased text: a case-insensitive alternation is tried slowly at every character)
 _CTA = re.compile(
     r"\b(?:subscrib\w*|unsubscrib\w*|newsletters?|sign(?:ing)? up|signup|inbox|no spam|free trial|"
     r"try (?:it )?free|e-?paper|print edition|log ?in|sign in|cookies?|consent|privacy (?:policy|settings)|"
     r"advertis\w+|personali[sz]ed? (?:ads|content)|premium|members?(?:hip)? only|delivered to your|"
-    r"affiliate(?: links?)?|disclosure(?: policy)?|support us|donat\w+|funded by (?:our )?readers)\b",
-    re.I,
+    r"affiliate(?: links?)?|disclosure(?: policy)?|support us|donat\w+|funded by (?:our )?readers)\b"
 )
 _BYLINE = re.compile(
     r"^(?:by|written by|posted by|words by)\s+[^.!?]{2,80}$|^.{0,60}\b\d+\s*min(?:ute)?s? read\b.{0,40}$", re.I
@@ -684,7 +695,7 @@ def _clean_lines(blocks: list[str]) -> str:
         if "[" in block:
             block = _MARKERS.sub("", block)
         flat = " ".join(block.split())
-        if 0 < len(flat) <= 300 and len(_CTA.findall(flat)) >= 2:
+        if 0 < len(flat) <= 300 and len(_CTA.findall(flat.lower())) >= 2:
             continue
         kept: list[str] = []
         for line in block.split("\n"):
@@ -808,8 +819,16 @@ HEADLINE_BLOCKS = 4  # the headline is looked for among the first blocks, before
 
 
 def _article_page(html: str) -> bool:
-    head = html[:200000]
-    return ("og:type" in head or '"@type"' in head) and bool(_ARTICLE_PAGE.search(head))
+    """Whether the page declares itself an article (`_ARTICLE_PAGE`, in its first 200,000
+    characters): the pattern is tried only around the places that name a type (found by a literal
+    search; the pattern itself, case-insensitive, would be tried at every character)."""
+    for needle in ("og:type", '"@type"'):
+        at = html.find(needle, 0, 200000)
+        while at >= 0:
+            if _ARTICLE_PAGE.search(html, max(0, at - 400), min(at + 400, 200000)):
+                return True
+            at = html.find(needle, at + 1, 200000)
+    return False
 
 
 def _norm(text: str) -> str:
@@ -871,19 +890,27 @@ def _keep_big_wrappers(body: Any, total: int, have: int) -> bool:
     wrap the page's text to be kept (``<div class="widget Blog">`` around a blog's posts,
     ``<div class="wrapper sidebar-left">`` around everything): those holding most of the page's
     text, and the largest one when it holds much more than the result. True when one was marked.
-    Only looked at when the result is short, and only up to MAX_WRAPPERS elements."""
-    found = body.query_selector_all(f"[{NAME_ATTR}]")
-    if len(found) > MAX_WRAPPERS:
-        return False
-    sized = [(_text_len(el), el) for el in list(found)]
-    if not sized:
+
+    Found by a walk from <body> that goes down only into elements holding enough text to qualify (an
+    element holds no more than its parent): listing the named elements instead costs O(n) per item."""
+    least = min(0.6 * total, 2 * have + 200)
+    named: list[tuple[int, Any]] = []  # (text length, element), in document order
+    stack = [(_text_len(child), child) for child in reversed(_children(body))]
+    while stack:  # in document order: of nested wrappers with the same text, max keeps the outer
+        n, el = stack.pop()
+        if n <= least:
+            continue
+        if el.hasattr(NAME_ATTR):
+            named.append((n, el))
+        stack += [(_text_len(child), child) for child in reversed(_children(el))]
+    if not named:
         return False
     kept = False
-    for n, el in sized:
+    for n, el in named:
         if n > 0.6 * total:
             el.setattr(KEEP_ATTR, "")
             kept = True
-    n, largest = max(sized, key=lambda x: x[0])
+    n, largest = max(named, key=lambda x: x[0])
     if n > 2 * have + 200:
         largest.setattr(KEEP_ATTR, "")
         kept = True
