@@ -83,7 +83,6 @@ _SKIP_ROLES = {
 # what else hides an element or marks it as chrome: inline styles and ad attributes
 _HIDDEN_STYLES = ("display:none", "display: none", "visibility:hidden", "visibility: hidden")
 _AD_ATTRS = ("data-ad", "data-text-ad", "data-advertisment")
-_SKIP_OTHER = (*(f'[style*="{v}"]' for v in _HIDDEN_STYLES), *(f"[{a}]" for a in _AD_ATTRS))
 # words of class / id values that mark boilerplate (matched as whole words after splitting)
 _BOILER_WORDS = {
     "comment", "comments", "commentlist", "disqus", "respond", "replies",
@@ -165,39 +164,101 @@ TOP_PARAGRAPHS = 8  # the longest paragraphs of the source that vote for the con
 _UL = re.compile(r"<(/?)ul(?=[\s>])", re.I)
 
 
-# class and id attributes, in the spellings pages use, found by one pattern (Python's regex engine
-# searches a literal prefix fast, so the pattern starts with the space before the name: attributes
-# are separated by white space, nearly always a space). A value found where it is no attribute (text
-# in a comment) gains a marker there, which nothing reads.
-_ATTR = re.compile(r"""( (class|id|CLASS|Class|ID|Id)\s*=\s*(?:"([^"]*)"|'([^']*)'))""")
+# class and id attributes (in the spellings pages use), and those that hide an element or give it a
+# role: one pattern finds them all. Python's regex engine searches a literal prefix fast, so the
+# pattern starts with the space before the name (attributes are separated by white space, nearly
+# always a space). Values are quoted or not (minified pages). A value found where it is no attribute
+# (text in a comment) gains a marker there, which nothing reads.
+_ATTR = re.compile(
+    r"""( (class|id|CLASS|Class|ID|Id|role|style|STYLE|aria-hidden)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))"""
+)
+_ID_SPELLINGS = ("id", "ID", "Id")
 _HEADINGS = ":not(h1):not(h2):not(h3):not(h4):not(h5):not(h6)"
 NAME_ATTR = "data-selene-n"  # marks, in the source, an element whose class or id names boilerplate
+HIDE_ATTR = "data-selene-h"  # marks, in the source, an element hidden or given a role that is not content
+
+
+def _hides(name: str, value: str) -> bool:
+    """Whether a role, style or aria-hidden attribute makes its element no content (`_SKIP_ROLES`,
+    `_HIDDEN_STYLES`)."""
+    if name == "role":
+        return value in _SKIP_ROLES
+    if name == "aria-hidden":
+        return value == "true"
+    return any(v in value for v in _HIDDEN_STYLES)
 
 
 def _mark_names(html: str) -> tuple[str, int]:
     """The source with ``data-selene-n`` after every class or id attribute whose value names
-    boilerplate (`_boiler_name`, judged once per distinct value), and how many were marked.
+    boilerplate (`_boiler_name`, judged once per distinct value), ``data-selene-h`` after every
+    attribute that hides its element (`_hides`), and how many class or id attributes were marked.
 
-    Marking the source costs one pass; a selector part per value instead would be matched by the
-    parser against every element (a page has a hundred such values): twice the extraction time. The
-    source is split at the attributes (in C) and joined again only when one was marked."""
-    parts = _ATTR.split(html)  # text, attribute, name, "value" or None, 'value' or None, text, ...
+    Marking the source costs one pass; selector parts instead (one per value, or one per role) are
+    matched by the parser against every element: a page has a hundred such values, and the roles
+    and styles alone cost a fifth of the extraction. The source is split at the attributes (in C)
+    and joined again only when one was marked."""
+    parts = _ATTR.split(html)  # text, attribute, name, "value", 'value', value, text, ... (None if not so)
     if len(parts) == 1:
         return html, 0
     keys = [
-        (name in ("id", "ID", "Id"), d if d is not None else q)
-        for name, d, q in zip(parts[2::5], parts[3::5], parts[4::5], strict=True)
+        (name, d if d is not None else q if q is not None else u)
+        for name, d, q, u in zip(parts[2::6], parts[3::6], parts[4::6], parts[5::6], strict=True)
     ]
-    judged = {key: bool(key[1]) and _boiler_name(key[1], "id" if key[0] else "class") for key in set(keys)}
-    hits = [k for k, key in enumerate(keys) if judged[key]]
-    if not hits:
+    marks: dict[tuple[str, str], str] = {}
+    classes: list[tuple[str, str]] = []
+    ids: list[tuple[str, str]] = []
+    for name, value in set(keys):
+        if not value:
+            continue
+        if name in ("role", "style", "STYLE", "aria-hidden"):
+            if _hides(name.lower(), value):
+                marks[name, value] = HIDE_ATTR
+        else:
+            (ids if name in _ID_SPELLINGS else classes).append((name, value))
+    for attr, named_values in (("class", classes), ("id", ids)):
+        for k in _boiler_values([value for _, value in named_values], attr):
+            marks[named_values[k]] = NAME_ATTR
+    if not marks:
         return html, 0
-    for k in hits:
-        parts[1 + 5 * k] += f" {NAME_ATTR}"
-    del parts[2::5]  # the captured name and values: text, attribute, name, "value", 'value', text, ...
+    named = 0
+    for k, key in enumerate(keys):
+        mark = marks.get(key)
+        if mark is not None:
+            parts[1 + 6 * k] += f" {mark}"
+            named += mark == NAME_ATTR
+    del parts[2::6]  # the captured name and values: text, attribute, name, "v", 'v', v, text, ...
+    del parts[2::5]
     del parts[2::4]
     del parts[2::3]  # text, attribute, text, ...
-    return "".join(parts), len(hits)
+    return "".join(parts), named
+
+
+_JOIN = "\x1e"  # joins values judged together: no class or id has it (checked), and str.split splits at it
+
+
+def _boiler_values(values: list[str], attr: str) -> list[int]:
+    """The indices of the values of attribute `attr` that name boilerplate (`_boiler_name`).
+
+    A page has a few hundred distinct values; their words are made all at once, in one string of
+    them all (the per-value string calls cost more than the judging)."""
+    joined = _JOIN.join(values)
+    if joined.count(_JOIN) != len(values) - 1:
+        return [k for k, v in enumerate(values) if _boiler_name(v, attr)]
+    words = _CAMEL.sub(" ", joined).lower().translate(_SEPARATORS).split(_JOIN)
+    tokens = joined.lower().split(_JOIN)
+    if len(words) != len(values) or len(tokens) != len(values):  # lower-casing made a joiner: never seen
+        return [k for k, v in enumerate(values) if _boiler_name(v, attr)]
+    slugs = attr == "id"
+    out = []
+    for k, (value_words, value_tokens) in enumerate(zip(words, tokens, strict=True)):
+        ws = value_words.split()
+        if slugs and len(ws) >= SLUG_WORDS and len(set(ws)) >= SLUG_WORDS:
+            continue
+        if (not _BOILER_WORDS.isdisjoint(ws) and _HIGHLIGHTER_WORDS.isdisjoint(ws)) or not _BOILER_TOKENS.isdisjoint(
+            value_tokens.split()
+        ):
+            out.append(k)
+    return out
 
 
 def _skip_selectors(prose_names: set[str]) -> list[str]:
@@ -206,8 +267,7 @@ def _skip_selectors(prose_names: set[str]) -> list[str]:
     box's heading goes with the box) and on the class values in `prose_names`; none that carries
     KEEP_ATTR."""
     named = f"[{NAME_ATTR}]{_HEADINGS}" + "".join(f":not([class={_css_string(v)}])" for v in sorted(prose_names))
-    roles = [f'[role="{r}"]' for r in sorted(_SKIP_ROLES)]
-    parts = [*_SKIP_TAGS, *roles, '[aria-hidden="true"]', "[hidden]", *_SKIP_OTHER, named]
+    parts = [*_SKIP_TAGS, f"[{HIDE_ATTR}]", "[hidden]", *(f"[{a}]" for a in _AD_ATTRS), named]
     return [f"{part}:not([{KEEP_ATTR}])" for part in parts] + [f"[{SKIP_ATTR}]"]
 
 
@@ -264,12 +324,7 @@ def _would_skip(node: Any) -> bool:
     """Whether `_skip_selectors` match `node`, headings and KEEP_ATTR aside (the same rules, judged
     here)."""
     tag = node.tag
-    if tag in _SKIP_TAGS or node.getattr("role") in _SKIP_ROLES or node.getattr("aria-hidden") == "true":
-        return True
-    if node.hasattr("hidden") or any(node.hasattr(a) for a in _AD_ATTRS):
-        return True
-    style = node.getattr("style") or ""
-    if any(v in style for v in _HIDDEN_STYLES):
+    if tag in _SKIP_TAGS or node.hasattr(HIDE_ATTR) or node.hasattr("hidden") or any(node.hasattr(a) for a in _AD_ATTRS):
         return True
     return tag not in ("h1", "h2", "h3", "h4", "h5", "h6") and node.hasattr(NAME_ATTR)  # names spare headings
 
