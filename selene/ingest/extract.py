@@ -418,6 +418,7 @@ def _protect_prose(body: Any, marked: int) -> tuple[Any, list[str], set[str]]:
     names: dict[int, set[str]] = {}  # the boilerplate class value a paragraph carries
     seen: set[Any] = set()
     strong: dict[Any, bool] = {}  # _strong_boiler of the ancestors, which the paragraphs share
+    above: dict[Any, list[Any]] = {}  # an ancestor and its own ancestors up to <body>
     for rank in range(marked):
         p = body.query_selector(f'[{MARK_ATTR}="{rank}"]')
         if p is None:
@@ -429,8 +430,15 @@ def _protect_prose(body: Any, marked: int) -> tuple[Any, list[str], set[str]]:
         seen.add(p)
         chain, node = [], p.parent
         while node is not None and node.type == 1 and node.tag not in ("body", "html"):
+            if node in above:  # the rest of the way is known (a parent costs microseconds)
+                chain += above[node]
+                break
             chain.append(node)
             node = node.parent
+        for i in range(len(chain)):
+            if chain[i] in above:
+                break
+            above[chain[i]] = chain[i:]
         for n in chain:
             if n not in strong:
                 strong[n] = _strong_boiler(n)
@@ -620,7 +628,8 @@ def _boiler_sections(body: Any, html: str, total: Callable[[], int]) -> list[Any
     tree (`_nth_in_source`): a page with a thousand headings costs no more than one with ten."""
     out: list[Any] = []
     for m in _HEADING_TEXT.finditer(html):
-        if not _BOILER_HEADING.match(html_lib.unescape(re.sub(r"<[^>]+>", "", m.group(2)))):
+        text = _TAG.sub("", m.group(2))
+        if not _BOILER_HEADING.match(html_lib.unescape(text) if "&" in text else text):
             continue
         h = _nth_in_source(body, html, m.group(1).lower(), m.start(), lambda el: bool(_BOILER_HEADING.match(el.text or "")))
         if h is None:
