@@ -61,6 +61,7 @@ or looked up one by one.
 from __future__ import annotations
 
 import bisect
+import heapq
 import html as html_lib
 import re
 from collections.abc import Callable
@@ -350,22 +351,21 @@ MARK_ATTR = "data-selene-p"  # marks, in the source, the paragraphs that vote fo
 
 def _mark_paragraphs(html: str) -> tuple[str, int]:
     """The source with the TOP_PARAGRAPHS longest paragraphs of prose marked ``data-selene-p="rank"``
-    (found with a regex; a paragraph ends at the next paragraph or block end), and how many."""
-    scored: list[tuple[int, int, int]] = []  # (text length, start of the tag, end of its name)
-    starts, breaks = [], []
+    (found with a regex; a paragraph ends at the next paragraph or block end), and how many.
+
+    A paragraph's text is no longer than its markup: they are measured longest markup first, and
+    no more once the markup left is shorter than the texts already found (a page may have hundreds)."""
+    candidates: list[tuple[int, int, int, int, int]] = []  # (markup length, tag start, its name's end, text from, to)
+    breaks = []
     for m in _P_OR_BREAK.finditer(html):
-        if m.group(1):
-            starts.append(m.end())
-        else:
+        if not m.group(1):
             breaks.append(m)
-    for after in starts:
+            continue
+        after = m.end()
         end = _P_END.search(html, after, after + 20000)
         stop = end.start() if end else after + 20000
-        if stop - after < PROSE_CHARS:
-            continue  # less markup than the text a paragraph of prose needs
-        n = _inner_text_len(html[after:stop])
-        if n >= PROSE_CHARS:
-            scored.append((n, after - 2, after))
+        if stop - after >= PROSE_CHARS:  # else less markup than the text a paragraph of prose needs
+            candidates.append((stop - after, after - 2, after, after, stop))
     # text in <br> lines (older pages): the first <br> of a double one stands for the block it is in,
     # measured from the block boundary before it to the one after it
     blocks: set[int] = set()
@@ -377,10 +377,18 @@ def _mark_paragraphs(html: str) -> tuple[str, int]:
             continue
         blocks.add(before)
         end = _BLOCK_BOUNDARY.search(html, m.end(), m.end() + 20000)
-        n = _inner_text_len(html[max(before, 0) : end.start() if end else m.end() + 20000])
+        stop = end.start() if end else m.end() + 20000
+        candidates.append((stop - max(before, 0), m.start(), m.start() + 3, max(before, 0), stop))
+    best: list[tuple[int, int, int]] = []  # a min-heap of the longest: (text length, start of the tag, end of its name)
+    for size, start, name_end, lo, hi in sorted(candidates, reverse=True):
+        if len(best) == TOP_PARAGRAPHS and size < best[0][0]:
+            break
+        n = _inner_text_len(html[lo:hi])
         if n >= PROSE_CHARS:
-            scored.append((n, m.start(), m.start() + 3))
-    top = sorted((start, name_end) for _, start, name_end in sorted(scored, reverse=True)[:TOP_PARAGRAPHS])
+            heapq.heappush(best, (n, start, name_end))
+            if len(best) > TOP_PARAGRAPHS:
+                heapq.heappop(best)
+    top = sorted((start, name_end) for _, start, name_end in best)
     if not top:
         return html, 0
     parts, last = [], 0
