@@ -96,7 +96,7 @@ _BOILER_WORDS = {
     "cookie", "cookies", "consent", "gdpr", "modal", "popup", "overlay", "lightbox",
     "trending", "popular", "mostread", "toc", "navbox", "navbar", "menu", "nav", "navigation",
     "footer", "masthead", "skip", "skiplink",
-    "byline", "author", "bio", "tags", "tag", "taglist", "categories", "meta", "postmeta",
+    "byline", "author", "authors", "bio", "tags", "tag", "taglist", "categories", "meta", "postmeta",
     "caption", "credit", "credits", "gallery", "slideshow", "carousel", "rating", "ratings",
     "thumbnails", "teaser", "teasers",
     "reviews", "infobox", "references", "reflist", "footnotes", "catlinks", "editsection",
@@ -110,6 +110,8 @@ _BOILER_TOKENS = {
     "screen-reader-text", "screen-reader-only", "facebook", "twitter", "social-links", "share-links",
     "search", "search-form", "search-box", "site-search",
 }  # fmt: skip
+# stems of boilerplate words that names run together with another ("cookiemsg", "newsletterbox")
+_BOILER_STEMS = ("cookie", "gdpr", "newsletter", "disqus", "taboola", "outbrain", "advert", "byline")
 SLUG_WORDS = 4  # an id of this many words or more is a slug of a heading or title, not a name
 # syntax highlighters' token classes ("hljs-comment", "token comment", "cm-comment"): code, not chrome
 _HIGHLIGHTER_WORDS = {"hljs", "token", "tok", "cm", "pl", "pygments", "highlight", "sourcecode", "shiki", "prism"}
@@ -245,21 +247,13 @@ def _boiler_values(values: list[str], attr: str) -> list[int]:
     joined = _JOIN.join(values)
     if joined.count(_JOIN) != len(values) - 1:
         return [k for k, v in enumerate(values) if _boiler_name(v, attr)]
-    words = _CAMEL.sub(" ", joined).lower().translate(_SEPARATORS).split(_JOIN)
+    all_words = _CAMEL.sub(" ", joined).lower().translate(_SEPARATORS)
+    words = all_words.split(_JOIN)
     tokens = joined.lower().split(_JOIN)
     if len(words) != len(values) or len(tokens) != len(values):  # lower-casing made a joiner: never seen
         return [k for k, v in enumerate(values) if _boiler_name(v, attr)]
-    slugs = attr == "id"
-    out = []
-    for k, (value_words, value_tokens) in enumerate(zip(words, tokens, strict=True)):
-        ws = value_words.split()
-        if slugs and len(ws) >= SLUG_WORDS and len(set(ws)) >= SLUG_WORDS:
-            continue
-        if (not _BOILER_WORDS.isdisjoint(ws) and _HIGHLIGHTER_WORDS.isdisjoint(ws)) or not _BOILER_TOKENS.isdisjoint(
-            value_tokens.split()
-        ):
-            out.append(k)
-    return out
+    stems = any(stem in all_words for stem in _BOILER_STEMS)  # rare: looked for word by word only when present
+    return [k for k, (ws, lowered) in enumerate(zip(words, tokens, strict=True)) if _boiler_words(ws.split(), lowered, attr, stems)]
 
 
 def _skip_selectors(prose_names: set[str]) -> list[str]:
@@ -289,15 +283,22 @@ def _css_string(value: str) -> str:
 
 
 def _boiler_name(value: str, attr: str) -> bool:
-    """Whether a class or id value names boilerplate: a word of _BOILER_WORDS (not in a syntax
-    highlighter's token class, nor in an id that is a slug: "faster-search-across-workspaces") or a
-    whole token of _BOILER_TOKENS."""
-    words = _words(value)
-    if attr == "id" and len(words) >= SLUG_WORDS:
+    """Whether a class or id value names boilerplate (`_boiler_words`)."""
+    return _boiler_words(list(_words(value)), value.lower(), attr)
+
+
+def _boiler_words(words: list[str], lowered: str, attr: str, stems: bool = True) -> bool:
+    """Whether a class or id value, as its `words` and lower-cased, names boilerplate: a word of
+    _BOILER_WORDS or one that starts with a stem of _BOILER_STEMS ("cookiemsg"; looked for when
+    `stems`), not in a syntax highlighter's token class nor in an id that is a slug
+    ("faster-search-across-workspaces"); or a whole token of _BOILER_TOKENS."""
+    if attr == "id" and len(words) >= SLUG_WORDS and len(set(words)) >= SLUG_WORDS:
         return False
-    if not _BOILER_WORDS.isdisjoint(words) and _HIGHLIGHTER_WORDS.isdisjoint(words):
+    if _HIGHLIGHTER_WORDS.isdisjoint(words) and (
+        not _BOILER_WORDS.isdisjoint(words) or (stems and any(w.startswith(_BOILER_STEMS) for w in words))
+    ):
         return True
-    return not _BOILER_TOKENS.isdisjoint(value.lower().split())
+    return not _BOILER_TOKENS.isdisjoint(lowered.split())
 
 
 
