@@ -133,13 +133,17 @@ _BOILER_LINE = re.compile(
     r"keywords?:? .{0,200}|.{1,40} on digg|powered by .{1,40}|.{0,20}bloggers like this|"
     r"(?:related|more|read more|latest|also) (?:\w+ ){0,3}(?:on|from|in) .{1,40}:|the latest (?:on|from|in) .{1,40}|"
     r"weiterlesen|mehr lesen|anzeige|werbung|kommentare?(?: schreiben| geschlossen)?|ähnliche (?:beiträge|artikel)|"
+    r"lade weitere \w+|mehr laden|weiterführende(?:r)? links?|"
+    r"(?:read more|continue reading|weiterlesen|lire la suite|leer más) \d+ ?(?:min|mins|minutes?|minuten)|"
+    r"related (?:topics|subjects|tags)\b.{0,200}|"
+    r"[^.!?|]{1,30}(?: \| [^.!?|]{1,30}){2,}|"
     r"schlagworte:?.{0,200}|teilen|drucken|lire la suite|publicité|leer más|publicidad|"
     r"read more|continue reading|see more|show more|load more|view all|"
     r"(?:read more|read next|more on this|also read|see also|related|watch|listen|recommended)\s*:.{0,150}|"
     r"related(?: posts| articles| stories)?|you may also like|recommended(?: for you)?|more from .{1,40}|"
     r"\d+ comments?|comments?|leave a (?:reply|comment)|reply|add a comment|join the discussion|"
     r"subscribe(?: now)?|sign up|sign in|log in|follow us|newsletter|"
-    r"(?:posted|filed|published) (?:in|under|on|by) .{0,80}|tags?:.{0,200}|categories?:.{0,200}|"
+    r"(?:posted|filed|published) (?:in|under|on|by) .{0,80}|tags?:.{0,200}|categor(?:y|ies):.{0,200}|"
     r"(?:photo|image|picture|credit|source|getty images|reuters|ap photo)s?:? .{0,80}|"
     r"previous(?: post| article| page)?|next(?: post| article| page)?|back to top|skip to (?:main )?content|"
     r".{0,40}©.{0,160}|copyright .{0,120}|.{0,160}all rights reserved\.?|"
@@ -746,6 +750,7 @@ _CREDIT = re.compile(
 _BOILER_LINE_LC = re.compile(_BOILER_LINE.pattern)  # the same patterns, matched on lower-cased lines
 _BYLINE_LC = re.compile(_BYLINE.pattern)
 _DIGIT = re.compile(r"\d")
+_READ_MORE = ("read more", "continue reading", "weiterlesen", "mehr lesen", "lire la suite", "leer más", "seguir leyendo")
 _CREDIT_ENDS = ("images", "photo", "shutterstock", "istock", "istockphoto", "alamy")
 
 
@@ -780,6 +785,8 @@ def _clean_lines(blocks: list[str]) -> str:
                 bare = low.lstrip("•·-–*0123456789. ")
                 if _BOILER_LINE_LC.match(bare) or _BYLINE_LC.match(bare):
                     continue
+                if low.rstrip(" .…»›→>)]").endswith(_READ_MORE):
+                    continue  # a teaser's excerpt, cut off by its "Read more" link
                 flush = line[:1] not in (" ", "\t")
                 if flush and len(s) <= 80 and (_META_LINE.match(s) or (_DIGIT.search(s) and _dateline(s))):
                     continue
