@@ -101,6 +101,24 @@ def test_more_tp_lowers_itl_at_small_batch_and_adds_communication() -> None:
     assert rows[8]["tokens_per_s_per_gpu"] < rows[1]["tokens_per_s_per_gpu"]
 
 
+def test_prefill_gemms_fill_the_sms_by_tiles() -> None:
+    """A GEMM's output tiles (128 × 128) over the SMs: a short prompt at a wide TP split leaves SMs idle,
+    a long prompt fills them, and the short prompt is bound by reading the weights."""
+    a100 = DEVICES["a100-80g"]
+    lay = _Layout(_req(device=a100, gpus=8), tp=8, pp=1)
+    assert lay._waves(128, 4096) == pytest.approx(32 / 108)  # 32 tiles on 108 SMs: one partial wave
+    assert lay._waves(2048, 4096) == pytest.approx(512 / 540)  # 5 waves, the last one partial
+    _, _, eff_short = _Layout(_req(device=a100, gpus=8, prompt=128), tp=8, pp=1).prefill(1)
+    _, _, eff_long = _Layout(_req(device=a100, gpus=1, prompt=2048), tp=1, pp=1).prefill(1)
+    assert eff_short < 0.5 < 0.6 < eff_long  # 128 tokens at TP 8: a third of the SMs; 2048 at TP 1: most
+    tiny = _Layout(_req(device=a100, gpus=8, prompt=16), tp=8, pp=1)
+    _, tiny_parts, eff_tiny = tiny.prefill(1)
+    assert eff_tiny < eff_short
+    # 16 tokens: the rank's share of the weights, read once, takes longer than its GEMMs, and prices them
+    read = tiny.weights / (a100.hbm_gbps * GB * 0.8)
+    assert tiny.gemm_s(16, tiny.stage_layers) < read < tiny_parts["compute"] < 1.1 * read
+
+
 def test_pipeline_single_stream_pays_every_stage() -> None:
     one = make_serve_plan(_req(gpus=1, tp=1, pp=1, batch=1))["layouts"][0]
     four = make_serve_plan(_req(gpus=4, tp=1, pp=4, batch=1))["layouts"][0]

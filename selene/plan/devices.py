@@ -56,6 +56,9 @@ class DeviceSpec:
     # 4-6 µs from the host's call to the kernel's start on recent NVIDIA GPUs and drivers (the driver
     # and runtime calls of a launch; CUDA graphs remove most of it). 0: none (a CPU's come from a study).
     kernel_launch_s: float = 0.0
+    # Streaming multiprocessors (data sheets: A100 108, H100/H200 SXM 132), which the serving planner's
+    # GEMM model fills with output tiles; 0: no GEMM model (a CPU, priced by its measured curve)
+    sms: int = 0
 
     def efficiency(self, work_flops: float) -> float:
         return self.max_efficiency * work_flops / (work_flops + self.half_work)
@@ -71,6 +74,7 @@ _A100 = dict(
     nvlink_gbps=300.0,
     nvlink_latency_s=1e-6,
     kernel_launch_s=5e-6,
+    sms=108,
     calibrated_from="MT-NLG 530B on 2240 A100-80GB, 60.1 s/iteration (Smith et al. 2022)",
 )
 _HOPPER = dict(
@@ -83,6 +87,7 @@ _HOPPER = dict(
     nvlink_gbps=450.0,
     nvlink_latency_s=1e-6,
     kernel_launch_s=5e-6,
+    sms=132,
     calibrated_from="uncalibrated: A100's efficiency; run `selene scaling-study` on this device",
 )
 

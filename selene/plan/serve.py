@@ -15,10 +15,13 @@ Memory per GPU (GB, 1e9 bytes), for TP t, PP p and `batch` concurrent sequences 
   free         what is left (negative: does not fit)
 
 Time (seconds), per replica:
-  prefill  compute-bound: 2 · matmul parameters · prompt · batch FLOPs plus causal attention
-           (2 · layers · hidden · prompt² · batch), at peak × efficiency, where efficiency is the
-           device's calibrated curve at one layer's work per chunk (devices.py; the training
-           planner's calibration) or `prefill_efficiency` from a calibration file; plus two TP
+  prefill  compute-bound: on a GPU, each chunk's GEMMs (QKV, output, MLP up and down of the stage's
+           layers, split by TP) at GEMM_EFFICIENCY of the peak times the share of the SMs their
+           output tiles fill (`_Layout.gemm_s`), or the stage's weights read once from HBM if that is
+           slower (a short prompt); causal attention (2 · layers · hidden · prompt² · batch FLOPs) at
+           the same rate; the LM head on the batch's last tokens. With a calibration (the CPU of a
+           serving study): 2 · matmul parameters · prompt · batch FLOPs plus attention at peak × the
+           calibrated curve at one layer's work per chunk, or `prefill_efficiency`. Plus two TP
            all-reduces per layer per chunk and a PP hand-off per stage boundary. With PP the chunks
            flow through the stages: (chunks + p − 1) stage slots, so one short prompt pays every
            stage serially and a long batch of chunks overlaps them.
@@ -68,6 +71,16 @@ RESERVE_FRACTION = 1.0 - USABLE_MEMORY  # 10% of the device, see the module docs
 # Fraction of peak HBM bandwidth that decode's memory-bound GEMV and attention kernels reach: ~80-90%
 # is what a STREAM-like copy reaches on A100/H100; 0.8 leaves some for the smaller kernels.
 DECODE_HBM_EFFICIENCY = 0.8
+# GPU GEMMs (`_Layout.gemm_s`), which price prefill: the best-shaped bf16 matmul reaches about 86% of
+# the dense peak on A100 and 80% on H100 (the "maximum achievable matmul FLOPS" measured in Stas
+# Bekman's ML Engineering book); a layer's shapes, with the norm, rotary and activation kernels
+# between its GEMMs, run lower: 0.7 is the figure taken, within that range (not fitted: the published
+# serving points of benchmarks/serve.py are sensitive to it, 0.7 / 0.75 / 0.8 put 22 / 19 / 19 of 25
+# within 25%). A GEMM is computed in output tiles of 128 × 128, one per streaming multiprocessor at a
+# time: a GEMM of few tiles (a short prompt, a wide TP split) leaves SMs idle, and its last wave of
+# tiles may be partial (wave quantization). FlashAttention's forward is priced at the same rate.
+GEMM_EFFICIENCY = 0.7
+GEMM_TILE = 128
 PREFILL_CHUNK_TOKENS = 8192  # tokens per prefill chunk (vLLM's max_num_batched_tokens is of this order)
 MAX_BATCH = 4096  # concurrent sequences per replica, at most
 
@@ -332,6 +345,29 @@ class _Layout:
         self.kv_token_gpu = m.kv_bytes_per_token(DTYPE_BYTES[req.kv_dtype]) * self.stage_layers / s.layers / kv_split
         self.weights = m.params * self.wbytes / (tp * pp)
         self.reserve = RESERVE_FRACTION * dev.memory_gb * GB
+        self.gemm_rate = dev.peak_tflops * 1e12 * GEMM_EFFICIENCY  # FLOP/s of the GEMMs (GPUs)
+
+    # ---------------------------------------------------------------- GEMMs (GPUs)
+    def _waves(self, rows: float, cols: float) -> float:
+        """Fraction of the SMs' tile slots a GEMM of `rows` × `cols` outputs fills (GEMM_TILE tiles)."""
+        sms = self.req.device.sms
+        tiles = math.ceil(rows / GEMM_TILE) * math.ceil(cols / GEMM_TILE)
+        return tiles / (math.ceil(tiles / sms) * sms)
+
+    def gemm_s(self, tokens: float, layers: int) -> float:
+        """Seconds of the GEMMs of `layers` layers for `tokens` tokens on one TP rank: QKV, output, MLP
+        up (gate and up in SwiGLU) and down projections, each at GEMM_EFFICIENCY of the peak times the
+        fraction of SM tile slots its output fills."""
+        m, s, t = self.req.model, self.req.model.shape, self.tp
+        up = (2 if s.mlp == "swiglu" else 1) * s.ffn
+        shapes = ((s.hidden + 2 * m.kv_heads * m.head_dim) / t, s.hidden), (s.hidden, s.hidden / t), (up / t, s.hidden), (s.hidden, s.ffn / t)
+        per_layer = sum(2.0 * tokens * n * k / self._waves(tokens, n) for n, k in shapes)
+        return layers * per_layer / self.gemm_rate
+
+    def head_s(self, rows: float) -> float:
+        """Seconds of the LM head (hidden × vocab, split by TP) for `rows` tokens on one rank."""
+        s = self.req.model.shape
+        return 2.0 * rows * s.hidden * s.vocab / self.tp / (self.gemm_rate * self._waves(rows, s.vocab / self.tp))
 
     # ---------------------------------------------------------------- memory
     def memory(self, batch: int) -> dict[str, float]:
@@ -370,8 +406,14 @@ class _Layout:
         chunks = math.ceil(tokens / chunk)
         flops = 2.0 * (m.matmul_params - s.hidden * s.vocab) * tokens + 2.0 * s.hidden * s.vocab * batch
         flops += 2.0 * s.layers * s.hidden * req.prompt**2 * batch  # causal QKᵀ and AV
-        eff = req.efficiency.prefill or dev.efficiency(2.0 * m.layer_params * chunk / t)
-        compute = flops / (t * p) / chunks / (dev.peak_tflops * 1e12 * eff)
+        if dev.sms and req.efficiency.prefill is None:  # a GPU: its GEMMs (the busiest stage's layers)
+            attention = 2.0 * self.stage_layers * s.hidden * req.prompt**2 * batch / t / chunks
+            gemms = max(self.gemm_s(chunk, self.stage_layers), self.weights / (dev.hbm_gbps * GB * req.efficiency.decode_hbm))
+            compute = gemms + attention / self.gemm_rate + self.head_s(batch) / (p * chunks)
+            eff = flops / (t * p) / chunks / (compute * dev.peak_tflops * 1e12)  # for the output: fraction of the bf16 peak
+        else:  # a calibration's figure, or the device's curve at one layer's work per chunk
+            eff = req.efficiency.prefill or dev.efficiency(2.0 * m.layer_params * chunk / t)
+            compute = flops / (t * p) / chunks / (dev.peak_tflops * 1e12 * eff)
         tp = self.stage_layers * 2 * _allreduce_s(chunk * s.hidden * ACT_BYTES, t, dev)
         send = _send_s(chunk * s.hidden * ACT_BYTES, t, p, dev) if p > 1 else 0.0
         slots = chunks + p - 1
@@ -391,9 +433,10 @@ class _Layout:
         flops = (2.0 * m.matmul_params + 4.0 * ctx * s.hidden * s.layers) * x / (t * p)
         e = req.efficiency
         hbm_eff = e.decode_hbm_single if (e.decode_hbm_single and x <= 1) else e.decode_hbm
+        compute = flops / (dev.peak_tflops * 1e12 * (e.decode_compute or dev.max_efficiency))
         return {
             "hbm": read / (dev.hbm_gbps * GB * hbm_eff),
-            "compute": flops / (dev.peak_tflops * 1e12 * (req.efficiency.decode_compute or dev.max_efficiency)),
+            "compute": compute,
             "tp communication": self.stage_layers * 2 * _allreduce_s(x * s.hidden * ACT_BYTES, t, dev),
             "pp hand-offs": _send_s(x * s.hidden * ACT_BYTES, t, p, dev) if p > 1 else 0.0,
             "fixed per layer": self.stage_layers * fixed_costs(req)[0],
@@ -461,7 +504,10 @@ def _row(req: ServeRequest, lay: _Layout, batch: int, max_batch: int) -> dict[st
     decode_bound = BINDING[max(terms, key=lambda k: terms[k])]
     # at the largest batch that fits, memory (KV capacity) is what stops the throughput growing
     binding = "memory" if req.batch is None and batch == max_batch < MAX_BATCH else decode_bound
-    prefill_src = req.efficiency.prefill_source or f"device curve ({dev.calibrated_from})"
+    if dev.sms and req.efficiency.prefill is None:
+        prefill_src = f"GEMM tiles over {dev.sms} SMs at {GEMM_EFFICIENCY} of peak (GEMM_EFFICIENCY, selene/plan/serve.py)"
+    else:
+        prefill_src = req.efficiency.prefill_source or f"device curve ({dev.calibrated_from})"
     return {
         "layout": {"tp": lay.tp, "pp": lay.pp, "replicas": replicas, "batch": batch, "gpus_per_replica": lay.tp * lay.pp},
         "ttft_ms": ttft * 1e3,
