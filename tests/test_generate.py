@@ -129,6 +129,7 @@ def test_generates_text_from_a_trained_checkpoint(ckpt: str) -> None:
 # --- batched generation -------------------------------------------------------------------------
 
 BATCH_PROMPTS = [[5, 17, 42, 8], [3], list(range(2, 22)), [], [9, 9, 9, 9, 9, 9, 9]]
+EQUAL_PROMPTS = [[5, 17, 42, 8, 1, 2], [3, 4, 5, 6, 7, 8], [9, 9, 9, 9, 9, 9]]
 
 
 @pytest.mark.parametrize("flavour", sorted(FLAVOURS))
@@ -136,10 +137,13 @@ def test_batched_greedy_equals_one_by_one(flavour: str) -> None:
     from selene.eval.generate import generate_batch
 
     model = tiny(**FLAVOURS[flavour])  # max_seq_len 32: 30 new tokens slide the window of the longest
-    for n in (6, 30):
-        got = generate_batch(model, model.args, BATCH_PROMPTS, n, temperature=0, stop_ids=())
-        assert got.tokens == [generate(model, model.args, p, n, temperature=0, stop_ids=()) for p in BATCH_PROMPTS]
-        assert got.generated == n * len(BATCH_PROMPTS)
+    # prompts of several lengths (left padding, masked attention), and of one length (no padding: the
+    # plain causal kernels)
+    for prompts in (BATCH_PROMPTS, EQUAL_PROMPTS):
+        for n in (6, 30):
+            got = generate_batch(model, model.args, prompts, n, temperature=0, stop_ids=())
+            assert got.tokens == [generate(model, model.args, p, n, temperature=0, stop_ids=()) for p in prompts]
+            assert got.generated == n * len(prompts)
 
 
 def test_padded_prefill_logits_equal_each_prompt_alone() -> None:

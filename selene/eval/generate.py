@@ -253,7 +253,7 @@ def _rope_at(x: torch.Tensor, tables: torch.Tensor, positions: torch.Tensor) -> 
 
 
 def _padded_attention(attn: Attention, x: torch.Tensor, rope: torch.Tensor | None, positions: torch.Tensor,
-                      mask: torch.Tensor, layer: int, cache: KVCache) -> torch.Tensor:
+                      mask: torch.Tensor | None, layer: int, cache: KVCache) -> torch.Tensor:
     bs, seq, _ = x.shape
     q = attn.wq(x).view(bs, seq, -1, attn.head_dim)
     k = attn.wk(x).view(bs, seq, -1, attn.head_dim)
@@ -262,7 +262,10 @@ def _padded_attention(attn: Attention, x: torch.Tensor, rope: torch.Tensor | Non
         q, k = _rope_at(q, rope, positions), _rope_at(k, rope, positions)
     q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
     k, v = cache.extend(layer, k, v)
-    out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    if mask is None:  # rows without padding (`forward_padded`): a prefill, or one new token per row
+        out = F.scaled_dot_product_attention(q, k, v, is_causal=seq > 1)
+    else:
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
     return attn.wo(out.transpose(1, 2).reshape(bs, seq, -1))
 
 
@@ -284,11 +287,15 @@ def forward_padded(model: Transformer, tokens: torch.Tensor, pads: torch.Tensor,
     positions = (cols[None, :] - pads[:, None]).clamp(min=0)  # (batch, seq)
     if int(positions.max()) >= model.args.max_seq_len:
         raise InputError(f"{int(positions.max()) + 1} positions exceed the model's max_seq_len {model.args.max_seq_len}")
-    keys = torch.arange(start + seq, device=tokens.device)
-    causal = keys[None, :] <= cols[:, None]  # (seq, keys)
-    real = keys[None, :] >= pads[:, None]  # (batch, keys)
-    mask = (causal[None] & real[:, None, :]) | (keys[None, None, :] == cols[None, :, None])
-    mask = mask[:, None]  # (batch, 1, seq, keys): broadcast over heads
+    mask: torch.Tensor | None = None  # None: plain causal attention (below)
+    if bool(pads.any()) or (start and seq > 1):
+        keys = torch.arange(start + seq, device=tokens.device)
+        causal = keys[None, :] <= cols[:, None]  # (seq, keys)
+        real = keys[None, :] >= pads[:, None]  # (batch, keys)
+        mask = (causal[None] & real[:, None, :]) | (keys[None, None, :] == cols[None, :, None])
+        mask = mask[:, None]  # (batch, 1, seq, keys): broadcast over heads
+    # else no row is padded: a prefill is causal attention from position 0, and one new token sees every
+    # key; SDPA's causal kernels then never build a (batch, heads, seq, keys) mask or score matrix
     h = model.tok_embeddings(tokens)
     if model.pos_embeddings is not None:
         h = h + model.pos_embeddings(positions)
