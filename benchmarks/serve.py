@@ -17,18 +17,21 @@ target: within 25%, uncalibrated). No fitting happens here: the planner's consta
 ships with.
 
 Measured (`python benchmarks/serve.py`, planner as committed; benchmarks/results/serve.txt): 18 of 25
-comparisons within 25%. Throughput at large batch is close (TensorRT-LLM Llama-2-7B A100 batch 384:
-1.08; H100 fp8 batch 768: 0.97; GPT-J batch 64: 1.05; FasterTransformer GPT-175B TP8 batch 16: 0.98;
-GPT-20B batch 64: 0.99), and so is most small-batch latency since the planner counts the kernel
-launches of a forward (12 per layer and 4 per forward at 5 µs, the launch latency of recent NVIDIA
-GPUs and drivers; a count and a constant from the hardware, not fitted to these points): NeMo
-Llama-2-7B 0.82-0.90, TensorRT-LLM TTFT at 128 tokens 0.77-0.86. Before that it was 12 of 25, with
-small-batch latency at 0.43-0.74. Still outside: FasterTransformer at TP 8 and batch 1 (GPT-175B 0.61
-and 0.74, GPT-20B 0.68: its all-reduces cost more than the planner's NVLink hop model gives them),
-TensorRT-LLM 2048-token TTFTs at 1.25-1.27 (its prefill beats the planner's efficiency curve), and
-H100 fp8 Llama-2-70B TP 2 at batch 1024 (0.68). One point (Llama-2-7B, batch 52, 2048 + 128 tokens on
-one A100 80 GB) does not fit the planner's memory model (its 10% reserve and fp16 KV cache); one
-gives no output length.
+comparisons within 25%. GPU prefill is priced by its GEMMs (each at the device's best-shaped matmul
+rate, 0.86 of the peak on A100 and 0.80 on H100, measured figures from outside this project, times
+the share of the SMs its 128 × 128 output tiles fill), not by the training planner's efficiency
+curve: every TensorRT-LLM A100 TTFT is now within (Llama-2-7B 128 and 2048 tokens 0.84 / 0.82,
+Llama-2-70B TP 4 0.93 / 0.84; the curve had 0.86 / 1.27 / 0.83 / 1.25: too slow for long prompts,
+the wave model gets the short and the long prompt right together), and so is decode at large batch
+(H100 fp8 Llama-2-7B batch 768 1.15, Llama-2-70B TP 2 batch 1024 0.79 (was 0.68), FasterTransformer
+GPT-20B batch 64 0.94, GPT-175B TP 8 batch 16 0.77). Still outside: FasterTransformer at TP 8 and batch 1 (GPT-175B 0.62 and 0.71, GPT-20B 0.69:
+about 70-150 µs per layer more than the planner's launches and NVLink all-reduces give, which no
+figure of the hardware explains), the throughput of a batch of 384 (1.32) and GPT-J's TTFT at batch 64
+(0.72), where the engines' prefill of thousands of tokens runs at about 0.65-0.7 of the peak rather
+than the best-shaped 0.86, and H100 fp8 Llama-2-70B TP 4 TTFT at 128 tokens (0.71). A matmul
+efficiency of 0.7 on both devices would put 22 of 25 within 25%; it is not taken, because it would
+be fitted to these points. One point (Llama-2-7B, batch 52, 2048 + 128 tokens on one A100 80 GB) does
+not fit the planner's memory model (its 10% reserve and fp16 KV cache); one gives no output length.
 
 The CPU side (`python benchmarks/serve.py --cpu [--presets 125m,350m] [--calibration-out FILE]`):
 `selene generate`'s batched generation (`selene.eval.generate.generate_batch`, greedy, random

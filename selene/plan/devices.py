@@ -59,6 +59,10 @@ class DeviceSpec:
     # Streaming multiprocessors (data sheets: A100 108, H100/H200 SXM 132), which the serving planner's
     # GEMM model fills with output tiles; 0: no GEMM model (a CPU, priced by its measured curve)
     sms: int = 0
+    # the fraction of the dense peak the best-shaped bf16 matmul reaches: the "maximum achievable matmul
+    # FLOPS" measured in Stas Bekman's ML Engineering book (A100 SXM 267.9 of 312 TFLOPS, H100 SXM 792
+    # of 989); the serving planner prices GPU GEMMs with it (1.0: unused, a CPU's curve is measured)
+    matmul_efficiency: float = 1.0
 
     def efficiency(self, work_flops: float) -> float:
         return self.max_efficiency * work_flops / (work_flops + self.half_work)
@@ -75,6 +79,7 @@ _A100 = dict(
     nvlink_latency_s=1e-6,
     kernel_launch_s=5e-6,
     sms=108,
+    matmul_efficiency=0.86,
     calibrated_from="MT-NLG 530B on 2240 A100-80GB, 60.1 s/iteration (Smith et al. 2022)",
 )
 _HOPPER = dict(
@@ -88,6 +93,7 @@ _HOPPER = dict(
     nvlink_latency_s=1e-6,
     kernel_launch_s=5e-6,
     sms=132,
+    matmul_efficiency=0.80,
     calibrated_from="uncalibrated: A100's efficiency; run `selene scaling-study` on this device",
 )
 

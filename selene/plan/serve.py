@@ -16,7 +16,7 @@ Memory per GPU (GB, 1e9 bytes), for TP t, PP p and `batch` concurrent sequences 
 
 Time (seconds), per replica:
   prefill  compute-bound: on a GPU, each chunk's GEMMs (QKV, output, MLP up and down of the stage's
-           layers, split by TP) at GEMM_EFFICIENCY of the peak times the share of the SMs their
+           layers, split by TP) at the device's matmul efficiency times the share of the SMs their
            output tiles fill (`_Layout.gemm_s`), or the stage's weights read once from HBM if that is
            slower (a short prompt); causal attention (2 · layers · hidden · prompt² · batch FLOPs) at
            the same rate; the LM head on the batch's last tokens. With a calibration (the CPU of a
@@ -71,15 +71,12 @@ RESERVE_FRACTION = 1.0 - USABLE_MEMORY  # 10% of the device, see the module docs
 # Fraction of peak HBM bandwidth that decode's memory-bound GEMV and attention kernels reach: ~80-90%
 # is what a STREAM-like copy reaches on A100/H100; 0.8 leaves some for the smaller kernels.
 DECODE_HBM_EFFICIENCY = 0.8
-# GPU GEMMs (`_Layout.gemm_s`), which price prefill: the best-shaped bf16 matmul reaches about 86% of
-# the dense peak on A100 and 80% on H100 (the "maximum achievable matmul FLOPS" measured in Stas
-# Bekman's ML Engineering book); a layer's shapes, with the norm, rotary and activation kernels
-# between its GEMMs, run lower: 0.7 is the figure taken, within that range (not fitted: the published
-# serving points of benchmarks/serve.py are sensitive to it, 0.7 / 0.75 / 0.8 put 22 / 19 / 19 of 25
-# within 25%). A GEMM is computed in output tiles of 128 × 128, one per streaming multiprocessor at a
+# GPU GEMMs (`_Layout.gemm_s`), which price prefill: each runs at the device's best-shaped matmul rate
+# (`DeviceSpec.matmul_efficiency`: 0.86 of the dense peak on A100, 0.80 on H100, measured figures
+# from outside this project, not fitted to any serving point) times the share of the SMs its output
+# tiles fill. A GEMM is computed in output tiles of 128 × 128, one per streaming multiprocessor at a
 # time: a GEMM of few tiles (a short prompt, a wide TP split) leaves SMs idle, and its last wave of
 # tiles may be partial (wave quantization). FlashAttention's forward is priced at the same rate.
-GEMM_EFFICIENCY = 0.7
 GEMM_TILE = 128
 PREFILL_CHUNK_TOKENS = 8192  # tokens per prefill chunk (vLLM's max_num_batched_tokens is of this order)
 MAX_BATCH = 4096  # concurrent sequences per replica, at most
@@ -345,7 +342,7 @@ class _Layout:
         self.kv_token_gpu = m.kv_bytes_per_token(DTYPE_BYTES[req.kv_dtype]) * self.stage_layers / s.layers / kv_split
         self.weights = m.params * self.wbytes / (tp * pp)
         self.reserve = RESERVE_FRACTION * dev.memory_gb * GB
-        self.gemm_rate = dev.peak_tflops * 1e12 * GEMM_EFFICIENCY  # FLOP/s of the GEMMs (GPUs)
+        self.gemm_rate = dev.peak_tflops * 1e12 * dev.matmul_efficiency  # FLOP/s of the GEMMs (GPUs)
 
     # ---------------------------------------------------------------- GEMMs (GPUs)
     def _waves(self, rows: float, cols: float) -> float:
@@ -356,8 +353,8 @@ class _Layout:
 
     def gemm_s(self, tokens: float, layers: int) -> float:
         """Seconds of the GEMMs of `layers` layers for `tokens` tokens on one TP rank: QKV, output, MLP
-        up (gate and up in SwiGLU) and down projections, each at GEMM_EFFICIENCY of the peak times the
-        fraction of SM tile slots its output fills."""
+        up (gate and up in SwiGLU) and down projections, each at the device's matmul efficiency times
+        the fraction of SM tile slots its output fills."""
         m, s, t = self.req.model, self.req.model.shape, self.tp
         up = (2 if s.mlp == "swiglu" else 1) * s.ffn
         shapes = ((s.hidden + 2 * m.kv_heads * m.head_dim) / t, s.hidden), (s.hidden, s.hidden / t), (up / t, s.hidden), (s.hidden, s.ffn / t)
@@ -505,7 +502,7 @@ def _row(req: ServeRequest, lay: _Layout, batch: int, max_batch: int) -> dict[st
     # at the largest batch that fits, memory (KV capacity) is what stops the throughput growing
     binding = "memory" if req.batch is None and batch == max_batch < MAX_BATCH else decode_bound
     if dev.sms and req.efficiency.prefill is None:
-        prefill_src = f"GEMM tiles over {dev.sms} SMs at {GEMM_EFFICIENCY} of peak (GEMM_EFFICIENCY, selene/plan/serve.py)"
+        prefill_src = f"GEMM tiles over {dev.sms} SMs at {dev.matmul_efficiency} of peak (matmul_efficiency, selene/plan/devices.py)"
     else:
         prefill_src = req.efficiency.prefill_source or f"device curve ({dev.calibrated_from})"
     return {
