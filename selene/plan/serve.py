@@ -130,6 +130,8 @@ class Efficiency:
     decode_compute: float | None = None  # fraction of peak for compute-bound decode; None: the device's max
     # decode at batch 1 runs matrix-vector kernels, which stream the weights at their own rate (None: decode_hbm)
     decode_hbm_single: float | None = None
+    # the KV cache read of a decode step (attention over the context) at its own rate (None: the weights')
+    decode_kv: float | None = None
     decode_overlap: bool = True  # memory and compute of a decode step overlap (GPUs); False: they add up (CPU GEMM)
     # fixed seconds per layer per forward (launches, dispatch) and per forward whatever the depth
     # (sampling, the serving loop); None: the device's kernel launches (`fixed_costs`)
@@ -141,7 +143,8 @@ class Efficiency:
 
 
 SERVING_FIELDS = (
-    "prefill_efficiency", "decode_efficiency", "decode_single_efficiency", "decode_compute_efficiency", "layer_overhead_s",
+    "prefill_efficiency", "decode_efficiency", "decode_single_efficiency", "decode_kv_efficiency", "decode_compute_efficiency",
+    "layer_overhead_s",
     "step_overhead_s",
 )  # fmt: skip
 DEVICE_FIELDS = ("peak_tflops", "hbm_gbps", "memory_gb")  # a measured device (the CPU of a serving study)
@@ -153,6 +156,7 @@ def load_calibration(path: str | Path, dev: DeviceSpec) -> tuple[DeviceSpec, Eff
     reaches), `decode_efficiency` (fraction of memory bandwidth a decode step reaches),
     `decode_compute_efficiency` (fraction of peak a compute-bound decode step reaches),
     `decode_single_efficiency` (the bandwidth fraction at batch 1, matrix-vector kernels),
+    `decode_kv_efficiency` (the bandwidth fraction of the KV cache's read by attention),
     `decode_overlap` (false: a decode step's memory and compute times add up, as CPU GEMMs of a few
     rows do), `layer_overhead_s` (fixed seconds per layer per forward), and a `measured_device` object
     (name, peak_tflops, hbm_gbps, memory_gb) that replaces the table's figures of that device (the
@@ -196,6 +200,8 @@ def load_calibration(path: str | Path, dev: DeviceSpec) -> tuple[DeviceSpec, Eff
         eff = replace(eff, decode_compute=float(data["decode_compute_efficiency"]))
     if "decode_single_efficiency" in data:
         eff = replace(eff, decode_hbm_single=float(data["decode_single_efficiency"]))
+    if "decode_kv_efficiency" in data:
+        eff = replace(eff, decode_kv=float(data["decode_kv_efficiency"]))
     if "decode_overlap" in data:
         if not isinstance(data["decode_overlap"], bool):
             raise ConfigError(f"calibration file {p}: field 'decode_overlap' must be true or false")
@@ -426,13 +432,14 @@ class _Layout:
         req, dev, t, p = self.req, self.req.device, self.tp, self.pp
         m, s = req.model, req.model.shape
         ctx = req.prompt + req.output / 2.0
-        read = m.matmul_params * self.wbytes / (t * p) + self.kv_token_gpu * ctx * x
+        weights = m.matmul_params * self.wbytes / (t * p)
+        kv = self.kv_token_gpu * ctx * x
         flops = (2.0 * m.matmul_params + 4.0 * ctx * s.hidden * s.layers) * x / (t * p)
         e = req.efficiency
         hbm_eff = e.decode_hbm_single if (e.decode_hbm_single and x <= 1) else e.decode_hbm
         compute = flops / (dev.peak_tflops * 1e12 * (e.decode_compute or dev.max_efficiency))
         return {
-            "hbm": read / (dev.hbm_gbps * GB * hbm_eff),
+            "hbm": (weights / hbm_eff + kv / (e.decode_kv or hbm_eff)) / (dev.hbm_gbps * GB),
             "compute": compute,
             "tp communication": self.stage_layers * 2 * _allreduce_s(x * s.hidden * ACT_BYTES, t, dev),
             "pp hand-offs": _send_s(x * s.hidden * ACT_BYTES, t, p, dev) if p > 1 else 0.0,

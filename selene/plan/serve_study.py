@@ -20,6 +20,8 @@ on log(predicted / measured) over the points, those costs given:
   at batch > 1;
 - `decode_single_efficiency`: the same at batch 1, where matrix-vector kernels stream the weights
   at their own rate;
+- `decode_kv_efficiency`: the fraction of the bandwidth the attention's read of the KV cache reaches
+  (its own kernel, not a matmul's: it matters at large batch and context);
 - `decode_compute_efficiency`: the fraction of peak of a decode step's matmuls (on a CPU, memory
   and compute time add up: `decode_overlap` false).
 The calibration file carries `layer_overhead_s` and `step_overhead_s` too. The prediction is the
@@ -63,6 +65,17 @@ def cpu_spec(peak_tflops: float, bandwidth_gbps: float, memory_gb: float, source
     return DeviceSpec(
         CPU_NAME, peak_tflops=peak_tflops, memory_gb=memory_gb, hbm_gbps=bandwidth_gbps, intra_node_gbps=1.0,
         inter_node_gbps=1.0, gpus_per_node=1, max_efficiency=1.0, half_work=1.0, calibrated_from=source,
+    )  # fmt: skip
+
+
+def best_device(*measured: DeviceSpec) -> DeviceSpec:
+    """The best of several measurements of this machine (contention on a shared machine only lowers
+    a figure): the highest matmul rate and copy bandwidth."""
+    peak = max(d.peak_tflops for d in measured)
+    bandwidth = max(d.hbm_gbps for d in measured)
+    return dataclasses.replace(
+        measured[0], peak_tflops=peak, hbm_gbps=bandwidth,
+        calibrated_from=f"{measured[0].calibrated_from}, best of {len(measured)} measurements",
     )  # fmt: skip
 
 
@@ -202,8 +215,10 @@ def fit(points: Sequence[Point], dev: DeviceSpec, overheads: tuple[float, float]
     if single:
         s1 = min(_grid(0.05, 1.0, 40), key=lambda x: _log_error(single, d, dataclasses.replace(eff, decode_hbm_single=x), vocab, "itl"))
         eff = dataclasses.replace(eff, decode_hbm_single=s1)
+    kv = min(_grid(0.05, 1.0, 40), key=lambda x: _log_error(batched, d, dataclasses.replace(eff, decode_kv=x), vocab, "itl"))
+    eff = dataclasses.replace(eff, decode_kv=kv)
     for _ in range(2):  # refine each efficiency around its value, the others fixed
-        for field in ("max_efficiency", "half_work", "decode_hbm", "decode_compute", "decode_hbm_single"):
+        for field in ("max_efficiency", "half_work", "decode_hbm", "decode_compute", "decode_hbm_single", "decode_kv"):
             d, eff = min(
                 (_with(d, eff, field, f) for f in _grid(0.85, 1.15, 11)),
                 key=lambda de: _log_error(points, de[0], de[1], vocab, "both"),
@@ -219,6 +234,8 @@ def _with(d: DeviceSpec, eff: Efficiency, field: str, factor: float) -> tuple[De
         return dataclasses.replace(d, half_work=d.half_work * factor), eff
     if field == "decode_hbm":
         return d, dataclasses.replace(eff, decode_hbm=min(1.0, eff.decode_hbm * factor))
+    if field == "decode_kv":
+        return d, dataclasses.replace(eff, decode_kv=min(1.0, (eff.decode_kv or eff.decode_hbm) * factor))
     if field == "decode_hbm_single":
         return d, dataclasses.replace(eff, decode_hbm_single=min(1.0, (eff.decode_hbm_single or eff.decode_hbm) * factor))
     return d, dataclasses.replace(eff, decode_compute=min(1.0, (eff.decode_compute or 1.0) * factor))
@@ -233,6 +250,7 @@ def calibration_json(result: Fit, points: Sequence[Point], source: str) -> dict[
         "decode_efficiency": eff.decode_hbm,
         "decode_compute_efficiency": eff.decode_compute,
         "decode_single_efficiency": eff.decode_hbm_single,
+        "decode_kv_efficiency": eff.decode_kv,
         "decode_overlap": eff.decode_overlap,
         "layer_overhead_s": eff.layer_overhead_s,
         "step_overhead_s": eff.step_overhead_s,
