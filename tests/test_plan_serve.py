@@ -163,9 +163,10 @@ def test_target_nothing_meets_names_the_closest() -> None:
 
 def test_calibration_file_with_serving_fields(tmp_path: Path) -> None:
     f = tmp_path / "cal.json"
-    f.write_text(json.dumps({"max_efficiency": 0.4, "half_work": 1e9, "prefill_efficiency": 0.5, "decode_efficiency": 0.6}))
+    f.write_text(json.dumps({"max_efficiency": 0.4, "half_work": 1e9, "prefill_efficiency": 0.5, "decode_efficiency": 0.6,
+                             "decode_kv_efficiency": 0.3}))
     dev, eff = load_calibration(f, H100)
-    assert dev.max_efficiency == 0.4 and eff.prefill == 0.5 and eff.decode_hbm == 0.6
+    assert dev.max_efficiency == 0.4 and eff.prefill == 0.5 and eff.decode_hbm == 0.6 and eff.decode_kv == 0.3
     row = make_serve_plan(_req(device=dev, efficiency=eff, batch=1))["layouts"][0]
     assert row["efficiency"]["prefill"]["fraction_of_peak"] == 0.5
     assert str(f) in row["efficiency"]["decode_hbm"]["source"]
@@ -229,6 +230,13 @@ def test_fixed_layer_cost_and_cpu_decode_options_by_hand() -> None:
     one = _Layout(single, 1, 1)
     assert one._stage(1)["hbm"] == pytest.approx(lay._stage(1)["hbm"] * 0.8 / 0.4)
     assert one._stage(4)["hbm"] == pytest.approx(lay._stage(4)["hbm"])
+    # the KV cache's read at its own rate: weights at 0.8, the cache (4 sequences at 128 + 16/2 tokens) at 0.4
+    kv_eff = dataclasses.replace(base, efficiency=Efficiency(decode_kv=0.4, layer_overhead_s=0.0, step_overhead_s=0.0))
+    weights = SEVEN_B.matmul_params * 2.0
+    kv = SEVEN_B.kv_bytes_per_token(2.0) * (128 + 16 / 2) * 4
+    bw = H100.hbm_gbps * GB
+    assert lay._stage(4)["hbm"] == pytest.approx((weights + kv) / (0.8 * bw))
+    assert _Layout(kv_eff, 1, 1)._stage(4)["hbm"] == pytest.approx(weights / (0.8 * bw) + kv / (0.4 * bw))
 
 
 def test_cpu_needs_a_serving_study_calibration(tmp_path: Path) -> None:
