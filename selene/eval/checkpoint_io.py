@@ -128,6 +128,10 @@ def tokenizer_path(path: str, meta: dict[str, Any] | None = None) -> str | None:
 
 def load_model(checkpoint: str, device: str | torch.device = "cpu") -> LoadedModel:
     """The model of a checkpoint saved under any layout, in this process, for inference."""
+    if torch.device(device).type == "cpu":
+        from selene.train.host import reuse_freed_memory
+
+        reuse_freed_memory()  # a CPU forward's activations are reused, not page-faulted in each time
     path = resolve(checkpoint)
     meta = read_meta(path)
     args = model_args_of(meta, path)

@@ -108,8 +108,10 @@ def measure(
 
     from selene.eval.generate import generate_batch
     from selene.train.args import PRESETS
+    from selene.train.host import reuse_freed_memory
     from selene.train.model import Transformer
 
+    reuse_freed_memory()  # as `selene generate` runs (selene.eval.checkpoint_io.load_model)
     args = dataclasses.replace(PRESETS[preset], vocab_size=vocab, max_seq_len=max(prompts) + output + 1)
     torch.manual_seed(seed)
     model = Transformer(args).eval()
