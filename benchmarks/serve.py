@@ -45,19 +45,20 @@ measurements: fitted on all presets (the calibration file it writes) and, to sho
 predicts rather than describes, fitted on the other preset only ("held-out"). The target is 15%.
 
 Measured (2 cores; benchmarks/results/serve-cpu.txt, calibration serve-cpu-calibration.json; fixed
-costs 226 µs per layer and 530 µs per forward): 23 of 24 TTFT/ITL figures within 15% fitted on both
-presets, 21 of 24 with the preset held out. The miss: 350m batch 16 prompt 512 TTFT (0.83 / 0.85;
-38.2 s measured, at 8192 tokens the largest prefill, where this CPU runs below its curve in every
-run so far: 0.80-0.91). The device is measured at the start and at the end of the study and the
-better figure kept (a shared machine's contention only lowers one: copy bandwidth read 32.0 GB/s at
-the start of this run and 51.9 at its end; an earlier run that measured once got 117 GFLOP/s where
-others get 175-200, and its fit could not recover: 11 of 24). The KV cache's read in a decode step
-has an efficiency of its own (0.42 of the copy bandwidth, the weights' matmuls 0.18): with one for
-both, ITL at batch 16 and prompt 512 was over-predicted by 19-28%, most of all once decode steps
-stopped building an attention mask for unpadded rows (350m: 330 -> 259-289 ms per step). Repeated
-runs on this shared machine move a measured figure by up to 15%, the size of the target. An earlier
-version fitted the fixed cost per layer with the efficiencies: 1.7 ms, which absorbed costs that
-scale with width, and predicted the other preset worse (16 of 24).
+costs 254 µs per layer and 323 µs per forward): 23 of 24 TTFT/ITL figures within 15% fitted on both
+presets, 20 of 24 with the preset held out. The miss: 125m batch 16 prompt 64 ITL (0.79: 101 ms
+measured, where the two runs before measured 70 and 80 ms). The largest prefill (350m, batch 16,
+prompt 512: 8192 tokens) runs below this CPU's curve in every run (0.80-0.91; 0.89 here). The device
+is measured at the start and at the end of the study and the better figure kept (a shared machine's
+contention only lowers one: 153 GFLOP/s and 30.7 GB/s at the start of this run, 188 and 49.5 at its
+end; an earlier run that measured once got 117 GFLOP/s where others get 175-200, and its fit could
+not recover: 11 of 24). The KV cache's read in a decode step has an efficiency of its own (0.39 of
+the copy bandwidth, the weights' matmuls 0.17): with one for both, ITL at batch 16 and prompt 512 was
+over-predicted by 19-28%, most of all once decode steps stopped building an attention mask for
+unpadded rows (350m: 330 -> 259-296 ms per step). Repeated runs on this shared machine move a
+measured figure by up to 25%, more than the target. An earlier version fitted the fixed cost per
+layer with the efficiencies: 1.7 ms, which absorbed costs that scale with width, and predicted the
+other preset worse (16 of 24).
 """
 
 from __future__ import annotations
