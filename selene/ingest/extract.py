@@ -169,6 +169,7 @@ SAMPLE_TIMES = 8  # <time> elements looked at for user posts, from the start and
 MAX_POST_SIBLINGS = 160  # a container of more children is not looked at as a run of user posts
 ARTICLE_CHARS = 400  # text left after removing a run of user posts, below which they were the content
 FALLBACK_CHARS = 500  # a result shorter than this may have lost the content's wrapper to a class word
+MAX_MEASURED = 300  # elements whose text that fallback measures, at most (a page nested thousands deep)
 PROSE_CHARS = 120  # a paragraph of at least this much text is prose, not a label or a teaser
 LONE_PROSE_CHARS = 1000  # a single paragraph this long is a content root on its own (text in <br> lines)
 TOP_PARAGRAPHS = 8  # the longest paragraphs of the source that vote for the content's container
@@ -980,13 +981,16 @@ def _keep_big_wrappers(body: Any, total: int, have: int) -> bool:
     least = min(0.6 * total, 2 * have + 200)
     named: list[tuple[int, Any]] = []  # (text length, element), in document order
     stack = [(_text_len(child), child) for child in reversed(_children(body))]
-    while stack:  # in document order: of nested wrappers with the same text, max keeps the outer
+    measured = len(stack)
+    while stack and measured <= MAX_MEASURED:  # in document order: of nested wrappers with the same text, max keeps the outer
         n, el = stack.pop()
         if n <= least:
             continue
         if el.hasattr(NAME_ATTR):
             named.append((n, el))
-        stack += [(_text_len(child), child) for child in reversed(_children(el))]
+        children = _children(el)
+        measured += len(children)
+        stack += [(_text_len(child), child) for child in reversed(children)]
     if not named:
         return False
     kept = False
