@@ -115,7 +115,7 @@ def test_prefill_gemms_fill_the_sms_by_tiles() -> None:
     _, tiny_parts, eff_tiny = tiny.prefill(1)
     assert eff_tiny < eff_short
     # 16 tokens: the rank's share of the weights, read once, takes longer than its GEMMs, and prices them
-    read = tiny.weights / (a100.hbm_gbps * GB * 0.8)
+    read = SEVEN_B.matmul_params * 2.0 / 8 / (a100.hbm_gbps * GB * 0.8)
     assert tiny.gemm_s(16, tiny.stage_layers) < read < tiny_parts["compute"] < 1.1 * read
 
 

@@ -411,7 +411,8 @@ class _Layout:
         flops += 2.0 * s.layers * s.hidden * req.prompt**2 * batch  # causal QKᵀ and AV
         if dev.sms and req.efficiency.prefill is None:  # a GPU: its GEMMs (the busiest stage's layers)
             attention = 2.0 * self.stage_layers * s.hidden * req.prompt**2 * batch / t / chunks
-            gemms = max(self.gemm_s(chunk, self.stage_layers), self.weights / (dev.hbm_gbps * GB * req.efficiency.decode_hbm))
+            read = m.matmul_params * self.wbytes / (t * p)  # the stage's matmul weights, once per chunk
+            gemms = max(self.gemm_s(chunk, self.stage_layers), read / (dev.hbm_gbps * GB * req.efficiency.decode_hbm))
             compute = gemms + attention / self.gemm_rate + self.head_s(batch) / (p * chunks)
             eff = flops / (t * p) / chunks / (compute * dev.peak_tflops * 1e12)  # for the output: fraction of the bf16 peak
         else:  # a calibration's figure, or the device's curve at one layer's work per chunk
