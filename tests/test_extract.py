@@ -308,3 +308,19 @@ def test_a_card_list_goes_and_the_article_paragraph_run_into_it_stays() -> None:
     body = f"<article>{''.join(f'<p>{p}</p>' for p in PARAS)}<p>Reporters A and B contributed to this report.</p><ul>{items}</ul></article>"
     text = extract_main_text(page(body))
     assert PARAS[-1] in text and "contributed to this report" in text and "blurb" not in text
+
+
+def test_attribute_text_in_code_and_prose_stays_as_written() -> None:
+    """A page that shows markup (`class="comments"`, `style="display:none"`) in a code block or in
+    prose: the source is marked where attribute patterns match, and no mark may reach the text."""
+    code = '&lt;div class="comments" role="navigation" style="display:none"&gt;'
+    body = (
+        "<article>" + "".join(f"<p>{p}</p>" for p in PARAS[:2])
+        + f"<pre>{code}</pre>"
+        + '<p>Then write class="sidebar" id=nav on the element you want hidden, and the rule does the rest '
+        "of the work for every page of the site that uses it.</p></article>"
+    )
+    text = extract_main_text(page(body))
+    assert "data-selene" not in text
+    assert '<div class="comments" role="navigation" style="display:none">' in text
+    assert 'Then write class="sidebar" id=nav on the element' in text

@@ -464,7 +464,8 @@ def _protect_prose(body: Any, marked: int) -> tuple[Any, list[str], set[str]]:
             value = p.getattr("class")
             named = p.hasattr(NAME_ATTR) and value and _COMMENT_WORDS.isdisjoint(_words(value))
             names[len(paragraphs)] = {value} if named else set()
-            paragraphs.append((" ".join((p.text or "").split()), chain))
+            text = p.text or ""
+            paragraphs.append((" ".join((_MARK_TEXT.sub("", text) if "data-selene-" in text else text).split()), chain))
     if not paragraphs:
         return None, [], set()
     held: dict[Any, int] = {}  # text of the paragraphs inside, each counted up to LONE_PROSE_CHARS
@@ -681,8 +682,13 @@ def _boiler_sections(body: Any, html: str, total: Callable[[], int]) -> list[Any
     return out
 
 
+# a marker written into the source where an attribute pattern matched text, not a tag (a code sample
+# or prose that shows `class="comments"`): the parser reads it as text, so it is taken out again
+_MARK_TEXT = re.compile(f" (?:{NAME_ATTR}|{HIDE_ATTR})\\b")
+
+
 def _extract(tree: HTMLTree, skip: list[str], main_content: bool = True) -> str:
-    return str(
+    text = str(
         extract_plain_text(
             tree,
             preserve_formatting="minimal_html",
@@ -697,6 +703,7 @@ def _extract(tree: HTMLTree, skip: list[str], main_content: bool = True) -> str:
             skip_elements=skip,
         )
     )
+    return _MARK_TEXT.sub("", text) if "data-selene-" in text else text
 
 
 _MARKERS = re.compile(r"\[(?:\d{1,3}|[a-z]|citation needed|clarification needed|edit|update)\]", re.I)
