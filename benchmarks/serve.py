@@ -24,7 +24,8 @@ curve: every TensorRT-LLM A100 TTFT is now within (Llama-2-7B 128 and 2048 token
 Llama-2-70B TP 4 0.93 / 0.84; the curve had 0.86 / 1.27 / 0.83 / 1.25: too slow for long prompts,
 the wave model gets the short and the long prompt right together), and so is decode at large batch
 (H100 fp8 Llama-2-7B batch 768 1.15, Llama-2-70B TP 2 batch 1024 0.79 (was 0.68), FasterTransformer
-GPT-20B batch 64 0.94, GPT-175B TP 8 batch 16 0.77). Still outside: FasterTransformer at TP 8 and batch 1 (GPT-175B 0.62 and 0.71, GPT-20B 0.69:
+GPT-20B batch 64 0.94, GPT-175B TP 8 batch 16 0.77). Still outside: FasterTransformer at TP 8 and
+batch 1 (GPT-175B 0.62 and 0.71, GPT-20B 0.69:
 about 70-150 µs per layer more than the planner's launches and NVLink all-reduces give, which no
 figure of the hardware explains), the throughput of a batch of 384 (1.32) and GPT-J's TTFT at batch 64
 (0.72), where the engines' prefill of thousands of tokens runs at about 0.65-0.7 of the peak rather
@@ -40,7 +41,7 @@ runs; ITL: the median step of 2 × 7). The device is measured as a serving proce
 matmul rate, copy bandwidth, torch's threads), and so are the fixed costs of a forward (decode steps
 of width-64 models at 1, 4 and 16 layers: the slope per layer, the intercept per forward). Only the
 efficiencies are fitted (`selene.plan.serve_study`: the prefill efficiency curve, decode bandwidth at
-batch 1 and above, decode compute), and the planner's predictions are printed beside the
+batch 1 and above and of the KV cache's read, decode compute), and the planner's predictions are printed beside the
 measurements: fitted on all presets (the calibration file it writes) and, to show that the fit
 predicts rather than describes, fitted on the other preset only ("held-out"). The target is 15%.
 
