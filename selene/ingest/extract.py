@@ -310,8 +310,6 @@ def _boiler_words(words: list[str], lowered: str, attr: str, stems: bool = True)
     return not _BOILER_TOKENS.isdisjoint(lowered.split())
 
 
-
-
 _CONTENT_PARTS = _CONTENT_SELECTOR.split(", ")
 MAX_CONTENT_MATCHES = 16  # elements matched by the content selector that are listed (O(n) per item), at most
 
@@ -1044,7 +1042,7 @@ def _blocks(markup: str) -> list[str]:
                 short = len(text) <= BLURB_CHARS and text.count("\n") < 2
                 items.append(("blurb" if short else "text", text))
                 continue
-            lines = [_linked_share(line) for line in block.split("\n") if _TAG.sub("", line).strip()]
+            lines = [share for share in map(_linked_share, block.split("\n")) if share[0]]  # lines with text
             if not lines:
                 continue  # links without text: pictures
             n = sum(chars for chars, _ in lines)

@@ -509,6 +509,7 @@ def _row(req: ServeRequest, lay: _Layout, batch: int, max_batch: int) -> dict[st
     decode_bound = BINDING[max(terms, key=lambda k: terms[k])]
     # at the largest batch that fits, memory (KV capacity) is what stops the throughput growing
     binding = "memory" if req.batch is None and batch == max_batch < MAX_BATCH else decode_bound
+    per_layer, per_forward = fixed_costs(req)
     if dev.sms and req.efficiency.prefill is None:
         prefill_src = f"GEMM tiles over {dev.sms} SMs at {dev.matmul_efficiency} of peak (matmul_efficiency, selene/plan/devices.py)"
     else:
@@ -537,7 +538,7 @@ def _row(req: ServeRequest, lay: _Layout, batch: int, max_batch: int) -> dict[st
                 "source": req.efficiency.decode_source if req.efficiency.decode_compute else f"device max efficiency ({dev.calibrated_from})",
             },
             "fixed_costs": {
-                "per_layer_s": fixed_costs(req)[0], "per_forward_s": fixed_costs(req)[1],
+                "per_layer_s": per_layer, "per_forward_s": per_forward,
                 "source": req.efficiency.overhead_source or (
                     f"kernel launches: {KERNELS_PER_LAYER} per layer, {KERNELS_PER_FORWARD} per forward, "
                     f"{dev.kernel_launch_s * 1e6:g} µs each (selene/plan/devices.py)"
