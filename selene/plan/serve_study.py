@@ -5,7 +5,9 @@ constants fitted to it, so that `selene plan serve --gpu cpu --calibration FILE`
 Each point is a model preset (random weights: time does not depend on them), a batch of prompts of
 one length and a number of new tokens, run by `selene.eval.generate.generate_batch` (one forward
 for the prefill of the whole batch, one per decode step) with greedy sampling and no stop token.
-TTFT is the best of `repeats` runs (prefill + first sample); ITL the median step over all runs.
+TTFT is the best of `repeats` runs (prefill + first sample); ITL the best of the runs' median steps
+(a shared machine's contention only slows a run down: the median within a run drops a slow step, the
+best run drops a slow stretch).
 
 The device is measured the way a serving process uses it, with torch's threads as configured: the
 fp32 matmul rate (n = 1024) is its peak, a 256 MiB copy its memory bandwidth (read + write bytes),
@@ -101,7 +103,7 @@ def measure_device() -> DeviceSpec:
 
 def measure(
     preset: str, batches: Sequence[int], prompts: Sequence[int], output: int, vocab: int = 32000,
-    repeats: int = 2, seed: int = 0,
+    repeats: int = 3, seed: int = 0,
 ) -> list[Point]:  # fmt: skip
     """Greedy batched generation of `preset` (random weights, fp32) at every batch × prompt length."""
     import torch
@@ -122,12 +124,12 @@ def measure(
         for prompt in prompts:
             for batch in batches:
                 ids = torch.randint(2, vocab, (batch, prompt), generator=gen).tolist()
-                ttft, steps = math.inf, []
+                ttft, itl = math.inf, math.inf
                 for _ in range(repeats):
                     r = generate_batch(model, args, ids, output, temperature=0.0, stop_ids=())
                     ttft = min(ttft, r.ttft_s)
-                    steps += r.itl_s
-                out.append(Point(preset, batch, prompt, output, ttft, statistics.median(steps)))
+                    itl = min(itl, statistics.median(r.itl_s))
+                out.append(Point(preset, batch, prompt, output, ttft, itl))
     return out
 
 
