@@ -228,6 +228,17 @@ def test_a_paywall_class_on_the_articles_own_paragraphs_names_prose() -> None:
         assert p in text
 
 
+def test_a_span_named_by_a_boilerplate_word_around_a_paragraphs_text_stays() -> None:
+    """A Facebook note's <span class="...ContentTags"> around all of a paragraph's text is prose; a tag
+    link inside a paragraph still goes."""
+    ps = "".join(f'<p><span class="_fbReactionComponent__eventDetailsContentTags fsl">{p}</span></p>' for p in PARAS)
+    tagged = f'<p>{PARAS[0]} <a class="post-tags" href="/t/bridges">bridges, towns</a></p>'
+    text = extract_main_text(page(f"<div class='c-article-copy'>{ps}{tagged}</div>"))
+    for p in PARAS:
+        assert p in text
+    assert "bridges, towns" not in text
+
+
 def test_text_in_br_lines_is_found_when_main_content_mode_drops_it() -> None:
     """resiliparse's main-content mode drops a "permalink" post; the <br> lines of prose bring it back."""
     lines = "<br><br>".join(PARAS + PARAS[::-1])  # a long post: its one block is a content root alone

@@ -431,6 +431,7 @@ def _protect_prose(body: Any, marked: int) -> tuple[Any, list[str], set[str]]:
     keep nothing; nor do paragraphs in a comment section (a class or id word such as "comments"), and
     a root with fewer than two paragraphs is no root."""
     paragraphs: list[tuple[str, list[Any]]] = []  # (text, ancestors from the parent up to <body>)
+    nodes: list[Any] = []  # their elements
     names: dict[int, set[str]] = {}  # the boilerplate class value a paragraph carries
     seen: set[Any] = set()
     strong: dict[Any, bool] = {}  # _strong_boiler of the ancestors, which the paragraphs share
@@ -464,6 +465,7 @@ def _protect_prose(body: Any, marked: int) -> tuple[Any, list[str], set[str]]:
             names[len(paragraphs)] = {value} if named else set()
             text = p.text or ""
             paragraphs.append((" ".join((_MARK_TEXT.sub("", text) if "data-selene-" in text else text).split()), chain))
+            nodes.append(p)
     if not paragraphs:
         return None, [], set()
     held: dict[Any, int] = {}  # text of the paragraphs inside, each counted up to LONE_PROSE_CHARS
@@ -490,8 +492,26 @@ def _protect_prose(body: Any, marked: int) -> tuple[Any, list[str], set[str]]:
             # "--has-ads" modifier) is kept: a "related" or "promo" box inside an article still goes
             if skipped[node] and (not below or _weak_name(node)):
                 node.setattr(KEEP_ATTR, "")
+    for (text, chain), p in zip(paragraphs, nodes, strict=True):
+        if root in chain:
+            _keep_named_inside(p, len(text))
     region = max((node for node, n in held.items() if n == total), key=lambda node: depth[node], default=root)
     return region, [text for text, _ in inside], prose_names
+
+
+MAX_NAMED_INSIDE = 8  # named elements inside a paragraph of prose looked at, at most
+
+
+def _keep_named_inside(p: Any, chars: int) -> None:
+    """Keep an element inside the paragraph `p` of prose (`chars` of text) that a boilerplate word
+    names but that holds most of its text: a Facebook note's ``<span class="...ContentTags">``
+    around the whole paragraph. A share button or a tag link inside a paragraph still goes."""
+    named = p.query_selector_all(f"[{NAME_ATTR}]")
+    if len(named) > MAX_NAMED_INSIDE:  # a collection is listed in O(n) per item
+        return
+    for el in named:
+        if _text_len(el) * 2 >= chars:
+            el.setattr(KEEP_ATTR, "")
 
 
 # words of a layout wrapper's name: "o-row c-fixed-sidebar-layout", "l-sidebar-fixed l-segment",
