@@ -64,6 +64,7 @@ import statistics
 import sys
 import tarfile
 import time
+import unicodedata
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -189,7 +190,7 @@ def start_pages(root: Path) -> list[StartPage]:
 
 
 def _words(text: str) -> str:
-    return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
+    return " ".join(re.sub(r"[^\w]+", " ", unicodedata.normalize("NFC", text).lower()).split())
 
 
 def starts_kept(texts: list[str], pages: list[StartPage]) -> tuple[int, list[str]]:
@@ -204,7 +205,7 @@ def snippet_scores(texts: list[str], pages: list[SnippetPage]) -> tuple[float, f
     found = extra = missed = 0
     misses = []
     for text, page in zip(texts, pages, strict=True):
-        flat = " ".join(text.split())
+        flat = " ".join(unicodedata.normalize("NFC", text).split())  # a page may write "ü" as u + U+0308
         for s in page.wanted:
             if " ".join(s.split()) in flat:
                 found += 1

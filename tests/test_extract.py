@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import unicodedata
 from typing import Any
 
 import pytest
@@ -335,3 +336,12 @@ def test_attribute_text_in_code_and_prose_stays_as_written() -> None:
     assert "data-selene" not in text
     assert '<div class="comments" role="navigation" style="display:none">' in text
     assert 'Then write class="sidebar" id=nav on the element' in text
+
+
+def test_text_comes_out_nfc_normalized() -> None:
+    """A page that spells "ü" as u + U+0308 gives one letter, so a word stays one word for the metric
+    and the tokenizer."""
+    decomposed = [p.replace("u", "u\u0308", 1) for p in PARAS]
+    text = extract_main_text(page("<article>" + "".join(f"<p>{p}</p>" for p in decomposed) + "</article>"))
+    assert "\u0308" not in text
+    assert unicodedata.normalize("NFC", decomposed[0]) in text

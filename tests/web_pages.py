@@ -45,6 +45,7 @@ import inspect
 import random
 import re
 import string
+import unicodedata
 import warnings
 from collections import Counter
 from collections.abc import Callable
@@ -80,7 +81,7 @@ _TOKEN = re.compile(r"\w+")
 
 
 def _shingles(text: str, n: int) -> Counter[tuple[str, ...]]:
-    tokens = _TOKEN.findall(text or "")
+    tokens = _TOKEN.findall(unicodedata.normalize("NFC", text or ""))  # "ü" written as u + U+0308 is one letter
     if not tokens:
         return Counter()
     if len(tokens) <= n:

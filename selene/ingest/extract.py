@@ -49,7 +49,12 @@ a ``section--has-ads`` modifier); a boilerplate class that the root's own paragr
 main-content rules drop most of the root's prose (a ``permalink`` class on a post), the region of the
 prose is extracted whole, unless that loses the prose they kept. Elements that are or hold the
 page's content by markup (`main`, `article`, ARIA `main`, schema.org ``articleBody``, ``h-entry``)
-are kept too; and when the result is short, the class-word element that holds the most text.
+are kept too; and when the result is short, the class-word element that holds the most text. Inside
+a paragraph of prose, an element a boilerplate word names that holds most of its text stays (a
+``<span class="...ContentTags">`` around all of it).
+
+The text comes out NFC-normalized (a page may spell "ü" as u + U+0308: one word, not two, for a
+tokenizer or a metric).
 
 Speed: the contents of scripts and styles are cut before anything reads the source (half the bytes
 of a typical page); regexes over the source use literal prefixes, and each pass over the source costs
@@ -68,6 +73,7 @@ import bisect
 import heapq
 import html as html_lib
 import re
+import unicodedata
 from collections.abc import Callable
 from typing import Any
 
@@ -911,7 +917,9 @@ def extract_main_text(html: str) -> str:
         blocks = _blocks(_extract(tree, skip))
     if _chars(blocks) < FALLBACK_CHARS and named and _keep_big_wrappers(body, total(), _chars(blocks)):
         blocks = _blocks(_extract(tree, skip))  # a class word hit a wrapper of the page's text
-    return _clean_lines(_drop_headline(blocks, html) if article else blocks)
+    text = _clean_lines(_drop_headline(blocks, html) if article else blocks)
+    # one spelling of each letter: a page may write "ü" as u + U+0308, which splits words for a tokenizer
+    return text if text.isascii() or unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
 
 
 # an article by its metadata (Open Graph, JSON-LD): its <h1> is the headline, not body text. Not by an
