@@ -345,3 +345,19 @@ def test_text_comes_out_nfc_normalized() -> None:
     text = extract_main_text(page("<article>" + "".join(f"<p>{p}</p>" for p in decomposed) + "</article>"))
     assert "\u0308" not in text
     assert unicodedata.normalize("NFC", decomposed[0]) in text
+
+
+def test_an_embedded_tweet_the_article_quotes_stays() -> None:
+    """`<blockquote class="twitter-tweet">`, the markup sites quote a post with, is quoted content;
+    resiliparse's main-content mode alone drops it (a class word starting with "twitter")."""
+    tweet = (
+        '<div><blockquote class="twitter-tweet"><p lang="en" dir="ltr">The new bridge design is out: three '
+        'options, one budget. <a href="https://t.co/x">pic.twitter.com/x</a></p>&mdash; Town Council '
+        '(@council) <a href="https://twitter.com/council/status/1">May 3, 2024</a></blockquote>'
+        '<script async src="https://platform.twitter.com/widgets.js"></script></div>'
+    )
+    ps = [f"<p>{p}</p>" for p in PARAS]
+    text = extract_main_text(page("<article>" + "".join(ps[:2]) + tweet + "".join(ps[2:]) + "</article>"))
+    assert "The new bridge design is out: three options, one budget." in text
+    for p in PARAS:
+        assert p in text

@@ -51,7 +51,9 @@ prose is extracted whole, unless that loses the prose they kept. Elements that a
 page's content by markup (`main`, `article`, ARIA `main`, schema.org ``articleBody``, ``h-entry``)
 are kept too; and when the result is short, the class-word element that holds the most text. Inside
 a paragraph of prose, an element a boilerplate word names that holds most of its text stays (a
-``<span class="...ContentTags">`` around all of it).
+``<span class="...ContentTags">`` around all of it). An embedded post (``<blockquote
+class="twitter-tweet">``) is quoted content: its class word is renamed in the source, since
+resiliparse's own rules drop it.
 
 The text comes out NFC-normalized (a page may spell "ü" as u + U+0308: one word, not two, for a
 tokenizer or a metric).
@@ -194,6 +196,11 @@ _ID_SPELLINGS = ("id", "ID", "Id")
 _HEADINGS = ":not(h1):not(h2):not(h3):not(h4):not(h5):not(h6)"
 NAME_ATTR = "data-selene-n"  # marks, in the source, an element whose class or id names boilerplate
 HIDE_ATTR = "data-selene-h"  # marks, in the source, an element hidden or given a role that is not content
+# an embedded post, the markup news sites quote a tweet with: quoted content, which resiliparse's
+# main-content mode drops for a class word that starts with "twitter" (as it drops "social..." and
+# "share..."): the word is renamed in the source
+_EMBEDDED_POST = "twitter-tweet"
+EMBED_CLASS = "selene-embedded-post"
 
 
 def _hides(name: str, value: str) -> bool:
@@ -236,12 +243,17 @@ def _mark_names(html: str) -> tuple[str, int]:
     for attr, named_values in (("class", classes), ("id", ids)):
         for k in _boiler_values([value for _, value in named_values], attr):
             marks[named_values[k]] = NAME_ATTR
+    for name, value in classes:
+        if value.startswith(_EMBEDDED_POST):
+            marks[name, value] = _EMBEDDED_POST
     if not marks:
         return html, 0
     named = 0
     for k, key in enumerate(keys):
         mark = marks.get(key)
-        if mark is not None:
+        if mark is _EMBEDDED_POST:  # renamed: resiliparse's own rule drops it
+            parts[1 + 6 * k] = parts[1 + 6 * k].replace(_EMBEDDED_POST, EMBED_CLASS, 1)
+        elif mark is not None:
             parts[1 + 6 * k] += f" {mark}"
             named += mark == NAME_ATTR
     del parts[2::6]  # the captured name and values: text, attribute, name, "v", 'v', v, text, ...
