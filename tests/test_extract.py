@@ -310,6 +310,12 @@ def test_scripts_are_cut_before_parsing_and_json_ld_still_marks_an_article() -> 
     text = extract_main_text(html)
     assert "not text" not in text and "color" not in text and PARAS[0] in text
     assert not text.startswith("Bridge plans")  # the JSON-LD made it an article: the headline went
+    # from bytes, the scripts are cut before decoding (an emoji in one made the whole page four bytes a
+    # character), the JSON-LD read first: the same text, in any charset that writes ASCII as ASCII
+    emoji = "<script>var e = '\U0001f600';</script>"
+    for charset in ("utf-8", "utf-16", "gb18030", "shift_jis", "windows-1252"):
+        page_ = html.replace("<body>", f"<body>{emoji}") if charset.startswith(("utf", "gb")) else html
+        assert html_to_text(page_.encode(charset), http_charset=charset) == (text, charset), charset
 
 
 def test_a_card_list_goes_and_the_article_paragraph_run_into_it_stays() -> None:

@@ -16,7 +16,7 @@ from resiliparse.parse.encoding import bytes_to_str, detect_encoding
 from resiliparse.parse.html import HTMLTree
 
 from selene.errors import ConfigError
-from selene.ingest.extract import extract_main_text
+from selene.ingest.extract import main_text_of_bytes
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 Extractor = Literal["selene", "resiliparse", "trafilatura"]
@@ -58,22 +58,26 @@ def charset_of(content_type: str | None) -> str | None:
     return None
 
 
-def decode_html(body: bytes, http_charset: str | None) -> tuple[str, str]:
-    """Decode HTML bytes: the HTTP charset if declared, else the <meta> charset, else uchardet.
+def _charset(body: bytes, http_charset: str | None) -> str:
+    """The HTTP charset if declared, else the <meta> charset, else uchardet's guess, else UTF-8."""
+    return http_charset or detect_encoding(body, from_html_meta=True) or "utf-8"
 
-    Returns the text and the charset used. Undecodable bytes fall back to UTF-8 then
-    Windows-1252 (resiliparse's `bytes_to_str`), so decoding never raises.
+
+def decode_html(body: bytes, http_charset: str | None) -> tuple[str, str]:
+    """Decode HTML bytes with `_charset`. Returns the text and the charset used. Undecodable bytes
+    fall back to UTF-8 then Windows-1252 (resiliparse's `bytes_to_str`), so decoding never raises.
     """
-    charset = http_charset or detect_encoding(body, from_html_meta=True) or "utf-8"
+    charset = _charset(body, http_charset)
     return bytes_to_str(body, charset), charset
 
 
 def html_to_text(body: bytes, http_charset: str | None = None, extractor: Extractor = "selene") -> tuple[str, str]:
     """Main content of an HTML page as plain text (navigation, headers, footers removed), and the
     charset it was decoded with."""
-    html, charset = decode_html(body, http_charset)
     if extractor == "selene":
-        return extract_main_text(html), charset
+        charset = _charset(body, http_charset)
+        return main_text_of_bytes(body, charset), charset
+    html, charset = decode_html(body, http_charset)
     if extractor == "trafilatura":
         return _trafilatura(html), charset
     tree = HTMLTree.parse(html)
