@@ -37,9 +37,9 @@ full output in benchmarks/results/extract_real.txt), F1 / precision / recall, an
 
 | set | selene | resiliparse | trafilatura | trafilatura, favor_precision |
 |---|---|---|---|---|
-| news, 15 pages | 0.963 / 0.949 / 0.977, 8.5 | 0.878 / 0.790 / 0.988, 3.4 | 0.942 / 0.897 / 0.992, 33.3 | 0.967 / 0.959 / 0.975, 30.1 |
-| snippets, 83 pages | 0.914 / 0.946 / 0.884, 4.7 | 0.821 / 0.760 / 0.894, 1.6 | 0.997 / 0.995 / 1.000, 15.8 | 0.979 / 0.995 / 0.965, 14.7 |
-| starts kept, 37 pages | 35, 5.2 | 34, 1.8 | 31, 24.8 | 30, 22.9 |
+| news, 15 pages | 0.963 / 0.949 / 0.977, 7.3 | 0.878 / 0.790 / 0.988, 3.5 | 0.942 / 0.897 / 0.992, 32.2 | 0.967 / 0.959 / 0.975, 32.5 |
+| snippets, 83 pages | 0.914 / 0.946 / 0.884, 5.1 | 0.821 / 0.760 / 0.894, 1.5 | 0.997 / 0.995 / 1.000, 18.1 | 0.979 / 0.995 / 0.965, 17.4 |
+| starts kept, 37 pages | 35, 5.2 | 34, 1.9 | 31, 26.3 | 30, 28.5 |
 
 On the news pages selene is ahead of trafilatura's default and behind its favor_precision mode
 (F1 0.963 against 0.967; what selene still keeps: a Nigerian gossip page's photo intro that its
@@ -49,8 +49,10 @@ posts, affiliate links), 2 are not in the page's text as written (no extractor f
 article that a site put inside an `<aside>`, which resiliparse's main-content mode drops, and 2 a
 paragraph that is one link and a contact e-mail address.
 Snippet scoring compares NFC-normalized text (one page spells "ü" as u + U+0308). The news pages are large (CNN's are 2.5 MB of
-which 2.1 MB scripts): selene's median is 4.9 ms there and its mean 8.5 (CNN's three pages take
-11-17 ms each), 4.1 ms median on the snippet pages. The two python-goose pages whose start selene
+which 2.1 MB scripts, cut from the bytes before decoding): selene's median is 5.1 ms there and its
+mean 7.3 (8.4-8.5 when the scripts were cut after decoding; CNN's three pages take 10-15 ms
+each), 4.6 ms median on the snippet pages (a busier machine than the run before: trafilatura took
+13.3 ms median there, 11.7 then). The two python-goose pages whose start selene
 misses hold it with a paragraph of difference (BBC Chinese: the test's text skips a paragraph) or
 a drop-cap letter on a line of its own (Gizmodo).
 """
