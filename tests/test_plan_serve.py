@@ -119,6 +119,23 @@ def test_prefill_gemms_fill_the_sms_by_tiles() -> None:
     assert tiny.gemm_s(16, tiny.stage_layers) < read < tiny_parts["compute"] < 1.1 * read
 
 
+def test_decode_gemms_and_attention_each_take_their_own_bound() -> None:
+    """A decode step's GEMMs (they read the weights) and attention (it reads the KV cache) are kernels
+    run one after another: at a large batch the GEMMs are compute-bound, priced by the same tile model
+    as prefill, and the KV cache's read adds to them instead of hiding under them."""
+    a100 = DEVICES["a100-80g"]
+    lay = _Layout(_req(device=a100, batch=384, prompt=128, output=128), tp=1, pp=1)
+    st = lay._stage(384)
+    assert st["compute gemm"] > st["hbm weights"] and st["hbm kv"] > st["compute attention"]
+    assert st["compute gemm"] == pytest.approx(lay.gemm_s(384, lay.stage_layers) + lay.head_s(384))
+    itl, parts, _ = lay.decode(384)
+    assert itl >= st["compute gemm"] + st["hbm kv"] > 1.3 * max(st["hbm"], st["compute"])
+    assert parts["compute"] == pytest.approx(st["compute gemm"]) and parts["hbm"] == pytest.approx(st["hbm kv"])
+    # at batch 1 every kernel is bound by its reads: weights plus cache
+    st1 = lay._stage(1)
+    assert lay.decode(1)[1]["hbm"] == pytest.approx(st1["hbm"]) and lay.decode(1)[1]["compute"] == 0
+
+
 def test_pipeline_single_stream_pays_every_stage() -> None:
     one = make_serve_plan(_req(gpus=1, tp=1, pp=1, batch=1))["layouts"][0]
     four = make_serve_plan(_req(gpus=4, tp=1, pp=4, batch=1))["layouts"][0]

@@ -27,14 +27,18 @@ Time (seconds), per replica:
            stage serially and a long batch of chunks overlaps them.
            TTFT = prefill of the batch's prompts arriving together (the last sequence's first token,
            the worst case of a static batch); ``ttft_one_ms`` is one prompt alone.
-  decode   one step makes one token for each of the batch's sequences; per stage it costs
-           max(HBM time: weights + the KV cache read at the mean context prompt + output/2, over HBM
-           bandwidth × `DECODE_HBM_EFFICIENCY`; compute time: 2 · matmul parameters + 4 · context ·
-           hidden · layers FLOPs per token over peak × the device's max efficiency) plus two TP
-           all-reduces per layer (message batch · hidden · 2 bytes; ring: 2(t−1) steps of the
-           NVLink hop latency + 2(t−1)/t · message over the NCCL bus bandwidth) — on the critical
-           path, not overlapped. The max efficiency, not the curve, prices decode compute: the
-           curve's low end is the memory-bound regime the HBM term already models.
+  decode   one step makes one token for each of the batch's sequences; per stage it costs its
+           kernels one after another, each at the slower of its reads and its FLOPs: the GEMMs
+           (max(the weights over HBM bandwidth × `DECODE_HBM_EFFICIENCY`, their FLOPs for the batch's
+           rows priced as prefill's GEMMs: matmul efficiency × the SMs their tiles fill) plus
+           attention (max(the KV cache read at the mean context prompt + output/2 over the same
+           bandwidth, its 4 · context · hidden · layers FLOPs per token)). One roofline over the whole
+           step instead hid the KV read under the GEMMs' compute at a large batch (TensorRT-LLM's
+           Llama-2-7B at batch 384 was predicted 1.32x as fast as measured; 1.06 now). A calibrated
+           CPU prices the FLOPs at its fitted `decode_compute_efficiency` (its GEMMs are not tiles), and
+           adds memory and compute times (`decode_overlap` false). Plus two TP all-reduces per layer
+           (message batch · hidden · 2 bytes; ring: 2(t−1) steps of the NVLink hop latency +
+           2(t−1)/t · message over the NCCL bus bandwidth) — on the critical path, not overlapped.
            PP, two ways, the faster taken: a single stream (the whole batch one micro-batch, every
            stage paid serially: p · stage(batch) + (p − 1) hand-offs) or a full pipeline (the batch cut
            into m = min(p, batch) micro-batches kept in flight, every stage busy: a token every
@@ -435,13 +439,26 @@ class _Layout:
         ctx = req.prompt + req.output / 2.0
         weights = m.matmul_params * self.wbytes / (t * p)
         kv = self.kv_token_gpu * ctx * x
-        flops = (2.0 * m.matmul_params + 4.0 * ctx * s.hidden * s.layers) * x / (t * p)
         e = req.efficiency
         hbm_eff = e.decode_hbm_single if (e.decode_hbm_single and x <= 1) else e.decode_hbm
-        compute = flops / (dev.peak_tflops * 1e12 * (e.decode_compute or dev.max_efficiency))
+        rate = dev.peak_tflops * 1e12 * (e.decode_compute or dev.max_efficiency)
+        # the GEMMs (they read the weights) and attention (it reads the KV cache) are separate kernels,
+        # each bound by its own bytes or FLOPs
+        attention_flops = 4.0 * ctx * s.hidden * s.layers * x / (t * p)
+        if dev.sms and e.decode_compute is None:  # a GPU: the GEMMs of x rows as prefill prices them
+            gemm, attention = self.gemm_s(x, self.stage_layers) + self.head_s(x) / p, attention_flops / self.gemm_rate
+        else:  # a calibrated rate, or the device's max efficiency
+            gemm, attention = 2.0 * m.matmul_params * x / (t * p) / rate, attention_flops / rate
+        parts = {
+            "hbm weights": weights / hbm_eff / (dev.hbm_gbps * GB),
+            "hbm kv": kv / (e.decode_kv or hbm_eff) / (dev.hbm_gbps * GB),
+            "compute gemm": gemm,
+            "compute attention": attention,
+        }
         return {
-            "hbm": (weights / hbm_eff + kv / (e.decode_kv or hbm_eff)) / (dev.hbm_gbps * GB),
-            "compute": compute,
+            **parts,
+            "hbm": parts["hbm weights"] + parts["hbm kv"],
+            "compute": parts["compute gemm"] + parts["compute attention"],
             "tp communication": self.stage_layers * 2 * _allreduce_s(x * s.hidden * ACT_BYTES, t, dev),
             "pp hand-offs": _send_s(x * s.hidden * ACT_BYTES, t, p, dev) if p > 1 else 0.0,
             "fixed per layer": self.stage_layers * fixed_costs(req)[0],
@@ -454,10 +471,17 @@ class _Layout:
         overlap = self.req.efficiency.decode_overlap
 
         def total(st: dict[str, float], stages: int, sends: int) -> tuple[float, dict[str, float]]:
-            bound = max(st["hbm"], st["compute"]) if overlap else st["hbm"] + st["compute"]
+            if overlap:  # each kernel at the slower of its reads and its FLOPs, the kernels one after another
+                gemm_hbm = st["hbm weights"] >= st["compute gemm"]
+                attention_hbm = st["hbm kv"] >= st["compute attention"]
+                hbm = gemm_hbm * st["hbm weights"] + attention_hbm * st["hbm kv"]
+                compute = (not gemm_hbm) * st["compute gemm"] + (not attention_hbm) * st["compute attention"]
+            else:
+                hbm, compute = st["hbm"], st["compute"]
+            bound = hbm + compute
             parts = {
-                "hbm": stages * st["hbm"] if (st["hbm"] >= st["compute"] or not overlap) else 0.0,
-                "compute": stages * st["compute"] if (st["compute"] > st["hbm"] or not overlap) else 0.0,
+                "hbm": stages * hbm,
+                "compute": stages * compute,
                 "tp communication": stages * st["tp communication"],
                 "pp hand-offs": sends * st["pp hand-offs"],
             }
@@ -534,8 +558,11 @@ def _row(req: ServeRequest, lay: _Layout, batch: int, max_batch: int) -> dict[st
             "prefill": {"fraction_of_peak": pf_eff, "source": prefill_src},
             "decode_hbm": {"fraction_of_hbm_bandwidth": req.efficiency.decode_hbm, "source": req.efficiency.decode_source},
             "decode_compute": {
-                "fraction_of_peak": req.efficiency.decode_compute or dev.max_efficiency,
-                "source": req.efficiency.decode_source if req.efficiency.decode_compute else f"device max efficiency ({dev.calibrated_from})",
+                "fraction_of_peak": req.efficiency.decode_compute or (dev.matmul_efficiency if dev.sms else dev.max_efficiency),
+                "source": req.efficiency.decode_source if req.efficiency.decode_compute else (
+                    f"GEMM tiles of the batch's rows, as prefill ({prefill_src})" if dev.sms
+                    else f"device max efficiency ({dev.calibrated_from})"
+                ),
             },
             "fixed_costs": {
                 "per_layer_s": per_layer, "per_forward_s": per_forward,
