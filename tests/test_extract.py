@@ -316,6 +316,11 @@ def test_scripts_are_cut_before_parsing_and_json_ld_still_marks_an_article() -> 
     for charset in ("utf-8", "utf-16", "gb18030", "shift_jis", "windows-1252"):
         page_ = html.replace("<body>", f"<body>{emoji}") if charset.startswith(("utf", "gb")) else html
         assert html_to_text(page_.encode(charset), http_charset=charset) == (text, charset), charset
+    # an element whose name only starts like one (a custom <styled-box>) is not a style sheet
+    custom = html.replace("<article>", f"<article><styled-box><p>{PARAS[3]} (boxed)</p></styled-box>")
+    custom = custom.replace("</body>", "<style>.late { color: blue }</style></body>")
+    assert f"{PARAS[3]} (boxed)" in extract_main_text(custom)
+    assert f"{PARAS[3]} (boxed)" in html_to_text(custom.encode())[0]
 
 
 def test_a_card_list_goes_and_the_article_paragraph_run_into_it_stays() -> None:

@@ -868,7 +868,8 @@ def _strip_scripts(html: str) -> str:
 
 def _cut_contents(html: AnyStr, starts: tuple[AnyStr, ...], ends: tuple[AnyStr, ...], gt: AnyStr) -> AnyStr:
     """`html` without the contents of the elements that open with `starts[i]` and close at the next
-    `ends[i]`: string searches only (in C), on str or bytes."""
+    `ends[i]`: string searches only (in C), on str or bytes. A start that goes on with a name
+    (``<styled-box>``) is another element."""
     out: list[AnyStr] = []
     pos = 0
     nxt = [html.find(start, 0) for start in starts]
@@ -877,6 +878,10 @@ def _cut_contents(html: AnyStr, starts: tuple[AnyStr, ...], ends: tuple[AnyStr, 
         if not live:
             break
         at, i = min(live)
+        after = html[at + len(starts[i]) : at + len(starts[i]) + 1]
+        if not (after.isspace() or after == gt or after == ends[i][1:2]):  # "/": <script/>
+            nxt[i] = html.find(starts[i], at + 1)
+            continue
         close = html.find(gt, at)
         end = html.find(ends[i], close) if close >= 0 else -1
         if end < 0:
