@@ -192,15 +192,18 @@ def test_broken_web_pages_get_a_reason_not_a_crash(tmp_path: Path) -> None:
         ("https://e.org/latin", "text/html; charset=utf-8", latin_as_utf8),  # declared wrong
         ("https://e.org/ok", "text/html", good),
         ("https://e.org/utf16", "text/html", "\ufeff".encode("utf-16-le") + html_page("W", PROSE[1]).encode("utf-16-le")),
+        ("https://e.org/label", "text/html; charset=utf8mb4", html_page("Caf\xe9", PROSE[2]).encode()),  # no such codec
     ]
     data, _ = warc_bytes(pages)
     p = tmp_path / "broken.warc.gz"
     p.write_bytes(data)
     recs, _ = read(p)
     reasons = [r.reason for r in recs]
-    assert reasons == ["skip:binary", "skip:empty_body", "skip:no_main_text", None, None, None]
+    assert reasons == ["skip:binary", "skip:empty_body", "skip:no_main_text", None, None, None, None]
     assert "e.org/pdf" in recs[0].detail and "binary" in recs[0].detail
     assert "selene extractor" in recs[2].detail and recs[2].meta["url"] == "https://e.org/nav"
     assert "crème brûlée" in recs[3].text  # bytes that are not UTF-8 fall back to Windows-1252
     assert PROSE[0].split("\n")[0][:40] in recs[4].text
     assert PROSE[1].split("\n")[0][:30] in recs[5].text  # UTF-16 with a BOM is text, not binary
+    # an unknown label is passed over: the page's own declaration or the detector decides
+    assert PROSE[2].split("\n")[0][:30] in recs[6].text and recs[6].meta["charset"] != "utf8mb4"

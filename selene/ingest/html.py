@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import codecs
 from typing import Literal
 
 from resiliparse.extract.html2text import extract_plain_text
@@ -59,8 +60,16 @@ def charset_of(content_type: str | None) -> str | None:
 
 
 def _charset(body: bytes, http_charset: str | None) -> str:
-    """The HTTP charset if declared, else the <meta> charset, else uchardet's guess, else UTF-8."""
-    return http_charset or detect_encoding(body, from_html_meta=True) or "utf-8"
+    """The HTTP charset if declared and known, else the <meta> charset, else uchardet's guess, else
+    UTF-8. A label no codec knows ("utf8mb4", "none", "x-user-defined": servers send them) is passed
+    over, as browsers do, rather than losing the page."""
+    if http_charset:
+        try:
+            codecs.lookup(http_charset)
+            return http_charset
+        except LookupError:
+            pass
+    return detect_encoding(body, from_html_meta=True) or "utf-8"
 
 
 def decode_html(body: bytes, http_charset: str | None) -> tuple[str, str]:
