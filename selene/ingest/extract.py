@@ -202,6 +202,7 @@ HIDE_ATTR = "data-selene-h"  # marks, in the source, an element hidden or given 
 # main-content mode drops for a class word that starts with "twitter" (as it drops "social..." and
 # "share..."): the word is renamed in the source
 _EMBEDDED_POST = "twitter-tweet"
+_EMBED_TOKEN = re.compile(r"(?<![\w-])twitter-tweet(?![\w-])")
 EMBED_CLASS = "selene-embedded-post"
 
 
@@ -246,7 +247,7 @@ def _mark_names(html: str) -> tuple[str, int]:
         for k in _boiler_values([value for _, value in named_values], attr):
             marks[named_values[k]] = NAME_ATTR
     for name, value in classes:
-        if value.startswith(_EMBEDDED_POST):
+        if _EMBEDDED_POST in value.split():  # the token itself, not "twitter-tweet-button"
             marks[name, value] = _EMBEDDED_POST
     if not marks:
         return html, 0
@@ -254,7 +255,7 @@ def _mark_names(html: str) -> tuple[str, int]:
     for k, key in enumerate(keys):
         mark = marks.get(key)
         if mark is _EMBEDDED_POST:  # renamed: resiliparse's own rule drops it
-            parts[1 + 6 * k] = parts[1 + 6 * k].replace(_EMBEDDED_POST, EMBED_CLASS, 1)
+            parts[1 + 6 * k] = _EMBED_TOKEN.sub(EMBED_CLASS, parts[1 + 6 * k], count=1)
         elif mark is not None:
             parts[1 + 6 * k] += f" {mark}"
             named += mark == NAME_ATTR
