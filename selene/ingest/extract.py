@@ -60,14 +60,14 @@ tokenizer or a metric).
 
 Speed: the contents of scripts and styles are cut before anything reads the source (half the bytes
 of a typical page), from the raw bytes before they are decoded when the page comes as bytes
-(`main_text_of_bytes`, what `html_to_text` calls); regexes over the source use literal prefixes, and each pass over the source costs
-about the same whatever its pattern, so passes are shared (class, id, role and hiding attributes in
-one; paragraphs and double ``<br>`` in another); a selector part costs a match against every element,
-so what can be judged in the source is marked there (one selector part instead of one per role,
-style or class value); a resiliparse collection costs O(n) per item indexed (listing 2,700 elements
-takes seconds) and a node's parent microseconds, so no rule iterates a large one and ancestors are
-walked once per page: boilerplate names, paragraphs, headings and consent buttons are found in the
-source and marked there or looked up one by one.
+(`main_text_of_bytes`, what `html_to_text` calls); regexes over the source use literal prefixes, and
+each pass over the source costs about the same whatever its pattern, so passes are shared (class,
+id, role and hiding attributes in one; paragraphs and double ``<br>`` in another); a selector part
+costs a match against every element, so what can be judged in the source is marked there (one
+selector part instead of one per role, style or class value); a resiliparse collection costs O(n)
+per item indexed (listing 2,700 elements takes seconds) and a node's parent microseconds, so no rule
+iterates a large one and ancestors are walked once per page: boilerplate names, paragraphs, headings
+and consent buttons are found in the source and marked there or looked up one by one.
 """
 
 from __future__ import annotations
