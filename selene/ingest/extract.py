@@ -451,8 +451,7 @@ def _protect_prose(body: Any, marked: int) -> tuple[Any, list[str], set[str]]:
     named by weak words (`_weak_name`). Paragraphs outside the root (a long "about me" in a sidebar)
     keep nothing; nor do paragraphs in a comment section (a class or id word such as "comments"), and
     a root with fewer than two paragraphs is no root."""
-    paragraphs: list[tuple[str, list[Any]]] = []  # (text, ancestors from the parent up to <body>)
-    nodes: list[Any] = []  # their elements
+    paragraphs: list[tuple[str, list[Any], Any]] = []  # (text, ancestors from the parent up to <body>, element)
     names: dict[int, set[str]] = {}  # the boilerplate class value a paragraph carries
     seen: set[Any] = set()
     strong: dict[Any, bool] = {}  # _strong_boiler of the ancestors, which the paragraphs share
@@ -485,25 +484,25 @@ def _protect_prose(body: Any, marked: int) -> tuple[Any, list[str], set[str]]:
             named = p.hasattr(NAME_ATTR) and value and _COMMENT_WORDS.isdisjoint(_words(value))
             names[len(paragraphs)] = {value} if named else set()
             text = p.text or ""
-            paragraphs.append((" ".join((_MARK_TEXT.sub("", text) if "data-selene-" in text else text).split()), chain))
-            nodes.append(p)
+            paragraphs.append((" ".join((_MARK_TEXT.sub("", text) if "data-selene-" in text else text).split()), chain, p))
     if not paragraphs:
         return None, [], set()
     held: dict[Any, int] = {}  # text of the paragraphs inside, each counted up to LONE_PROSE_CHARS
     depth: dict[Any, int] = {}
-    for text, chain in paragraphs:
+    for text, chain, _ in paragraphs:
         for i, node in enumerate(chain):
             held[node] = held.get(node, 0) + min(len(text), LONE_PROSE_CHARS)
             depth[node] = len(chain) - i
-    total = sum(min(len(text), LONE_PROSE_CHARS) for text, _ in paragraphs)
+    total = sum(min(len(text), LONE_PROSE_CHARS) for text, _, _ in paragraphs)
     roots = [node for node, n in held.items() if n * 2 >= total]
     root = max(roots, key=lambda node: depth[node]) if roots else None
-    inside = [(text, chain) for text, chain in paragraphs if root is not None and root in chain]
-    if len(inside) < 2 and sum(len(text) for text, _ in inside) < LONE_PROSE_CHARS:
+    inside = [(text, chain, p) for text, chain, p in paragraphs if root is not None and root in chain]
+    if len(inside) < 2 and sum(len(text) for text, _, _ in inside) < LONE_PROSE_CHARS:
         return None, [], set()  # one paragraph is no evidence (an author box, a teaser) unless it is long
-    prose_names = {part for i, (_, chain) in enumerate(paragraphs) if root in chain for part in names[i]}
+    prose_names = {part for i, (_, chain, _) in enumerate(paragraphs) if root in chain for part in names[i]}
     skipped: dict[Any, bool] = {}  # _would_skip of the ancestors, which the paragraphs share
-    for _, chain in inside:
+    for text, chain, p in inside:
+        _keep_named_inside(p, len(text))
         below = True
         for node in chain:
             below = below and node != root
@@ -513,11 +512,8 @@ def _protect_prose(body: Any, marked: int) -> tuple[Any, list[str], set[str]]:
             # "--has-ads" modifier) is kept: a "related" or "promo" box inside an article still goes
             if skipped[node] and (not below or _weak_name(node)):
                 node.setattr(KEEP_ATTR, "")
-    for (text, chain), p in zip(paragraphs, nodes, strict=True):
-        if root in chain:
-            _keep_named_inside(p, len(text))
     region = max((node for node, n in held.items() if n == total), key=lambda node: depth[node], default=root)
-    return region, [text for text, _ in inside], prose_names
+    return region, [text for text, _, _ in inside], prose_names
 
 
 MAX_NAMED_INSIDE = 8  # named elements inside a paragraph of prose looked at, at most
