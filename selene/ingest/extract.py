@@ -125,6 +125,9 @@ _BOILER_TOKENS = {
     "search", "search-form", "search-box", "site-search",
 }  # fmt: skip
 # stems of boilerplate words that names run together with another ("cookiemsg", "newsletterbox")
+# a value names boilerplate only if one of its words is one of these (a boilerplate word, or a word
+# of a boilerplate token) or starts with a stem: most values are passed over with one set lookup
+_CANDIDATE_WORDS = _BOILER_WORDS | {word for token in _BOILER_TOKENS for word in token.split("-")}
 _BOILER_STEMS = ("cookie", "gdpr", "newsletter", "disqus", "taboola", "outbrain", "advert", "byline")
 SLUG_WORDS = 4  # an id of this many words or more is a slug of a heading or title, not a name
 # syntax highlighters' token classes ("hljs-comment", "token comment", "cm-comment"): code, not chrome
@@ -184,6 +187,11 @@ PROSE_CHARS = 120  # a paragraph of at least this much text is prose, not a labe
 LONE_PROSE_CHARS = 1000  # a single paragraph this long is a content root on its own (text in <br> lines)
 TOP_PARAGRAPHS = 8  # the longest paragraphs of the source that vote for the content's container
 _UL = re.compile(r"<(/?)ul(?=[\s>])", re.I)
+_OL = {"": "<ol", "/": "</ol"}.__getitem__  # a replacement by a function: Python 3.11 expands a template ("<\\1ol") in Python, match by match
+
+
+def _ul_to_ol(match: re.Match[str]) -> str:
+    return _OL(match.group(1))
 
 
 # class and id attributes (in the spellings pages use), and those that hide an element or give it a
@@ -277,13 +285,19 @@ def _boiler_values(values: list[str], attr: str) -> list[int]:
     joined = _JOIN.join(values)
     if joined.count(_JOIN) != len(values) - 1:
         return [k for k, v in enumerate(values) if _boiler_name(v, attr)]
-    all_words = _CAMEL.sub(" ", joined).lower().translate(_SEPARATORS)
+    all_words = _camel_split(joined).lower().translate(_SEPARATORS)
     words = all_words.split(_JOIN)
     tokens = joined.lower().split(_JOIN)
     if len(words) != len(values) or len(tokens) != len(values):  # lower-casing made a joiner: never seen
         return [k for k, v in enumerate(values) if _boiler_name(v, attr)]
     stems = any(stem in all_words for stem in _BOILER_STEMS)  # rare: looked for word by word only when present
-    return [k for k, (ws, lowered) in enumerate(zip(words, tokens, strict=True)) if _boiler_words(ws.split(), lowered, attr, stems)]
+    if not stems and _CANDIDATE_WORDS.isdisjoint(all_words.split()):  # the joiner is white space to split()
+        return []
+    return [
+        k
+        for k, (ws, lowered) in enumerate(zip(words, tokens, strict=True))
+        if (stems or not _CANDIDATE_WORDS.isdisjoint(ws.split())) and _boiler_words(ws.split(), lowered, attr, stems)
+    ]
 
 
 def _skip_selectors(prose_names: set[str]) -> list[str]:
@@ -296,7 +310,16 @@ def _skip_selectors(prose_names: set[str]) -> list[str]:
     return [f"{part}:not([{KEEP_ATTR}])" for part in parts] + [f"[{SKIP_ATTR}]"]
 
 
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_CAMEL = re.compile(r"[A-Z](?<=[a-z][A-Z])")  # a capital after a small letter: capitals are rare, so searched first
+
+
+def _camel_split(value: str) -> str:
+    """`value` with a space before each capital that follows a small letter ("shareBar" -> "share Bar")."""
+    return _CAMEL.sub(_space_before, value)
+
+
+def _space_before(match: re.Match[str]) -> str:
+    return " " + match.group()
 _SEPARATORS = str.maketrans("-_\t\n\r\f\v", "       ")
 
 
@@ -304,7 +327,7 @@ def _words(value: str) -> set[str]:
     """The words of a class or id value: split on white space, "-", "_" and lower-to-upper case
     changes, lower-cased (string methods, no regex, unless the value has capitals)."""
     if not value.islower():
-        value = _CAMEL.sub(" ", value).lower()
+        value = _camel_split(value).lower()
     return set(value.translate(_SEPARATORS).split())
 
 
@@ -860,37 +883,40 @@ def _strip_scripts(html: str) -> str:
     """`html` without the contents of its <script> and <style> elements (the tags stay): half the
     bytes of a typical page, which no rule reads, and every regex over the source runs on the rest.
     The parser would end them at the same place, the first end tag."""
-    return _cut_contents(html, ("<script", "<style"), ("</script", "</style"), ">")
+    return _cut_contents(html)
 
 
-def _cut_contents(html: AnyStr, starts: tuple[AnyStr, ...], ends: tuple[AnyStr, ...], gt: AnyStr) -> AnyStr:
-    """`html` without the contents of the elements that open with `starts[i]` and close at the next
-    `ends[i]`: string searches only (in C), on str or bytes. A start that goes on with a name
-    (``<styled-box>``) is another element."""
+# a script or style start or end tag ("<script>", "<style ", "</SCRIPT>"; not a custom "<styled-box>")
+_RAW_TAG = re.compile(r"<(/?)(script|style)(?=[\s/>])", re.I)
+_RAW_TAG_BYTES = re.compile(_RAW_TAG.pattern.encode(), re.I)
+
+
+def _cut_contents(html: AnyStr) -> AnyStr:
+    """`html` (str or bytes) without the contents of its script and style elements: each runs from
+    its start tag's ">" to the first end tag of its name, as the parser reads it ("<style>" inside a
+    script is script). One pass of a regex whose search runs in C from one "<" to the next: two
+    string searches (one per element name, then one for each end tag) read a page twice."""
+    pattern, gt = (_RAW_TAG, ">") if isinstance(html, str) else (_RAW_TAG_BYTES, b">")
     out: list[AnyStr] = []
-    pos = 0
-    nxt = [html.find(start, 0) for start in starts]
-    while True:
-        live = [(at, i) for i, at in enumerate(nxt) if at >= 0]
-        if not live:
-            break
-        at, i = min(live)
-        after = html[at + len(starts[i]) : at + len(starts[i]) + 1]
-        if not (after.isspace() or after == gt or after == ends[i][1:2]):  # "/": <script/>
-            nxt[i] = html.find(starts[i], at + 1)
-            continue
-        close = html.find(gt, at)
-        end = html.find(ends[i], close) if close >= 0 else -1
-        if end < 0:
-            break
-        out.append(html[pos : close + 1])
-        pos = end
-        for k, start in enumerate(starts):  # the next start tags, looked for again only when passed
-            if 0 <= nxt[k] < end:
-                nxt[k] = html.find(start, end)
-    if not out:
+    pos = 0  # the source kept from here
+    inside: AnyStr | None = None  # the name of the element whose contents are being cut
+    content = 0  # where its contents start
+    for m in pattern.finditer(html):
+        if m.start() < content:
+            continue  # in the start tag's attributes
+        name = m.group(2).lower()
+        if inside is None:
+            if not m.group(1):
+                close = html.find(gt, m.end())
+                if close < 0:
+                    break
+                inside, content = name, close + 1
+        elif m.group(1) and name == inside:
+            out += [html[pos:content]]
+            pos, inside = m.start(), None
+    if not out and inside is None:
         return html
-    out.append(html[pos:])
+    out.append(html[pos:] if inside is None else html[pos:content])  # an unclosed one runs to the end
     return html[:0].join(out)
 
 
@@ -915,7 +941,7 @@ def main_text_of_bytes(body: bytes, charset: str) -> str:
     if not _ascii_bytes(charset):
         return extract_main_text(bytes_to_str(body, charset))
     article = _article_page(body)  # before the scripts go: JSON-LD is a script
-    cut = _cut_contents(body, (b"<script", b"<style"), (b"</script", b"</style"), b">")
+    cut = _cut_contents(body)
     return _main_text(bytes_to_str(cut, charset), article)
 
 
@@ -930,7 +956,7 @@ def _main_text(html: str, article: bool) -> str:
     article (`_article_page`)."""
     # resiliparse's main-content mode drops every <ul>, content lists too; as <ol> they stay, and the
     # link-density rule removes the menus among them
-    named_html, named = _mark_names(_UL.sub(r"<\1ol", html))
+    named_html, named = _mark_names(_UL.sub(_ul_to_ol, html))
     marked_html, marked = _mark_paragraphs(named_html)
     tree = HTMLTree.parse(marked_html)
     body = tree.body
