@@ -196,13 +196,25 @@ def _ul_to_ol(match: re.Match[str]) -> str:
 
 # class and id attributes (in the spellings pages use), and those that hide an element or give it a
 # role: one pattern finds them all. Python's regex engine searches a literal prefix fast, so the
-# pattern starts with the space before the name (attributes are separated by white space, nearly
-# always a space). Values are quoted or not (minified pages). A value found where it is no attribute
-# (text in a comment) gains a marker there, which nothing reads.
+# pattern starts with the "=" and looks behind it for the name (white space, the name, at most one
+# space): a pattern that started with the space before the name was tried at every space of the
+# page, and pages indent their markup with hundreds of thousands of them. Values are quoted or not
+# (minified pages). A value found where it is no attribute (text in a comment) gains a marker
+# there, which nothing reads.
+_ATTR_NAMES = ("class", "CLASS", "Class", "id", "ID", "Id", "style", "STYLE", "role", "aria-hidden")
 _ATTR = re.compile(
-    r"""( (class|id|CLASS|Class|ID|Id|role|style|STYLE|aria-hidden)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))"""
+    "(=(?:"
+    + "|".join(
+        f"(?<=\\s(?:{'|'.join(n for n in _ATTR_NAMES if len(n) == width)}){gap}=)"
+        for gap in ("", " ")
+        for width in dict.fromkeys(len(n) for n in _ATTR_NAMES)
+    )
+    + r""")\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))"""
 )
-_ID_SPELLINGS = ("id", "ID", "Id")
+# the attribute a match is, by the last three letters of the text before its "=" (`_TAIL`
+# characters, white space stripped): they tell the names apart
+_TAIL = 4
+_ATTR_OF_END = {name[-3:].strip(): name.lower() for name in _ATTR_NAMES}
 _HEADINGS = ":not(h1):not(h2):not(h3):not(h4):not(h5):not(h6)"
 NAME_ATTR = "data-selene-n"  # marks, in the source, an element whose class or id names boilerplate
 HIDE_ATTR = "data-selene-h"  # marks, in the source, an element hidden or given a role that is not content
@@ -233,44 +245,46 @@ def _mark_names(html: str) -> tuple[str, int]:
     matched by the parser against every element: a page has a hundred such values, and the roles
     and styles alone cost a fifth of the extraction. The source is split at the attributes (in C)
     and joined again only when one was marked."""
-    parts = _ATTR.split(html)  # text, attribute, name, "value", 'value', value, text, ... (None if not so)
+    parts = _ATTR.split(html)  # text, "=value", "value", 'value', value, text, ... (None if not so)
     if len(parts) == 1:
         return html, 0
-    keys = [
-        (name, d if d is not None else q if q is not None else u)
-        for name, d, q, u in zip(parts[2::6], parts[3::6], parts[4::6], parts[5::6], strict=True)
+    keys = [  # (the end of the text before, which names the attribute; the value)
+        (text[-_TAIL:], d if d is not None else q if q is not None else u)
+        for text, d, q, u in zip(parts[0:-1:5], parts[2::5], parts[3::5], parts[4::5], strict=True)
     ]
     marks: dict[tuple[str, str], str] = {}
     classes: list[tuple[str, str]] = []
     ids: list[tuple[str, str]] = []
-    for name, value in set(keys):
+    for key in set(keys):
+        tail, value = key
         if not value:
             continue
-        if name in ("role", "style", "STYLE", "aria-hidden"):
-            if _hides(name.lower(), value):
-                marks[name, value] = HIDE_ATTR
-        else:
-            (ids if name in _ID_SPELLINGS else classes).append((name, value))
+        name = _ATTR_OF_END.get(tail.rstrip()[-3:].lstrip())  # None: the name was in the last match ("class= id=")
+        if name == "class":
+            classes.append(key)
+        elif name == "id":
+            ids.append(key)
+        elif name is not None and _hides(name, value):
+            marks[key] = HIDE_ATTR
     for attr, named_values in (("class", classes), ("id", ids)):
         for k in _boiler_values([value for _, value in named_values], attr):
             marks[named_values[k]] = NAME_ATTR
-    for name, value in classes:
-        if _EMBEDDED_POST in value.split():  # the token itself, not "twitter-tweet-button"
-            marks[name, value] = _EMBEDDED_POST
+    for key in classes:
+        if _EMBEDDED_POST in key[1].split():  # the token itself, not "twitter-tweet-button"
+            marks[key] = _EMBEDDED_POST
     if not marks:
         return html, 0
     named = 0
     for k, key in enumerate(keys):
         mark = marks.get(key)
         if mark is _EMBEDDED_POST:  # renamed: resiliparse's own rule drops it
-            parts[1 + 6 * k] = _EMBED_TOKEN.sub(EMBED_CLASS, parts[1 + 6 * k], count=1)
+            parts[1 + 5 * k] = _EMBED_TOKEN.sub(EMBED_CLASS, parts[1 + 5 * k], count=1)
         elif mark is not None:
-            parts[1 + 6 * k] += f" {mark}"
+            parts[1 + 5 * k] += f" {mark}"
             named += mark == NAME_ATTR
-    del parts[2::6]  # the captured name and values: text, attribute, name, "v", 'v', v, text, ...
-    del parts[2::5]
+    del parts[2::5]  # the captured values: text, "=value", "v", 'v', v, text, ...
     del parts[2::4]
-    del parts[2::3]  # text, attribute, text, ...
+    del parts[2::3]  # text, "=value", text, ...
     return "".join(parts), named
 
 
