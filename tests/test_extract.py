@@ -323,6 +323,34 @@ def test_scripts_are_cut_before_parsing_and_json_ld_still_marks_an_article() -> 
     assert f"{PARAS[3]} (boxed)" in html_to_text(custom.encode())[0]
 
 
+def test_contents_cut_before_parsing_are_those_the_parser_would_end_there() -> None:
+    """Scripts, styles and svgs are cut from the source as the parser reads them: a "<style>" inside
+    a script is script, an upper-case tag is the same tag, an svg closed in its start tag
+    ("<svg/>") holds nothing, an svg's labels are not text, an unclosed script runs to the end."""
+    from selene.ingest.extract import _cut_contents
+
+    src = "<p>a</p><SCRIPT>x = '<style>'; y = '</style>';</SCRIPT><p>b</p><svg/><p>c</p><svg viewBox='0 0 1 1'><title>Share</title></svg><p>d</p>"
+    want = "<p>a</p><SCRIPT></SCRIPT><p>b</p><svg/><p>c</p><svg viewBox='0 0 1 1'></svg><p>d</p>"
+    assert _cut_contents(src) == want
+    assert _cut_contents(src.encode()) == want.encode()
+    assert _cut_contents("<p>a</p><script>never closed <p>b</p>") == "<p>a</p><script>"
+    assert _cut_contents("<p>a</p><scripts>kept</scripts>") == "<p>a</p><scripts>kept</scripts>"
+    body = f"<article>{''.join(f'<p>{p}</p>' for p in PARAS)}<svg><text>Share on Facebook</text></svg></article>"
+    assert "Share on Facebook" not in extract_main_text(page(body))
+    # an element in the svg's place when it closes itself stays
+    body = f"<article><p>{PARAS[0]}</p><svg class='icon'/><p>{PARAS[1]}</p>{''.join(f'<p>{p}</p>' for p in PARAS[2:])}</article>"
+    assert PARAS[1] in extract_main_text(page(body))
+
+
+def test_class_and_id_attributes_are_read_whatever_separates_them() -> None:
+    """An attribute after a tab or a newline, or with a space before its "=", is read like one after
+    a space; an attribute whose name only ends like one (data-class) is not."""
+    from selene.ingest.extract import NAME_ATTR, _mark_names
+
+    marked, n = _mark_names('<div\n  class="share-bar"><div\tid = "newsletter"><div data-class="sidebar"><p class="lead">')
+    assert marked.count(NAME_ATTR) == n == 2 and 'data-class="sidebar" data' not in marked
+
+
 def test_a_card_list_goes_and_the_article_paragraph_run_into_it_stays() -> None:
     items = "".join(
         f'<li><a href="/s{i}"><img src="x.jpg"></a><span>A short blurb about story {i} for readers who browse the list.</span></li>'

@@ -900,17 +900,19 @@ def _strip_scripts(html: str) -> str:
     return _cut_contents(html)
 
 
-# a script or style start or end tag ("<script>", "<style ", "</SCRIPT>"; not a custom "<styled-box>")
-_RAW_TAG = re.compile(r"<(/?)(script|style)(?=[\s/>])", re.I)
+# a script, style or svg start or end tag ("<script>", "<style ", "</SCRIPT>"; not a custom "<styled-box>")
+_RAW_TAG = re.compile(r"<(/?)(script|style|svg)(?=[\s/>])", re.I)
 _RAW_TAG_BYTES = re.compile(_RAW_TAG.pattern.encode(), re.I)
 
 
 def _cut_contents(html: AnyStr) -> AnyStr:
-    """`html` (str or bytes) without the contents of its script and style elements: each runs from
-    its start tag's ">" to the first end tag of its name, as the parser reads it ("<style>" inside a
-    script is script). One pass of a regex whose search runs in C from one "<" to the next: two
-    string searches (one per element name, then one for each end tag) read a page twice."""
-    pattern, gt = (_RAW_TAG, ">") if isinstance(html, str) else (_RAW_TAG_BYTES, b">")
+    """`html` (str or bytes) without the contents of its script, style and svg elements: each runs
+    from its start tag's ">" to the first end tag of its name, as the parser reads it ("<style>"
+    inside a script is script; an svg inside an svg ends the cut early, which leaves markup), and an
+    svg's start tag may close it ("<svg .../>"). Neither scripts nor styles are text; an svg's text
+    is an icon's label or a chart's ticks. One pass of a regex whose search runs in C from one "<"
+    to the next: string searches (one per element name, then one for each end tag) read a page twice."""
+    pattern, gt, slash, svg = (_RAW_TAG, ">", "/", "svg") if isinstance(html, str) else (_RAW_TAG_BYTES, b">", b"/", b"svg")
     out: list[AnyStr] = []
     pos = 0  # the source kept from here
     inside: AnyStr | None = None  # the name of the element whose contents are being cut
@@ -924,7 +926,8 @@ def _cut_contents(html: AnyStr) -> AnyStr:
                 close = html.find(gt, m.end())
                 if close < 0:
                     break
-                inside, content = name, close + 1
+                if name != svg or html[close - 1 : close] != slash:
+                    inside, content = name, close + 1
         elif m.group(1) and name == inside:
             out += [html[pos:content]]
             pos, inside = m.start(), None
