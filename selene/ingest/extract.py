@@ -58,11 +58,13 @@ resiliparse's own rules drop it.
 The text comes out NFC-normalized (a page may spell "ü" as u + U+0308: one word, not two, for a
 tokenizer or a metric).
 
-Speed: the contents of scripts and styles are cut before anything reads the source (half the bytes
-of a typical page), from the raw bytes before they are decoded when the page comes as bytes
-(`main_text_of_bytes`, what `html_to_text` calls); regexes over the source use literal prefixes, and
-each pass over the source costs about the same whatever its pattern, so passes are shared (class,
-id, role and hiding attributes in one; paragraphs and double ``<br>`` in another); a selector part
+Speed: the contents of scripts, styles and svgs are cut before anything reads the source (half the
+bytes of a typical page), from the raw bytes before they are decoded when the page comes as bytes
+(`main_text_of_bytes`, what `html_to_text` calls), in the same pass that renames the lists; regexes
+over the source use literal prefixes, and each pass over the source costs about the same whatever
+its pattern, so passes are shared (class, id, role and hiding attributes in one, found from their
+"=" rather than from every space of an indented page; paragraphs and double ``<br>`` in another);
+a selector part
 costs a match against every element, so what can be judged in the source is marked there (one
 selector part instead of one per role, style or class value); a resiliparse collection costs O(n)
 per item indexed (listing 2,700 elements takes seconds) and a node's parent microseconds, so no rule
@@ -186,12 +188,6 @@ MAX_MEASURED = 300  # elements whose text that fallback measures, at most (a pag
 PROSE_CHARS = 120  # a paragraph of at least this much text is prose, not a label or a teaser
 LONE_PROSE_CHARS = 1000  # a single paragraph this long is a content root on its own (text in <br> lines)
 TOP_PARAGRAPHS = 8  # the longest paragraphs of the source that vote for the content's container
-_UL = re.compile(r"<(/?)ul(?=[\s>])", re.I)
-_OL = {"": "<ol", "/": "</ol"}.__getitem__  # a replacement by a function: Python 3.11 expands a template ("<\\1ol") in Python, match by match
-
-
-def _ul_to_ol(match: re.Match[str]) -> str:
-    return _OL(match.group(1))
 
 
 # class and id attributes (in the spellings pages use), and those that hide an element or give it a
@@ -894,25 +890,33 @@ def _clean_lines(blocks: list[str]) -> str:
 
 
 def _strip_scripts(html: str) -> str:
-    """`html` without the contents of its <script> and <style> elements (the tags stay): half the
-    bytes of a typical page, which no rule reads, and every regex over the source runs on the rest.
-    The parser would end them at the same place, the first end tag."""
+    """`html` prepared for the rules (`_cut_contents`): the contents of scripts, styles and svgs cut,
+    half the bytes of a typical page that no rule reads (every regex over the source runs on the
+    rest), and lists renamed."""
     return _cut_contents(html)
 
 
-# a script, style or svg start or end tag ("<script>", "<style ", "</SCRIPT>"; not a custom "<styled-box>")
-_RAW_TAG = re.compile(r"<(/?)(script|style|svg)(?=[\s/>])", re.I)
+# a script, style, svg or unordered list's start or end tag ("<script>", "<style ", "</SCRIPT>",
+# "</ul>"; not a custom "<styled-box>")
+_RAW_TAG = re.compile(r"<(/?)(script|style|svg|ul)(?=[\s/>])", re.I)
 _RAW_TAG_BYTES = re.compile(_RAW_TAG.pattern.encode(), re.I)
 
 
 def _cut_contents(html: AnyStr) -> AnyStr:
-    """`html` (str or bytes) without the contents of its script, style and svg elements: each runs
-    from its start tag's ">" to the first end tag of its name, as the parser reads it ("<style>"
-    inside a script is script; an svg inside an svg ends the cut early, which leaves markup), and an
-    svg's start tag may close it ("<svg .../>"). Neither scripts nor styles are text; an svg's text
-    is an icon's label or a chart's ticks. One pass of a regex whose search runs in C from one "<"
-    to the next: string searches (one per element name, then one for each end tag) read a page twice."""
-    pattern, gt, slash, svg = (_RAW_TAG, ">", "/", "svg") if isinstance(html, str) else (_RAW_TAG_BYTES, b">", b"/", b"svg")
+    """`html` (str or bytes) without the contents of its script, style and svg elements, and with
+    each <ul> an <ol>: resiliparse's main-content mode drops every <ul>, content lists too; as <ol>
+    they stay, and the link-density rule removes the menus among them.
+
+    Each cut element runs from its start tag's ">" to the first end tag of its name, as the parser
+    reads it ("<style>" inside a script is script; an svg inside an svg ends the cut early, which
+    leaves markup), and an svg's start tag may close it ("<svg .../>"). Neither scripts nor styles
+    are text; an svg's text is an icon's label or a chart's ticks. One pass of a regex whose search
+    runs in C from one "<" to the next: string searches (one per element name, then one for each end
+    tag) read a page twice, and renaming the lists in the decoded text a third time."""
+    if isinstance(html, str):
+        pattern, gt, slash, svg, ul, ol = _RAW_TAG, ">", "/", "svg", "ul", "ol"
+    else:
+        pattern, gt, slash, svg, ul, ol = _RAW_TAG_BYTES, b">", b"/", b"svg", b"ul", b"ol"
     out: list[AnyStr] = []
     pos = 0  # the source kept from here
     inside: AnyStr | None = None  # the name of the element whose contents are being cut
@@ -921,7 +925,10 @@ def _cut_contents(html: AnyStr) -> AnyStr:
         if m.start() < content:
             continue  # in the start tag's attributes
         name = m.group(2).lower()
-        if inside is None:
+        if inside is None and name == ul:
+            out += [html[pos : m.end(2) - 2], ol]
+            pos = m.end(2)
+        elif inside is None:
             if not m.group(1):
                 close = html.find(gt, m.end())
                 if close < 0:
@@ -969,11 +976,9 @@ def extract_main_text(html: str) -> str:
 
 
 def _main_text(html: str, article: bool) -> str:
-    """The main text of `html`, whose scripts and styles are cut; `article`: it declares itself an
-    article (`_article_page`)."""
-    # resiliparse's main-content mode drops every <ul>, content lists too; as <ol> they stay, and the
-    # link-density rule removes the menus among them
-    named_html, named = _mark_names(_UL.sub(_ul_to_ol, html))
+    """The main text of `html`, prepared by `_cut_contents` (scripts, styles and svgs cut, lists
+    renamed); `article`: it declares itself an article (`_article_page`)."""
+    named_html, named = _mark_names(html)
     marked_html, marked = _mark_paragraphs(named_html)
     tree = HTMLTree.parse(marked_html)
     body = tree.body
