@@ -271,11 +271,11 @@ def _mark_names(html: str) -> tuple[str, int]:
     if not marks:
         return html, 0
     named = 0
-    for k, key in enumerate(keys):
-        mark = marks.get(key)
+    for k in [k for k, key in enumerate(keys) if key in marks]:
+        mark = marks[keys[k]]
         if mark is _EMBEDDED_POST:  # renamed: resiliparse's own rule drops it
             parts[1 + 5 * k] = _EMBED_TOKEN.sub(EMBED_CLASS, parts[1 + 5 * k], count=1)
-        elif mark is not None:
+        else:
             parts[1 + 5 * k] += f" {mark}"
             named += mark == NAME_ATTR
     del parts[2::5]  # the captured values: text, "=value", "v", 'v', v, text, ...
@@ -300,13 +300,14 @@ def _boiler_values(values: list[str], attr: str) -> list[int]:
     tokens = joined.lower().split(_JOIN)
     if len(words) != len(values) or len(tokens) != len(values):  # lower-casing made a joiner: never seen
         return [k for k, v in enumerate(values) if _boiler_name(v, attr)]
-    stems = any(stem in all_words for stem in _BOILER_STEMS)  # rare: looked for word by word only when present
+    stems = [stem for stem in _BOILER_STEMS if stem in all_words]  # looked for word by word only when present
     if not stems and _CANDIDATE_WORDS.isdisjoint(all_words.split()):  # the joiner is white space to split()
         return []
     return [
         k
         for k, (ws, lowered) in enumerate(zip(words, tokens, strict=True))
-        if (stems or not _CANDIDATE_WORDS.isdisjoint(ws.split())) and _boiler_words(ws.split(), lowered, attr, stems)
+        if (not _CANDIDATE_WORDS.isdisjoint(ws.split()) or (stems and any(stem in ws for stem in stems)))
+        and _boiler_words(ws.split(), lowered, attr, bool(stems))
     ]
 
 
