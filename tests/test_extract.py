@@ -344,6 +344,21 @@ def test_contents_cut_before_parsing_are_those_the_parser_would_end_there() -> N
     assert PARAS[1] in extract_main_text(page(body))
 
 
+def test_an_article_a_site_put_inside_an_aside_stays_and_other_asides_go() -> None:
+    """A site that wraps its article in an <aside> (schema.org Article inside): resiliparse's
+    main-content mode drops every aside, so asides are renamed in the source and skipped by selene's
+    own rule, which spares the one that holds the page's content."""
+    ps = "".join(f"<p>{p}</p>" for p in PARAS)
+    body = (
+        f'<main><aside class="pa-direct-content"><section itemscope itemtype="http://schema.org/Article">{ps}</section></aside>'
+        "<aside><p>Most read this week: a very long list of other stories that nobody asked for, told at length "
+        "so that it looks like a paragraph of prose to any rule that measures.</p></aside></main>"
+    )
+    text = extract_main_text(page(body))
+    assert all(p in text for p in PARAS) and "Most read" not in text
+    assert "Most read" not in extract_main_text(page(f"<article>{ps}</article><aside><p>Most read: more</p></aside>"))
+
+
 def test_class_and_id_attributes_are_read_whatever_separates_them() -> None:
     """An attribute after a tab or a newline, or with a space before its "=", is read like one after
     a space; an attribute whose name only ends like one (data-class) is not."""

@@ -49,7 +49,8 @@ a ``section--has-ads`` modifier); a boilerplate class that the root's own paragr
 main-content rules drop most of the root's prose (a ``permalink`` class on a post), the region of the
 prose is extracted whole, unless that loses the prose they kept. Elements that are or hold the
 page's content by markup (`main`, `article`, ARIA `main`, schema.org ``articleBody``, ``h-entry``)
-are kept too; and when the result is short, the class-word element that holds the most text. Inside
+are kept too, an ``<aside>`` among them (a site that wraps its article in one: asides are renamed in
+the source, since resiliparse's own rules drop every one, and skipped by selene's rule instead); and when the result is short, the class-word element that holds the most text. Inside
 a paragraph of prose, an element a boilerplate word names that holds most of its text stays (a
 ``<span class="...ContentTags">`` around all of it). An embedded post (``<blockquote
 class="twitter-tweet">``) is quoted content: its class word is renamed in the source, since
@@ -317,7 +318,7 @@ def _skip_selectors(prose_names: set[str]) -> list[str]:
     box's heading goes with the box) and on the class values in `prose_names`; none that carries
     KEEP_ATTR."""
     named = f"[{NAME_ATTR}]{_HEADINGS}" + "".join(f":not([class={_css_string(v)}])" for v in sorted(prose_names))
-    parts = [*_SKIP_TAGS, f"[{HIDE_ATTR}]", "[hidden]", *(f"[{a}]" for a in _AD_ATTRS), named]
+    parts = [*_SKIP_TAGS, f"[{ASIDE_ATTR}]", f"[{HIDE_ATTR}]", "[hidden]", *(f"[{a}]" for a in _AD_ATTRS), named]
     return [f"{part}:not([{KEEP_ATTR}])" for part in parts] + [f"[{SKIP_ATTR}]"]
 
 
@@ -388,7 +389,13 @@ def _would_skip(node: Any) -> bool:
     """Whether `_skip_selectors` match `node`, headings and KEEP_ATTR aside (the same rules, judged
     here)."""
     tag = node.tag
-    if tag in _SKIP_TAGS or node.hasattr(HIDE_ATTR) or node.hasattr("hidden") or any(node.hasattr(a) for a in _AD_ATTRS):
+    if (
+        tag in _SKIP_TAGS
+        or node.hasattr(ASIDE_ATTR)
+        or node.hasattr(HIDE_ATTR)
+        or node.hasattr("hidden")
+        or any(node.hasattr(a) for a in _AD_ATTRS)
+    ):
         return True
     return tag not in ("h1", "h2", "h3", "h4", "h5", "h6") and node.hasattr(NAME_ATTR)  # names spare headings
 
@@ -580,7 +587,7 @@ def _strong_boiler(node: Any) -> bool:
     root: a nav, aside or footer, a landmark role, comments, or a name with a boilerplate word that is
     neither weak (`_WEAK_WORDS`) nor in a layout wrapper's name (`_STRUCTURAL_WORDS`)."""
     tag = node.tag
-    if tag in ("nav", "aside", "footer") or node.getattr("role") in _STRONG_ROLES:
+    if tag in ("nav", "aside", "footer") or node.hasattr(ASIDE_ATTR) or node.getattr("role") in _STRONG_ROLES:
         return True
     if tag in ("main", "article"):
         return False
@@ -899,8 +906,11 @@ def _strip_scripts(html: str) -> str:
 
 # a script, style, svg or unordered list's start or end tag ("<script>", "<style ", "</SCRIPT>",
 # "</ul>"; not a custom "<styled-box>")
-_RAW_TAG = re.compile(r"<(/?)(script|style|svg|ul)(?=[\s/>])", re.I)
+_RAW_TAG = re.compile(r"<(/?)(script|style|svg|ul|aside)(?=[\s/>])", re.I)
 _RAW_TAG_BYTES = re.compile(_RAW_TAG.pattern.encode(), re.I)
+ASIDE_ATTR = "data-selene-aside"  # an <aside>, renamed a <section> so that resiliparse does not drop it
+_RENAMES = {"ul": ("ol", "ol"), "aside": (f"section {ASIDE_ATTR}", "section")}  # new name in a start tag, an end tag
+_RENAMES_BYTES = {k.encode(): (start.encode(), end.encode()) for k, (start, end) in _RENAMES.items()}
 
 
 def _cut_contents(html: AnyStr) -> AnyStr:
@@ -915,9 +925,9 @@ def _cut_contents(html: AnyStr) -> AnyStr:
     runs in C from one "<" to the next: string searches (one per element name, then one for each end
     tag) read a page twice, and renaming the lists in the decoded text a third time."""
     if isinstance(html, str):
-        pattern, gt, slash, svg, ul, ol = _RAW_TAG, ">", "/", "svg", "ul", "ol"
+        pattern, gt, slash, svg, renames = _RAW_TAG, ">", "/", "svg", _RENAMES
     else:
-        pattern, gt, slash, svg, ul, ol = _RAW_TAG_BYTES, b">", b"/", b"svg", b"ul", b"ol"
+        pattern, gt, slash, svg, renames = _RAW_TAG_BYTES, b">", b"/", b"svg", _RENAMES_BYTES
     out: list[AnyStr] = []
     pos = 0  # the source kept from here
     inside: AnyStr | None = None  # the name of the element whose contents are being cut
@@ -926,8 +936,8 @@ def _cut_contents(html: AnyStr) -> AnyStr:
         if m.start() < content:
             continue  # in the start tag's attributes
         name = m.group(2).lower()
-        if inside is None and name == ul:
-            out += [html[pos : m.end(2) - 2], ol]
+        if inside is None and name in renames:
+            out += [html[pos : m.start(2)], renames[name][1 if m.group(1) else 0]]
             pos = m.end(2)
         elif inside is None:
             if not m.group(1):
