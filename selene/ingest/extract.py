@@ -200,7 +200,8 @@ TOP_PARAGRAPHS = 8  # the longest paragraphs of the source that vote for the con
 # there, which nothing reads.
 _ATTR_NAMES = ("class", "CLASS", "Class", "id", "ID", "Id", "style", "STYLE", "role", "aria-hidden")
 _ATTR = re.compile(
-    "(=(?:"
+    # first the letter before the "=": one a name ends with, or the space ("href=" fails here)
+    f"(=(?<=[{''.join(sorted({name[-1] for name in _ATTR_NAMES}))} ]=)(?:"
     + "|".join(
         f"(?<=\\s(?:{'|'.join(n for n in _ATTR_NAMES if len(n) == width)}){gap}=)"
         for gap in ("", " ")
