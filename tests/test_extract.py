@@ -359,6 +359,28 @@ def test_an_article_a_site_put_inside_an_aside_stays_and_other_asides_go() -> No
     assert "Most read" not in extract_main_text(page(f"<article>{ps}</article><aside><p>Most read: more</p></aside>"))
 
 
+@pytest.mark.parametrize(
+    "start, end",
+    [
+        ("<main>", "</main>"),
+        ("<ARTICLE class='x'>", "</ARTICLE>"),
+        ('<div role="main">', "</div>"),
+        ('<div itemprop="articleBody">', "</div>"),
+        ("<div itemscope itemtype=https://schema.org/NewsArticle>", "</div>"),
+        ('<div class="post hentry">', "</div>"),
+    ],
+)
+def test_content_by_markup_keeps_a_wrapper_a_class_word_names(start: str, end: str) -> None:
+    """An element that is the page's content by its markup keeps its wrappers, whatever their class
+    words, even when its paragraphs are too short to vote as prose (and there is enough text that no
+    fallback looks for a wrapper)."""
+    lines = "".join(f"<p>Short line number {i} of the text, kept.</p>" for i in range(8))
+    more = "".join(f"<p>Another short line, number {i}, of the page.</p>" for i in range(16))
+    body = f'<div class="widget-area">{start}{lines}{end}</div><div>{more}</div><div class="sidebar"><p>Other things</p></div>'
+    text = extract_main_text(page(body))
+    assert "Short line number 7 of the text, kept." in text and "Other things" not in text
+
+
 def test_class_and_id_attributes_are_read_whatever_separates_them() -> None:
     """An attribute after a tab or a newline, or with a space before its "=", is read like one after
     a space; an attribute whose name only ends like one (data-class) is not."""

@@ -191,14 +191,14 @@ LONE_PROSE_CHARS = 1000  # a single paragraph this long is a content root on its
 TOP_PARAGRAPHS = 8  # the longest paragraphs of the source that vote for the content's container
 
 
-# class and id attributes (in the spellings pages use), and those that hide an element or give it a
-# role: one pattern finds them all. Python's regex engine searches a literal prefix fast, so the
+# class and id attributes (in the spellings pages use), those that hide an element or give it a
+# role, and schema.org's item properties and types: one pattern finds them all. Python's regex engine searches a literal prefix fast, so the
 # pattern starts with the "=" and looks behind it for the name (white space, the name, at most one
 # space): a pattern that started with the space before the name was tried at every space of the
 # page, and pages indent their markup with hundreds of thousands of them. Values are quoted or not
 # (minified pages). A value found where it is no attribute (text in a comment) gains a marker
 # there, which nothing reads.
-_ATTR_NAMES = ("class", "CLASS", "Class", "id", "ID", "Id", "style", "STYLE", "role", "aria-hidden")
+_ATTR_NAMES = ("class", "CLASS", "Class", "id", "ID", "Id", "style", "STYLE", "role", "aria-hidden", "itemprop", "itemtype")
 _ATTR = re.compile(
     # first the letter before the "=": one a name ends with, or the space ("href=" fails here)
     f"(=(?<=[{''.join(sorted({name[-1] for name in _ATTR_NAMES}))} ]=)(?:"
@@ -216,12 +216,28 @@ _ATTR_OF_END = {name[-3:].strip(): name.lower() for name in _ATTR_NAMES}
 _HEADINGS = ":not(h1):not(h2):not(h3):not(h4):not(h5):not(h6)"
 NAME_ATTR = "data-selene-n"  # marks, in the source, an element whose class or id names boilerplate
 HIDE_ATTR = "data-selene-h"  # marks, in the source, an element hidden or given a role that is not content
+ASIDE_ATTR = "data-selene-aside"  # an <aside>, renamed a <section> so that resiliparse does not drop it
+CONTENT_ATTR = "data-selene-c"  # marks, in the source, an element that may be the page's content by its markup
+# what marks a candidate for `_CONTENT_SELECTOR` (lower-cased; the selector's parts then decide)
+_CONTENT_CLASSES = {"h-entry", "hentry", "entry-content", "post-content"}
+_CONTENT_ITEMPROPS = {"articlebody", "blogpost", "mainentity"}
+_CONTENT_ITEMTYPES = ("article", "blogposting")
 # an embedded post, the markup news sites quote a tweet with: quoted content, which resiliparse's
 # main-content mode drops for a class word that starts with "twitter" (as it drops "social..." and
 # "share..."): the word is renamed in the source
 _EMBEDDED_POST = "twitter-tweet"
 _EMBED_TOKEN = re.compile(r"(?<![\w-])twitter-tweet(?![\w-])")
 EMBED_CLASS = "selene-embedded-post"
+
+
+def _content_markup(name: str, value: str) -> bool:
+    """Whether a role, itemprop or itemtype attribute (its `value` lower-cased) may make its element
+    the page's content (`_CONTENT_SELECTOR`)."""
+    if name == "role":
+        return value == "main"
+    if name == "itemprop":
+        return value in _CONTENT_ITEMPROPS
+    return name == "itemtype" and any(t in value for t in _CONTENT_ITEMTYPES)
 
 
 def _hides(name: str, value: str) -> bool:
@@ -250,7 +266,7 @@ def _mark_names(html: str) -> tuple[str, int]:
         (text[-_TAIL:], d if d is not None else q if q is not None else u)
         for text, d, q, u in zip(parts[0:-1:5], parts[2::5], parts[3::5], parts[4::5], strict=True)
     ]
-    marks: dict[tuple[str, str], str] = {}
+    marks: dict[tuple[str, str], str] = {}  # what is written after the attribute: " data-selene-..."
     classes: list[tuple[str, str]] = []
     ids: list[tuple[str, str]] = []
     for key in set(keys):
@@ -260,13 +276,17 @@ def _mark_names(html: str) -> tuple[str, int]:
         name = _ATTR_OF_END.get(tail.rstrip()[-3:].lstrip())  # None: the name was in the last match ("class= id=")
         if name == "class":
             classes.append(key)
+            if not _CONTENT_CLASSES.isdisjoint(value.lower().split()):
+                marks[key] = f" {CONTENT_ATTR}"
         elif name == "id":
             ids.append(key)
+        elif name is not None and _content_markup(name, value.strip().lower()):
+            marks[key] = f" {CONTENT_ATTR}"
         elif name is not None and _hides(name, value):
-            marks[key] = HIDE_ATTR
+            marks[key] = f" {HIDE_ATTR}"
     for attr, named_values in (("class", classes), ("id", ids)):
         for k in _boiler_values([value for _, value in named_values], attr):
-            marks[named_values[k]] = NAME_ATTR
+            marks[named_values[k]] = marks.get(named_values[k], "") + f" {NAME_ATTR}"
     for key in classes:
         if _EMBEDDED_POST in key[1].split():  # the token itself, not "twitter-tweet-button"
             marks[key] = _EMBEDDED_POST
@@ -278,8 +298,8 @@ def _mark_names(html: str) -> tuple[str, int]:
         if mark is _EMBEDDED_POST:  # renamed: resiliparse's own rule drops it
             parts[1 + 5 * k] = _EMBED_TOKEN.sub(EMBED_CLASS, parts[1 + 5 * k], count=1)
         else:
-            parts[1 + 5 * k] += f" {mark}"
-            named += mark == NAME_ATTR
+            parts[1 + 5 * k] += mark
+            named += NAME_ATTR in mark
     del parts[2::5]  # the captured values: text, "=value", "v", 'v', v, text, ...
     del parts[2::4]
     del parts[2::3]  # text, "=value", text, ...
@@ -371,11 +391,14 @@ _CONTENT_PARTS = _CONTENT_SELECTOR.split(", ")
 MAX_CONTENT_MATCHES = 16  # elements matched by the content selector that are listed (O(n) per item), at most
 
 
-def _content(body: Any) -> list[Any]:
-    """The page's main/article elements (the first of each kind): the elements any kind matches, in
-    one walk of the tree, then each kind's first among them (a selector that matches nothing costs a
-    walk of its own)."""
-    found = body.query_selector_all(_CONTENT_SELECTOR)
+def _content(body: Any, html: str) -> list[Any]:
+    """The page's main/article elements (the first of each kind): the elements marked in the source
+    `html` as candidates (CONTENT_ATTR: main and article tags, and the attributes of the selector's
+    other parts), in one walk of the tree for a selector of one part, then each kind's first among
+    them (a selector that matches nothing costs a walk of its own). No walk when none is marked."""
+    if CONTENT_ATTR not in html:
+        return []
+    found = body.query_selector_all(f"[{CONTENT_ATTR}]")
     if len(found) > MAX_CONTENT_MATCHES:  # a listing page of many articles
         return [c for c in (body.query_selector(sel) for sel in _CONTENT_PARTS) if c is not None]
     first: dict[str, Any] = {}
@@ -761,7 +784,7 @@ def _boiler_sections(body: Any, html: str, total: Callable[[], int]) -> list[Any
 
 # a marker written into the source where an attribute pattern matched text, not a tag (a code sample
 # or prose that shows `class="comments"`): the parser reads it as text, so it is taken out again
-_MARK_TEXT = re.compile(f" (?:{NAME_ATTR}|{HIDE_ATTR})\\b")
+_MARK_TEXT = re.compile(f" (?:{NAME_ATTR}|{HIDE_ATTR}|{CONTENT_ATTR}|{ASIDE_ATTR})\\b")
 
 
 def _extract(tree: HTMLTree, skip: list[str], main_content: bool = True) -> str:
@@ -907,10 +930,14 @@ def _strip_scripts(html: str) -> str:
 
 # a script, style, svg or unordered list's start or end tag ("<script>", "<style ", "</SCRIPT>",
 # "</ul>"; not a custom "<styled-box>")
-_RAW_TAG = re.compile(r"<(/?)(script|style|svg|ul|aside)(?=[\s/>])", re.I)
+_RAW_TAG = re.compile(r"<(/?)(script|style|svg|ul|aside|main|article)(?=[\s/>])", re.I)
 _RAW_TAG_BYTES = re.compile(_RAW_TAG.pattern.encode(), re.I)
-ASIDE_ATTR = "data-selene-aside"  # an <aside>, renamed a <section> so that resiliparse does not drop it
-_RENAMES = {"ul": ("ol", "ol"), "aside": (f"section {ASIDE_ATTR}", "section")}  # new name in a start tag, an end tag
+_RENAMES = {  # new name in a start tag, in an end tag
+    "ul": ("ol", "ol"),
+    "aside": (f"section {ASIDE_ATTR}", "section"),
+    "main": (f"main {CONTENT_ATTR}", "main"),
+    "article": (f"article {CONTENT_ATTR}", "article"),
+}
 _RENAMES_BYTES = {k.encode(): (start.encode(), end.encode()) for k, (start, end) in _RENAMES.items()}
 
 
@@ -996,7 +1023,7 @@ def _main_text(html: str, article: bool) -> str:
     body = tree.body
     if body is None:
         return ""
-    content = _content(body)
+    content = _content(body, marked_html)
     _protect_content(content)
     region, prose, prose_names = _protect_prose(body, marked)
     skip = _skip_selectors(prose_names)
