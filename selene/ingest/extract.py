@@ -402,7 +402,7 @@ def _content(body: Any, html: str) -> list[Any]:
     if len(found) > MAX_CONTENT_MATCHES:  # a listing page of many articles
         return [c for c in (body.query_selector(sel) for sel in _CONTENT_PARTS) if c is not None]
     first: dict[str, Any] = {}
-    for el in found:
+    for el in found.values():
         for sel in _CONTENT_PARTS:
             if sel not in first and el.matches(sel):
                 first[sel] = el
@@ -591,7 +591,7 @@ def _keep_named_inside(p: Any, chars: int) -> None:
     named = p.query_selector_all(f"[{NAME_ATTR}]")
     if len(named) > MAX_NAMED_INSIDE:  # a collection is listed in O(n) per item
         return
-    for el in named:
+    for el in named.values():
         if _text_len(el) * 2 >= chars:
             el.setattr(KEEP_ATTR, "")
 
@@ -660,7 +660,7 @@ def _user_post_containers(body: Any) -> list[Any]:
     sample = sorted(set(range(min(n, SAMPLE_TIMES))) | set(range(max(0, n - SAMPLE_TIMES // 2), n)))
     found: list[Any] = []
     looked: set[Any] = set()  # parents already judged (wrappers of one node are one object)
-    for t in (times[i] for i in sample):
+    for t in (times.item(i) for i in sample):
         node, depth = t.parent, 0
         while node is not None and node.type == 1 and node.tag not in ("body", "html") and depth < 8:
             parent = node.parent
@@ -672,7 +672,7 @@ def _user_post_containers(body: Any) -> list[Any]:
             same = [c for c in _children(parent) if (c.tag, c.class_name) == shape]
             if len(same) >= 3:
                 looked.add(parent)
-                if sum(_post_like(c) for c in same) >= 3 and not _answers(parent, same):
+                if _at_least(same, _post_like, 3) and not _answers(parent, same):
                     found.append(parent)
                 break
             node, depth = parent, depth + 1
@@ -688,8 +688,23 @@ def _answers(container: Any, posts: list[Any]) -> bool:
     names = f"{container.class_name or ''} {container.id or ''} {posts[0].class_name or ''}"
     if not _ANSWER_WORDS.isdisjoint(_words(names)):
         return True
-    rich = sum(1 for p in posts if p.query_selector("pre") is not None or len(p.query_selector_all("p")) >= 2)
-    return rich * 2 >= len(posts)
+    return _at_least(posts, _rich, (len(posts) + 1) // 2)
+
+
+def _rich(post: Any) -> bool:
+    return post.query_selector("pre") is not None or len(post.query_selector_all("p")) >= 2
+
+
+def _at_least(items: list[Any], holds: Callable[[Any], bool], n: int) -> bool:
+    """Whether `holds` is true of at least `n` of `items`, judged no further than the answer needs
+    (each judgement looks elements up in the tree)."""
+    left = len(items)
+    for item in items:
+        if n <= 0 or n > left:
+            break
+        left -= 1
+        n -= holds(item)
+    return n <= 0
 
 
 def _children(el: Any) -> list[Any]:
@@ -733,7 +748,7 @@ def _nth_in_source(body: Any, html: str, tag: str, pos: int, wanted: Callable[[A
     k = len(re.findall(rf"<{tag}\b", html[:pos], re.I))
     found = body.get_elements_by_tag_name(tag)
     for i in range(min(k, len(found) - 1), max(-1, k - 4), -1):
-        el = found[i]
+        el = found.item(i)
         if wanted(el):
             return el
     return None
