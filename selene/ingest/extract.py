@@ -521,10 +521,8 @@ def _protect_prose(body: Any, marked: int) -> tuple[Any, list[str], set[str]]:
     seen: set[Any] = set()
     strong: dict[Any, bool] = {}  # _strong_boiler of the ancestors, which the paragraphs share
     above: dict[Any, list[Any]] = {}  # an ancestor and its own ancestors up to <body>
-    for rank in range(marked):
-        p = body.query_selector(f'[{MARK_ATTR}="{rank}"]')
-        if p is None:
-            continue  # a "<p" inside a script or a comment
+    # in document order, the order of their ranks; a mark inside a comment or a textarea is no element
+    for p in body.query_selector_all(f"[{MARK_ATTR}]").values() if marked else ():
         if p.tag == "br":  # text in <br> lines: the block they are in
             p = p.parent
             if p is None or p.type != 1 or p.tag in ("body", "html") or p.hasattr(MARK_ATTR) or p in seen:
