@@ -879,6 +879,33 @@ _READ_MORE = ("read more", "continue reading", "weiterlesen", "mehr lesen", "lir
 _CREDIT_ENDS = ("images", "photo", "shutterstock", "istock", "istockphoto", "alamy")
 
 
+# a word each call to action (`_CTA`) has in it: a block with none is not read by the pattern,
+# which is tried at every character
+_CTA_WORDS = (
+    "subscrib", "newsletter", "sign", "inbox", "spam", "free", "paper", "edition", "log", "cookie",
+    "consent", "privacy", "advertis", "personali", "premium", "member", "delivered", "affiliate",
+    "disclosure", "support us", "donat", "funded",
+)  # fmt: skip
+_CREDIT_WORDS = ("photo", "image", "picture", "credit")
+
+
+def _calls_to_action(lowered: str) -> int:
+    """How many calls to action (`_CTA`) a lower-cased block has."""
+    return len(_CTA.findall(lowered)) if any(w in lowered for w in _CTA_WORDS) else 0
+
+
+def _credit(line: str, lowered: str) -> bool:
+    """Whether a line is a caption with its picture's credit (`_CREDIT`): "(Jane Doe/AP)", "Photo:
+    Reuters", "... Getty Images". Without a "/" only an agency in brackets, a "Photo:" label or an
+    agency at the end can be one: the pattern (tried at every character) reads no other line."""
+    if "/" in line:
+        return bool(_CREDIT.search(line))
+    ends = lowered.endswith(_CREDIT_ENDS)
+    if ":" not in line and not ends:
+        return False
+    return (ends or "(" in line or any(w in lowered for w in _CREDIT_WORDS)) and bool(_CREDIT.search(line))
+
+
 def _dateline(line: str) -> bool:
     """Whether `line` is a date or time with at most two other words, or a date among fields split
     by bars ("Patricio Candia | Palma de Mallorca | 08/01/2014")."""
@@ -898,7 +925,7 @@ def _clean_lines(blocks: list[str]) -> str:
         if "[" in block:
             block = _MARKERS.sub("", block)
         flat = " ".join(block.split())
-        if 0 < len(flat) <= 300 and len(_CTA.findall(flat.lower())) >= 2:
+        if 0 < len(flat) <= 300 and _calls_to_action(flat.lower()) >= 2:
             continue
         kept: list[str] = []
         for line in block.split("\n"):
@@ -915,7 +942,7 @@ def _clean_lines(blocks: list[str]) -> str:
                 flush = line[:1] not in (" ", "\t")
                 if flush and len(s) <= 80 and (_META_LINE.match(s) or (_DIGIT.search(s) and _dateline(s))):
                     continue
-                if flush and ("/" in s or ":" in s or low.endswith(_CREDIT_ENDS)) and _CREDIT.search(s):
+                if flush and _credit(s, low):
                     continue  # a caption with its picture's credit
             if (
                 len(s) <= _SHORT * 1.5
