@@ -1144,10 +1144,9 @@ def _drop_headline(blocks: list[str], html: str) -> list[str]:
     """The blocks of an article page (`_article_page`) minus the headline: among the first blocks,
     before a paragraph of prose, one that is the page's first <h1>, its og:title or a part of its
     <title>."""
-    head = html[:200000]
     names: set[str] = set()
     for pattern in (_H1, _OG_TITLE, _TITLE):
-        m = pattern.search(html if pattern is _H1 else head)
+        m = pattern.search(html, 0, len(html) if pattern is _H1 else 200000)  # titles: in the head
         if m:
             text = _TAG.sub(" ", m.group(1))
             names.update(_norm(t) for t in [text, *_TITLE_SPLIT.split(text)] if len(t.split()) >= 2)
