@@ -33,12 +33,12 @@ pages or keeps little of them shows.
 
 trafilatura runs only where it is importable (``pip install 'selene[web]'``).
 
-Latest run (`python benchmarks/ingest_web.py --repeats 2`, with script contents cut from the raw
-bytes before decoding; full output in benchmarks/results/ingest_web.txt): extract mode, ms/page CPU
-selene 2.37, resiliparse 0.97, trafilatura 7.23 (selene 3.1x faster than trafilatura, 2.4x slower
-than resiliparse); default mode 3.46 / 2.25 / 8.77 (2.5x faster, 1.5x slower). The run before, on
-the extractor of the previous session: 2.64 / 0.92 / 7.07 and 4.11 / 2.31 / 9.70; one a few commits
-earlier gave 2.51 / 1.03 / 7.21 and 5.21 / 3.14 / 9.58 on a slower moment of the machine.
+Latest run (`python benchmarks/ingest_web.py --repeats 2`; full output in
+benchmarks/results/ingest_web.txt): extract mode, ms/page CPU selene 2.01, resiliparse 0.89,
+trafilatura 7.04 (selene 3.5x faster than trafilatura, 2.3x slower than resiliparse); default mode
+3.38 / 2.37 / 8.59 (2.5x faster, 1.4x slower). The run before, with script contents cut from the
+raw bytes but each source pass of its own: 2.37 / 0.97 / 7.23 and 3.46 / 2.25 / 8.77; before that,
+on the extractor of an earlier session: 2.64 / 0.92 / 7.07 and 4.11 / 2.31 / 9.70.
 
 Earlier run, on an earlier extractor, on 2 cores shared with another job (load average 1.8 at the start, 3.8 at the end), Python
 3.11 venv, ``python benchmarks/ingest_web.py`` (320 / 1280 pages, 3.4 / 12.9 MB of HTML, best of 2):
