@@ -65,12 +65,13 @@ bytes of a typical page), from the raw bytes before they are decoded when the pa
 over the source use literal prefixes, and each pass over the source costs about the same whatever
 its pattern, so passes are shared (class, id, role and hiding attributes in one, found from their
 "=" rather than from every space of an indented page; paragraphs and double ``<br>`` in another);
-a selector part
-costs a match against every element, so what can be judged in the source is marked there (one
-selector part instead of one per role, style or class value); a resiliparse collection costs O(n)
-per item indexed (listing 2,700 elements takes seconds) and a node's parent microseconds, so no rule
-iterates a large one and ancestors are walked once per page: boilerplate names, paragraphs, headings
-and consent buttons are found in the source and marked there or looked up one by one.
+a selector part costs a match against every element, so what can be judged in the source is marked
+there (one selector part instead of one per role, style or class value; the candidates for the
+content elements too); a resiliparse collection indexed (``c[i]``) or iterated costs a walk of the
+tree per element (listing 2,700 elements takes seconds) while ``c.item(i)`` and ``c.values()`` cost
+microseconds, and every node object costs microseconds, so collections are read only with those,
+no rule lists a large one, and ancestors are walked once per page: boilerplate names, paragraphs,
+headings and consent buttons are found in the source and marked there or looked up one by one.
 """
 
 from __future__ import annotations
@@ -388,7 +389,7 @@ def _boiler_words(words: list[str], lowered: str, attr: str, stems: bool = True)
 
 
 _CONTENT_PARTS = _CONTENT_SELECTOR.split(", ")
-MAX_CONTENT_MATCHES = 16  # elements matched by the content selector that are listed (O(n) per item), at most
+MAX_CONTENT_MATCHES = 16  # elements matched by the content selector that are listed, at most (a listing page)
 
 
 def _content(body: Any, html: str) -> list[Any]:
@@ -587,7 +588,7 @@ def _keep_named_inside(p: Any, chars: int) -> None:
     names but that holds most of its text: a Facebook note's ``<span class="...ContentTags">``
     around the whole paragraph. A share button or a tag link inside a paragraph still goes."""
     named = p.query_selector_all(f"[{NAME_ATTR}]")
-    if len(named) > MAX_NAMED_INSIDE:  # a collection is listed in O(n) per item
+    if len(named) > MAX_NAMED_INSIDE:  # a paragraph full of tag links
         return
     for el in named.values():
         if _text_len(el) * 2 >= chars:
@@ -654,7 +655,7 @@ def _user_post_containers(body: Any) -> list[Any]:
     n = len(times)
     if n < 3 or n > 1000:
         return []
-    # a sample of the <time>s, first and last (an item of a resiliparse collection costs O(n))
+    # a sample of the <time>s, first and last
     sample = sorted(set(range(min(n, SAMPLE_TIMES))) | set(range(max(0, n - SAMPLE_TIMES // 2), n)))
     found: list[Any] = []
     looked: set[Any] = set()  # parents already judged (wrappers of one node are one object)
@@ -706,8 +707,8 @@ def _at_least(items: list[Any], holds: Callable[[Any], bool], n: int) -> bool:
 
 
 def _children(el: Any) -> list[Any]:
-    """Element children, walked one sibling at a time (indexing resiliparse's collections costs O(n)
-    per item)."""
+    """Element children, walked one sibling at a time (indexing resiliparse's collections costs a
+    walk of the tree per item)."""
     out = []
     c = el.first_element_child
     while c is not None:
@@ -1196,7 +1197,7 @@ def _keep_big_wrappers(body: Any, total: int, have: int) -> bool:
     text, and the largest one when it holds much more than the result. True when one was marked.
 
     Found by a walk from <body> that goes down only into elements holding enough text to qualify (an
-    element holds no more than its parent): listing the named elements instead costs O(n) per item."""
+    element holds no more than its parent), not a list of all the named elements."""
     least = min(0.6 * total, 2 * have + 200)
     named: list[tuple[int, Any]] = []  # (text length, element), in document order
     stack = [(_text_len(child), child) for child in reversed(_children(body))]
