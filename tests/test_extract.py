@@ -327,16 +327,16 @@ def test_contents_cut_before_parsing_are_those_the_parser_would_end_there() -> N
     """Scripts, styles and svgs are cut from the source as the parser reads them (and lists renamed): a "<style>" inside
     a script is script, an upper-case tag is the same tag, an svg closed in its start tag
     ("<svg/>") holds nothing, an svg's labels are not text, an unclosed script runs to the end."""
-    from selene.ingest.extract import _cut_contents
+    from selene.ingest.extract import _prepare_source
 
     src = "<p>a</p><SCRIPT>x = '<style>'; y = '</style>';</SCRIPT><p>b</p><svg/><p>c</p><svg viewBox='0 0 1 1'><title>Share</title></svg><p>d</p>"
     want = "<p>a</p><SCRIPT></SCRIPT><p>b</p><svg/><p>c</p><svg viewBox='0 0 1 1'></svg><p>d</p>"
-    assert _cut_contents(src) == want
-    assert _cut_contents(src.encode()) == want.encode()
-    assert _cut_contents("<p>a</p><script>never closed <p>b</p>") == "<p>a</p><script>"
-    assert _cut_contents("<p>a</p><scripts>kept</scripts>") == "<p>a</p><scripts>kept</scripts>"
+    assert _prepare_source(src) == want
+    assert _prepare_source(src.encode()) == want.encode()
+    assert _prepare_source("<p>a</p><script>never closed <p>b</p>") == "<p>a</p><script>"
+    assert _prepare_source("<p>a</p><scripts>kept</scripts>") == "<p>a</p><scripts>kept</scripts>"
     # in the same pass lists become ordered ones (resiliparse drops every <ul>), but not in a script
-    assert _cut_contents("<UL class='x'><li>a</li></ul><script>'<ul>'</script>") == "<ol class='x'><li>a</li></ol><script></script>"
+    assert _prepare_source("<UL class='x'><li>a</li></ul><script>'<ul>'</script>") == "<ol class='x'><li>a</li></ol><script></script>"
     body = f"<article>{''.join(f'<p>{p}</p>' for p in PARAS)}<svg><text>Share on Facebook</text></svg></article>"
     assert "Share on Facebook" not in extract_main_text(page(body))
     # an element in the svg's place when it closes itself stays

@@ -50,7 +50,8 @@ main-content rules drop most of the root's prose (a ``permalink`` class on a pos
 prose is extracted whole, unless that loses the prose they kept. Elements that are or hold the
 page's content by markup (`main`, `article`, ARIA `main`, schema.org ``articleBody``, ``h-entry``)
 are kept too, an ``<aside>`` among them (a site that wraps its article in one: asides are renamed in
-the source, since resiliparse's own rules drop every one, and skipped by selene's rule instead); and when the result is short, the class-word element that holds the most text. Inside
+the source, since resiliparse's own rules drop every one, and skipped by selene's rule instead); and
+when the result is short, the class-word element that holds the most text. Inside
 a paragraph of prose, an element a boilerplate word names that holds most of its text stays (a
 ``<span class="...ContentTags">`` around all of it). An embedded post (``<blockquote
 class="twitter-tweet">``) is quoted content: its class word is renamed in the source, since
@@ -92,9 +93,9 @@ SKIP_ATTR = "data-selene-skip"  # marks an element resiliparse skips
 KEEP_ATTR = "data-selene-keep"  # marks an element a skip rule must not remove (see "Protection")
 
 _SKIP_TAGS = (
-    "nav", "aside", "header", "footer", "dialog", "button", "select", "textarea", "label", "menu", "iframe",
+    "nav", "header", "footer", "dialog", "button", "select", "textarea", "label", "menu", "iframe",
     "figcaption",
-)  # fmt: skip
+)  # fmt: skip  (asides too: renamed in the source, they are skipped by ASIDE_ATTR)
 _SKIP_ROLES = {
     "navigation", "complementary", "contentinfo", "banner", "search", "dialog", "alertdialog",
     "menu", "menubar", "menuitem", "toolbar", "tablist", "tooltip", "alert", "img", "checkbox", "radio",
@@ -193,8 +194,8 @@ TOP_PARAGRAPHS = 8  # the longest paragraphs of the source that vote for the con
 
 
 # class and id attributes (in the spellings pages use), those that hide an element or give it a
-# role, and schema.org's item properties and types: one pattern finds them all. Python's regex engine searches a literal prefix fast, so the
-# pattern starts with the "=" and looks behind it for the name (white space, the name, at most one
+# role, and schema.org's item properties and types: one pattern finds them all. Python's regex
+# engine searches a literal prefix fast, so the pattern starts with the "=" and looks behind it for the name (white space, the name, at most one
 # space): a pattern that started with the space before the name was tried at every space of the
 # page, and pages indent their markup with hundreds of thousands of them. Values are quoted or not
 # (minified pages). A value found where it is no attribute (text in a comment) gains a marker
@@ -274,16 +275,18 @@ def _mark_names(html: str) -> tuple[str, int]:
         tail, value = key
         if not value:
             continue
-        name = _ATTR_OF_END.get(tail.rstrip()[-3:].lstrip())  # None: the name was in the last match ("class= id=")
+        name = _ATTR_OF_END.get(tail.rstrip()[-3:].lstrip())
+        if name is None:  # the name was in the last match ("class= id=")
+            continue
         if name == "class":
             classes.append(key)
             if not _CONTENT_CLASSES.isdisjoint(value.lower().split()):
                 marks[key] = f" {CONTENT_ATTR}"
         elif name == "id":
             ids.append(key)
-        elif name is not None and _content_markup(name, value.strip().lower()):
+        elif _content_markup(name, value.strip().lower()):
             marks[key] = f" {CONTENT_ATTR}"
-        elif name is not None and _hides(name, value):
+        elif _hides(name, value):
             marks[key] = f" {HIDE_ATTR}"
     for attr, named_values in (("class", classes), ("id", ids)):
         for k in _boiler_values([value for _, value in named_values], attr):
@@ -610,7 +613,7 @@ def _strong_boiler(node: Any) -> bool:
     root: a nav, aside or footer, a landmark role, comments, or a name with a boilerplate word that is
     neither weak (`_WEAK_WORDS`) nor in a layout wrapper's name (`_STRUCTURAL_WORDS`)."""
     tag = node.tag
-    if tag in ("nav", "aside", "footer") or node.hasattr(ASIDE_ATTR) or node.getattr("role") in _STRONG_ROLES:
+    if tag in ("nav", "footer") or node.hasattr(ASIDE_ATTR) or node.getattr("role") in _STRONG_ROLES:
         return True
     if tag in ("main", "article"):
         return False
@@ -962,15 +965,8 @@ def _clean_lines(blocks: list[str]) -> str:
     return "\n\n".join(out).strip()
 
 
-def _strip_scripts(html: str) -> str:
-    """`html` prepared for the rules (`_cut_contents`): the contents of scripts, styles and svgs cut,
-    half the bytes of a typical page that no rule reads (every regex over the source runs on the
-    rest), and lists renamed."""
-    return _cut_contents(html)
-
-
-# a script, style, svg or unordered list's start or end tag ("<script>", "<style ", "</SCRIPT>",
-# "</ul>"; not a custom "<styled-box>")
+# a start or end tag of an element whose contents are cut (script, style, svg) or that is renamed
+# (`_RENAMES`): "<script>", "<style ", "</SCRIPT>", "</ul>"; not a custom "<styled-box>"
 _RAW_TAG = re.compile(r"<(/?)(script|style|svg|ul|aside|main|article)(?=[\s/>])", re.I)
 _RAW_TAG_BYTES = re.compile(_RAW_TAG.pattern.encode(), re.I)
 _RENAMES = {  # new name in a start tag, in an end tag
@@ -982,10 +978,13 @@ _RENAMES = {  # new name in a start tag, in an end tag
 _RENAMES_BYTES = {k.encode(): (start.encode(), end.encode()) for k, (start, end) in _RENAMES.items()}
 
 
-def _cut_contents(html: AnyStr) -> AnyStr:
-    """`html` (str or bytes) without the contents of its script, style and svg elements, and with
-    each <ul> an <ol>: resiliparse's main-content mode drops every <ul>, content lists too; as <ol>
-    they stay, and the link-density rule removes the menus among them.
+def _prepare_source(html: AnyStr) -> AnyStr:
+    """`html` (str or bytes) as the rules read it: without the contents of its script, style and
+    svg elements (half the bytes of a typical page, which no rule reads), and with the tags of
+    `_RENAMES` renamed: each <ul> an <ol> (resiliparse's main-content mode drops every <ul>, content
+    lists too; as <ol> they stay, and the link-density rule removes the menus among them), each
+    <aside> a marked <section> (resiliparse drops every aside; selene's rule skips them but the one
+    that holds the content), <main> and <article> marked as candidates for the content.
 
     Each cut element runs from its start tag's ">" to the first end tag of its name, as the parser
     reads it ("<style>" inside a script is script; an svg inside an svg ends the cut early, which
@@ -1045,18 +1044,18 @@ def main_text_of_bytes(body: bytes, charset: str) -> str:
     if not _ascii_bytes(charset):
         return extract_main_text(bytes_to_str(body, charset))
     article = _article_page(body)  # before the scripts go: JSON-LD is a script
-    cut = _cut_contents(body)
+    cut = _prepare_source(body)
     return _main_text(bytes_to_str(cut, charset), article)
 
 
 def extract_main_text(html: str) -> str:
     """The main text of an HTML page (see the module doc): headings, paragraphs, lists, code blocks
     and table text in document order, blocks separated by blank lines."""
-    return _main_text(_strip_scripts(html), _article_page(html))  # JSON-LD is a script: read first
+    return _main_text(_prepare_source(html), _article_page(html))  # JSON-LD is a script: read first
 
 
 def _main_text(html: str, article: bool) -> str:
-    """The main text of `html`, prepared by `_cut_contents` (scripts, styles and svgs cut, lists
+    """The main text of `html`, prepared by `_prepare_source` (scripts, styles and svgs cut, lists
     renamed); `article`: it declares itself an article (`_article_page`)."""
     named_html, named = _mark_names(html)
     marked_html, marked = _mark_paragraphs(named_html)
