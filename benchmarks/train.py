@@ -11,13 +11,26 @@ Korthikanti et al.'s per-layer formula (16-bit activations, no TP/SP): s·b·h·
 without recomputation, 34·s·b·h selective, 2·s·b·h full (only the layer input). The formula assumes
 the GPT block (LayerNorm, GELU MLP of 4h, dropout after attention and MLP): the benchmark builds that
 shape, in fp32, so the measured bytes are compared with 2× the formula.
+
+    python benchmarks/train.py --vs-hf [--shapes debug:512x8,125m:256x4,350m:256x2] [--precision fp32,bf16] [--compile]
+
+selene's training step against Hugging Face's on the same hardware, in one process, the same threads:
+each shape (preset:seq×batch, vocabulary --vocab) is built by selene's trainer (`SeleneStep`:
+forward, backward, clipping, the trainer's AdamW) and as `LlamaForCausalLM` with the same weights,
+trained the way `transformers.Trainer` trains it by default (`HFStep`: its own loss, torch's fused
+AdamW, clipping, autocast for bf16). Their steps alternate, the first of each (allocation) is not
+timed, and the medians are compared; both losses of the first step are printed (the same math).
+`--compile` adds selene with each block compiled (`parallel.compile`, inductor), timed against the
+same eager HF step after its own warm-up steps (compilation).
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -26,6 +39,7 @@ import torch.nn.functional as F
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks._train_step import HFStep, SeleneStep, batch, device_here, sync, train_config  # noqa: E402
 from selene.config import ModelConfig  # noqa: E402
 from selene.train.flops import flops_per_token, measured_matmul_tflops  # noqa: E402
 from selene.train.model import Transformer, model_args, num_params  # noqa: E402
@@ -60,17 +74,81 @@ def saved_bytes(model: Transformer, tokens: torch.Tensor) -> int:
     return sum(seen.values())
 
 
+Step = Callable[[torch.Tensor, torch.Tensor], float]
+
+
+def timed_pair(a: Step, b: Step, x: torch.Tensor, y: torch.Tensor, steps: int, warmup: int,
+               device: torch.device) -> tuple[list[float], list[float], list[float], list[float]]:
+    """Steps of `a` and `b` in alternation (which goes first alternates too): times and losses."""
+    ta: list[float] = []
+    tb: list[float] = []
+    la: list[float] = []
+    lb: list[float] = []
+    for i in range(warmup + steps):
+        order = ((a, ta, la), (b, tb, lb)) if i % 2 == 0 else ((b, tb, lb), (a, ta, la))
+        for fn, times, losses in order:
+            sync(device)
+            t = time.perf_counter()
+            losses.append(fn(x, y))
+            times.append(time.perf_counter() - t)
+    return ta[warmup:], tb[warmup:], la, lb
+
+
+def vs_hf(args: argparse.Namespace) -> None:
+    device = device_here()
+    print(f"device: {device}, {torch.get_num_threads()} threads; vocabulary {args.vocab}; "
+          f"median of {args.steps} alternating steps after {args.warmup} untimed")
+    head = (f"{'model':<8}{'params':>8}{'seq×b':>9}{'prec':>6}{'selene s':>10}{'HF s':>9}{'speed':>7}"
+            f"{'tokens/s':>10}{'loss selene':>13}{'loss HF':>10}")
+    if args.compile:
+        head += f"{'compiled s':>12}{'speed':>7}"
+    print(head)
+    for spec in args.shapes.split(","):
+        preset, _, size = spec.partition(":")
+        seq, b = (int(v) for v in size.split("x"))
+        x, y = batch(args.vocab, b, seq, device)
+        for precision in args.precision.split(","):
+            sel = SeleneStep(train_config(preset, seq, args.vocab, precision, compile=False), device)
+            hf = HFStep(sel)
+            params = num_params(sel.model)
+            ts, th, ls, lh = timed_pair(sel, hf, x, y, args.steps, args.warmup, device)
+            sel.close()
+            s_med, h_med = statistics.median(ts), statistics.median(th)
+            row = (f"{preset:<8}{params / 1e6:>7.0f}M{f'{seq}×{b}':>9}{precision:>6}{s_med:>10.3f}{h_med:>9.3f}"
+                   f"{h_med / s_med:>6.2f}×{b * seq / s_med:>10,.0f}{ls[0]:>13.6f}{lh[0]:>10.6f}")
+            if args.compile:
+                comp = SeleneStep(train_config(preset, seq, args.vocab, precision, compile=True), device)
+                tc, th2, _, _ = timed_pair(comp, hf, x, y, args.steps, args.warmup + 1, device)
+                comp.close()
+                c_med, h2_med = statistics.median(tc), statistics.median(th2)
+                row += f"{c_med:>12.3f}{h2_med / c_med:>6.2f}×"
+            hf.close()
+            print(row, flush=True)
+    print("speed: HF's step time over selene's (above 1: selene faster); compiled: against the HF steps "
+          "timed beside it")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--vs-hf", action="store_true", help="selene's training step against LlamaForCausalLM's")
+    ap.add_argument("--shapes", default="debug:512x8,125m:256x4,350m:256x2", help="preset:seq×batch, comma-separated")
+    ap.add_argument("--precision", default="fp32,bf16")
+    ap.add_argument("--compile", action="store_true", help="--vs-hf: also selene with compiled blocks")
+    ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--preset", default="debug")
     ap.add_argument("--layers", type=int, default=4)
     ap.add_argument("--dim", type=int, default=256)
     ap.add_argument("--heads", type=int, default=8)
     ap.add_argument("--seq", type=int, default=256)
     ap.add_argument("--batch", type=int, default=4)
-    ap.add_argument("--vocab", type=int, default=8192)
+    ap.add_argument("--vocab", type=int, default=None, help="default: 32000 with --vs-hf, else 8192")
     ap.add_argument("--steps", type=int, default=5)
     args = ap.parse_args()
+    if args.vs_hf:
+        args.vocab = args.vocab or 32000
+        vs_hf(args)
+        return
+    args.vocab = args.vocab or 8192
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     torch.manual_seed(0)
     peak = measured_matmul_tflops(device, torch.bfloat16 if device.type == "cuda" else torch.float32, n=2048)

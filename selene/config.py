@@ -594,6 +594,10 @@ class OptimConfig(_Model):
     eps: float = 1e-8
     weight_decay: float = 0.1
     grad_clip: float = Field(default=1.0, gt=0)
+    implementation: Literal["fused", "foreach", "for-loop"] = Field(
+        default="fused",
+        description="AdamW kernel: fused (one kernel over all tensors; CPU and CUDA), foreach, or for-loop.",
+    )
 
 
 class BatchConfig(_Model):

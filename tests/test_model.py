@@ -168,3 +168,44 @@ def test_rope_tables_are_recomputed_by_init_weights() -> None:
     assert model.rope is not None and model.rope.shape == (2, DEBUG.max_seq_len, DEBUG.head_dim // 2)
     assert model.rope[0, 0].eq(1).all() and model.rope[1, 0].eq(0).all()  # angle 0 at position 0
     assert "rope" not in model.state_dict()
+
+
+def _ce_and_grads(fn, hidden: torch.Tensor, weight: torch.Tensor, bf16: bool = False):  # type: ignore[no-untyped-def]
+    h, w = hidden.clone().requires_grad_(), weight.clone().requires_grad_()
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+        loss = fn(h, w)
+    (3 * loss).backward()  # a scale on the loss reaches both gradients
+    return loss.detach(), h.grad, w.grad
+
+
+@pytest.mark.parametrize("ignored", [0, 7])
+@pytest.mark.parametrize("bf16", [False, True])
+def test_linear_cross_entropy_is_the_unfused_loss(monkeypatch: pytest.MonkeyPatch, ignored: int, bf16: bool) -> None:
+    """Chunked output layer + loss (logits never stored) = F.cross_entropy of the logits: loss and both
+    gradients, over several chunks with a ragged last one, ignored labels, and under bf16 autocast."""
+    from selene.train import loss as loss_mod
+
+    monkeypatch.setitem(loss_mod.CHUNK_BYTES, "cpu", 64 * 1000 * 4)  # 64 tokens per chunk: 5 chunks of 300
+    g = torch.Generator().manual_seed(0)
+    hidden, weight = torch.randn(3, 100, 16, generator=g), 0.1 * torch.randn(1000, 16, generator=g)
+    labels = torch.randint(0, 1000, (3, 100), generator=g)
+    labels[1, :ignored] = loss_mod.IGNORE_INDEX
+
+    def unfused(h: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.cross_entropy((h @ w.T).float().flatten(0, 1), labels.flatten())
+
+    want = _ce_and_grads(unfused, hidden, weight, bf16)
+    got = _ce_and_grads(lambda h, w: loss_mod.linear_cross_entropy(h, w, labels), hidden, weight, bf16)
+    tol = 2e-3 if bf16 else 1e-6  # bf16: the logits' gradient is rounded before each matmul
+    for a, b in zip(got, want, strict=True):
+        assert a.dtype == b.dtype
+        torch.testing.assert_close(a, b, atol=tol, rtol=tol)
+    with torch.no_grad():  # evaluation: the loss alone, no gradient computed
+        assert torch.allclose(loss_mod.linear_cross_entropy(hidden, weight, labels), want[0], atol=tol)
+
+
+def test_model_loss_is_cross_entropy_of_its_logits() -> None:
+    model = build(DEBUG)
+    x, y = tokens(seed=1), tokens(seed=2)
+    want = torch.nn.functional.cross_entropy(model(x).flatten(0, 1), y.flatten())
+    torch.testing.assert_close(model(x, y), want, atol=1e-6, rtol=0)

@@ -73,3 +73,27 @@ def test_train_config_overrides_and_layout_check(tmp_path: Path) -> None:
         load_train_config(str(p), ["parallel.tpp=2"])
     with pytest.raises(ConfigError, match="expected key=value"):
         load_train_config(str(p), ["parallel.tp"])
+
+
+def test_adamw_implementations_agree_and_fused_is_the_default() -> None:
+    """`optim.implementation`: fused (default), foreach and for-loop give the same steps (to rounding)."""
+    import torch
+
+    from selene.config import TrainConfig
+    from selene.train.loop import build_optimizers
+
+    results = {}
+    for impl in ("fused", "foreach", "for-loop"):
+        cfg = TrainConfig.model_validate({"optim": {"implementation": impl}})
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.LayerNorm(8))
+        (opt,) = build_optimizers([model], cfg)
+        assert opt.defaults["fused"] is (impl == "fused") and opt.defaults["foreach"] is (impl == "foreach")
+        for step in range(3):
+            opt.zero_grad()
+            model(torch.randn(4, 8, generator=torch.Generator().manual_seed(step))).square().sum().backward()
+            opt.step()
+        results[impl] = torch.cat([p.detach().flatten() for p in model.parameters()])
+    assert TrainConfig().optim.implementation == "fused"
+    torch.testing.assert_close(results["foreach"], results["fused"], atol=1e-6, rtol=0)
+    torch.testing.assert_close(results["for-loop"], results["fused"], atol=1e-6, rtol=0)

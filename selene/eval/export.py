@@ -86,6 +86,34 @@ def hf_state_dict(model: Transformer, args: ModelArgs) -> dict[str, torch.Tensor
     return {k: v.clone() for k, v in out.items()}
 
 
+def hf_config(args: ModelArgs, eos: int | None = None) -> Any:
+    """The `LlamaConfig` of a Llama-style selene model (`check_exportable`)."""
+    from transformers import LlamaConfig
+
+    return LlamaConfig(
+        vocab_size=args.vocab_size,
+        hidden_size=args.dim,
+        intermediate_size=args.ffn_dim,
+        num_hidden_layers=args.n_layers,
+        num_attention_heads=args.n_heads,
+        num_key_value_heads=args.n_heads,
+        head_dim=args.head_dim,
+        hidden_act="silu",
+        max_position_embeddings=args.max_seq_len,
+        rms_norm_eps=args.norm_eps,
+        rope_parameters={"rope_type": "default", "rope_theta": args.rope_theta},
+        tie_word_embeddings=args.tie_embeddings,
+        attention_bias=args.bias,
+        mlp_bias=args.bias,
+        initializer_range=args.init_std,
+        bos_token_id=None,  # selene has no BOS: documents are separated by EOD only
+        eos_token_id=eos,
+        pad_token_id=None,
+        architectures=["LlamaForCausalLM"],
+        dtype="float32",
+    )
+
+
 def hf_tokenizer(model_file: str, eos_piece: str) -> Any:
     """A `PreTrainedTokenizerFast` that encodes and decodes exactly as the sentencepiece model does."""
     from tokenizers import Regex, Tokenizer, decoders, normalizers, pre_tokenizers
@@ -162,7 +190,7 @@ def export_hf(checkpoint: str, out_dir: str, overwrite: bool = False) -> dict[st
     (until the rename) or complete.
     """
     from safetensors.torch import save_file
-    from transformers import GenerationConfig, LlamaConfig
+    from transformers import GenerationConfig
 
     check_output(out_dir, overwrite, checkpoint)
     loaded = load_model(checkpoint)
@@ -175,28 +203,7 @@ def export_hf(checkpoint: str, out_dir: str, overwrite: bool = False) -> dict[st
         sp = tokenizer(loaded.path)
         check_vocab(sp, args, loaded.meta, loaded.path)
         eos = eod_id(sp, loaded.meta)
-    config = LlamaConfig(
-        vocab_size=args.vocab_size,
-        hidden_size=args.dim,
-        intermediate_size=args.ffn_dim,
-        num_hidden_layers=args.n_layers,
-        num_attention_heads=args.n_heads,
-        num_key_value_heads=args.n_heads,
-        head_dim=args.head_dim,
-        hidden_act="silu",
-        max_position_embeddings=args.max_seq_len,
-        rms_norm_eps=args.norm_eps,
-        rope_parameters={"rope_type": "default", "rope_theta": args.rope_theta},
-        tie_word_embeddings=args.tie_embeddings,
-        attention_bias=args.bias,
-        mlp_bias=args.bias,
-        initializer_range=args.init_std,
-        bos_token_id=None,  # selene has no BOS: documents are separated by EOD only
-        eos_token_id=eos,
-        pad_token_id=None,
-        architectures=["LlamaForCausalLM"],
-        dtype="float32",
-    )
+    config = hf_config(args, eos)
     parent = os.path.dirname(os.path.abspath(out_dir))
     try:
         os.makedirs(parent, exist_ok=True)

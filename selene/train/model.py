@@ -26,8 +26,10 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 from torch import nn
+from torch.distributed.tensor import DTensor
 
 from selene.train.args import PRESETS, ModelArgs, model_args  # noqa: F401  (re-exported: the model's shape)
+from selene.train.loss import linear_cross_entropy
 
 # ----------------------------------------------------------------------------------------- modules
 
@@ -156,7 +158,26 @@ class Transformer(nn.Module):
             persistent=False,
         )
 
-    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+    def forward(self, tokens: torch.Tensor, labels: torch.Tensor | None = None) -> torch.Tensor:
+        """Logits, or with `labels` the mean cross-entropy loss.
+
+        The loss of a whole model (or of a last pipeline stage run outside a schedule) goes through
+        `linear_cross_entropy`: the output layer and the loss in chunks, the logits never stored. A
+        tensor-parallel output layer (a DTensor weight) keeps its vocabulary-sharded logits for
+        `loss_parallel`.
+        """
+        h = self.hidden(tokens)
+        if labels is None:
+            return self.output(h) if self.output is not None else h
+        if self.output is None:
+            raise ValueError("labels given to a model part without the output layer")
+        if isinstance(self.output.weight, DTensor):
+            logits = self.output(h)
+            return F.cross_entropy(logits.flatten(0, 1).float(), labels.flatten(0, 1))
+        return linear_cross_entropy(h, self.output.weight, labels)
+
+    def hidden(self, tokens: torch.Tensor) -> torch.Tensor:
+        """The final hidden states (after the last norm), or a pipeline stage's output hidden states."""
         if self.tok_embeddings is not None:
             h = self.tok_embeddings(tokens)
             if self.pos_embeddings is not None:
@@ -169,7 +190,7 @@ class Transformer(nn.Module):
             h = layer(h, self.rope)
         if self.norm is not None:
             h = self.norm(h)
-        return self.output(h) if self.output is not None else h
+        return h
 
     def _tie(self) -> None:
         if self.args.tie_embeddings and self.output is not None and self.tok_embeddings is not None:

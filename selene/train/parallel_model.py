@@ -20,7 +20,7 @@ from torch.distributed.tensor import DTensor
 from torch.distributed.tensor.parallel import loss_parallel
 
 from selene.train.dims import ParallelDims
-from selene.train.pipeline import PipelineRunner, cross_entropy
+from selene.train.pipeline import PipelineRunner
 
 
 class ParallelModel:
@@ -72,7 +72,7 @@ class ParallelModel:
             if self.pipeline is not None:
                 local = self.pipeline.run(tokens, labels, train=True)
             else:
-                loss = cross_entropy(self.parts[0](tokens), labels)
+                loss = self.parts[0](tokens, labels)
                 loss.backward()
                 local = _plain(loss.detach())
         return self._global_mean(local)
@@ -87,7 +87,7 @@ class ParallelModel:
                 if self.pipeline is not None:
                     local = self.pipeline.run(tokens, labels, train=False)
                 else:
-                    local = _plain(cross_entropy(self.parts[0](tokens), labels))
+                    local = _plain(self.parts[0](tokens, labels))
             return float(self._global_mean(local))
         finally:
             for part in self.parts:

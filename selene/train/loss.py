@@ -1,0 +1,111 @@
+"""The output layer and the cross-entropy in one pass over chunks of tokens, never the whole logits.
+
+`F.cross_entropy(hidden @ Wᵀ)` materialises the logits (tokens × vocabulary, fp32) and keeps its
+log-softmax for backward, and backward makes two more tensors of that size: at seq 2048 × 8
+sequences and a 32k vocabulary, 2.1 GB each, more than the activations of a 125m model's blocks.
+Here the forward pass walks the tokens in chunks: a chunk's logits are computed, its loss summed,
+turned in place into the gradient of the logits (softmax − one-hot, scaled by 1/N) and multiplied
+out at once into the gradients of the hidden states and of the weight, which are kept for backward
+in place of the logits (the approach of Liger-Kernel's fused linear cross-entropy). Extra memory:
+one chunk of logits and one weight-sized fp32 gradient.
+
+The matmul FLOPs are the same (forward, and the two gradient matmuls); what goes is three or four
+passes over the logits in memory. On a 2-core CPU with a 64-wide hidden state (the `debug`
+preset) and a 32k vocabulary that is half the loss's time in bf16; with a 768-wide one the matmuls
+dominate and the time is the same (benchmarks/train.py --vs-hf measures the whole step).
+
+Under autocast the matmuls run in the autocast dtype and the softmax in fp32, as autocast would do
+with the unfused layer. Labels equal to `ignore_index` count neither in the loss nor in the mean.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+IGNORE_INDEX = -100
+# Bytes of fp32 logits per chunk: on a CPU a chunk that stays in cache (8 MiB); on a GPU large enough
+# that its matmuls run at full rate (256 MiB: 2048 tokens × a 32k vocabulary).
+CHUNK_BYTES = {"cpu": 8 * 2**20, "cuda": 256 * 2**20}
+
+
+def chunk_rows(vocab: int, device: torch.device, tokens: int) -> int:
+    """Tokens per chunk: the device's budget of fp32 logits, a multiple of 64 (at least 64)."""
+    budget = CHUNK_BYTES.get(device.type, CHUNK_BYTES["cuda"])
+    rows = max(64, budget // (4 * vocab) // 64 * 64)
+    return min(rows, tokens)
+
+
+class _LinearCrossEntropy(torch.autograd.Function):
+    @staticmethod
+    def forward(
+        ctx: Any,
+        hidden: torch.Tensor,
+        weight: torch.Tensor,
+        labels: torch.Tensor,
+        compute_dtype: torch.dtype,
+        chunk: int,
+        ignore_index: int,
+    ) -> torch.Tensor:
+        want_grad = ctx.needs_input_grad[0] or ctx.needs_input_grad[1]
+        h = hidden.to(compute_dtype)
+        w = weight.to(compute_dtype)
+        n = h.shape[0]
+        valid = labels != ignore_index
+        count = int(valid.sum())  # one sync per call, not one per chunk
+        scale = 1.0 / max(count, 1)
+        total = torch.zeros((), dtype=torch.float32, device=h.device)
+        grad_h = torch.empty_like(h) if want_grad else None
+        grad_w = torch.zeros(weight.shape, dtype=torch.float32, device=h.device) if want_grad else None
+        for start in range(0, n, chunk):
+            end = min(start + chunk, n)
+            hc, keep = h[start:end], valid[start:end]
+            target = labels[start:end].where(keep, 0)[:, None]
+            logp = torch.log_softmax(torch.mm(hc, w.t()).float(), dim=-1)
+            total -= logp.gather(1, target).squeeze(1).where(keep, 0.0).sum()
+            if not want_grad:
+                continue
+            # d loss / d logits of the chunk, unscaled: softmax − one-hot, zero on ignored rows
+            g = logp.exp_()
+            g.scatter_add_(1, target, torch.full_like(target, -1, dtype=g.dtype))
+            if count < n:
+                g.mul_(keep[:, None])
+            g16 = g.to(compute_dtype)
+            assert grad_h is not None and grad_w is not None
+            torch.mm(g16, w, out=grad_h[start:end])
+            if compute_dtype == torch.float32:
+                grad_w.addmm_(g16.t(), hc)
+            else:
+                grad_w.add_(torch.mm(g16.t(), hc))
+        loss = total * scale
+        if want_grad:
+            assert grad_h is not None and grad_w is not None
+            ctx.save_for_backward(grad_h.mul_(scale), grad_w.mul_(scale))
+            ctx.dtypes = (hidden.dtype, weight.dtype)
+        if count == 0:
+            loss = torch.full_like(loss, float("nan"))  # as F.cross_entropy: the mean of nothing
+        return loss
+
+    @staticmethod
+    def backward(ctx: Any, grad_loss: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
+        grad_h, grad_w = ctx.saved_tensors
+        h_dtype, w_dtype = ctx.dtypes
+        return (grad_h * grad_loss).to(h_dtype), (grad_w * grad_loss).to(w_dtype), None, None, None, None
+
+
+def linear_cross_entropy(
+    hidden: torch.Tensor, weight: torch.Tensor, labels: torch.Tensor, ignore_index: int = IGNORE_INDEX
+) -> torch.Tensor:
+    """Mean cross-entropy of `hidden @ weight.T` (logits never stored) against `labels`.
+
+    hidden (..., dim), weight (vocab, dim), labels (...) → a scalar; equal to
+    `F.cross_entropy((hidden @ weight.T).float().flatten(0, -2), labels.flatten())` up to rounding.
+    """
+    h = hidden.reshape(-1, hidden.shape[-1])
+    y = labels.reshape(-1)
+    device = h.device
+    compute = torch.get_autocast_dtype(device.type) if torch.is_autocast_enabled(device.type) else weight.dtype
+    with torch.autocast(device.type, enabled=False):
+        out = _LinearCrossEntropy.apply(h, weight, y, compute, chunk_rows(weight.shape[0], device, h.shape[0]), ignore_index)
+    return out
