@@ -30,11 +30,16 @@ IGNORE_INDEX = -100
 CHUNK_BYTES = {"cpu": 8 * 2**20, "cuda": 256 * 2**20}
 
 
-def chunk_rows(vocab: int, device: torch.device, tokens: int) -> int:
-    """Tokens per chunk: the device's budget of fp32 logits, a multiple of 64 (at least 64)."""
+def chunk_rows(vocab: int, dim: int, device: torch.device, tokens: int) -> int:
+    """Tokens per chunk: the device's budget of fp32 logits, but at least 2·dim, a multiple of 64.
+
+    Each chunk also adds its part of the weight's gradient (vocab × dim) with a matmul whose inner
+    dimension is the chunk: a chunk much shorter than the hidden size makes that a pass over a
+    weight-sized tensor for little work (2-core CPU, dim 768, bf16: 64-token chunks take 2.1× the
+    time of 1024-token ones, whose time equals the unfused loss's)."""
     budget = CHUNK_BYTES.get(device.type, CHUNK_BYTES["cuda"])
-    rows = max(64, budget // (4 * vocab) // 64 * 64)
-    return min(rows, tokens)
+    rows = max(64, budget // (4 * vocab), 2 * dim)
+    return min(-(-rows // 64) * 64, tokens)
 
 
 class _LinearCrossEntropy(torch.autograd.Function):
@@ -57,7 +62,7 @@ class _LinearCrossEntropy(torch.autograd.Function):
         scale = 1.0 / max(count, 1)
         total = torch.zeros((), dtype=torch.float32, device=h.device)
         grad_h = torch.empty_like(h) if want_grad else None
-        grad_w = torch.zeros(weight.shape, dtype=torch.float32, device=h.device) if want_grad else None
+        grad_w: torch.Tensor | None = None
         for start in range(0, n, chunk):
             end = min(start + chunk, n)
             hc, keep = h[start:end], valid[start:end]
@@ -72,17 +77,21 @@ class _LinearCrossEntropy(torch.autograd.Function):
             if count < n:
                 g.mul_(keep[:, None])
             g16 = g.to(compute_dtype)
-            assert grad_h is not None and grad_w is not None
+            assert grad_h is not None
             torch.mm(g16, w, out=grad_h[start:end])
-            if compute_dtype == torch.float32:
+            if grad_w is None:
+                grad_w = torch.mm(g16.t(), hc).float()
+            elif compute_dtype == torch.float32:
                 grad_w.addmm_(g16.t(), hc)
             else:
                 grad_w.add_(torch.mm(g16.t(), hc))
         loss = total * scale
+        if want_grad and grad_w is None:  # no tokens at all
+            grad_w = torch.zeros(weight.shape, dtype=torch.float32, device=h.device)
         if want_grad:
-            assert grad_h is not None and grad_w is not None
-            ctx.save_for_backward(grad_h.mul_(scale), grad_w.mul_(scale))
-            ctx.dtypes = (hidden.dtype, weight.dtype)
+            # unscaled: 1/N is applied in backward with the incoming gradient, in one pass
+            ctx.save_for_backward(grad_h, grad_w)
+            ctx.scale, ctx.dtypes = scale, (hidden.dtype, weight.dtype)
         if count == 0:
             loss = torch.full_like(loss, float("nan"))  # as F.cross_entropy: the mean of nothing
         return loss
@@ -91,7 +100,8 @@ class _LinearCrossEntropy(torch.autograd.Function):
     def backward(ctx: Any, grad_loss: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
         grad_h, grad_w = ctx.saved_tensors
         h_dtype, w_dtype = ctx.dtypes
-        return (grad_h * grad_loss).to(h_dtype), (grad_w * grad_loss).to(w_dtype), None, None, None, None
+        factor = grad_loss * ctx.scale
+        return (grad_h * factor).to(h_dtype), (grad_w * factor).to(w_dtype), None, None, None, None
 
 
 def linear_cross_entropy(
@@ -107,5 +117,5 @@ def linear_cross_entropy(
     device = h.device
     compute = torch.get_autocast_dtype(device.type) if torch.is_autocast_enabled(device.type) else weight.dtype
     with torch.autocast(device.type, enabled=False):
-        out = _LinearCrossEntropy.apply(h, weight, y, compute, chunk_rows(weight.shape[0], device, h.shape[0]), ignore_index)
+        out = _LinearCrossEntropy.apply(h, weight, y, compute, chunk_rows(weight.shape[0], weight.shape[1], device, h.shape[0]), ignore_index)
     return out
