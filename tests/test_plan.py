@@ -131,8 +131,21 @@ def test_memory_parts_follow_sharding_and_recomputation() -> None:
     base = Layout(8, 35, 8, 1, "none", "replicate", 1, True)
     parts = {sh: memory(MTNLG, dataclasses.replace(base, sharding=sh), 1920)[0] for sh in ("replicate", "zero2", "zero3")}
     params_per_gpu = memory(MTNLG, base, 1920)[1]
-    assert parts["replicate"]["weights+grads+optimizer"] == pytest.approx(16 * params_per_gpu / 1e9)
-    assert parts["zero3"]["weights+grads+optimizer"] == pytest.approx(16 * params_per_gpu / 8 / 1e9)
+    assert parts["replicate"]["weights+optimizer"] == pytest.approx(12 * params_per_gpu / 1e9)
+    fp32 = memory(MTNLG, dataclasses.replace(base, precision="fp32"), 1920)[0]
+    assert fp32["gradients"] == pytest.approx(4 * params_per_gpu / 1e9)
+    # bf16 (FSDP): while a unit's gradient is reduced, its bf16 gradient and fp32 copy exist too
+    unit = max(MTNLG.embedding_params, MTNLG.output_params, MTNLG.layer_params) / 8
+    assert parts["replicate"]["gradients"] == pytest.approx((4 * params_per_gpu + 6 * unit) / 1e9)
+    # a pipeline accumulates gradients over micro-batches: they and the activations add up
+    for p in parts.values():
+        assert p["total"] == pytest.approx(sum(v for k, v in p.items() if k != "total"))
+    # one device, one micro-batch: gradients appear in backward as activations go, the peak holds the larger
+    one = memory(MTNLG, Layout(1, 1, 1, 1, "full", "replicate", 1, False), 1)[0]
+    big = max(one["gradients"], one["activations"])
+    assert one["total"] == pytest.approx(one["weights+optimizer"] + one["working weights"] + big)
+    accumulating = memory(MTNLG, Layout(1, 1, 1, 1, "full", "replicate", 1, False), 2)[0]
+    assert accumulating["total"] == pytest.approx(one["total"] + min(one["gradients"], one["activations"]))
     assert parts["zero2"]["working weights"] > parts["zero3"]["working weights"]
     acts = {rc: memory(MTNLG, dataclasses.replace(base, recompute=rc), 1920)[0]["activations"] for rc in ("none", "selective", "full")}
     assert acts["none"] > acts["selective"] > acts["full"]

@@ -43,6 +43,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from selene.plan.devices import DeviceSpec
+from selene.train.loss_chunks import chunk_rows
 
 Recompute = Literal["none", "selective", "full"]
 Sharding = Literal["replicate", "zero2", "zero3"]
@@ -51,6 +52,7 @@ GB = 1e9
 # buffers and allocator fragmentation.
 USABLE_MEMORY = 0.9
 STATE_BYTES = 16  # fp32 weights + fp32 gradients + Adam m and v
+GRAD_BYTES = 4
 OPTIMIZER_TRAFFIC = 30  # bytes read and written per parameter by an AdamW step (fp32 state, bf16 copy)
 
 
@@ -125,7 +127,12 @@ class Shape:
         return self.layers * self.train_flops_layer(recompute) + 3.0 * self.fwd_flops_logits
 
     # -- activations (bytes) of one layer for one micro-batch of b sequences
-    def act_bytes_layer(self, b: int, t: int, sp: bool, recompute: Recompute) -> float:
+    def act_bytes_layer(self, b: int, t: int, sp: bool, recompute: Recompute, compiled: bool = True) -> float:
+        """16-bit activations one layer keeps for backward. `compiled` False: eager PyTorch, which
+        keeps more than the fused kernels the count assumes (measured on selene's block, fp32, CPU):
+        SiLU's output beside its input (2·F/h) and the attention output twice, as SDPA's output and
+        as the out-projection's reshaped input, plus one more s·b·h tensor (4 in all); compiled
+        blocks keep exactly the count (64.3 vs 64.2 bytes per s·b·h in fp32, eager 83.1 vs 83.0)."""
         s, h, a = self.seq, self.hidden, self.heads
         sbh = s * b * h
         if recompute == "full":
@@ -137,6 +144,8 @@ class Shape:
         ratio = self.ffn / h
         mlp = (6.0 if self.mlp == "swiglu" else 4.0) * ratio
         split = 8.0 + mlp
+        if not compiled:
+            split += 4.0 + (2.0 * ratio if self.mlp == "swiglu" else 0.0)
         scores = 0.0
         if not self.flash and recompute == "none":
             scores = (2.0 + 3.0 * drop) * a * s * s * b  # softmax output; with dropout its mask and output
@@ -146,8 +155,20 @@ class Shape:
         return (1.0 if self.dropout else 0.0) * self.seq * b * self.hidden / (t if sp else 1)
 
     def act_bytes_extra_last(self, b: int, t: int, sp: bool) -> float:
+        """The final norm's tensors (16-bit) and the fp32 logits of an unfused output layer + loss."""
         sbh = self.seq * b * self.hidden
         return 4.0 * sbh / (t if sp else 1) + 4.0 * self.seq * b * self.vocab / t
+
+    def fused_loss_bytes(self, b: int, word: float, device_type: str) -> float:
+        """Bytes of the output layer fused with the loss in chunks (`selene.train.loss`, no TP or PP),
+        real bytes rather than 16-bit units: the final norm's input and output and the hidden
+        states' gradient (`word` bytes each), the weight's gradient in fp32, and one chunk's logits
+        at their peak, fp32 logits beside their fp32 log-probabilities (and, in 16 bits, the chunk's
+        weight-gradient product)."""
+        tokens = self.seq * b
+        rows = chunk_rows(self.vocab, self.hidden, device_type, tokens)
+        product = self.vocab * self.hidden * word if word < 4 else 0.0
+        return 3.0 * word * tokens * self.hidden + 4.0 * self.vocab * self.hidden + 8.0 * rows * self.vocab + product
 
 
 @dataclass(frozen=True)
@@ -161,6 +182,7 @@ class Layout:
     virtual: int = 1  # virtual pipeline stages per rank (interleaved 1F1B when > 1)
     sequence_parallel: bool = True
     precision: Literal["bf16", "fp32"] = "bf16"  # of activations and the working copy of the weights
+    compiled: bool = True  # blocks compiled (fused kernels keep fewer activations than eager PyTorch)
 
     @property
     def gpus(self) -> int:
@@ -188,6 +210,7 @@ class Layout:
                 "pp_stages_per_rank": self.virtual,
                 **pipeline,
                 "mixed_precision": self.precision,
+                "compile": self.compiled,
             },
             "micro_batch": self.micro_batch,
         }
@@ -230,8 +253,12 @@ def _gather_s(nbytes: float, ranks: int, gbps: float) -> float:
     return 0.0 if ranks <= 1 else (ranks - 1) / ranks * nbytes / (gbps * GB)
 
 
-def memory(shape: Shape, lay: Layout, global_batch: int) -> tuple[dict[str, float], float]:
-    """Peak memory per GPU by part (GB), and the parameters one GPU holds (the busiest stage)."""
+def memory(shape: Shape, lay: Layout, global_batch: int, device_type: str = "cuda") -> tuple[dict[str, float], float]:
+    """Peak memory per GPU by part (GB), and the parameters one GPU holds (the busiest stage).
+
+    Gradients are made in backward (selene sets them to None between steps) as the activations they
+    come from are freed, so with one micro-batch per step and no pipeline the peak holds the larger of
+    the two, not both; gradient accumulation and pipelines keep the gradients across micro-batches."""
     t, p, d, b, v = lay.tp, lay.pp, lay.dp, lay.micro_batch, lay.virtual
     sp = lay.sequence_parallel and t > 1
     m = global_batch // (d * b)
@@ -242,15 +269,24 @@ def memory(shape: Shape, lay: Layout, global_batch: int) -> tuple[dict[str, floa
         first = last = first + shape.output_params
     local = max(first, last) / t
     shard = d if lay.sharding != "replicate" else 1
-    states = STATE_BYTES * local / shard
+    states = (STATE_BYTES - GRAD_BYTES) * local / shard
+    grads = GRAD_BYTES * local / shard
     if lay.precision == "fp32":
         working = 0.0 if shard == 1 else 4.0 * (local if lay.sharding == "zero2" else 2 * shape.layer_params / t)
     elif lay.sharding == "zero2":
         working = 2.0 * local
     else:
         working = 2.0 * 2 * shape.layer_params / t  # the layer computed and the one prefetched
+    if lay.precision == "bf16":
+        # FSDP's bf16 copy of the stage's embeddings and output layer (the root unit) lives through the
+        # forward and the backward; in backward each unit's bf16 gradient and its fp32 copy for the
+        # reduction (6 bytes a parameter) exist until it is reduced, the root's last of all
+        ends = (shape.embedding_params + shape.output_params) if p == 1 else max(shape.embedding_params, shape.output_params)
+        if lay.sharding != "zero2":  # ZeRO-2's working copy already holds the whole stage
+            working += 2.0 * ends / t
+        grads += 6.0 * max(ends, shape.layer_params) / t
     scale = 2.0 if lay.precision == "fp32" else 1.0  # the formulas count 16-bit activations
-    per_layer = scale * shape.act_bytes_layer(b, t, sp, lay.recompute)
+    per_layer = scale * shape.act_bytes_layer(b, t, sp, lay.recompute, lay.compiled)
     if p == 1:
         layers_in_flight = float(shape.layers)
         in_flight = 1.0
@@ -260,19 +296,25 @@ def memory(shape: Shape, lay: Layout, global_batch: int) -> tuple[dict[str, floa
     else:
         layers_in_flight = shape.layers * (1 + (p - 1) / (p * v))
         in_flight = layers_in_flight / per_stage
+    fused_loss = t == 1 and p == 1  # selene fuses the output layer with the loss (no vocabulary-parallel logits)
+    word = 4.0 if lay.precision == "fp32" else 2.0
+    extra_last = (shape.fused_loss_bytes(b, word, device_type) if fused_loss
+                  else scale * shape.act_bytes_extra_last(b, t, sp))
     acts_first = per_layer * layers_in_flight + scale * shape.act_bytes_extra_first(b, t, sp) * in_flight
-    acts_last = per_layer * per_stage + scale * shape.act_bytes_extra_last(b, t, sp)
+    acts_last = per_layer * per_stage + extra_last
     if p == 1:
-        acts_first += scale * shape.act_bytes_extra_last(b, t, sp)
+        acts_first += extra_last
     acts = max(acts_first, acts_last)
     if lay.recompute == "full":
-        acts += scale * shape.act_bytes_layer(b, t, sp, "none")  # one layer re-run in full during backward
+        acts += scale * shape.act_bytes_layer(b, t, sp, "none", lay.compiled)  # one layer re-run in full
     parts = {
-        "weights+grads+optimizer": states / GB,
+        "weights+optimizer": states / GB,
+        "gradients": grads / GB,
         "working weights": working / GB,
         "activations": acts / GB,
     }
-    parts["total"] = sum(parts.values())
+    accumulates = p > 1 or m > 1
+    parts["total"] = (states + working + (grads + acts if accumulates else max(grads, acts))) / GB
     return parts, local
 
 
@@ -283,7 +325,7 @@ def estimate(
     the iteration's FLOPs at that rate instead of the modelled one."""
     t, p, d, b, v = lay.tp, lay.pp, lay.dp, lay.micro_batch, lay.virtual
     m = global_batch // (d * b)
-    mem, local = memory(shape, lay, global_batch)
+    mem, local = memory(shape, lay, global_batch, "cpu" if dev.name == "cpu" else "cuda")
     peak = dev.peak_tflops * 1e12
     per_stage = math.ceil(shape.layers / p)
     tokens_mb = shape.seq * b

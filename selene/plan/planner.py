@@ -125,7 +125,7 @@ def layout_from_train_config(cfg: Any, gpus: int | None) -> tuple[Layout, int]:
     sharding: Sharding = "replicate" if shard == 1 else ("zero3" if p.reshard_after_forward else "zero2")
     lay = Layout(
         p.tp, p.pp, dp, max(1, micro), p.recompute, sharding, p.pp_stages_per_rank,
-        p.sequence_parallel and p.tp > 1, p.mixed_precision,
+        p.sequence_parallel and p.tp > 1, p.mixed_precision, p.compile,
     )  # fmt: skip
     return lay, lay.gpus
 

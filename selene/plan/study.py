@@ -69,10 +69,11 @@ def gpu_name(cfg: ScalingStudyConfig) -> str:
     raise ConfigError(f"scaling study: no device-table entry for {name!r}; set gpu: to the closest ({', '.join(DEVICES)})")
 
 
-def probe_cpu(need_allreduce: bool) -> DeviceSpec:
-    """This CPU as the planner sees one worker of it: one thread (torchrun's OMP_NUM_THREADS=1)."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
+def probe_cpu(need_allreduce: bool, threads: int = 1) -> DeviceSpec:
+    """This CPU as the planner sees one worker of it: by default one thread (torchrun's
+    OMP_NUM_THREADS=1); `threads` for a single process that uses several."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
     try:
         peak = max(measured_matmul_tflops(torch.device("cpu"), torch.float32, n=512, repeat=10) for _ in range(3))
         src = torch.ones(16 * 2**20)  # 64 MiB
@@ -83,7 +84,7 @@ def probe_cpu(need_allreduce: bool) -> DeviceSpec:
             dst.copy_(src)
         copy_gbps = 5 * 2 * src.nbytes / (time.perf_counter() - t) / 1e9  # read + write
     finally:
-        torch.set_num_threads(threads)
+        torch.set_num_threads(before)
     link, latency = allreduce_gbps() if need_allreduce else (copy_gbps / 4, 1e-4)
     return DeviceSpec(
         name="cpu",
@@ -287,16 +288,7 @@ def finish(cfg: ScalingStudyConfig, spec: DeviceSpec, measured: list[dict[str, A
             "memory_error": a["predicted_memory_gb"] / m["peak_memory_gb"] - 1 if m["peak_memory_gb"] > 0 else None,
             "work_per_layer_flops": a["work_per_layer_flops"],
         })  # fmt: skip
-    calibration = {
-        "device": spec.name,
-        "max_efficiency": fitted.max_efficiency,
-        "half_work": fitted.half_work,
-        "collective_latency_s": fitted.collective_latency_s,
-        "peak_tflops": spec.peak_tflops,
-        "rms_log_error": rms,
-        "runs": len(rows),
-        "use": f"selene plan ... --gpu {spec.name if spec.name in DEVICES else 'NAME'} --calibration <this file>",
-    }
+    calibration = calibration_record(spec, fitted, rms, len(rows))
     study = {"device": dataclasses.asdict(spec), "calibration": calibration, "runs": rows}
     os.makedirs(cfg.out, exist_ok=True)
     for name, text in (
@@ -308,6 +300,20 @@ def finish(cfg: ScalingStudyConfig, spec: DeviceSpec, measured: list[dict[str, A
         with open(os.path.join(cfg.out, name), "w") as f:
             f.write(text)
     return study
+
+
+def calibration_record(spec: DeviceSpec, fitted: DeviceSpec, rms: float, runs: int) -> dict[str, Any]:
+    """What a calibration file holds (`selene plan --calibration` reads it: `devices.load_calibration`)."""
+    return {
+        "device": spec.name,
+        "max_efficiency": fitted.max_efficiency,
+        "half_work": fitted.half_work,
+        "collective_latency_s": fitted.collective_latency_s,
+        "peak_tflops": spec.peak_tflops,
+        "rms_log_error": rms,
+        "runs": runs,
+        "use": f"selene plan ... --gpu {spec.name if spec.name in DEVICES else 'NAME'} --calibration <this file>",
+    }
 
 
 # ---------------------------------------------------------------------------------------- output
