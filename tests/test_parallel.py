@@ -67,7 +67,7 @@ LAYOUTS = {
     "selective_recompute_tp2": Layout(2, BASE, P(tp=2, recompute="selective")),
     # bf16 compute (FSDP mixed precision, fp32 reduce): close, not equal
     "bf16_dp_shard2": Layout(2, BASE, P(dp_shard=2, mixed_precision="bf16"), tol=2e-2),
-    # world 1: bf16 through FSDP2's mixed precision on a single rank (pure bf16 activations)
+    # world 1: bf16 under autocast (no data parallelism, so no FSDP)
     "bf16_single": Layout(1, BASE, P(mixed_precision="bf16"), tol=2e-2),
     # world 4
     "dp_shard2_tp2": Layout(4, dataclasses.replace(BASE, chunks=(2, 2)), P(dp_shard=2, tp=2), ref_dp=2),
