@@ -27,7 +27,9 @@ def test_mfu_benchmark_runs_on_cpu_and_its_calibration_plans(tmp_path: Path) -> 
     assert run["tokens_per_s"] > 0 and 0 < run["mfu"] < 1 and 0 < run["mfu_of_matmul"] < 1
     # measured peak memory: at least the weights, gradients and AdamW state (16 bytes a parameter)
     assert run["peak_memory_gb"] * 1e9 >= 16 * run["params"]
-    assert run["predicted_memory_gb"] > 0
+    # the planner's prediction of the same step: a toy model is dominated by fixed costs the planner
+    # leaves out (-17% eager, -9% compiled on this machine); 125m is within 10% (README)
+    assert abs(run["predicted_memory_gb"] / run["peak_memory_gb"] - 1) < 0.25, (run["predicted_memory"], run["peak_memory_gb"])
     plan = subprocess.run(
         [sys.executable, "-m", "selene.cli", "plan", "--model", "1.3b", "--gpus", "8", "--gpu", "h100",
          "--tokens", "26B", "--calibration", str(out / "calibration.json"), "--json"],
