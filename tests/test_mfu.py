@@ -11,6 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from tests.test_plan import _plan
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -30,10 +34,8 @@ def test_mfu_benchmark_runs_on_cpu_and_its_calibration_plans(tmp_path: Path) -> 
     # the planner's prediction of the same step: a toy model is dominated by fixed costs the planner
     # leaves out (-17% eager, -9% compiled on this machine); 125m is within 10% (README)
     assert abs(run["predicted_memory_gb"] / run["peak_memory_gb"] - 1) < 0.25, (run["predicted_memory"], run["peak_memory_gb"])
-    plan = subprocess.run(
-        [sys.executable, "-m", "selene.cli", "plan", "--model", "1.3b", "--gpus", "8", "--gpu", "h100",
-         "--tokens", "26B", "--calibration", str(out / "calibration.json"), "--json"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    plan = _plan("--model", "1.3b", "--gpus", "8", "--gpu", "h100", "--tokens", "26B",
+                 "--calibration", str(out / "calibration.json"), "--json")
     assert plan.returncode == 0, plan.stderr
-    assert "scaling study" in json.dumps(json.loads(plan.stdout)), "the plan does not say it used the calibration"
+    cal = json.loads((out / "calibration.json").read_text())
+    assert json.loads(plan.stdout)["device"]["max_efficiency"] == pytest.approx(cal["max_efficiency"])
