@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 import torch
+from torch.autograd.function import once_differentiable
 
 from selene.train.loss_chunks import CHUNK_BYTES, chunk_rows  # noqa: F401  (CHUNK_BYTES: tests set it)
 
@@ -84,11 +85,14 @@ class _LinearCrossEntropy(torch.autograd.Function):
         return loss
 
     @staticmethod
+    @once_differentiable
     def backward(ctx: Any, grad_loss: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
+        # Scaled in place: the weight's gradient is weight-sized (131 MB for 350m), and a scaled copy
+        # was a fresh allocation and a pass over it every step. So the graph's backward runs once.
         grad_h, grad_w = ctx.saved_tensors
         h_dtype, w_dtype = ctx.dtypes
         factor = grad_loss * ctx.scale
-        return (grad_h * factor).to(h_dtype), (grad_w * factor).to(w_dtype), None, None, None, None
+        return grad_h.mul_(factor).to(h_dtype), grad_w.mul_(factor).to(w_dtype), None, None, None, None
 
 
 def linear_cross_entropy(
