@@ -42,29 +42,27 @@ sys.path.insert(0, str(ROOT))
 from benchmarks._train_step import SeleneStep, batch, device_here, release, sync, train_config  # noqa: E402
 from selene.plan.cost import USABLE_MEMORY, Layout, Shape, memory  # noqa: E402
 from selene.plan.devices import DEVICES, DeviceSpec  # noqa: E402
-from selene.plan.study import calibrate, calibration_record, predict, probe_cpu  # noqa: E402
-from selene.train.flops import PEAK_TFLOPS, flops_per_token, measured_matmul_tflops  # noqa: E402
+from selene.plan.study import calibrate, calibration_record, cuda_table_name, predict, probe_cpu  # noqa: E402
+from selene.train.flops import flops_per_token, measured_matmul_tflops  # noqa: E402
 from selene.train.model import model_args, num_params  # noqa: E402
 
 
 def device_spec(device: torch.device) -> DeviceSpec:
     """The planner's figures for this device: its table entry (CUDA) or this CPU measured."""
     if device.type == "cuda":
-        name = torch.cuda.get_device_name(device).upper()
         total_gb = torch.cuda.get_device_properties(device).total_memory / 1e9
-        for key, entry in (("H200", "h200"), ("H100", "h100"), ("A100", "a100-80g" if total_gb > 50 else "a100-40g")):
-            if key in name:
-                return dataclasses.replace(DEVICES[entry], memory_gb=total_gb)
+        entry = cuda_table_name(device.index or 0)
+        if entry is not None:
+            return dataclasses.replace(DEVICES[entry], memory_gb=total_gb)
         # an unknown GPU: H100's links and efficiency defaults, its own memory and measured peak
         peak = measured_matmul_tflops(device, torch.bfloat16, n=8192)
-        return dataclasses.replace(DEVICES["h100"], name=name.lower(), memory_gb=total_gb, peak_tflops=peak)
+        name = torch.cuda.get_device_name(device).lower()
+        return dataclasses.replace(DEVICES["h100"], name=name, memory_gb=total_gb, peak_tflops=peak)
     return probe_cpu(need_allreduce=False, threads=torch.get_num_threads())
 
 
 def data_sheet_peak(device: torch.device, spec: DeviceSpec) -> tuple[float, str]:
-    if device.type == "cuda" and spec.name in PEAK_TFLOPS:
-        return PEAK_TFLOPS[spec.name], f"{spec.name} data sheet, dense bf16"
-    if device.type == "cuda" and spec.name in DEVICES:
+    if device.type == "cuda" and spec.name in DEVICES:  # the device table holds the data sheets' figures
         return spec.peak_tflops, f"{spec.name} data sheet, dense bf16"
     return spec.peak_tflops, "no data sheet: the measured matmul rate"
 

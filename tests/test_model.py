@@ -184,8 +184,9 @@ def test_linear_cross_entropy_is_the_unfused_loss(monkeypatch: pytest.MonkeyPatc
     """Chunked output layer + loss (logits never stored) = F.cross_entropy of the logits: loss and both
     gradients, over several chunks with a ragged last one, ignored labels, and under bf16 autocast."""
     from selene.train import loss as loss_mod
+    from selene.train import loss_chunks
 
-    monkeypatch.setitem(loss_mod.CHUNK_BYTES, "cpu", 64 * 1000 * 4)  # 64 tokens per chunk (2·dim is 32): 5 chunks of 300
+    monkeypatch.setitem(loss_chunks.CHUNK_BYTES, "cpu", 64 * 1000 * 4)  # 64 tokens per chunk (2·dim is 32): 5 chunks of 300
     g = torch.Generator().manual_seed(0)
     hidden, weight = torch.randn(3, 100, 16, generator=g), 0.1 * torch.randn(1000, 16, generator=g)
     labels = torch.randint(0, 1000, (3, 100), generator=g)

@@ -58,8 +58,11 @@ def rope_permute(w: torch.Tensor, n_heads: int) -> torch.Tensor:
 
 
 def hf_state_dict(model: Transformer, args: ModelArgs) -> dict[str, torch.Tensor]:
-    """selene parameter FQNs → `LlamaForCausalLM` names; lm_head left out when tied (transformers re-ties)."""
-    src = {k: _whole(v).detach().float().contiguous() for k, v in model.state_dict().items()}
+    """selene parameter FQNs → `LlamaForCausalLM` names; lm_head left out when tied (transformers re-ties).
+    A sharded (FSDP/TP) model's parameters are gathered whole."""
+    from selene.train.parallel_model import whole
+
+    src = {k: whole(v).detach().float().contiguous() for k, v in model.state_dict().items()}
     out: dict[str, torch.Tensor] = {"model.embed_tokens.weight": src["tok_embeddings.weight"]}
     names = {
         "attention.wq": "self_attn.q_proj", "attention.wk": "self_attn.k_proj",
@@ -112,13 +115,6 @@ def hf_config(args: ModelArgs, eos: int | None = None) -> Any:
         architectures=["LlamaForCausalLM"],
         dtype="float32",
     )
-
-
-def _whole(t: torch.Tensor) -> torch.Tensor:
-    """A sharded (FSDP/TP) parameter gathered whole; a plain tensor as it is."""
-    from torch.distributed.tensor import DTensor
-
-    return t.full_tensor() if isinstance(t, DTensor) else t
 
 
 def hf_tokenizer(model_file: str, eos_piece: str) -> Any:

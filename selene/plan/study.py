@@ -59,14 +59,24 @@ def gpu_name(cfg: ScalingStudyConfig) -> str:
         if cfg.gpu not in DEVICES:
             raise ConfigError(f"scaling study: gpu {cfg.gpu!r} is not in the device table ({', '.join(DEVICES)})")
         return cfg.gpu
-    name = torch.cuda.get_device_name(0).upper()
-    total_gb = torch.cuda.get_device_properties(0).total_memory / 1e9
+    found = cuda_table_name(0)
+    if found is None:
+        name = torch.cuda.get_device_name(0)
+        raise ConfigError(f"scaling study: no device-table entry for {name!r}; set gpu: to the closest ({', '.join(DEVICES)})")
+    return found
+
+
+def cuda_table_name(index: int) -> str | None:
+    """The device table's entry for CUDA device `index`, recognised from its name (and memory: A100
+    40 or 80 GB), or None."""
+    name = torch.cuda.get_device_name(index).upper()
+    total_gb = torch.cuda.get_device_properties(index).total_memory / 1e9
     for key, found in (("H200", "h200"), ("H100", "h100")):
         if key in name:
             return found
     if "A100" in name:
         return "a100-80g" if total_gb > 50 else "a100-40g"
-    raise ConfigError(f"scaling study: no device-table entry for {name!r}; set gpu: to the closest ({', '.join(DEVICES)})")
+    return None
 
 
 def probe_cpu(need_allreduce: bool, threads: int = 1) -> DeviceSpec:

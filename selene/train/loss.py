@@ -25,7 +25,7 @@ from typing import Any
 import torch
 from torch.autograd.function import once_differentiable
 
-from selene.train.loss_chunks import CHUNK_BYTES, chunk_rows  # noqa: F401  (CHUNK_BYTES: tests set it)
+from selene.train.loss_chunks import chunk_rows
 
 IGNORE_INDEX = -100
 
@@ -93,6 +93,12 @@ class _LinearCrossEntropy(torch.autograd.Function):
         h_dtype, w_dtype = ctx.dtypes
         factor = grad_loss * ctx.scale
         return grad_h.mul_(factor).to(h_dtype), grad_w.mul_(factor).to(w_dtype), None, None, None, None
+
+
+def cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Mean token cross-entropy of logits (batch, seq, vocab); they may be a vocabulary-sharded
+    DTensor (under `loss_parallel`)."""
+    return torch.nn.functional.cross_entropy(logits.flatten(0, 1).float(), labels.flatten(0, 1))
 
 
 def linear_cross_entropy(

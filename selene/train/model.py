@@ -29,7 +29,7 @@ from torch import nn
 from torch.distributed.tensor import DTensor
 
 from selene.train.args import PRESETS, ModelArgs, model_args  # noqa: F401  (re-exported: the model's shape)
-from selene.train.loss import linear_cross_entropy
+from selene.train.loss import cross_entropy, linear_cross_entropy
 
 # ----------------------------------------------------------------------------------------- modules
 
@@ -172,8 +172,7 @@ class Transformer(nn.Module):
         if self.output is None:
             raise ValueError("labels given to a model part without the output layer")
         if isinstance(self.output.weight, DTensor):
-            logits = self.output(h)
-            return F.cross_entropy(logits.flatten(0, 1).float(), labels.flatten(0, 1))
+            return cross_entropy(self.output(h), labels)
         return linear_cross_entropy(h, self.output.weight, labels)
 
     def hidden(self, tokens: torch.Tensor) -> torch.Tensor:

@@ -74,7 +74,7 @@ class ParallelModel:
             else:
                 loss = self.parts[0](tokens, labels)
                 loss.backward()
-                local = _plain(loss.detach())
+                local = whole(loss.detach())
         return self._global_mean(local)
 
     @torch.no_grad()
@@ -87,7 +87,7 @@ class ParallelModel:
                 if self.pipeline is not None:
                     local = self.pipeline.run(tokens, labels, train=False)
                 else:
-                    local = _plain(self.parts[0](tokens, labels))
+                    local = whole(self.parts[0](tokens, labels))
             return float(self._global_mean(local))
         finally:
             for part in self.parts:
@@ -123,7 +123,7 @@ class ParallelModel:
         total_sq = torch.zeros((), device=self.device, dtype=torch.float32)
         for grads in groups.values():
             norm = torch.nn.utils.get_total_norm(grads, norm_type=2.0)
-            total_sq += _plain(norm).float() ** 2
+            total_sq += whole(norm).float() ** 2
         if self.pp_group is not None:
             dist.all_reduce(total_sq, group=self.pp_group)
         total = float(total_sq.sqrt())
@@ -148,6 +148,6 @@ def _grads(parts: list[nn.Module]) -> list[torch.Tensor]:
     return out
 
 
-def _plain(t: torch.Tensor) -> torch.Tensor:
-    """A DTensor made whole (a replicated loss or a partial norm), or the tensor itself."""
+def whole(t: torch.Tensor) -> torch.Tensor:
+    """A DTensor made whole (a sharded parameter, a replicated loss or a partial norm), or the tensor itself."""
     return t.full_tensor() if isinstance(t, DTensor) else t

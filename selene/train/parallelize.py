@@ -236,11 +236,6 @@ def build_parallel_model(
         else [(0, model)]
     )
     param_dtype = torch.bfloat16 if pcfg.mixed_precision == "bf16" else torch.float32
-    # One rank (no data parallelism) computes bf16 under autocast, as torchtitan does on one GPU.
-    # FSDP2's mixed precision on a single rank keeps activations bf16 end to end (less memory) but
-    # re-casts and copies every weight and gradient through its collectives: on a 2-core CPU the 125m
-    # step took 3.35 s against autocast's 2.81 s (benchmarks/train.py --vs-hf).
-    fsdp = dims.fsdp_enabled
     # HSDP over (dp_replicate, dp_shard) when replicating, else plain FSDP over dp_shard.
     dp_mesh = (
         mesh["dp_replicate", "dp_shard"] if dims.dp_replicate_enabled else dims.submesh(mesh, "dp_shard")
@@ -251,7 +246,7 @@ def build_parallel_model(
         apply_ac(part, pcfg.recompute)
         if pcfg.compile:
             apply_compile(part)
-        if fsdp:
+        if dims.fsdp_enabled:
             apply_fsdp(part, dp_mesh, param_dtype, torch.float32, pcfg.reshard_after_forward)
     for _, part in parts:
         part.to_empty(device=device)
@@ -274,6 +269,9 @@ def build_parallel_model(
         pipeline=pipeline,
         pp_group=pp_mesh.get_group() if dims.pp_enabled else None,
         dp_group=dims.submesh(mesh, "dp").get_group() if dims.dp_enabled else None,
-        # Without FSDP nothing casts to bf16 for us; autocast does (parameters stay fp32).
-        autocast_dtype=param_dtype if param_dtype != torch.float32 and not fsdp else None,
+        # Without FSDP (one rank, or TP/PP only) nothing casts to bf16 for us; autocast does, as
+        # torchtitan on one GPU (parameters stay fp32). FSDP2 on a single rank would keep activations
+        # bf16 end to end but re-casts and copies every weight and gradient through its collectives:
+        # on a 2-core CPU a 125m step took 3.35 s against autocast's 2.81 s.
+        autocast_dtype=param_dtype if param_dtype != torch.float32 and not dims.fsdp_enabled else None,
     )

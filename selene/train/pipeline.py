@@ -12,13 +12,13 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 import torch
-import torch.nn.functional as F
 from torch.distributed.device_mesh import DeviceMesh
 from torch.distributed.pipelining import PipelineStage, Schedule1F1B, ScheduleGPipe, ScheduleInterleaved1F1B
 from torch.distributed.pipelining.schedules import _PipelineSchedule
 from torch.distributed.tensor import DTensor
 
 from selene.errors import ConfigError
+from selene.train.loss import cross_entropy
 from selene.train.model import Transformer
 
 SCHEDULES = ("1f1b", "interleaved_1f1b", "gpipe")
@@ -109,11 +109,6 @@ def build_schedule(
         )
     cls = Schedule1F1B if schedule == "1f1b" else ScheduleGPipe
     return cls(stages[0], n_microbatches, loss_fn=loss_fn, scale_grads=False)
-
-
-def cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """Mean token cross-entropy; `logits` may be a vocabulary-sharded DTensor (under `loss_parallel`)."""
-    return F.cross_entropy(logits.flatten(0, 1).float(), labels.flatten(0, 1))
 
 
 class MicrobatchLoss:
