@@ -44,6 +44,7 @@ from selene.plan.cost import USABLE_MEMORY, Layout, Shape, memory  # noqa: E402
 from selene.plan.devices import DEVICES, DeviceSpec  # noqa: E402
 from selene.plan.study import calibrate, calibration_record, cuda_table_name, predict, probe_cpu  # noqa: E402
 from selene.train.flops import flops_per_token, measured_matmul_tflops  # noqa: E402
+from selene.train.host import reuse_freed_memory  # noqa: E402
 from selene.train.model import model_args, num_params  # noqa: E402
 
 
@@ -180,6 +181,8 @@ def main() -> None:
     args = ap.parse_args()
     device = device_here()
     cuda = device.type == "cuda"
+    if not cuda:
+        reuse_freed_memory()  # as selene train's CPU ranks run (selene.train.host)
     args.presets = args.presets or ("125m,350m,1.3b" if cuda else "debug")
     args.seq = args.seq or (2048 if cuda else 64)
     args.precision = args.precision or ("bf16" if cuda else "fp32")

@@ -22,6 +22,15 @@ AdamW, clipping, autocast for bf16). Their steps alternate, the first of each (a
 timed, and the medians are compared; both losses of the first step are printed (the same math).
 `--compile` adds selene with each block compiled (`parallel.compile`, inductor), timed against the
 same eager HF step after its own warm-up steps (compilation).
+
+`--allocator reuse` sets glibc's malloc thresholds for the whole process, both programs (what
+`selene train` does in its CPU ranks, `selene.train.host`: freed activations are reused rather than
+page-faulted in anew each step); the default leaves glibc's own, what a plain `python` script gets.
+
+`floor` is the share of HF's step spent in the kernels that fusion cannot shorten (matmuls, SDPA
+attention, the fused AdamW: the same library calls in both programs), from --steps profiled HF steps;
+`bound` = 1 / floor is the most any selene step running those same kernels can gain over HF's
+(Amdahl): a speed above it would need fewer or faster matmuls, not fewer elementwise passes.
 """
 
 from __future__ import annotations
@@ -42,6 +51,7 @@ sys.path.insert(0, str(ROOT))
 from benchmarks._train_step import HFStep, SeleneStep, batch, device_here, sync, train_config  # noqa: E402
 from selene.config import ModelConfig  # noqa: E402
 from selene.train.flops import flops_per_token, measured_matmul_tflops  # noqa: E402
+from selene.train.host import reuse_freed_memory  # noqa: E402
 from selene.train.model import Transformer, model_args, num_params  # noqa: E402
 from selene.train.parallelize import apply_ac  # noqa: E402
 
@@ -76,6 +86,34 @@ def saved_bytes(model: Transformer, tokens: torch.Tensor) -> int:
 
 Step = Callable[[torch.Tensor, torch.Tensor], float]
 
+# The kernels a compiler leaves as they are: matmuls, attention, the optimizer's fused update.
+FLOOR_OPS = frozenset({
+    "aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm", "aten::_fused_adamw_",
+    "aten::_scaled_dot_product_flash_attention_for_cpu", "aten::_scaled_dot_product_flash_attention_for_cpu_backward",
+    "aten::_scaled_dot_product_flash_attention", "aten::_scaled_dot_product_flash_attention_backward",
+    "aten::_scaled_dot_product_efficient_attention", "aten::_scaled_dot_product_efficient_attention_backward",
+    "aten::_scaled_dot_product_cudnn_attention", "aten::_scaled_dot_product_cudnn_attention_backward",
+})
+
+
+def floor_share(step: Step, x: torch.Tensor, y: torch.Tensor, device: torch.device, steps: int) -> float:
+    """The share of `steps` profiled steps spent in FLOOR_OPS (self time: CPU, or the device's on CUDA).
+    On this CPU one step's share moves by ±5 points between runs; the steps are pooled."""
+    from torch.profiler import ProfilerActivity, profile
+
+    cuda = device.type == "cuda"
+    with profile(activities=[ProfilerActivity.CUDA if cuda else ProfilerActivity.CPU]) as prof:
+        for _ in range(steps):
+            step(x, y)
+        sync(device)
+    events = prof.key_averages()
+
+    def self_time(e: object) -> float:
+        return float(getattr(e, "self_device_time_total" if cuda else "self_cpu_time_total"))
+
+    total = sum(self_time(e) for e in events)
+    return sum(self_time(e) for e in events if e.key in FLOOR_OPS) / total if total else float("nan")
+
 
 def timed_pair(a: Step, b: Step, x: torch.Tensor, y: torch.Tensor, steps: int, warmup: int,
                device: torch.device) -> tuple[list[float], list[float], list[float], list[float]]:
@@ -96,10 +134,12 @@ def timed_pair(a: Step, b: Step, x: torch.Tensor, y: torch.Tensor, steps: int, w
 
 def vs_hf(args: argparse.Namespace) -> None:
     device = device_here()
-    print(f"device: {device}, {torch.get_num_threads()} threads; vocabulary {args.vocab}; "
+    if args.allocator == "reuse" and not reuse_freed_memory():
+        raise SystemExit("--allocator reuse: this C library takes no malloc thresholds (glibc only)")
+    print(f"device: {device}, {torch.get_num_threads()} threads, allocator {args.allocator}; vocabulary {args.vocab}; "
           f"median of {args.steps} alternating steps after {args.warmup} untimed")
     head = (f"{'model':<8}{'params':>8}{'seq×b':>9}{'prec':>6}{'selene s':>10}{'HF s':>9}{'speed':>7}"
-            f"{'tokens/s':>10}{'loss selene':>13}{'loss HF':>10}")
+            f"{'tokens/s':>10}{'loss selene':>13}{'loss HF':>10}{'floor':>7}{'bound':>7}")
     if args.compile:
         head += f"{'compiled s':>12}{'speed':>7}"
     print(head)
@@ -113,9 +153,11 @@ def vs_hf(args: argparse.Namespace) -> None:
             params = num_params(sel.model)
             ts, th, ls, lh = timed_pair(sel, hf, x, y, args.steps, args.warmup, device)
             sel.close()
+            share = floor_share(hf, x, y, device, args.steps)
             s_med, h_med = statistics.median(ts), statistics.median(th)
             row = (f"{preset:<8}{params / 1e6:>7.0f}M{f'{seq}×{b}':>9}{precision:>6}{s_med:>10.3f}{h_med:>9.3f}"
-                   f"{h_med / s_med:>6.2f}×{b * seq / s_med:>10,.0f}{ls[0]:>13.6f}{lh[0]:>10.6f}")
+                   f"{h_med / s_med:>6.2f}×{b * seq / s_med:>10,.0f}{ls[0]:>13.6f}{lh[0]:>10.6f}{share:>7.0%}"
+                   f"{1 / share:>6.2f}×")
             if args.compile:
                 comp = SeleneStep(train_config(preset, seq, args.vocab, precision, compile=True), device)
                 tc, th2, _, _ = timed_pair(comp, hf, x, y, args.steps, args.warmup + 1, device)
@@ -125,7 +167,7 @@ def vs_hf(args: argparse.Namespace) -> None:
             hf.close()
             print(row, flush=True)
     print("speed: HF's step time over selene's (above 1: selene faster); compiled: against the HF steps "
-          "timed beside it")
+          "timed beside it; floor: HF's time in matmuls, attention and AdamW; bound: 1 / floor")
 
 
 def main() -> None:
@@ -134,6 +176,8 @@ def main() -> None:
     ap.add_argument("--shapes", default="debug:512x8,125m:256x4,350m:256x2", help="preset:seq×batch, comma-separated")
     ap.add_argument("--precision", default="fp32,bf16")
     ap.add_argument("--compile", action="store_true", help="--vs-hf: also selene with compiled blocks")
+    ap.add_argument("--allocator", choices=("glibc", "reuse"), default="glibc",
+                    help="--vs-hf: glibc's default malloc thresholds, or selene train's (both programs)")
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--preset", default="debug")
     ap.add_argument("--layers", type=int, default=4)

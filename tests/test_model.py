@@ -205,6 +205,31 @@ def test_linear_cross_entropy_is_the_unfused_loss(monkeypatch: pytest.MonkeyPatc
         assert torch.allclose(loss_mod.linear_cross_entropy(hidden, weight, labels), want[0], atol=tol)
 
 
+def test_linear_cross_entropy_keeps_two_chunks_of_logits_at_most(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At the peak: one chunk's logits beside its log-probabilities, never a previous chunk's too (the
+    planner counts two; `selene.plan.cost.Shape.fused_loss_bytes`). Allocations from the profiler."""
+    from torch.profiler import ProfilerActivity, profile
+
+    from selene.train import loss as loss_mod
+    from selene.train import loss_chunks
+
+    vocab, dim, tokens_, rows = 4000, 16, 512, 64
+    monkeypatch.setitem(loss_chunks.CHUNK_BYTES, "cpu", rows * vocab * 4)  # 8 chunks
+    g = torch.Generator().manual_seed(0)
+    hidden = torch.randn(tokens_, dim, generator=g, requires_grad=True)
+    weight = torch.randn(vocab, dim, generator=g, requires_grad=True)
+    labels = torch.randint(0, vocab, (tokens_,), generator=g)
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        loss_mod.linear_cross_entropy(hidden, weight, labels)
+    running = high = 0
+    for e in sorted((e for e in prof.profiler.kineto_results.events() if e.name() == "[memory]"), key=lambda e: e.start_ns()):  # type: ignore[union-attr]
+        running += e.nbytes()
+        high = max(high, running)
+    chunk = rows * vocab * 4
+    kept = 4 * (tokens_ * dim + vocab * dim)  # the gradients made in forward
+    assert 1.9 * chunk < high - kept < 2.2 * chunk, (high - kept) / chunk
+
+
 def test_model_loss_is_cross_entropy_of_its_logits() -> None:
     model = build(DEBUG)
     x, y = tokens(seed=1), tokens(seed=2)

@@ -97,3 +97,27 @@ def test_adamw_implementations_agree_and_fused_is_the_default() -> None:
     assert TrainConfig().optim.implementation == "fused"
     torch.testing.assert_close(results["foreach"], results["fused"], atol=1e-6, rtol=0)
     torch.testing.assert_close(results["for-loop"], results["fused"], atol=1e-6, rtol=0)
+
+
+def test_ranks_share_the_cores_unless_omp_num_threads_says(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import os
+
+    from selene.train import launch
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)), raising=False)
+    assert [launch.threads_per_rank(n) for n in (1, 2, 8, 32)] == [16, 8, 2, 1]
+    seen: dict[str, str] = {}
+
+    def fake_run(cmd: list[str], env: dict[str, str]) -> SimpleNamespace:
+        seen.update(env)
+        return SimpleNamespace(returncode=0)
+
+    monkeypatch.setattr(launch, "preflight", lambda *a: None)
+    monkeypatch.setattr(launch.subprocess, "run", fake_run)
+    cfg = launch.TrainConfig.model_validate({"model": {"preset": "debug"}, "data": {"prefixes": ["x"]}})
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    launch.launch(cfg, str(tmp_path), 2)
+    assert seen["OMP_NUM_THREADS"] == "8"
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")  # the user's setting wins
+    launch.launch(cfg, str(tmp_path), 2)
+    assert seen["OMP_NUM_THREADS"] == "3"

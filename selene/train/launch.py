@@ -202,6 +202,14 @@ def _read_json(path: str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+def threads_per_rank(nproc_per_node: int) -> int:
+    """CPU threads for each of `nproc_per_node` ranks unless OMP_NUM_THREADS says: the cores this
+    process may run on, shared out. (torchrun sets 1 for several ranks and leaves one rank to torch's
+    default, all cores; a flat 1 left a one-rank CPU run on one core of many.)"""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, cores // max(1, nproc_per_node))
+
+
 def launch(
     cfg: TrainConfig, out: str, nproc_per_node: int, nnodes: int = 1, node_rank: int = 0,
     rdzv_endpoint: str | None = None,
@@ -227,7 +235,8 @@ def launch(
     # the ranks' error reports go to the system's temporary directory, not into `out`: a full or
     # read-only output is one of the errors they must be able to report
     errors_dir = tempfile.mkdtemp(prefix="selene-rank-errors-")
-    env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1"), ERRORS_ENV: errors_dir}
+    env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", str(threads_per_rank(nproc_per_node))),
+           ERRORS_ENV: errors_dir}
     try:
         proc = subprocess.run(cmd, env=env)
         if proc.returncode:

@@ -35,6 +35,7 @@ from selene.train.data import (
 )
 from selene.train.dims import ParallelDims
 from selene.train.flops import flops_per_token, peak_tflops
+from selene.train.host import reuse_freed_memory
 from selene.train.metrics import MetricsLogger
 from selene.train.model import model_args, num_params
 from selene.train.parallelize import build_parallel_model
@@ -118,6 +119,8 @@ class _Stop:
 
 def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
     device, backend = resolve_device(cfg)
+    if device.type == "cpu":
+        reuse_freed_memory()  # each step's activations come from the heap, not fresh pages (selene.train.host)
     rank, world = init_distributed(backend)
     dims = ParallelDims(cfg.parallel.dp_replicate, cfg.parallel.dp_shard, cfg.parallel.tp, cfg.parallel.pp, world)
     mesh = dims.build_mesh(device.type)

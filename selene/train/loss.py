@@ -53,26 +53,8 @@ class _LinearCrossEntropy(torch.autograd.Function):
         grad_w: torch.Tensor | None = None
         for start in range(0, n, chunk):
             end = min(start + chunk, n)
-            hc, keep = h[start:end], valid[start:end]
-            target = labels[start:end].where(keep, 0)[:, None]
-            logp = torch.log_softmax(torch.mm(hc, w.t()).float(), dim=-1)
-            total -= logp.gather(1, target).squeeze(1).where(keep, 0.0).sum()
-            if not want_grad:
-                continue
-            # d loss / d logits of the chunk, unscaled: softmax − one-hot, zero on ignored rows
-            g = logp.exp_()
-            g.scatter_add_(1, target, torch.full_like(target, -1, dtype=g.dtype))
-            if count < n:
-                g.mul_(keep[:, None])
-            g16 = g.to(compute_dtype)
-            assert grad_h is not None
-            torch.mm(g16, w, out=grad_h[start:end])
-            if grad_w is None:
-                grad_w = torch.mm(g16.t(), hc).float()
-            elif compute_dtype == torch.float32:
-                grad_w.addmm_(g16.t(), hc)
-            else:
-                grad_w.add_(torch.mm(g16.t(), hc))
+            grad_w = _chunk(h[start:end], w, labels[start:end], valid[start:end], count < n, total,
+                            grad_h[start:end] if grad_h is not None else None, grad_w)
         loss = total * scale
         if want_grad and grad_w is None:  # no tokens at all
             grad_w = torch.zeros(weight.shape, dtype=torch.float32, device=h.device)
@@ -93,6 +75,39 @@ class _LinearCrossEntropy(torch.autograd.Function):
         h_dtype, w_dtype = ctx.dtypes
         factor = grad_loss * ctx.scale
         return grad_h.mul_(factor).to(h_dtype), grad_w.mul_(factor).to(w_dtype), None, None, None, None
+
+
+def _chunk(
+    hc: torch.Tensor,
+    w: torch.Tensor,
+    labels: torch.Tensor,
+    keep: torch.Tensor,
+    masked: bool,
+    total: torch.Tensor,
+    grad_h: torch.Tensor | None,
+    grad_w: torch.Tensor | None,
+) -> torch.Tensor | None:
+    """One chunk: subtracts its summed log-likelihood from `total`; with `grad_h` (the chunk's rows of
+    the hidden states' gradient) writes those and adds to `grad_w`, which it returns (made on the first
+    chunk). A function of its own so that the chunk's logits are freed before the next chunk's are
+    made: a loop body keeps its names alive, and with them one more chunk of logits at the peak."""
+    target = labels.where(keep, 0)[:, None]
+    logp = torch.log_softmax(torch.mm(hc, w.t()).float(), dim=-1)
+    total -= logp.gather(1, target).squeeze(1).where(keep, 0.0).sum()
+    if grad_h is None:
+        return None
+    # d loss / d logits of the chunk, unscaled: softmax − one-hot, zero on ignored rows
+    g = logp.exp_()
+    g.scatter_add_(1, target, torch.full_like(target, -1, dtype=g.dtype))
+    if masked:
+        g.mul_(keep[:, None])
+    g16 = g.to(w.dtype)
+    torch.mm(g16, w, out=grad_h)
+    if grad_w is None:
+        return torch.mm(g16.t(), hc).float()
+    if w.dtype == torch.float32:
+        return grad_w.addmm_(g16.t(), hc)
+    return grad_w.add_(torch.mm(g16.t(), hc))
 
 
 def cross_entropy(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
