@@ -28,9 +28,10 @@ same eager HF step after its own warm-up steps (compilation).
 page-faulted in anew each step); the default leaves glibc's own, what a plain `python` script gets.
 
 `floor` is the share of HF's step spent in the kernels that fusion cannot shorten (matmuls, SDPA
-attention, the fused AdamW: the same library calls in both programs), from --steps profiled HF steps;
-`bound` = 1 / floor is the most any selene step running those same kernels can gain over HF's
-(Amdahl): a speed above it would need fewer or faster matmuls, not fewer elementwise passes.
+attention, the fused AdamW: the same library calls in both programs), from --steps profiled HF steps
+(self time, so a kernel's first touch of fresh pages counts in it); `bound` = 1 / floor is what a
+step gains over HF's by removing everything else and running those kernels at HF's speed (Amdahl).
+Above it a step must run fewer or faster matmuls, not fewer elementwise passes.
 """
 
 from __future__ import annotations

@@ -40,3 +40,11 @@ def test_a_freed_large_block_is_reused() -> None:
         pytest.skip(f"this allocator reuses freed 64 MiB blocks already ({default} page faults in 3 cycles)")
     assert _faults("reuse") < default / 100  # 3 × 16,384 pages of 4 KiB faulted in by default, ~0 reused
 
+
+
+def test_selene_host_allocator_glibc_leaves_the_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    from selene.train import host
+
+    monkeypatch.setattr(host, "_set", False)
+    monkeypatch.setenv(host.ENV, "glibc")
+    assert host.reuse_freed_memory() is False and host._set is False

@@ -31,9 +31,9 @@ def test_mfu_benchmark_runs_on_cpu_and_its_calibration_plans(tmp_path: Path) -> 
     assert run["tokens_per_s"] > 0 and 0 < run["mfu"] < 1 and 0 < run["mfu_of_matmul"] < 1
     # measured peak memory: at least the weights, gradients and AdamW state (16 bytes a parameter)
     assert run["peak_memory_gb"] * 1e9 >= 16 * run["params"]
-    # the planner's prediction of the same step: a toy model is dominated by fixed costs the planner
-    # leaves out (-17% eager, -9% compiled on this machine); 125m is within 10% (README)
-    assert abs(run["predicted_memory_gb"] / run["peak_memory_gb"] - 1) < 0.25, (run["predicted_memory"], run["peak_memory_gb"])
+    # the planner's prediction of the same step, within 10% as for 125m below (README: debug -0.3%
+    # to +1.8% at seq 256; it was -13% to -17% while the fused loss kept a chunk of logits too many)
+    assert abs(run["predicted_memory_gb"] / run["peak_memory_gb"] - 1) < 0.10, (run["predicted_memory"], run["peak_memory_gb"])
     plan = _plan("--model", "1.3b", "--gpus", "8", "--gpu", "h100", "--tokens", "26B",
                  "--calibration", str(out / "calibration.json"), "--json")
     assert plan.returncode == 0, plan.stderr

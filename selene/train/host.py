@@ -13,11 +13,15 @@ freed, up to the trim threshold, for its next forward: what a generation or eval
 page-faulted 112,000-245,000 times (fp32 / bf16 autocast) and took 4.5-4.8 s / 2.8-2.9 s; with the
 thresholds 0-25,000 / 3,000 faults and 4.0-4.3 s / 2.3-2.4 s (10% / 18% faster), for 3-4% more
 resident memory (3.26 -> 3.34 GB, 3.39 -> 3.48 GB).
+
+SELENE_HOST_ALLOCATOR=glibc in the environment leaves glibc's defaults (a process that must give
+freed memory back at once; the baseline of benchmarks/train_command.py).
 """
 
 from __future__ import annotations
 
 import ctypes
+import os
 import sys
 
 M_TRIM_THRESHOLD = -1  # mallopt parameters (malloc.h)
@@ -25,6 +29,7 @@ M_MMAP_THRESHOLD = -3
 MMAP_THRESHOLD = 1 << 30  # blocks below 1 GiB come from the heap and are reused
 TRIM_THRESHOLD = (1 << 31) - 1  # free memory kept by the process before it is returned (2 GiB)
 
+ENV = "SELENE_HOST_ALLOCATOR"
 _set = False
 
 
@@ -34,7 +39,7 @@ def reuse_freed_memory() -> bool:
     global _set
     if _set:
         return True
-    if not sys.platform.startswith("linux"):
+    if not sys.platform.startswith("linux") or os.environ.get(ENV) == "glibc":
         return False
     try:
         libc = ctypes.CDLL("libc.so.6")
