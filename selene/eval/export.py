@@ -60,7 +60,7 @@ def rope_permute(w: torch.Tensor, n_heads: int) -> torch.Tensor:
 def hf_state_dict(model: Transformer, args: ModelArgs) -> dict[str, torch.Tensor]:
     """selene parameter FQNs → `LlamaForCausalLM` names; lm_head left out when tied (transformers re-ties).
     A sharded (FSDP/TP) model's parameters are gathered whole."""
-    from selene.train.parallel_model import whole
+    from selene.train.dims import whole
 
     src = {k: whole(v).detach().float().contiguous() for k, v in model.state_dict().items()}
     out: dict[str, torch.Tensor] = {"model.embed_tokens.weight": src["tok_embeddings.weight"]}

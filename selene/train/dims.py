@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import torch
 from torch.distributed.device_mesh import DeviceMesh, init_device_mesh
+from torch.distributed.tensor import DTensor
 
 from selene.errors import ConfigError
 
@@ -114,3 +116,8 @@ class ParallelDims:
         if name not in self._meshes:
             raise KeyError(f"no mesh {name!r}; known: {', '.join(self._meshes)}")
         return self._meshes[name]
+
+
+def whole(t: torch.Tensor) -> torch.Tensor:
+    """A DTensor made whole (a sharded parameter, a replicated loss or a partial norm), or the tensor itself."""
+    return t.full_tensor() if isinstance(t, DTensor) else t

@@ -19,7 +19,7 @@ from torch.distributed import ProcessGroup
 from torch.distributed.tensor import DTensor
 from torch.distributed.tensor.parallel import loss_parallel
 
-from selene.train.dims import ParallelDims
+from selene.train.dims import ParallelDims, whole
 from selene.train.pipeline import PipelineRunner
 
 
@@ -146,8 +146,3 @@ def _grads(parts: list[nn.Module]) -> list[torch.Tensor]:
                 seen.add(id(p))
                 out.append(p.grad)
     return out
-
-
-def whole(t: torch.Tensor) -> torch.Tensor:
-    """A DTensor made whole (a sharded parameter, a replicated loss or a partial norm), or the tensor itself."""
-    return t.full_tensor() if isinstance(t, DTensor) else t

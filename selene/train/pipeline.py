@@ -15,9 +15,9 @@ import torch
 from torch.distributed.device_mesh import DeviceMesh
 from torch.distributed.pipelining import PipelineStage, Schedule1F1B, ScheduleGPipe, ScheduleInterleaved1F1B
 from torch.distributed.pipelining.schedules import _PipelineSchedule
-from torch.distributed.tensor import DTensor
 
 from selene.errors import ConfigError
+from selene.train.dims import whole
 from selene.train.loss import cross_entropy
 from selene.train.model import Transformer
 
@@ -190,8 +190,7 @@ class PipelineRunner:
         self._restore_grads(saved)
         if not self.is_last:
             return None
-        plain = [x.full_tensor() if isinstance(x, DTensor) else x for x in losses]
-        return torch.stack([x.detach().float() for x in plain]).mean() * self.n_microbatches
+        return torch.stack([whole(x).detach().float() for x in losses]).mean() * self.n_microbatches
 
     def _set_aside_grads(self) -> dict[torch.nn.Parameter, torch.Tensor]:
         saved = {}
