@@ -8,6 +8,8 @@ import sys
 
 import pytest
 
+from selene.errors import ConfigError
+
 CYCLES = """
 import ctypes, resource, sys
 libc = ctypes.CDLL("libc.so.6")
@@ -48,3 +50,6 @@ def test_selene_host_allocator_glibc_leaves_the_defaults(monkeypatch: pytest.Mon
     monkeypatch.setattr(host, "_set", False)
     monkeypatch.setenv(host.ENV, "glibc")
     assert host.reuse_freed_memory() is False and host._set is False
+    monkeypatch.setenv(host.ENV, "Glibc")  # a typo is an error naming the variable, not the default
+    with pytest.raises(ConfigError, match="SELENE_HOST_ALLOCATOR='Glibc'"):
+        host.reuse_freed_memory()

@@ -121,3 +121,8 @@ def test_ranks_share_the_cores_unless_omp_num_threads_says(monkeypatch: pytest.M
     monkeypatch.setenv("OMP_NUM_THREADS", "3")  # the user's setting wins
     launch.launch(cfg, str(tmp_path), 2)
     assert seen["OMP_NUM_THREADS"] == "3"
+    seen.clear()
+    monkeypatch.setenv("SELENE_HOST_ALLOCATOR", "jemalloc")  # refused once, before any rank starts
+    with pytest.raises(ConfigError, match="SELENE_HOST_ALLOCATOR='jemalloc'"):
+        launch.launch(cfg, str(tmp_path), 2)
+    assert not seen

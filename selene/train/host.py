@@ -24,6 +24,8 @@ import ctypes
 import os
 import sys
 
+from selene.errors import ConfigError
+
 M_TRIM_THRESHOLD = -1  # mallopt parameters (malloc.h)
 M_MMAP_THRESHOLD = -3
 MMAP_THRESHOLD = 1 << 30  # blocks below 1 GiB come from the heap and are reused
@@ -33,13 +35,22 @@ ENV = "SELENE_HOST_ALLOCATOR"
 _set = False
 
 
+def allocator_choice() -> str:
+    """SELENE_HOST_ALLOCATOR: "reuse" (the default) or "glibc"; anything else is a ConfigError."""
+    choice = os.environ.get(ENV, "reuse")
+    if choice not in ("reuse", "glibc"):
+        raise ConfigError(f"{ENV}={choice!r}: expected reuse (the default) or glibc (the C library's own thresholds)")
+    return choice
+
+
 def reuse_freed_memory() -> bool:
     """Set glibc's thresholds once per process (see the module doc); False where there is no glibc
     (macOS, musl) or it refuses, which leaves the allocator as it was."""
     global _set
+    choice = allocator_choice()
     if _set:
         return True
-    if not sys.platform.startswith("linux") or os.environ.get(ENV) == "glibc":
+    if not sys.platform.startswith("linux") or choice == "glibc":
         return False
     try:
         libc = ctypes.CDLL("libc.so.6")

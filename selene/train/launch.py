@@ -30,6 +30,7 @@ from selene.config import PipelineConfig, TrainConfig, format_validation_error, 
 from selene.errors import ConfigError, InputError, OutputError, SeleneError
 from selene.train.agent import ERRORS_ENV
 from selene.train.dims import ParallelDims
+from selene.train.host import allocator_choice
 from selene.train.model import ModelArgs, model_args
 
 
@@ -217,6 +218,7 @@ def launch(
     """Run torchrun with `nproc_per_node` × `nnodes` processes, after `preflight`; 0, or the failure
     of a rank as one `SeleneError` (`rank_failure`)."""
     preflight(cfg, out, nproc_per_node * nnodes)
+    allocator_choice()  # a bad SELENE_HOST_ALLOCATOR is one error here, not one per rank
     os.makedirs(out, exist_ok=True)
     config_path = os.path.join(out, f"config.node{node_rank}.json")
     try:
