@@ -155,7 +155,7 @@ def train_layout(rank: int, world_size: int, run: Run, pcfg: ParallelConfig) -> 
             for p in (p for part in pm.parts for p in part.parameters() if p.grad is not None):
                 p.grad.div_(len(mine))  # type: ignore[union-attr]
         losses.append(sum(step_losses) / len(mine))
-        norms.append(pm.clip_grad_norm(run.max_norm))
+        norms.append(float(pm.clip_grad_norm(run.max_norm)))
         for o in opts:
             o.step()
     tokens, labels = batches(run)[-1]

@@ -46,24 +46,25 @@ class _LinearCrossEntropy(torch.autograd.Function):
         w = weight.to(compute_dtype)
         n = h.shape[0]
         valid = labels != ignore_index
-        count = int(valid.sum())  # one sync per call, not one per chunk
-        scale = 1.0 / max(count, 1)
+        # The count stays on the device: reading it (int()) would stall the host on every step, and a
+        # GPU then idles while the host launches the rest of the step. 0/0 = nan when nothing counts,
+        # as F.cross_entropy's mean of nothing.
+        count = valid.sum()
+        scale = count.clamp(min=1).float().reciprocal()
         total = torch.zeros((), dtype=torch.float32, device=h.device)
         grad_h = torch.empty_like(h) if want_grad else None
         grad_w: torch.Tensor | None = None
         for start in range(0, n, chunk):
             end = min(start + chunk, n)
-            grad_w = _chunk(h[start:end], w, labels[start:end], valid[start:end], count < n, total,
+            grad_w = _chunk(h[start:end], w, labels[start:end], valid[start:end], total,
                             grad_h[start:end] if grad_h is not None else None, grad_w)
-        loss = total * scale
-        if want_grad and grad_w is None:  # no tokens at all
+        loss = total / count.float()
+        if want_grad and grad_w is None:  # no rows at all
             grad_w = torch.zeros(weight.shape, dtype=torch.float32, device=h.device)
         if want_grad:
             # unscaled: 1/N is applied in backward with the incoming gradient, in one pass
-            ctx.save_for_backward(grad_h, grad_w)
-            ctx.scale, ctx.dtypes = scale, (hidden.dtype, weight.dtype)
-        if count == 0:
-            loss = torch.full_like(loss, float("nan"))  # as F.cross_entropy: the mean of nothing
+            ctx.save_for_backward(grad_h, grad_w, scale)
+            ctx.dtypes = (hidden.dtype, weight.dtype)
         return loss
 
     @staticmethod
@@ -71,9 +72,9 @@ class _LinearCrossEntropy(torch.autograd.Function):
     def backward(ctx: Any, grad_loss: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
         # Scaled in place: the weight's gradient is weight-sized (131 MB for 350m), and a scaled copy
         # was a fresh allocation and a pass over it every step. So the graph's backward runs once.
-        grad_h, grad_w = ctx.saved_tensors
+        grad_h, grad_w, scale = ctx.saved_tensors
         h_dtype, w_dtype = ctx.dtypes
-        factor = grad_loss * ctx.scale
+        factor = grad_loss * scale
         return grad_h.mul_(factor).to(h_dtype), grad_w.mul_(factor).to(w_dtype), None, None, None, None
 
 
@@ -82,7 +83,6 @@ def _chunk(
     w: torch.Tensor,
     labels: torch.Tensor,
     keep: torch.Tensor,
-    masked: bool,
     total: torch.Tensor,
     grad_h: torch.Tensor | None,
     grad_w: torch.Tensor | None,
@@ -99,10 +99,13 @@ def _chunk(
     # d loss / d logits of the chunk, unscaled: softmax − one-hot, zero on ignored rows
     g = logp.exp_()
     g.scatter_add_(1, target, torch.full_like(target, -1, dtype=g.dtype))
-    if masked:
-        g.mul_(keep[:, None])
     g16 = g.to(w.dtype)
     torch.mm(g16, w, out=grad_h)
+    # Ignored rows get no gradient. Masked always (whether any row is ignored is a host sync), and on
+    # the dim-wide tensors, not on the vocabulary-wide `g`: a pass over rows × dim instead of rows × vocab.
+    mask = keep[:, None].to(hc.dtype)
+    grad_h.mul_(mask)
+    hc = hc * mask
     if grad_w is None:
         return torch.mm(g16.t(), hc).float()
     if w.dtype == torch.float32:

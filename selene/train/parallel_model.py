@@ -107,8 +107,9 @@ class ParallelModel:
         return value
 
     @torch.no_grad()
-    def clip_grad_norm(self, max_norm: float) -> float:
-        """Scale all gradients so their global L2 norm is at most `max_norm`; returns the norm before.
+    def clip_grad_norm(self, max_norm: float) -> torch.Tensor:
+        """Scale all gradients so their global L2 norm is at most `max_norm`; returns the norm before
+        (a 0-dim tensor on the device: nothing here waits for the device).
 
         torchtitan's approach: the norm of the DTensor gradients is computed with DTensor ops and
         made whole with `full_tensor()` (an all-reduce over whichever mesh dims shard it — dp for FSDP,
@@ -126,13 +127,13 @@ class ParallelModel:
             total_sq += whole(norm).float() ** 2
         if self.pp_group is not None:
             dist.all_reduce(total_sq, group=self.pp_group)
-        total = float(total_sq.sqrt())
-        # torch's clip_grads_with_norm_ formula; a Python scalar, because foreach ops refuse a plain
-        # tensor among DTensors. The float() is the sync the caller pays anyway to log the norm.
-        coef = max_norm / (total + 1e-6)
-        if coef < 1.0:
-            for grads in groups.values():
-                torch._foreach_mul_(grads, coef)
+        total = total_sq.sqrt()
+        # torch's clip_grads_with_norm_: always multiply by the clamped coefficient, a device tensor,
+        # so no branch reads the norm on the host. foreach ops refuse a plain tensor among DTensors,
+        # so a DTensor gradient is scaled through its local shard (the same storage).
+        coef = (max_norm / (total + 1e-6)).clamp(max=1.0)
+        for grads in groups.values():
+            torch._foreach_mul_([g.to_local() if isinstance(g, DTensor) else g for g in grads], coef)
         return total
 
 
