@@ -81,7 +81,7 @@ class SeleneStep:
 class HFStep:
     """`LlamaForCausalLM` with selene's weights, trained the way `transformers.Trainer` does by default."""
 
-    def __init__(self, selene: SeleneStep) -> None:
+    def __init__(self, selene: SeleneStep, compile: bool = False) -> None:
         from transformers import LlamaForCausalLM
 
         from selene.eval.export import hf_config, hf_state_dict
@@ -96,6 +96,8 @@ class HFStep:
         if unexpected or [k for k in missing if "rotary" not in k]:
             raise RuntimeError(f"HF model does not take selene's weights: missing {missing}, unexpected {unexpected}")
         self.model.train()
+        # torch.compile of the whole model, as a user passes `torch_compile=True` to the Trainer
+        self.forward = torch.compile(self.model) if compile else self.model
         self.device, self.clip = selene.device, cfg.optim.grad_clip
         self.bf16 = cfg.parallel.mixed_precision == "bf16"
         o = cfg.optim
@@ -109,14 +111,14 @@ class HFStep:
         amp = torch.autocast(self.device.type, dtype=torch.bfloat16) if self.bf16 else contextlib.nullcontext()
         with amp:
             # labels=x only switches the loss on; shift_labels are the next tokens, as selene's labels
-            loss = self.model(input_ids=x, labels=x, shift_labels=y).loss
+            loss = self.forward(input_ids=x, labels=x, shift_labels=y).loss
         loss.backward()
         torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.clip)
         self.optim.step()
         return float(loss.detach())
 
     def close(self) -> None:
-        del self.model, self.optim
+        del self.model, self.forward, self.optim
         release(self.device)
 
 

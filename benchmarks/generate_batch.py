@@ -73,14 +73,24 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="auto: cuda when there is one")
+    ap.add_argument("--dtype", choices=("fp32", "bf16"), default=None, help="weights: default bf16 on cuda, fp32 on cpu")
     opts = ap.parse_args()
     torch.set_num_threads(opts.threads)
+    device = torch.device("cuda" if opts.device == "cuda" or (opts.device == "auto" and torch.cuda.is_available()) else "cpu")
+    dtype = torch.bfloat16 if (opts.dtype or ("bf16" if device.type == "cuda" else "fp32")) == "bf16" else torch.float32
     args = model_args(opts.preset)
-    model = Transformer(args)
-    model.init_weights(seed=0)
+    with torch.device("meta"):
+        model = Transformer(args)
+    model.to_empty(device=device)
+    model.init_weights(device, seed=0)  # made where it runs: a 1.3b model's init on the host takes long
+    rope = model.rope
+    model.to(dtype=dtype)
+    model.rope = rope  # the rotary tables stay fp32 (apply_rope computes in fp32)
     model.eval()
     params = sum(p.numel() for p in model.parameters())
-    print(f"preset {opts.preset}: {params / 1e6:.1f}M parameters, {torch.get_num_threads()} threads, {opts.new} new tokens")
+    where = torch.cuda.get_device_name(device) if device.type == "cuda" else f"{torch.get_num_threads()} threads"
+    print(f"preset {opts.preset}: {params / 1e6:.1f}M parameters, {where}, {dtype}, {opts.new} new tokens")
     gen = torch.Generator().manual_seed(0)
     rows = []
     for plen in [int(x) for x in opts.prompts.split(",")]:

@@ -1,6 +1,6 @@
 """Model FLOPs utilisation of selene's training step on one device: one command on any CUDA machine.
 
-    python benchmarks/mfu.py                                   # CUDA: 125m, 350m, 1.3b at seq 2048, bf16
+    python benchmarks/mfu.py                                   # CUDA: 1.3b, 350m, 125m at seq 2048, bf16
     python benchmarks/mfu.py --presets debug --seq 64 --steps 2 --warmup 1     # CPU (what CI runs)
 
 Each preset is trained by selene's own step (`benchmarks/_train_step.py`: the trainer's model builder,
@@ -10,7 +10,9 @@ torchtitan on one GPU), fp32 on CPU unless --precision says otherwise; each bloc
 the loss fused in chunks. The micro-batch is the largest power of two up to --max-micro-batch that
 the planner (`selene.plan.cost.memory`) fits in the device's memory without recomputation, else with
 selective, else full recomputation (--micro-batch / --recompute pin them); a CUDA out-of-memory
-halves it and says so. After --warmup untimed steps (compilation), --steps are timed (median).
+halves it and says so. After --warmup untimed steps (compilation), --steps are timed (median). Each preset runs in a
+process of its own (compiled code and the allocator's cache of one never time the next); the
+results are written after each, so a run cut short keeps what finished.
 
 Printed per preset: tokens/s, model TFLOP/s (`selene.train.flops.flops_per_token`: 6·N plus
 attention, recomputation not counted), MFU against the device's dense bf16 data-sheet peak and
@@ -165,9 +167,73 @@ def run_preset(preset: str, args: argparse.Namespace, device: torch.device, spec
             "model_tflops": tflops, "notes": notes}
 
 
+def top_kernels(step: SeleneStep, x: torch.Tensor, y: torch.Tensor, device: torch.device, n: int = 15) -> list[dict[str, Any]]:
+    """The `n` kernels (CUDA: device self time; CPU: operators' self time) that took longest in one
+    profiled step, with their share of the step: where a step below the goal spends its time."""
+    from torch.profiler import ProfilerActivity, profile
+
+    cuda = device.type == "cuda"
+    with profile(activities=[ProfilerActivity.CUDA if cuda else ProfilerActivity.CPU]) as prof:
+        step(x, y)
+        sync(device)
+    attr = "self_device_time_total" if cuda else "self_cpu_time_total"
+    events = [(e.key, float(getattr(e, attr)), e.count) for e in prof.key_averages()]
+    total = sum(t for _, t, _ in events) or 1.0
+    events.sort(key=lambda e: -e[1])
+    return [{"kernel": k[:120], "ms": t / 1e3, "share": t / total, "calls": c} for k, t, c in events[:n]]
+
+
+def one_preset(args: argparse.Namespace) -> None:
+    """`--one`: a single preset in this process, its row written as JSON to --row-out."""
+    device = device_here()
+    if device.type == "cpu":
+        reuse_freed_memory()  # as selene train's CPU ranks run (selene.train.host)
+    else:  # as selene train runs on a GPU (selene.train.loop.resolve_device)
+        torch.backends.cuda.matmul.allow_tf32 = True
+    spec = dataclasses.replace(device_spec(device), **json.loads(args.spec)) if args.spec else device_spec(device)
+    r = run_preset(args.presets, args, device, spec)
+    if args.profile_below is not None and device.type == "cuda":
+        mfu = r["model_tflops"] / spec.peak_tflops
+        if mfu < args.profile_below:  # where the time goes, for a step below the goal
+            cfg = train_config(args.presets, args.seq, args.vocab, args.precision, compile=not args.no_compile,
+                               recompute=r["recompute"])
+            step = SeleneStep(cfg, device)
+            x, y = batch(args.vocab, r["micro_batch"], args.seq, device)
+            for _ in range(max(1, args.warmup)):
+                step(x, y)
+            r["top_kernels"] = top_kernels(step, x, y, device)
+            step.close()
+    Path(args.row_out).write_text(json.dumps(r))
+
+
+def preset_in_child(preset: str, args: argparse.Namespace, spec: DeviceSpec) -> dict[str, Any]:
+    """One preset in a process of its own: compiled code, the allocator's cache and dynamo's
+    recompiles of one preset never reach the next one's timing or memory."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        row = Path(tmp) / "row.json"
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--one", "--presets", preset, "--row-out", str(row),
+               "--spec", json.dumps({"memory_gb": spec.memory_gb, "peak_tflops": spec.peak_tflops})]
+        for flag in ("seq", "vocab", "precision", "micro_batch", "max_micro_batch", "recompute", "steps", "warmup",
+                     "profile_below"):
+            if (value := getattr(args, flag)) is not None:
+                cmd += [f"--{flag.replace('_', '-')}", str(value)]
+        if args.no_compile:
+            cmd.append("--no-compile")
+        try:
+            proc = subprocess.run(cmd, timeout=args.timeout)
+        except subprocess.TimeoutExpired:
+            return {"name": preset, "error": f"no result within --timeout {args.timeout} s"}
+        if proc.returncode or not row.exists():
+            return {"name": preset, "error": f"its process exited with status {proc.returncode} (output above)"}
+        return dict(json.loads(row.read_text()))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--presets", default=None, help="default: 125m,350m,1.3b on CUDA, debug on CPU")
+    ap.add_argument("--presets", default=None, help="default: 1.3b,350m,125m on CUDA, debug on CPU")
     ap.add_argument("--seq", type=int, default=None, help="default: 2048 on CUDA, 64 on CPU")
     ap.add_argument("--vocab", type=int, default=32000)
     ap.add_argument("--precision", choices=("bf16", "fp32"), default=None, help="default: bf16 on CUDA, fp32 on CPU")
@@ -177,15 +243,23 @@ def main() -> None:
     ap.add_argument("--recompute", choices=("none", "selective", "full"), default=None)
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--timeout", type=float, default=None, help="seconds per preset (its own process)")
+    ap.add_argument("--profile-below", type=float, default=None,
+                    help="CUDA: profile one more step of a preset whose MFU is below this (e.g. 0.5): top kernels")
     ap.add_argument("--out", default="runs/mfu")
+    ap.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--row-out", help=argparse.SUPPRESS)
+    ap.add_argument("--spec", help=argparse.SUPPRESS)
     args = ap.parse_args()
     device = device_here()
     cuda = device.type == "cuda"
-    if not cuda:
-        reuse_freed_memory()  # as selene train's CPU ranks run (selene.train.host)
-    args.presets = args.presets or ("125m,350m,1.3b" if cuda else "debug")
     args.seq = args.seq or (2048 if cuda else 64)
     args.precision = args.precision or ("bf16" if cuda else "fp32")
+    if args.one:
+        return one_preset(args)
+    if not cuda:
+        reuse_freed_memory()
+    args.presets = args.presets or ("1.3b,350m,125m" if cuda else "debug")
     spec = device_spec(device)
     peak, peak_source = data_sheet_peak(device, spec)
     rate_dtype = torch.bfloat16 if args.precision == "bf16" else torch.float32
@@ -193,41 +267,63 @@ def main() -> None:
     if not cuda:  # no data sheet: the peak is the matmul rate in the run's precision
         spec = dataclasses.replace(spec, peak_tflops=matmul)
         peak = matmul
+    release(device)
     name = torch.cuda.get_device_name(device) if cuda else f"CPU, {torch.get_num_threads()} threads"
     print(f"device: {name}; peak {peak:.1f} TFLOP/s ({peak_source}); measured {rate_dtype} matmul "
           f"{matmul:.1f} TFLOP/s; {spec.memory_gb:.0f} GB")
     print(f"torch {torch.__version__}; seq {args.seq}, vocabulary {args.vocab}, {args.precision}, "
-          f"{'eager' if args.no_compile else 'compiled blocks'}; median of {args.steps} steps after {args.warmup}")
+          f"{'eager' if args.no_compile else 'compiled blocks'}; median of {args.steps} steps after {args.warmup}; "
+          "each preset in its own process", flush=True)
     head = (f"{'model':<7}{'params':>8}{'mb':>4}{'recompute':>11}{'s/step':>9}{'tokens/s':>11}{'TFLOP/s':>9}"
             f"{'MFU':>7}{'of matmul':>10}{'memory GB':>11}{'planner':>9}")
-    print(head)
-    rows = []
+    rows: list[dict[str, Any]] = []
+    failed: list[dict[str, Any]] = []
+    os.makedirs(args.out, exist_ok=True)
     for preset in args.presets.split(","):
-        r = run_preset(preset, args, device, spec)
+        r = preset_in_child(preset, args, spec)
+        if "error" in r:
+            failed.append(r)
+            print(f"{preset:<7} failed: {r['error']}", flush=True)
+            continue
         pred = predict(r, spec)
         r |= {"mfu": r["model_tflops"] / peak, "mfu_of_matmul": r["model_tflops"] / matmul,
               "predicted_memory_gb": pred["predicted_memory_gb"], "predicted_memory": pred["predicted_memory"],
               "predicted_step_s_default": pred["predicted_step_s"]}
         rows.append(r)
+        print(head)
         print(f"{preset:<7}{r['params'] / 1e6:>7.0f}M{r['micro_batch']:>4}{r['recompute']:>11}"
               f"{r['step_time_s']:>9.3f}{r['tokens_per_s']:>11,.0f}{r['model_tflops']:>9.2f}{r['mfu']:>7.1%}"
               f"{r['mfu_of_matmul']:>10.1%}{r['peak_memory_gb']:>11.2f}{r['predicted_memory_gb']:>9.2f}"
               + (f"  ({'; '.join(r['notes'])})" if r["notes"] else ""), flush=True)
+        for k in r.get("top_kernels", []):
+            print(f"    {k['share']:>6.1%} {k['ms']:>9.2f} ms {k['calls']:>5}x  {k['kernel']}")
+        # written after every preset: a run cut short keeps what finished
+        write_results(args, name, peak, peak_source, matmul, spec, rows, failed, None)
+    if not rows:
+        raise SystemExit("no preset finished")
     fitted, rms = calibrate(rows, spec)
     calibration = calibration_record(spec, fitted, rms, len(rows)) | {"source": "benchmarks/mfu.py"}
     for r in rows:
         r["predicted_step_s"] = predict(r, fitted)["predicted_step_s"]
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "mfu.json"), "w") as f:
-        json.dump({"device": name, "peak_tflops": peak, "peak_source": peak_source, "matmul_tflops": matmul,
-                   "spec": dataclasses.asdict(spec), "args": vars(args), "runs": rows, "calibration": calibration},
-                  f, indent=1)
-    with open(os.path.join(args.out, "calibration.json"), "w") as f:
-        json.dump(calibration, f, indent=1)
+    write_results(args, name, peak, peak_source, matmul, spec, rows, failed, calibration)
     print(f"calibration: max_efficiency {fitted.max_efficiency:.3f}, half_work {fitted.half_work:.3g} FLOPs "
           f"(RMS log error {rms:.3f}) -> {os.path.join(args.out, 'calibration.json')}")
     print(f"use: selene plan --model 1.3b --gpus 8 --gpu {spec.name if spec.name in DEVICES else 'h100'} "
           f"--tokens 26B --calibration {os.path.join(args.out, 'calibration.json')}")
+    if failed:
+        raise SystemExit(f"{len(failed)} preset(s) failed: {', '.join(r['name'] for r in failed)}")
+
+
+def write_results(args: argparse.Namespace, name: str, peak: float, peak_source: str, matmul: float,
+                  spec: DeviceSpec, rows: list[dict[str, Any]], failed: list[dict[str, Any]],
+                  calibration: dict[str, Any] | None) -> None:
+    with open(os.path.join(args.out, "mfu.json"), "w") as f:
+        json.dump({"device": name, "peak_tflops": peak, "peak_source": peak_source, "matmul_tflops": matmul,
+                   "spec": dataclasses.asdict(spec), "args": vars(args), "runs": rows, "failed": failed,
+                   "calibration": calibration}, f, indent=1)
+    if calibration is not None:
+        with open(os.path.join(args.out, "calibration.json"), "w") as f:
+            json.dump(calibration, f, indent=1)
 
 
 if __name__ == "__main__":

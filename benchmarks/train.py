@@ -21,7 +21,9 @@ trained the way `transformers.Trainer` trains it by default (`HFStep`: its own l
 AdamW, clipping, autocast for bf16). Their steps alternate, the first of each (allocation) is not
 timed, and the medians are compared; both losses of the first step are printed (the same math).
 `--compile` adds selene with each block compiled (`parallel.compile`, inductor), timed against the
-same eager HF step after its own warm-up steps (compilation).
+same eager HF step after its own warm-up steps (compilation). `--compiled-only` times selene's compiled
+step against HF's model under `torch.compile` instead (what each program's users run on a GPU; the
+eager rows and the floor are skipped).
 
 `--allocator reuse` sets glibc's malloc thresholds for the whole process, both programs (what
 `selene train` does in its CPU ranks, `selene.train.host`: freed activations are reused rather than
@@ -149,6 +151,9 @@ def vs_hf(args: argparse.Namespace) -> None:
         seq, b = (int(v) for v in size.split("x"))
         x, y = batch(args.vocab, b, seq, device)
         for precision in args.precision.split(","):
+            if args.compiled_only:
+                compiled_pair(preset, seq, b, precision, x, y, args, device)
+                continue
             sel = SeleneStep(train_config(preset, seq, args.vocab, precision, compile=False), device)
             hf = HFStep(sel)
             params = num_params(sel.model)
@@ -171,12 +176,30 @@ def vs_hf(args: argparse.Namespace) -> None:
           "timed beside it; floor: HF's time in matmuls, attention and AdamW; bound: 1 / floor")
 
 
+def compiled_pair(preset: str, seq: int, b: int, precision: str, x: torch.Tensor, y: torch.Tensor,
+                  args: argparse.Namespace, device: torch.device) -> None:
+    """`--compiled-only`: selene's step with compiled blocks against HF's model under torch.compile,
+    each as its users would run it fastest (on a GPU: bf16, SDPA flash attention, fused AdamW)."""
+    sel = SeleneStep(train_config(preset, seq, args.vocab, precision, compile=True), device)
+    hf = HFStep(sel, compile=True)
+    params = num_params(sel.model)
+    ts, th, ls, lh = timed_pair(sel, hf, x, y, args.steps, args.warmup + 1, device)
+    sel.close()
+    hf.close()
+    s_med, h_med = statistics.median(ts), statistics.median(th)
+    print(f"{preset:<8}{params / 1e6:>7.0f}M{f'{seq}×{b}':>9}{precision:>6}{s_med:>10.3f}{h_med:>9.3f}"
+          f"{h_med / s_med:>6.2f}×{b * seq / s_med:>10,.0f}{ls[0]:>13.6f}{lh[0]:>10.6f}  (both compiled; "
+          f"HF {b * seq / h_med:,.0f} tokens/s)", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--vs-hf", action="store_true", help="selene's training step against LlamaForCausalLM's")
     ap.add_argument("--shapes", default="debug:512x8,125m:256x4,350m:256x2", help="preset:seq×batch, comma-separated")
     ap.add_argument("--precision", default="fp32,bf16")
     ap.add_argument("--compile", action="store_true", help="--vs-hf: also selene with compiled blocks")
+    ap.add_argument("--compiled-only", action="store_true",
+                    help="--vs-hf: only selene with compiled blocks against HF's model under torch.compile")
     ap.add_argument("--allocator", choices=("glibc", "reuse"), default="glibc",
                     help="--vs-hf: glibc's default malloc thresholds, or selene train's (both programs)")
     ap.add_argument("--warmup", type=int, default=1)
