@@ -16,7 +16,7 @@ results to <out>/results.json as soon as it ends, so a run cut short still retur
 2. `mfu`: `benchmarks/mfu.py` for 1.3b, 350m and 125m at seq 2048, bf16, compiled blocks, one
    process per preset; MFU against the data sheet and the measured matmul rate, peak memory against
    the planner, `calibration.json`, and the top kernels of a preset below 50% MFU.
-3. `peer`: `benchmarks/train.py --vs-hf` at 125m and 1.3b, seq 2048: selene's compiled step against
+3. `peer`: `benchmarks/train.py --vs-hf --compiled-only` at 1.3b and 125m, seq 2048: selene's compiled step against
    Hugging Face `LlamaForCausalLM` (SDPA, fused AdamW, bf16 autocast) under torch.compile.
 4. `serve`: `selene generate --batch 1/8/32` (125m, the trained checkpoint) and the same
    generation path at 1.3b (random weights), TTFT and ITL against `selene plan serve` for the
@@ -281,8 +281,10 @@ def part_mfu(c: Check, cap: float) -> None:
     if c.smoke:
         args = ["--presets", "debug", "--seq", "64", "--steps", "2", "--warmup", "1", "--max-micro-batch", "4"]
     else:
+        # micro-batches of 8 × 2048 tokens at most: the 125m blocks then have the shapes part 1 compiled
+        # (inductor's cache on disk serves them), and 16k tokens a step fill the GPU at every preset
         args = ["--presets", "1.3b,350m,125m", "--seq", "2048", "--steps", "8", "--warmup", "2",
-                "--profile-below", "0.5", "--timeout", str(int(max(60, cap / 2.5)))]
+                "--max-micro-batch", "8", "--profile-below", "0.5", "--timeout", str(int(max(60, cap / 2.5)))]
     rc, text = c.run([sys.executable, str(ROOT / "benchmarks/mfu.py"), *args, "--out", str(out)], "mfu", cap)
     result = _json(out / "mfu.json")
     c.record("mfu", {"rc": rc, "status": "ok" if rc == 0 else "failed", "table": _table(text, "model "),
@@ -305,7 +307,11 @@ def part_peer(c: Check, cap: float) -> None:
     if c.smoke:
         args = ["--shapes", "debug:64x2", "--precision", "fp32", "--steps", "2", "--warmup", "1"]
     else:
-        args = ["--shapes", "125m:2048x8,1.3b:2048x4", "--precision", "bf16", "--steps", "6", "--warmup", "2"]
+        # both models and their optimizer state live in one process: 1.3b at 8 × 2048 needs ~110 GB
+        import torch
+
+        mb = 8 if torch.cuda.get_device_properties(0).total_memory > 120e9 else 4
+        args = ["--shapes", f"1.3b:2048x{mb},125m:2048x8", "--precision", "bf16", "--steps", "5", "--warmup", "1"]
     rc, text = c.run([sys.executable, str(ROOT / "benchmarks/train.py"), "--vs-hf", "--compiled-only", *args],
                      "peer", cap)
     c.record("peer", {"rc": rc, "status": "ok" if rc == 0 else "failed", "table": _table(text, "model "),

@@ -49,28 +49,11 @@ def make_checkpoint(tmp_path: Path | str, **model: Any) -> str:
 
     `model` overrides fields of the `debug` preset (e.g. ``tie_embeddings=True``, ``mlp="gelu"``).
     """
-    import sentencepiece as sp_lib
-
-    from selene.config import TokenizeConfig, TrainConfig
-    from selene.tokenize import spm
-    from selene.tokenize.indexed import IndexedWriter, choose_dtype
+    from selene.config import TrainConfig
     from selene.train.launch import launch
-    from tests.pipeline_runs import write_token_manifest
 
     root = Path(tmp_path)
-    data = root / "tokens"
-    data.mkdir(parents=True, exist_ok=True)
-    tcfg = TokenizeConfig(vocab_size=VOCAB, model_type="bpe", threads=1)
-    blob = spm.train(iter(corpus_lines()), tcfg)
-    (data / "tokenizer.model").write_bytes(blob)
-    sp = sp_lib.SentencePieceProcessor()
-    sp.load_from_serialized_proto(blob)
-    eod = spm.eod_piece_id(sp, tcfg.eod_piece)
-    prefix = str(data / tcfg.prefix)
-    with IndexedWriter(prefix, choose_dtype(sp.vocab_size())) as w:
-        for doc in corpus_docs():
-            w.add_document(np.array([*sp.encode(doc), eod], dtype=np.int64))
-    write_token_manifest(prefix, int(sp.vocab_size()), eod, tcfg.eod_piece)
+    prefix = make_token_data(root / "tokens")
     out = root / "train"
     cfg = TrainConfig.model_validate(
         {
@@ -93,3 +76,28 @@ def make_checkpoint(tmp_path: Path | str, **model: Any) -> str:
     if not (step / "meta.json").exists():
         raise RuntimeError(f"training did not leave a checkpoint at {step}: {os.listdir(out)}")
     return str(step)
+
+
+def make_token_data(data: Path) -> str:
+    """What `selene tokenize` writes, into `data`: a sentencepiece tokenizer trained on real English
+    text, the Megatron token dataset encoded with it and its manifest; returns the data's prefix."""
+    import sentencepiece as sp_lib
+
+    from selene.config import TokenizeConfig
+    from selene.tokenize import spm
+    from selene.tokenize.indexed import IndexedWriter, choose_dtype
+    from tests.pipeline_runs import write_token_manifest
+
+    data.mkdir(parents=True, exist_ok=True)
+    tcfg = TokenizeConfig(vocab_size=VOCAB, model_type="bpe", threads=1)
+    blob = spm.train(iter(corpus_lines()), tcfg)
+    (data / "tokenizer.model").write_bytes(blob)
+    sp = sp_lib.SentencePieceProcessor()
+    sp.load_from_serialized_proto(blob)
+    eod = spm.eod_piece_id(sp, tcfg.eod_piece)
+    prefix = str(data / tcfg.prefix)
+    with IndexedWriter(prefix, choose_dtype(sp.vocab_size())) as w:
+        for doc in corpus_docs():
+            w.add_document(np.array([*sp.encode(doc), eod], dtype=np.int64))
+    write_token_manifest(prefix, int(sp.vocab_size()), eod, tcfg.eod_piece)
+    return prefix
