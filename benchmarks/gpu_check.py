@@ -59,9 +59,9 @@ class Budget:
 class Check:
     """The run's state: where it writes, its log, its results, and how it runs a command."""
 
-    def __init__(self, out: Path, smoke: bool, budget: Budget) -> None:
+    def __init__(self, out: Path, work: Path, smoke: bool, budget: Budget) -> None:
         self.out, self.smoke, self.budget = out, smoke, budget
-        self.work = out / "work"
+        self.work = work  # checkpoints and logs: gigabytes on a GPU, so not under `out`
         self.work.mkdir(parents=True, exist_ok=True)
         self.log_path = out / "gpu_check.log"
         self.results: dict[str, Any] = {"smoke": smoke, "parts": {}}
@@ -449,7 +449,7 @@ def summary(c: Check) -> None:
             print(f"        {json.dumps(point)[:300]}")
         for point in p.get("points_1.3b", []) if isinstance(p.get("points_1.3b"), list) else []:
             print(f"        1.3b {json.dumps(point)[:300]}")
-    print(f"results: {c.out / 'results.json'}; log: {c.log_path}")
+    print(f"results: {c.out / 'results.json'}; log: {c.log_path}; checkpoints and commands' logs: {c.work}")
 
 
 def main() -> None:
@@ -457,6 +457,8 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=Path(os.environ.get("OUT") or "runs/gpu-check"))
     ap.add_argument("--data", type=Path, default=ROOT / ".gpu" / "tokens",
                     help="a tokenize output directory (its .bin/.idx, tokenizer.model, manifest.json)")
+    ap.add_argument("--work", type=Path, default=None,
+                    help="checkpoints, configs and each command's log (default: a new folder under the system's temp)")
     ap.add_argument("--parts", default=",".join(PARTS))
     ap.add_argument("--budget", type=float, default=480.0, help="seconds for all parts together")
     ap.add_argument("--cpu-smoke", action="store_true", help="every part, tiny, on the CPU")
@@ -464,7 +466,10 @@ def main() -> None:
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     budget = Budget(args.budget)
-    c = Check(out, args.cpu_smoke, budget)
+    import tempfile
+
+    work = (args.work or Path(tempfile.mkdtemp(prefix="selene-gpu-check-"))).resolve()
+    c = Check(out, work, args.cpu_smoke, budget)
     if args.cpu_smoke:
         c.env["CUDA_VISIBLE_DEVICES"] = ""
     else:

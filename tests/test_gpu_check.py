@@ -22,7 +22,7 @@ def test_gpu_check_runs_every_part_on_cpu(tmp_path: Path) -> None:
     prefix = make_token_data(tmp_path / "tokens")
     out = tmp_path / "out"
     cmd = [sys.executable, str(ROOT / "benchmarks/gpu_check.py"), "--cpu-smoke", "--out", str(out),
-           "--data", str(Path(prefix).parent)]  # fmt: skip
+           "--work", str(tmp_path / "work"), "--data", str(Path(prefix).parent)]  # fmt: skip
     # from another folder, as a user runs it
     proc = subprocess.run(cmd, cwd=tmp_path, env=subprocess_env(tmp_path), capture_output=True, text=True, timeout=1500)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
