@@ -77,7 +77,12 @@ def _main(argv: list[str] | None = None) -> int:
     else:
         os.environ.pop("SELENE_DEBUG", None)
     try:
-        app(args=args, prog_name="selene", standalone_mode=False)
+        code = app(args=args, prog_name="selene", standalone_mode=False)
+        # typer returns, not raises, a command's `typer.Exit` code, and 130 for Ctrl-C (KeyboardInterrupt)
+        if isinstance(code, int) and not isinstance(code, bool) and code:
+            if code == 130:
+                err_console.print("interrupted")
+            return code
         return 0
     except _EXITS as e:
         return int(getattr(e, "exit_code", 0) or 0)

@@ -9,17 +9,27 @@ hang or a traceback on N ranks.
 A rank that fails anyway reports its error once: ranks write it to a file in a directory of the run
 (`selene.train.worker`), the agent (`selene.train.agent`, torchrun without its own report) adds how
 each rank ended, and `rank_failure` makes one `SeleneError` of it, naming the rank.
+
+Stopping (`run_agent`). The agent runs in a session of its own and dies with this process however it
+ends (SIGKILL, the OOM killer: `selene.train.agent.follow_launcher`), and its ranks with it. SIGTERM
+and SIGINT (Ctrl-C) of this process, or of its whole process group, reach the agent as one SIGTERM:
+the ranks finish their step, save a checkpoint and exit; then the signal goes on to the handler it
+was meant for (`selene`'s: one line, exit 128 + signal). A second signal kills the agent and its
+ranks at once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from typing import Any
 
 import yaml
@@ -28,7 +38,7 @@ from pydantic import ValidationError
 from selene import errors
 from selene.config import PipelineConfig, TrainConfig, format_validation_error, load_yaml
 from selene.errors import ConfigError, InputError, OutputError, SeleneError
-from selene.train.agent import ERRORS_ENV
+from selene.train.agent import ERRORS_ENV, LAUNCHER_ENV
 from selene.train.dims import ParallelDims
 from selene.train.host import allocator_choice
 from selene.train.model import ModelArgs, model_args
@@ -237,12 +247,115 @@ def launch(
     # the ranks' error reports go to the system's temporary directory, not into `out`: a full or
     # read-only output is one of the errors they must be able to report
     errors_dir = tempfile.mkdtemp(prefix="selene-rank-errors-")
-    env = {**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", str(threads_per_rank(nproc_per_node))),
-           ERRORS_ENV: errors_dir}
+    env = {
+        "TORCH_ELASTIC_SHUTDOWN_TIMEOUT": str(STOP_SECONDS), **os.environ,
+        "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", str(threads_per_rank(nproc_per_node))),
+        ERRORS_ENV: errors_dir, LAUNCHER_ENV: str(os.getpid()),
+    }  # fmt: skip
+    stop = _Stop()
     try:
-        proc = subprocess.run(cmd, env=env)
-        if proc.returncode:
-            raise rank_failure(errors_dir, proc.returncode)
+        returncode = run_agent(cmd, env, stop)
+        reported = bool(glob.glob(os.path.join(errors_dir, "rank-*.json")))
+        if returncode and (reported or stop.signum is None):  # stopped: a rank's error still counts
+            raise rank_failure(errors_dir, returncode)
     finally:
         shutil.rmtree(errors_dir, ignore_errors=True)
+    stop.pass_on()
     return 0
+
+
+STOP_SECONDS = 300
+"""How long the agent waits, once stopped, for its ranks to finish their step and save a checkpoint
+before it kills them (``TORCH_ELASTIC_SHUTDOWN_TIMEOUT`` when set; torch's own default is 30 s)."""
+SIGNALS = ("SIGTERM", "SIGINT")
+
+
+class _Stop:
+    """SIGTERM and SIGINT while the agent runs: the first becomes one SIGTERM to the agent (the
+    ranks checkpoint and exit), a second kills the agent's process group (the ranks follow it).
+    Signals the process ignores (SIGINT of a background job) stay ignored. Installed only in the
+    main thread (where Python runs signal handlers); elsewhere the agent is only tied to this
+    process's life."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.received: list[int] = []
+        self.sent = 0
+        self.previous: dict[int, Any] = {}
+
+    @property
+    def signum(self) -> int | None:
+        return self.received[0] if self.received else None
+
+    def install(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for name in SIGNALS:
+            sig = getattr(signal, name, None)
+            if sig is None:
+                continue
+            previous = signal.getsignal(sig)
+            if previous in (signal.SIG_IGN, None):
+                continue
+            self.previous[sig] = previous
+            signal.signal(sig, self._on_signal)
+
+    def restore(self) -> None:
+        for sig, previous in self.previous.items():
+            signal.signal(sig, previous)
+
+    def _on_signal(self, signum: int, frame: object) -> None:
+        self.received.append(signum)
+        self.forward()
+
+    def started(self, proc: subprocess.Popen[bytes]) -> None:
+        self.proc = proc
+        self.forward()  # a signal that came while the agent was starting
+
+    def forward(self) -> None:
+        proc = self.proc
+        while proc is not None and proc.returncode is None and self.sent < min(len(self.received), 2):
+            self.sent += 1  # first: a signal handler can run in the middle of this one
+            try:
+                if self.sent == 1:
+                    os.kill(proc.pid, signal.SIGTERM)
+                else:
+                    _kill_group(proc)
+            except OSError:
+                pass
+
+    def pass_on(self) -> None:
+        """After the agent ended: the first signal to the handler it was meant for (`selene`'s
+        prints one line and exits 128 + signal; Python's default raises KeyboardInterrupt)."""
+        if self.signum is None:
+            return
+        previous = self.previous.get(self.signum)
+        if callable(previous):
+            previous(self.signum, None)
+        else:
+            signal.raise_signal(self.signum)
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    if hasattr(os, "killpg"):
+        os.killpg(proc.pid, signal.SIGKILL)
+    else:
+        proc.kill()
+
+
+def run_agent(cmd: list[str], env: dict[str, str], stop: _Stop) -> int:
+    """Run the torchrun agent `cmd` in its own session until it ends, `stop` forwarding SIGTERM and
+    Ctrl-C to it; its exit status. An exception here (none expected) kills it first."""
+    stop.install()
+    try:
+        proc = subprocess.Popen(cmd, env=env, start_new_session=hasattr(os, "setsid"))
+        try:
+            stop.started(proc)
+            return proc.wait()
+        finally:
+            if proc.returncode is None:
+                with contextlib.suppress(OSError):
+                    _kill_group(proc)
+                proc.wait()
+    finally:
+        stop.restore()
