@@ -256,6 +256,89 @@ def test_garbage_weights_become_one_clear_error(run: Path) -> None:
     assert str(step(run)) in str(e.value) and "Traceback" not in str(e.value)
 
 
+def _count_hashes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The files `check_digests` hashes from now on (by name), as it hashes them."""
+    from selene.train import checkpoint
+
+    hashed: list[str] = []
+    real = checkpoint.sha256_of
+
+    def counting(path: str) -> str:
+        hashed.append(os.path.basename(path))
+        return real(path)
+
+    monkeypatch.setattr(checkpoint, "sha256_of", counting)
+    return hashed
+
+
+def test_a_verified_file_is_hashed_once_and_a_later_change_is_still_caught(
+    run: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loads remember the sha256 of the files they verified (`_DigestCache`): an unchanged checkpoint
+    is not hashed again, but a file changed after a verified load is — even with its size and mtime
+    put back as they were (ctime cannot be)."""
+    import time
+
+    from selene.eval.checkpoint_io import load_model
+    from selene.train.checkpoint import _DigestCache, check_resume, model_args_of, read_meta
+
+    monkeypatch.setattr(_DigestCache, "SETTLE_NS", 0)  # the copy is fresh: remember it at once
+    hashed = _count_hashes(monkeypatch)
+    s = step(run)
+    recorded = json.loads((s / "meta.json").read_text())["files"]
+    load_model(str(s))
+    assert sorted(hashed) == sorted(os.path.basename(n) for n in recorded)
+    hashed.clear()
+    load_model(str(s))
+    args = model_args_of(read_meta(str(s)), str(s))
+    assert args is not None
+    check_resume(str(s), args)  # what a resume checks, in the launcher and in each rank
+    assert hashed == []  # nothing changed: nothing hashed again
+
+    distcp = s / "__0_0.distcp"
+    before = distcp.stat()
+    original = distcp.read_bytes()
+    time.sleep(0.05)  # past the filesystem clock's tick: the write gets a new ctime
+    data = bytearray(original)
+    data[len(data) // 3] ^= 0x10
+    distcp.write_bytes(bytes(data))
+    os.utime(distcp, ns=(before.st_atime_ns, before.st_mtime_ns))  # size and mtime as they were
+    after = distcp.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert after.st_ctime_ns != before.st_ctime_ns
+    with pytest.raises(InputError, match=r"__0_0\.distcp: sha256 .* records"):
+        load_model(str(s))
+    with pytest.raises(InputError, match=r"__0_0\.distcp: sha256 .* records"):
+        launch(train_config(run), str(run / "train"), 1)
+    # the right bytes back, as a new file (a new inode): hashed, and it passes
+    (s / "distcp.tmp").write_bytes(original)
+    os.replace(s / "distcp.tmp", distcp)
+    hashed.clear()
+    load_model(str(s))
+    assert hashed == ["__0_0.distcp"]
+
+
+def test_a_file_changed_just_before_its_hash_is_not_remembered(run: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file written within `SETTLE_NS` of its hash could be written again within the same tick of
+    the filesystem's clock, unseen by its stamps: it is hashed on every load until it settles. And
+    SELENE_DIGEST_CACHE=off hashes every file on every load."""
+    from selene.eval.checkpoint_io import load_model
+    from selene.train.checkpoint import _DigestCache
+
+    hashed = _count_hashes(monkeypatch)
+    s = step(run)
+    n = len(json.loads((s / "meta.json").read_text())["files"])
+    for _ in range(2):  # the copy was written just now
+        load_model(str(s))
+    assert len(hashed) == 2 * n
+    monkeypatch.setattr(_DigestCache, "SETTLE_NS", 0)
+    monkeypatch.setenv("SELENE_DIGEST_CACHE", "off")
+    hashed.clear()
+    for _ in range(2):
+        load_model(str(s))
+    assert len(hashed) == 2 * n
+
+
 # ------------------------------------------------------------------------------ export --overwrite
 
 

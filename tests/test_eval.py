@@ -30,7 +30,7 @@ def ckpt(tmp_path_factory: pytest.TempPathFactory) -> str:
 def lm(ckpt: str) -> Any:
     from selene.eval.lm import SeleneLM
 
-    return SeleneLM(ckpt, batch_size=3)
+    return SeleneLM(ckpt, batch_size=3, device="cpu")  # the tests compare with CPU tensors
 
 
 def _inst(kind: str, *args: Any) -> Any:
@@ -95,6 +95,62 @@ def test_rolling_equals_per_token_sum_and_long_continuations(lm: Any) -> None:
     (r_long,) = lm.loglikelihood_rolling([_inst("loglikelihood_rolling", long)])
     ((ll_long, _),) = lm.loglikelihood([_inst("loglikelihood", "", long)])
     assert r_long == pytest.approx(ll_long, rel=1e-5)
+
+
+def _score_full_reference(lm: Any, requests: list[Any]) -> list[tuple[float, bool]]:
+    """`SeleneLM._score` as it was: the log-softmax of the whole batch (B, T, V) copied to the host,
+    each request's continuation gathered there. Same batches, same order as `_score`."""
+    from lm_eval.models.utils import Collator
+
+    collator = Collator(requests, sort_fn=lambda r: (-len(r[1] + r[2]), tuple(r[1] + r[2])), group_by=None)
+    results: list[tuple[float, bool]] = []
+    for chunk in collator.get_batched(n=lm.batch_size):
+        inputs = [(ctx + cont)[-(lm.max_length + 1) :][:-1] for _, ctx, cont in chunk]
+        with torch.no_grad():
+            logprobs = F.log_softmax(lm._logits(inputs).float(), dim=-1).cpu()
+        for (_, _, cont), inp, lp in zip(chunk, inputs, logprobs, strict=True):
+            window = lp[len(inp) - len(cont) : len(inp)]
+            target = torch.tensor(cont, dtype=torch.long)
+            total = float(window.gather(1, target[:, None]).sum())
+            results.append((total, bool((window.argmax(dim=-1) == target).all())))
+    return list(collator.get_original(results))
+
+
+def test_device_side_scoring_equals_the_full_log_softmax(lm: Any) -> None:
+    """`_score` computes on the model's device only what a request needs (its continuation's
+    log-softmax, the sum, the greedy check) and copies two numbers back: the very same float32 numbers
+    as the full log-softmax on the host, for continuations of every length, truncated contexts, greedy
+    ones and rolling windows."""
+    from lm_eval.utils import get_rolling_token_windows, make_disjoint_window
+
+    enc = lm.sp.encode
+    ctx = enc("The return statement may only occur")
+    seq = list(ctx)
+    with torch.no_grad():
+        for _ in range(4):
+            seq.append(int(lm.model(torch.tensor([seq]))[0, -1].argmax()))
+    long = enc(" ".join(["Objects are Python's abstraction for data."] * 8))
+    assert len(long) > lm.max_length
+    requests: list[Any] = [
+        (None, ctx, seq[len(ctx) :]),  # greedy: True
+        (None, ctx, [seq[len(ctx)], (seq[len(ctx) + 1] + 1) % lm.args.vocab_size]),  # not greedy
+        (None, [lm.eot_token_id], enc("Names refer to objects.")),
+        (None, enc("A class definition is an"), enc(" executable statement.")),
+        (None, long, enc(" The end.")),  # context left-truncated
+        (None, ctx, [7]),  # one token
+    ]
+    requests += [
+        (None, c, x)
+        for c, x in map(
+            make_disjoint_window,
+            get_rolling_token_windows(long, prefix_token=lm.eot_token_id, max_seq_len=lm.max_length, context_len=1),
+        )
+    ]
+    got = lm._score(requests)
+    assert got == _score_full_reference(lm, requests)  # exactly: same float32 values, same sums
+    assert got[0][1] is True and got[1][1] is False
+    for (_, c, x), (lp, _) in zip(requests[:4], got[:4], strict=True):  # and the unbatched computation
+        assert lp == pytest.approx(_direct(lm, c, x), abs=1e-4)
 
 
 def test_evaluate_all_local_tasks(ckpt: str, tmp_path: Path) -> None:
@@ -179,3 +235,25 @@ def test_generate_until_stops_and_matches_the_fallback_loop(lm: Any, monkeypatch
 
     monkeypatch.setattr("selene.eval.lm.importlib.import_module", no_generator)
     assert lm.generate_until(reqs) == cached  # greedy: the KV-cache generator and the plain loop agree
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_cuda_scoring_equals_the_cpu(ckpt: str, lm: Any) -> None:
+    """On CUDA (device auto) the harness scores in float32 the same numbers as on the CPU, up to float
+    rounding; the greedy flags agree, and so does held-out perplexity."""
+    from selene.eval.lm import SeleneLM
+    from selene.eval.perplexity import heldout_perplexity
+
+    gpu = SeleneLM(ckpt, batch_size=3)  # device auto
+    assert gpu._device.type == "cuda" and next(gpu.model.parameters()).dtype == torch.float32
+    enc = lm.sp.encode
+    requests = [(None, enc("The function returns a"), enc(" value of the")), (None, [lm.eot_token_id], enc("Names"))]
+    long = enc(" ".join(["Objects are Python's abstraction for data."] * 8))
+    requests.append((None, long, enc(" The end.")))
+    got, want = gpu._score(requests), lm._score(requests)
+    for (a, ga), (b, gb) in zip(got, want, strict=True):
+        assert a == pytest.approx(b, abs=2e-3) and ga == gb
+    (text,) = gpu.loglikelihood_rolling([_inst("loglikelihood_rolling", "Names refer to objects.")])
+    (ref,) = lm.loglikelihood_rolling([_inst("loglikelihood_rolling", "Names refer to objects.")])
+    assert text == pytest.approx(ref, abs=2e-3)
+    assert heldout_perplexity(ckpt, device="cuda")["loss"] == pytest.approx(heldout_perplexity(ckpt, device="cpu")["loss"], rel=1e-4)

@@ -279,3 +279,127 @@ def test_batch_benchmark_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
         torch.set_num_threads(threads)
     rows = json.loads(out.read_text())["rows"]
     assert [(r["prompt"], r["batch"]) for r in rows] == [(8, 1), (8, 2)] and rows[0]["vs_batch1"] == 1.0
+
+
+# --- devices and dtypes ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("top_p", [1.0, 0.9, 0.3])
+def test_draw_is_torch_multinomial(top_p: float) -> None:
+    """`draw` (no host read) picks what `torch.multinomial` picks from the same generator state, so
+    seeded sampling gives the same tokens it always gave."""
+    from selene.eval.generate import draw, sample
+
+    logits = torch.randn(5, 97, generator=torch.Generator().manual_seed(1)) * 3
+    for row in logits:
+        for seed in range(20):
+            probs = torch.softmax(row / 0.8, dim=-1)
+            if top_p < 1.0:
+                sorted_p, order = probs.sort(descending=True)
+                sorted_p = sorted_p * ((sorted_p.cumsum(0) - sorted_p) < top_p)
+                probs = torch.zeros_like(probs).scatter_(0, order, sorted_p)
+            want = int(torch.multinomial(probs, 1, generator=torch.Generator().manual_seed(seed)))
+            assert int(draw(row, 0.8, top_p, torch.Generator().manual_seed(seed))) == want
+            assert sample(row, 0.8, top_p, torch.Generator().manual_seed(seed)) == want
+    assert int(draw(logits[0], 0.0, 1.0, None)) == int(logits[0].argmax())
+
+
+def test_bf16_cast_keeps_tied_weights_and_float32_rope() -> None:
+    from selene.eval.checkpoint_io import cast
+    from selene.eval.generate import generate_batch
+
+    model = cast(tiny(tie_embeddings=True), torch.bfloat16)
+    assert model.output is not None and model.tok_embeddings is not None
+    assert model.output.weight is model.tok_embeddings.weight
+    assert all(p.dtype == torch.bfloat16 for p in model.parameters())
+    assert model.rope is not None and model.rope.dtype == torch.float32
+    got = generate_batch(model, model.args, BATCH_PROMPTS, 8, temperature=0, stop_ids=())
+    assert all(len(row) == 8 and all(0 <= t < 97 for t in row) for row in got.tokens)
+
+
+def test_generate_cli_device_and_dtype(ckpt: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from selene.cli import main
+
+    prompts = tmp_path / "prompts.txt"
+    prompts.write_text("The for statement\nNames refer to\n")
+    base = ["generate", "--checkpoint", ckpt, "--prompts", str(prompts), "--max-tokens", "4", "--temperature", "0"]
+    assert main([*base, "--json", "--device", "cpu"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["device"], report["dtype"]) == ("cpu", "float32")  # the CPU default: fp32
+    assert main([*base, "--json", "--device", "cpu", "--dtype", "bf16"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["device"], report["dtype"]) == ("cpu", "bfloat16")
+    assert all(r["tokens"] <= 4 for r in report["outputs"])
+    assert main([*base, "--device", "tpu"]) == 2
+    assert "--device 'tpu'" in capsys.readouterr().err
+    assert main([*base, "--dtype", "fp16"]) == 2
+    assert "--dtype 'fp16'" in capsys.readouterr().err
+    if not torch.cuda.is_available():
+        assert main([*base, "--device", "cuda"]) == 2
+        assert "CUDA is not available" in capsys.readouterr().err
+
+
+cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+
+
+@cuda
+@pytest.mark.parametrize("flavour", sorted(FLAVOURS))
+def test_cuda_batched_greedy_equals_one_by_one_and_the_cpu(flavour: str) -> None:
+    from selene.eval.generate import generate_batch
+
+    cpu = tiny(**FLAVOURS[flavour])
+    gpu = tiny(**FLAVOURS[flavour]).cuda()
+    for prompts in (BATCH_PROMPTS, EQUAL_PROMPTS):
+        got = generate_batch(gpu, gpu.args, prompts, 30, temperature=0, stop_ids=())
+        assert got.tokens == [generate(gpu, gpu.args, p, 30, temperature=0, stop_ids=()) for p in prompts]
+        assert got.tokens == generate_batch(cpu, cpu.args, prompts, 30, temperature=0, stop_ids=()).tokens
+        assert got.ttft_s > 0 and all(s > 0 for s in got.itl_s)
+        sampled = [generate_batch(gpu, gpu.args, prompts, 12, temperature=1.0, seed=5, stop_ids=()).tokens
+                   for _ in range(2)]  # fmt: skip
+        assert sampled[0] == sampled[1]
+
+
+@cuda
+def test_cuda_draw_is_torch_multinomial_and_bf16_generates() -> None:
+    from selene.eval.checkpoint_io import cast
+    from selene.eval.generate import draw, generate_batch
+
+    logits = torch.randn(4, 97, device="cuda", generator=torch.Generator("cuda").manual_seed(1)) * 3
+    for row in logits:
+        for seed in range(10):
+            probs = torch.softmax(row / 0.8, dim=-1)
+            want = int(torch.multinomial(probs, 1, generator=torch.Generator("cuda").manual_seed(seed)))
+            assert int(draw(row, 0.8, 1.0, torch.Generator("cuda").manual_seed(seed))) == want
+    model = cast(tiny(tie_embeddings=True).cuda(), torch.bfloat16)
+    assert model.output is not None and model.tok_embeddings is not None
+    assert model.output.weight is model.tok_embeddings.weight and model.rope is not None
+    assert model.rope.dtype == torch.float32
+    got = generate_batch(model, model.args, BATCH_PROMPTS, 30, temperature=0, stop_ids=())
+    assert all(len(row) == 30 for row in got.tokens)
+
+
+@cuda
+def test_cuda_decode_steps_read_the_device_once() -> None:
+    """A decode step syncs with the device once (its sampled ids), greedy or sampled: TTFT and ITL
+    are measured at that read, and no other read stalls the launches."""
+    import warnings
+
+    from selene.eval.generate import generate_batch
+
+    model = tiny().cuda()
+    prompts = EQUAL_PROMPTS  # no row stops early: no row selection (which copies an index from the host)
+    for temperature in (0.0, 1.0):
+        generate_batch(model, model.args, prompts, 4, temperature=temperature, seed=0, stop_ids=())  # warm up
+        counts = []
+        for n in (10, 20):
+            torch.cuda.set_sync_debug_mode("warn")
+            try:
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    generate_batch(model, model.args, prompts, n, temperature=temperature, seed=0, stop_ids=())
+            finally:
+                torch.cuda.set_sync_debug_mode("default")
+            counts.append(sum("synchroniz" in str(w.message) for w in caught))
+        assert counts[1] - counts[0] == 10, (temperature, counts)  # ten more steps: ten more syncs

@@ -78,6 +78,9 @@ def eval_(
     batch_size: Annotated[int | None, typer.Option("--batch-size", min=1, help="Requests per forward (default 8).")] = None,
     output: Annotated[str | None, typer.Option("--output", "-o", help="Results directory (default: <checkpoint>/eval).")] = None,
     config: Annotated[str | None, typer.Option("--config", "-c", help="YAML: eval settings or a pipeline file.")] = None,
+    device: Annotated[
+        str | None, typer.Option("--device", help="auto | cpu | cuda (default: eval.device, auto: cuda when there is a GPU).")
+    ] = None,
 ) -> None:
     """Evaluate a checkpoint on lm-evaluation-harness tasks (offline), plus held-out perplexity
     (the pipeline's eval stage: a Prefect flow when a server is up)."""
@@ -86,7 +89,7 @@ def eval_(
     cfg: EvalConfig = load_stage_config(config, EvalConfig, "eval")
     cfg = with_overrides(
         cfg, tasks=[t.strip() for t in tasks.split(",") if t.strip()] if tasks else None,
-        num_fewshot=num_fewshot, limit=limit, batch_size=batch_size, checkpoint=checkpoint,
+        num_fewshot=num_fewshot, limit=limit, batch_size=batch_size, checkpoint=checkpoint, device=device,
     )
     import os
 
@@ -129,6 +132,10 @@ def generate(
     top_p: Annotated[float, typer.Option("--top-p", min=0.0, max=1.0, help="Nucleus sampling.")] = 1.0,
     seed: Annotated[int | None, typer.Option(help="Seed: the same seed gives the same text.")] = None,
     json_: Annotated[bool, typer.Option("--json", help="With --prompts: print outputs and timings as one JSON object.")] = False,
+    device: Annotated[str, typer.Option("--device", help="auto | cpu | cuda (auto: cuda when there is a GPU).")] = "auto",
+    dtype: Annotated[
+        str | None, typer.Option("--dtype", help="Weights: fp32 | bf16 (default: bf16 on cuda, fp32 on cpu).")
+    ] = None,
 ) -> None:
     """Sample a continuation with a KV cache; with --prompts, batches of --batch prompts and a timing summary."""
     if (prompt is None) == (prompts is None):
@@ -137,12 +144,18 @@ def generate(
         raise UsageError(f"--batch must be >= 1, got {batch}")
     if prompt is not None and (json_ or batch is not None):
         raise UsageError("--batch and --json go with --prompts FILE")
+    if device not in ("auto", "cpu", "cuda"):
+        raise UsageError(f"--device {device!r}: expected auto, cpu or cuda")
+    if dtype not in (None, "auto", "fp32", "bf16"):
+        raise UsageError(f"--dtype {dtype!r}: expected fp32 or bf16")
     batch = batch or 8
-    from selene.eval.checkpoint_io import eod_id, load_model, tokenizer
+    from selene.eval.checkpoint_io import eod_id, load_model, pick_device, pick_dtype, tokenizer
     from selene.eval.generate import generate as sample
 
     texts = read_prompts(prompts) if prompts is not None else []
-    loaded = load_model(checkpoint)
+    where = pick_device(device)
+    weights = pick_dtype(dtype, where)
+    loaded = load_model(checkpoint, device=where, dtype=weights)
     sp = tokenizer(checkpoint)
     stop = (eod_id(sp, loaded.meta),)
     if prompt is not None:
@@ -164,7 +177,8 @@ def generate(
     timing = timing_summary(results)
     if json_:
         rows = [{"prompt": t, "output": o, "tokens": n} for t, o, n in zip(texts, outputs, counts, strict=True)]
-        print(json.dumps({"outputs": rows, "batch": batch, "timing": timing}))
+        print(json.dumps({"outputs": rows, "batch": batch, "device": where.type,
+                          "dtype": str(weights).removeprefix("torch."), "timing": timing}))
         return
     for i, (t, o) in enumerate(zip(texts, outputs, strict=True)):
         console.print(f"--- {i}", markup=False, highlight=False)
@@ -179,7 +193,8 @@ def generate(
         f"{timing['prompts']} prompts in {timing['batches']} batches of <= {batch}: "
         f"{timing['generated_tokens']} tokens in {timing['total_s']:.2f} s "
         f"({'n/a' if rate is None else f'{rate:.1f}'} tokens/s); "
-        f"TTFT p50 {ms('ttft_ms_p50')} p99 {ms('ttft_ms_p99')}; ITL p50 {ms('itl_ms_p50')} p99 {ms('itl_ms_p99')}",
+        f"TTFT p50 {ms('ttft_ms_p50')} p99 {ms('ttft_ms_p99')}; ITL p50 {ms('itl_ms_p50')} p99 {ms('itl_ms_p99')}; "
+        f"{where.type}, {str(weights).removeprefix('torch.')}",
         markup=False,
         highlight=False,
     )

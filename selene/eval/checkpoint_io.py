@@ -34,10 +34,40 @@ from selene.train import checkpoint as ckpt
 from selene.train.checkpoint import META, complete_steps, step_dir
 from selene.train.model import ModelArgs, Transformer
 
+DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
+
+
+def pick_device(name: str | torch.device | None = "auto") -> torch.device:
+    """The device `name` asks for: ``auto`` (or None) is CUDA when torch sees a GPU, else the CPU;
+    ``cuda`` where there is none is a `ConfigError` (not a traceback from the first tensor moved)."""
+    if name is None or name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        device = torch.device(name)
+    except (RuntimeError, TypeError):
+        raise ConfigError(f"device {name!r}: expected auto, cpu or cuda") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ConfigError(
+            f"device {name!r}: CUDA is not available here (torch {torch.__version__}); use --device cpu or auto"
+        )
+    if device.type not in ("cpu", "cuda"):
+        raise ConfigError(f"device {name!r}: expected auto, cpu or cuda")
+    return device
+
+
+def pick_dtype(name: str | None, device: torch.device) -> torch.dtype:
+    """The weights' dtype `name` asks for (fp32 | bf16); ``auto`` (or None): bf16 on CUDA, fp32 on CPU."""
+    if name is None or name == "auto":
+        return torch.bfloat16 if device.type == "cuda" else torch.float32
+    if name not in DTYPES:
+        raise ConfigError(f"dtype {name!r}: expected auto, {' or '.join(DTYPES)}")
+    return DTYPES[name]
+
 
 @dataclass
 class LoadedModel:
-    """A model ready for inference (eval mode, float32) with where it came from."""
+    """A model ready for inference (eval mode, float32 unless loaded with another dtype) with where it
+    came from."""
 
     model: Transformer
     args: ModelArgs
@@ -126,8 +156,13 @@ def tokenizer_path(path: str, meta: dict[str, Any] | None = None) -> str | None:
     return tok
 
 
-def load_model(checkpoint: str, device: str | torch.device = "cpu") -> LoadedModel:
-    """The model of a checkpoint saved under any layout, in this process, for inference."""
+def load_model(
+    checkpoint: str, device: str | torch.device = "cpu", dtype: torch.dtype = torch.float32
+) -> LoadedModel:
+    """The model of a checkpoint saved under any layout, in this process, for inference.
+
+    The weights are read as saved (float32) and then cast to `dtype` (`cast`); eval scores in float32,
+    generation on CUDA defaults to bf16 (`pick_dtype`)."""
     if torch.device(device).type == "cpu":
         from selene.train.host import reuse_freed_memory
 
@@ -150,8 +185,22 @@ def load_model(checkpoint: str, device: str | torch.device = "cpu") -> LoadedMod
     with warnings.catch_warnings():  # "assuming the intent is to load in a single process": it is
         warnings.simplefilter("ignore", UserWarning)
         ckpt.dcp_load({"model": state}, path)  # CheckpointException → InputError naming the checkpoint
+    cast(model, dtype)
     model.eval()
     return LoadedModel(model=model, args=args, meta=meta, tokenizer_path=tok, path=path)
+
+
+def cast(model: Transformer, dtype: torch.dtype) -> Transformer:
+    """`model` with its parameters in `dtype`, in place; the RoPE tables stay float32 (`apply_rope`
+    rotates in float32: bf16 tables would round the angles of far positions). Tied embeddings stay tied
+    (`Module.to` converts a parameter in place, once however many modules hold it)."""
+    if all(p.dtype == dtype for p in model.parameters()):
+        return model
+    rope = model.rope
+    model.to(dtype)
+    if rope is not None:
+        model.rope = rope
+    return model
 
 
 def _token_manifest(meta: dict[str, Any]) -> tuple[TokenizeManifest, str] | None:

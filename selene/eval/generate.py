@@ -14,8 +14,10 @@ below the limit each step costs one token's forward.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import ParamSpec, TypeVar
 
 import torch
 import torch.nn.functional as F
@@ -55,6 +57,27 @@ def _generator(device: torch.device, temperature: float, seed: int | None) -> to
     else:
         gen.manual_seed(seed)
     return gen
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _no_cudnn_attention(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Run `fn` with SDPA's flash / memory-efficient / math kernels but not cuDNN's. cuDNN's attention
+    (which PyTorch picks for bf16 on Hopper) builds an execution plan for every new shape, some 50 ms
+    on an H200, and a decode step's shape is new at every step (the keys so far) and every batch size:
+    a stall on most steps of a first generation. The other kernels have no plan to build. The CPU has
+    no cuDNN kernel: nothing changes there."""
+
+    @functools.wraps(fn)
+    def wrapped(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+
+        with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]):
+            return fn(*args, **kwargs)
+
+    return wrapped
 
 
 @dataclass
@@ -163,8 +186,17 @@ def _head(model: Transformer, h: torch.Tensor, last_only: bool) -> torch.Tensor:
 def sample(logits: torch.Tensor, temperature: float, top_p: float, gen: torch.Generator | None) -> int:
     """One token id from the logits (vocab,) of the last position: argmax when temperature is 0, else
     nucleus sampling (the smallest set of most likely tokens whose probability reaches `top_p`)."""
+    return int(draw(logits, temperature, top_p, gen))
+
+
+def draw(logits: torch.Tensor, temperature: float, top_p: float, gen: torch.Generator | None) -> torch.Tensor:
+    """`sample`'s id as a 0-d int64 tensor on the logits' device, not read back: no host sync.
+
+    The draw is `torch.multinomial(probs, 1, generator=gen)`'s own one-sample method spelled out
+    (argmax of probs / q, q ~ Exp(1) from `gen`: the same ids from the same generator state, on CPU and
+    CUDA): multinomial first checks its input with two reads to the host, each a sync on CUDA."""
     if temperature == 0:
-        return int(logits.argmax())
+        return logits.argmax()
     probs = torch.softmax(logits.float() / temperature, dim=-1)
     if top_p < 1.0:
         sorted_p, order = probs.sort(descending=True)
@@ -172,10 +204,11 @@ def sample(logits: torch.Tensor, temperature: float, top_p: float, gen: torch.Ge
         keep = (sorted_p.cumsum(0) - sorted_p) < top_p
         sorted_p = sorted_p * keep
         probs = torch.zeros_like(probs).scatter_(0, order, sorted_p)
-    return int(torch.multinomial(probs, 1, generator=gen))
+    return (probs / torch.empty_like(probs).exponential_(1, generator=gen)).argmax()
 
 
 @torch.no_grad()
+@_no_cudnn_attention
 def generate(
     model: Transformer,
     args: ModelArgs,
@@ -199,18 +232,19 @@ def generate(
     window = args.max_seq_len
     stops = set(int(s) for s in stop_ids)
     cache = KVCache()
-    pending = context[-window:]  # tokens not yet in the cache
+    pending = torch.tensor([context[-window:]], device=device)  # (1, n): tokens not yet in the cache
     out: list[int] = []
     for _ in range(max_tokens):
-        if cache.seen + len(pending) > window:  # the window slid: positions changed, rebuild
+        if cache.seen + pending.shape[1] > window:  # the window slid: positions changed, rebuild
             cache = KVCache()
-            pending = (context + out)[-window:]
-        logits = forward_cached(model, torch.tensor([pending], device=device), cache, last_only=True)
-        token = sample(logits[0, -1], temperature, top_p, gen)
+            pending = torch.tensor([(context + out)[-window:]], device=device)
+        logits = forward_cached(model, pending, cache, last_only=True)
+        picked = draw(logits[0, -1], temperature, top_p, gen)
+        token = int(picked)  # the one read to the host a token (it waits for the forward): stop or not
         if token in stops:
             break
         out.append(token)
-        pending = [token]
+        pending = picked.view(1, 1)  # stays on the device: no copy back for the next step's input
     return out
 
 
@@ -243,23 +277,29 @@ class BatchGeneration:
         return sum(len(t) for t in self.tokens)
 
 
-def _rope_at(x: torch.Tensor, tables: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
-    """`apply_rope` with a position per (row, token): positions (batch, seq) index the tables' rows."""
-    cos, sin = tables[0][positions][:, :, None, :], tables[1][positions][:, :, None, :]
+def _rope_rows(tables: torch.Tensor, positions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """cos and sin (batch, seq, 1, head_dim // 2) of positions (batch, seq): gathered once a forward,
+    for every layer (each layer gathering its own costs four kernel launches a layer, which bound a bf16
+    decode step on CUDA by the host)."""
+    return tables[0][positions][:, :, None, :], tables[1][positions][:, :, None, :]
+
+
+def _rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """`apply_rope` with a position per (row, token): `_rope_rows` of them."""
     pairs = x.float().unflatten(-1, (-1, 2))
     even, odd = pairs[..., 0], pairs[..., 1]
     out = torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1)
     return out.flatten(-2).type_as(x)
 
 
-def _padded_attention(attn: Attention, x: torch.Tensor, rope: torch.Tensor | None, positions: torch.Tensor,
+def _padded_attention(attn: Attention, x: torch.Tensor, rot: tuple[torch.Tensor, torch.Tensor] | None,
                       mask: torch.Tensor | None, layer: int, cache: KVCache) -> torch.Tensor:
     bs, seq, _ = x.shape
     q = attn.wq(x).view(bs, seq, -1, attn.head_dim)
     k = attn.wk(x).view(bs, seq, -1, attn.head_dim)
     v = attn.wv(x).view(bs, seq, -1, attn.head_dim)
-    if attn.rope and rope is not None:
-        q, k = _rope_at(q, rope, positions), _rope_at(k, rope, positions)
+    if attn.rope and rot is not None:
+        q, k = _rotate(q, *rot), _rotate(k, *rot)
     q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
     k, v = cache.extend(layer, k, v)
     if mask is None:  # rows without padding (`forward_padded`): a prefill, or one new token per row
@@ -271,7 +311,7 @@ def _padded_attention(attn: Attention, x: torch.Tensor, rope: torch.Tensor | Non
 
 @torch.no_grad()
 def forward_padded(model: Transformer, tokens: torch.Tensor, pads: torch.Tensor, cache: KVCache,
-                   last_only: bool = False) -> torch.Tensor:
+                   last_only: bool = False, pad_list: Sequence[int] | None = None) -> torch.Tensor:
     """Logits (batch, seq, vocab) of `tokens` after the `cache.seen` columns in `cache`, for left-padded rows;
     with `last_only`, (batch, 1, vocab) of the last column alone (what sampling needs: a prefill then
     skips the output layer for every prompt position but the last).
@@ -279,16 +319,20 @@ def forward_padded(model: Transformer, tokens: torch.Tensor, pads: torch.Tensor,
     Row b's first `pads[b]` columns (of the cache and `tokens` together) are padding: its real tokens are
     at positions 0, 1, ... from column `pads[b]` on, and no real query attends to a padding key. (A
     padding query attends to itself only, so its values stay finite; its logits mean nothing.)
+    `pad_list`: the same pads on the host, when the caller has them: the checks below then read nothing
+    back from the device (on CUDA each read is a sync that stalls the kernel launches behind it).
     """
     if model.tok_embeddings is None or model.output is None:
         raise InputError("generation needs the whole model, not one pipeline stage")
     start, seq = cache.seen, tokens.shape[1]
+    host_pads = list(pad_list) if pad_list is not None else pads.tolist()
     cols = torch.arange(start, start + seq, device=tokens.device)
     positions = (cols[None, :] - pads[:, None]).clamp(min=0)  # (batch, seq)
-    if int(positions.max()) >= model.args.max_seq_len:
-        raise InputError(f"{int(positions.max()) + 1} positions exceed the model's max_seq_len {model.args.max_seq_len}")
+    top = max(start + seq - 1 - min(host_pads), 0)  # positions.max(), from the host's pads
+    if top >= model.args.max_seq_len:
+        raise InputError(f"{top + 1} positions exceed the model's max_seq_len {model.args.max_seq_len}")
     mask: torch.Tensor | None = None  # None: plain causal attention (below)
-    if bool(pads.any()) or (start and seq > 1):
+    if any(host_pads) or (start and seq > 1):
         keys = torch.arange(start + seq, device=tokens.device)
         causal = keys[None, :] <= cols[:, None]  # (seq, keys)
         real = keys[None, :] >= pads[:, None]  # (batch, keys)
@@ -299,9 +343,10 @@ def forward_padded(model: Transformer, tokens: torch.Tensor, pads: torch.Tensor,
     h = model.tok_embeddings(tokens)
     if model.pos_embeddings is not None:
         h = h + model.pos_embeddings(positions)
+    rot = _rope_rows(model.rope, positions) if model.rope is not None else None
     for i, block in enumerate(model.layers.values()):
         x = block.attention_norm(h)  # type: ignore[operator]
-        h = h + _padded_attention(block.attention, x, model.rope, positions, mask, i, cache)  # type: ignore[arg-type]
+        h = h + _padded_attention(block.attention, x, rot, mask, i, cache)  # type: ignore[arg-type]
         h = h + block.feed_forward(block.ffn_norm(h))  # type: ignore[operator]
     return _head(model, h, last_only)
 
@@ -312,6 +357,7 @@ def _sync(device: torch.device) -> None:
 
 
 @torch.no_grad()
+@_no_cudnn_attention
 def generate_batch(
     model: Transformer,
     args: ModelArgs,
@@ -326,39 +372,54 @@ def generate_batch(
 
     Same arguments and rules as `generate` (empty prompt = new document, left truncation to
     ``max_seq_len``, stop ids not returned); `tokens[i]` are the new ids after `prompts[i]`.
+
+    On CUDA a step reads one small tensor back to the host, the step's sampled ids (which rows stop):
+    that read waits for the step's kernels, so the clock is read right after it and TTFT / ITL are
+    GPU time, not launch time. The next step's input is the sampled ids as they are on the device, and
+    the pads' checks use their host copy, so nothing else waits on the device.
     """
     import time
 
-    begin = time.perf_counter()
     if not prompts:
         raise InputError("no prompts to generate from")
     if max_tokens < 1:
         raise InputError(f"max_tokens must be >= 1, got {max_tokens}")
     contexts = _contexts(args, prompts, temperature, top_p, stop_ids)
     device = next(model.parameters()).device
+    _sync(device)  # earlier work still queued on the device is not this call's
+    begin = time.perf_counter()
     gen = _generator(device, temperature, seed)
     window = args.max_seq_len
     stops = set(int(s) for s in stop_ids)
     outs: list[list[int]] = [[] for _ in contexts]
     active = list(range(len(contexts)))  # prompt index of each batch row
     cache = KVCache()
-    pads = torch.zeros(0, dtype=torch.long, device=device)
+    pad_list: list[int] = []  # left padding of each row, on the host ...
+    pads = torch.zeros(0, dtype=torch.long, device=device)  # ... and on the device
     step_input: torch.Tensor | None = None  # (rows, 1): the last sampled tokens, not yet in the cache
     ttft = 0.0
     itl: list[float] = []
+    last = begin
     for step in range(max_tokens):
-        t0 = time.perf_counter()
         if step_input is None or cache.seen + 1 > window:  # prefill, or the window slid: rebuild
             rows = [(contexts[i] + outs[i])[-window:] for i in active]
             width = max(len(r) for r in rows)
-            pads = torch.tensor([width - len(r) for r in rows], device=device)
+            pad_list = [width - len(r) for r in rows]
+            pads = torch.tensor(pad_list, device=device)
             step_input = torch.tensor([[r[0]] * (width - len(r)) + r for r in rows], device=device)
             cache = KVCache()
-        logits = forward_padded(model, step_input, pads, cache, last_only=True)[:, -1]
+        logits = forward_padded(model, step_input, pads, cache, last_only=True, pad_list=pad_list)[:, -1]
         if temperature == 0:
-            picked = logits.argmax(dim=-1).tolist()
+            ids = logits.argmax(dim=-1)
         else:
-            picked = [sample(logits[j], temperature, top_p, gen) for j in range(len(active))]
+            ids = torch.stack([draw(logits[j], temperature, top_p, gen) for j in range(len(active))])
+        picked = ids.tolist()  # the step's one read to the host: it waits for the step's kernels
+        now = time.perf_counter()
+        if step == 0:
+            ttft = now - begin
+        else:
+            itl.append(now - last)  # token to token, the bookkeeping between steps included
+        last = now
         keep: list[int] = []
         for j, (i, token) in enumerate(zip(active, picked, strict=True)):
             if token in stops:
@@ -366,22 +427,18 @@ def generate_batch(
             outs[i].append(int(token))
             if len(outs[i]) < max_tokens:
                 keep.append(j)
-        _sync(device)
-        elapsed = time.perf_counter() - t0
-        if step == 0:
-            ttft = time.perf_counter() - begin
-        else:
-            itl.append(elapsed)
         if not keep:
             break
         if len(keep) < len(active):  # drop the finished rows, then the columns that are padding in all
             index = torch.tensor(keep, device=device)
-            pads = pads[index]
-            trim = int(pads.min())
+            trim = min(pad_list[j] for j in keep)
+            pad_list = [pad_list[j] - trim for j in keep]
+            pads = pads[index] - trim
             cache.select(index, trim)
-            pads = pads - trim
+            ids = ids[index]
             active = [active[j] for j in keep]
-        step_input = torch.tensor([[outs[i][-1]] for i in active], device=device)
+        step_input = ids[:, None]
+    _sync(device)
     return BatchGeneration(tokens=outs, ttft_s=ttft, itl_s=itl, total_s=time.perf_counter() - begin)
 
 

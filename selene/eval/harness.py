@@ -148,7 +148,7 @@ def evaluate(
     num_fewshot: int = 0,
     limit: int | float | None = None,
     batch_size: int = 8,
-    device: str = "cpu",
+    device: str = "auto",
     seed: int = 1234,
     include_path: str | None = None,
     log_samples: bool = True,

@@ -12,7 +12,15 @@ Scoring is plain full-sequence forward passes on one device in float32: inputs a
 the model's context (`max_seq_len`: the RoPE tables / learned positions end there), sorted by length
 descending as the harness's `Collator` does (the first batch is the largest, so an out-of-memory shows
 at once; equal lengths pad little), padded on the right (causal attention: padding after a position
-cannot change its logits) and put back in request order.
+cannot change its logits) and put back in request order. What a request needs is computed where the
+logits are: the log-softmax of its continuation's positions only, the continuation tokens' log-probs
+summed and the greedy check; a batch then copies two numbers a request to the host, not its
+(batch × seq × vocab) log-probs.
+
+float32 on CUDA too (no bf16 autocast): scoring is a small part of an evaluation, bf16's 8-bit
+mantissa moves log-likelihoods by more than the gaps between close multiple-choice answers, and the
+same checkpoint scores the same on either device (CUDA's matmuls are not TF32 unless a caller
+enables it).
 """
 
 from __future__ import annotations
@@ -48,20 +56,20 @@ class SeleneLM(TemplateLM):
         self,
         checkpoint: str,
         batch_size: int | str = 8,
-        device: str = "cpu",
+        device: str | None = "auto",
         max_length: int | None = None,
         max_gen_toks: int = 256,
         seed: int = 1234,
         **_ignored: Any,
     ) -> None:
         super().__init__()
-        loaded = checkpoint_io.load_model(checkpoint, device=device)
+        self._device = checkpoint_io.pick_device(device)  # auto: cuda when there is a GPU
+        loaded = checkpoint_io.load_model(checkpoint, device=self._device)
         self.model = loaded.model
         self.args = loaded.args
         self.checkpoint = loaded.path
         self.sp = checkpoint_io.tokenizer(loaded.path)
         self._eod = checkpoint_io.eod_id(self.sp, loaded.meta)
-        self._device = torch.device(device)
         limit = self.args.max_seq_len
         self._max_length = min(int(max_length), limit) if max_length else limit
         # "auto" (the harness's batch-size search) has nothing to search on CPU; fall back to 8.
@@ -86,14 +94,14 @@ class SeleneLM(TemplateLM):
         return str(self.sp.decode(tokens))
 
     @torch.no_grad()
-    def _logprobs(self, batch: list[list[int]]) -> torch.Tensor:
-        """log-softmax over the vocabulary for right-padded `batch`: (B, T, V), float32."""
+    def _logits(self, batch: list[list[int]]) -> torch.Tensor:
+        """Logits (B, T, V) of right-padded `batch`, left where the model is (no copy to the host)."""
         width = max(len(x) for x in batch)
         pad = torch.zeros(len(batch), width, dtype=torch.long)
         for i, x in enumerate(batch):
             pad[i, : len(x)] = torch.tensor(x, dtype=torch.long)
-        logits = self.model(pad.to(self._device))
-        return F.log_softmax(logits.float(), dim=-1).cpu()
+        logits: torch.Tensor = self.model(pad.to(self._device))
+        return logits
 
     def _loglikelihood_tokens(
         self, requests: list[TokenRequest], disable_tqdm: bool = False, **kwargs: Any
@@ -132,13 +140,33 @@ class SeleneLM(TemplateLM):
         for chunk in collator.get_batched(n=self.batch_size):
             # the last token is only predicted, never fed; keep at most max_length inputs (left-truncate)
             inputs = [(ctx + cont)[-(self.max_length + 1) :][:-1] for _, ctx, cont in chunk]
-            logprobs = self._logprobs(inputs)
-            for (_, _, cont), inp, lp in zip(chunk, inputs, logprobs, strict=True):
-                window = lp[len(inp) - len(cont) : len(inp)]  # position t predicts token t+1
-                target = torch.tensor(cont, dtype=torch.long)
-                total = float(window.gather(1, target[:, None]).sum())
-                results.append((total, bool((window.argmax(dim=-1) == target).all())))
+            results.extend(self._score_batch(inputs, [cont for _, _, cont in chunk]))
         return list(collator.get_original(results))
+
+    @torch.no_grad()
+    def _score_batch(self, inputs: list[list[int]], conts: list[list[int]]) -> list[tuple[float, bool]]:
+        """(sum of log p(continuation), greedy) of each row, computed on the model's device: the
+        log-softmax of the continuation's positions alone (position t predicts token t+1), the targets'
+        log-probs summed and the argmax compared there; one (2, B) float32 tensor comes back to the host.
+
+        The same float32 numbers as a log-softmax of the whole batch copied to the host: each position's
+        log-softmax depends on its own logits only, and each row sums the same values in the same order
+        (tests/test_eval.py compares them)."""
+        # every continuation token in one tensor, moved before the forward is queued (on CUDA a copy
+        # from the host waits for the device; the forward is not queued yet)
+        targets = torch.tensor([t for cont in conts for t in cont], dtype=torch.long).to(self._device)
+        logits = self._logits(inputs)
+        sums: list[torch.Tensor] = []
+        greedy: list[torch.Tensor] = []
+        offset = 0
+        for row, (inp, cont) in enumerate(zip(inputs, conts, strict=True)):
+            lp = F.log_softmax(logits[row, len(inp) - len(cont) : len(inp)].float(), dim=-1)  # (len(cont), V)
+            target = targets[offset : offset + len(cont)]
+            offset += len(cont)
+            sums.append(lp.gather(1, target[:, None]).sum())
+            greedy.append((lp.argmax(dim=-1) == target).all())
+        back = torch.stack([torch.stack(sums), torch.stack(greedy).float()]).tolist()
+        return [(total, flag == 1.0) for total, flag in zip(back[0], back[1], strict=True)]
 
     # ------------------------------------------------------------------ rolling loglikelihood
     def loglikelihood_rolling(self, requests: list[Instance], disable_tqdm: bool = False) -> list[float]:
@@ -209,8 +237,8 @@ class SeleneLM(TemplateLM):
         rng = torch.Generator().manual_seed(self.seed)
         seq, new = list(prompt), []  # type: list[int], list[int]
         for _ in range(max_new):
-            logits = self._logprobs([seq[-self.max_length :]])[0, -1]
-            nxt = _pick(logits, temperature, top_p, rng)
+            last = self._logits([seq[-self.max_length :]])[0, -1]
+            nxt = _pick(F.log_softmax(last.float(), dim=-1).cpu(), temperature, top_p, rng)
             if nxt == self.eot_token_id:
                 break
             seq.append(nxt)

@@ -32,7 +32,7 @@ def heldout_perplexity(
     seed: int | None = None,
     max_documents: int | None = None,
     batch_size: int = 8,
-    device: str = "cpu",
+    device: str = "auto",
 ) -> dict[str, Any]:
     """{tokens, documents, loss (nats/token), perplexity, bits_per_byte} on the held-out split.
 

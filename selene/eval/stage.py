@@ -24,11 +24,11 @@ from selene.io.dataset import StageResult
 
 
 def device_of(cfg: EvalConfig) -> str:
-    import torch
+    """``eval.device``, ``auto`` resolved: cuda when torch sees a GPU, else cpu (`ConfigError` for cuda
+    where there is none). Scoring runs in float32 on either (`selene.eval.lm`)."""
+    from selene.eval.checkpoint_io import pick_device
 
-    if cfg.device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    return cfg.device
+    return pick_device(cfg.device).type
 
 
 def run_eval(cfg: EvalConfig, out: str | None = None) -> dict[str, Any]:
