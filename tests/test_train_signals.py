@@ -143,6 +143,24 @@ def background_script(config: Path, root: Path) -> tuple[list[str], Path, Path]:
     return ["bash", "-c", script], pid_file, rc_file
 
 
+@contextlib.contextmanager
+def in_background(
+    config: Path, tmp_path: Path, out: Path, log: Path
+) -> Iterator[tuple[subprocess.Popen[bytes], int, dict[int, str], Path]]:
+    """`selene train` started by a script in its background, once its agent and ranks are up: the
+    script, the command's pid, the run's processes and the file the script writes its exit code to.
+    Whatever is left of the script's group is killed on the way out."""
+    cmd, pid_file, rc_file = background_script(config, tmp_path)
+    script = subprocess.Popen(cmd, env=subprocess_env(tmp_path), start_new_session=True)
+    try:
+        wait_for(pid_file.exists, START_SECONDS, "the script starting the command")
+        pid = int(pid_file.read_text())
+        yield script, pid, train_processes(out, log, lambda: alive(pid)), rc_file
+    finally:
+        if script.poll() is None:
+            os.killpg(script.pid, signal.SIGKILL)
+
+
 @pytest.mark.parametrize("target", ["command", "group"])
 def test_sigterm_from_a_script_checkpoints_and_leaves_nothing(
     target: str, tokens: str, tmp_path: Path, leftovers: None
@@ -152,20 +170,12 @@ def test_sigterm_from_a_script_checkpoints_and_leaves_nothing(
     nothing of the run is left; a rerun resumes from that checkpoint."""
     config = write_config(tokens, tmp_path)
     out, log = tmp_path / "out", tmp_path / "log.txt"
-    cmd, pid_file, rc_file = background_script(config, tmp_path)
-    script = subprocess.Popen(cmd, env=subprocess_env(tmp_path), start_new_session=True)
-    try:
-        wait_for(pid_file.exists, START_SECONDS, "the script starting the command")
-        pid = int(pid_file.read_text())
-        started = train_processes(out, log, lambda: alive(pid))
+    with in_background(config, tmp_path, out, log) as (script, pid, started, rc_file):
         if target == "command":
             os.kill(pid, signal.SIGTERM)
         else:
             os.killpg(script.pid, signal.SIGTERM)
         assert script.wait(STOP_SECONDS) == 0
-    finally:
-        if script.poll() is None:
-            os.killpg(script.pid, signal.SIGKILL)
     assert rc_file.read_text().strip() == str(128 + signal.SIGTERM), log.read_text()[-3000:]
     assert log.read_text().rstrip().splitlines()[-1] == "terminated"
     last = stopped_with_a_checkpoint(out, log)
@@ -209,20 +219,12 @@ def test_sigkill_of_the_command_takes_the_agent_and_ranks_along(tokens: str, tmp
     agent and its ranks are gone within seconds."""
     config = write_config(tokens, tmp_path)
     out, log = tmp_path / "out", tmp_path / "log.txt"
-    cmd, pid_file, rc_file = background_script(config, tmp_path)
-    script = subprocess.Popen(cmd, env=subprocess_env(tmp_path), start_new_session=True)
-    try:
-        wait_for(pid_file.exists, START_SECONDS, "the script starting the command")
-        pid = int(pid_file.read_text())
-        started = train_processes(out, log, lambda: alive(pid))
+    with in_background(config, tmp_path, out, log) as (script, pid, started, rc_file):
         os.kill(pid, signal.SIGKILL)
         assert script.wait(STOP_SECONDS) == 0
         assert rc_file.read_text().strip() == str(128 + signal.SIGKILL)
         wait_for(lambda: not any(map(alive, started)), 10, f"the agent and ranks ending after SIGKILL ({started})")
         assert processes(str(tmp_path)) == {}
-    finally:
-        if script.poll() is None:
-            os.killpg(script.pid, signal.SIGKILL)
 
 
 def test_a_second_signal_kills_the_agent_at_once(tmp_path: Path) -> None:
