@@ -20,14 +20,29 @@ def documents(result: StageResult[StageManifest], console: Console) -> None:
     out = result.out
     st = m.stats
     table = Table(title=f"{m.stage} → {out}" + (" (complete already: reused)" if result.skipped else ""))
-    for col in ("source", "in", "kept", "removed", "kept %"):
+    # A stage that splits documents (decontaminate: the clean pieces kept) writes a removed.parquet row
+    # for each split document as well as each dropped one; the table shows both, so that its numbers
+    # add up to the rows of removed.parquet beside it.
+    splits = st.documents_split is not None
+    cols = ("source", "in", "kept", "split", "dropped", "removed.parquet rows", "kept %") if splits else (
+        "source", "in", "kept", "removed", "kept %")
+    for col in cols:
         table.add_column(col, justify="left" if col == "source" else "right")
     for src, s in st.per_source.items():
-        removed = sum(s.removed.values())
-        table.add_row(src, str(s.documents_in), str(s.kept), str(removed), f"{s.kept / max(s.documents_in, 1):.0%}")
+        kept_share = f"{s.kept / max(s.documents_in, 1):.0%}"
+        if splits:
+            split, dropped = s.split or 0, s.documents_in - s.kept
+            table.add_row(src, str(s.documents_in), str(s.kept), str(split), str(dropped), str(split + dropped), kept_share)
+        else:
+            table.add_row(src, str(s.documents_in), str(s.kept), str(sum(s.removed.values())), kept_share)
     n_in = st.documents_in
     kept = sum(s.kept for s in st.per_source.values())
-    table.add_row("[b]total", f"[b]{n_in}", f"[b]{kept}", f"[b]{st.documents_removed}", f"[b]{kept / max(n_in, 1):.0%}")
+    if splits:
+        split = st.documents_split or 0
+        table.add_row("[b]total", f"[b]{n_in}", f"[b]{kept}", f"[b]{split}", f"[b]{st.documents_removed}",
+                      f"[b]{split + st.documents_removed}", f"[b]{kept / max(n_in, 1):.0%}")
+    else:
+        table.add_row("[b]total", f"[b]{n_in}", f"[b]{kept}", f"[b]{st.documents_removed}", f"[b]{kept / max(n_in, 1):.0%}")
     console.print(table)
     if st.tokens is not None:
         console.print(f"{st.tokens:,} tokens in {st.sequences or 0:,} sequences (EOD-terminated documents)")

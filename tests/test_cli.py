@@ -120,11 +120,13 @@ def test_dedup_and_decontaminate_commands(tmp_path: Path, corpus: Path, capsys: 
     assert main(["decontaminate", "-i", str(tmp_path / "dedup"), "-o", str(tmp_path / "dc"), "--tasks", str(tasks / "mini_piqa.jsonl"), "--tasks", str(tasks / "mini_lambada")]) == 0
     out = capsys.readouterr().out
     assert "dedup →" in out and "decontaminate →" in out
-    # bad usage: exit 2 with the field named; a dataset that is not one: exit 1 naming it
+    # bad usage: exit 2 with the field named; an input path that is no dataset (missing, a file): exit 2 naming it
     assert main(["dedup", "-i", str(ing), "-o", str(tmp_path / "x"), "--bands", "4"]) == 2
     assert "set both `bands` and `rows`" in capsys.readouterr().err
-    assert main(["dedup", "-i", str(tmp_path / "nothing"), "-o", str(tmp_path / "x")]) == 1
+    assert main(["dedup", "-i", str(tmp_path / "nothing"), "-o", str(tmp_path / "x")]) == 2
     assert "does not exist" in capsys.readouterr().err
+    assert main(["dedup", "-i", str(ing / "part-00000.parquet"), "-o", str(tmp_path / "x")]) == 2
+    assert "is a file, not a dataset: give the folder that holds it" in capsys.readouterr().err
     assert main(["decontaminate", "-i", str(ing), "-o", str(tmp_path / "y")]) == 2
     assert "--tasks" in capsys.readouterr().err
 
@@ -144,3 +146,25 @@ def test_blend_and_tokenize_commands(tmp_path: Path, corpus: Path, capsys: pytes
     assert "Nope" in capsys.readouterr().err
     model = str(tmp_path / "tok" / "tokenizer.model")
     assert main(["tokenize", "-i", str(ing), "-o", str(tmp_path / "t2"), "--tokenizer", model, "--vocab-size", "9"]) == 2
+
+
+def test_output_reads_in_order_when_piped() -> None:
+    """A command's own lines and those of the processes it starts (torchrun's ranks, workers) come out
+    of a pipe in the order they were written: without `in_order` the parent's lines, block-buffered,
+    came after everything its children printed."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import subprocess, sys\n"
+        "from selene.cli import in_order\n"
+        "in_order()\n"
+        "print('parent: stage one done')\n"
+        "subprocess.run([sys.executable, '-c', 'print(\"child: step 1\"); print(\"child: step 2\")'], check=True)\n"
+        "print('parent: stage two done')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"})  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["parent: stage one done", "child: step 1", "child: step 2", "parent: stage two done"]

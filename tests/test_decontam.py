@@ -11,7 +11,7 @@ from selene.config import DecontamConfig
 from selene.decontam.overlap import NgramIndex, decontaminate
 from selene.decontam.stage import run_decontam
 from selene.decontam.tasks import load_tasks
-from selene.errors import InputError
+from selene.errors import InputError, UsageError
 from selene.io import dataset
 from tests.corpus import write_dataset
 
@@ -58,6 +58,21 @@ def test_task_text_is_cut_and_accounted(result) -> None:  # type: ignore[no-unty
     assert tasks["mini_piqa"].documents_split == 1 and tasks["mini_piqa"].matched_examples
 
 
+def test_the_printed_table_adds_up_to_removed_parquet(result) -> None:  # type: ignore[no-untyped-def]
+    """The command's table: split and dropped documents both have a row in removed.parquet, and the
+    table's total says so (it showed the dropped ones alone under "removed")."""
+    from rich.console import Console
+
+    from selene.summary import documents
+
+    console = Console(record=True, width=200)
+    documents(result, console)
+    total = next(line for line in console.export_text().splitlines() if "total" in line)
+    cells = [c.strip() for c in total.split("│") if c.strip()]
+    assert cells[:6] == ["total", "11", "10", "2", "1", "3"], total
+    assert len(dataset.read_removed(result.out)) == 3
+
+
 def test_no_task_ngram_survives(result) -> None:  # type: ignore[no-untyped-def]
     index = NgramIndex.build(load_tasks(TASKS), 13, 8)
     for d in dataset.iter_documents(result.out):
@@ -81,7 +96,7 @@ def test_bad_input(tmp_path: Path) -> None:
     bad.write_text("a,b\n")
     with pytest.raises(InputError, match=r"tasks\.csv"):
         run_decontam(inp, str(tmp_path / "o"), DecontamConfig(tasks=[str(bad)]))
-    with pytest.raises(InputError, match="does not exist"):
+    with pytest.raises(UsageError, match="does not exist"):
         run_decontam(str(tmp_path / "nope"), str(tmp_path / "o"), DecontamConfig(tasks=TASKS))
     with pytest.raises(InputError, match="empty dataset"):
         run_decontam(write_dataset(str(tmp_path / "e"), []), str(tmp_path / "o"), DecontamConfig(tasks=TASKS))

@@ -9,7 +9,7 @@ import pytest
 
 from selene.config import DedupConfig
 from selene.dedup.stage import run_dedup
-from selene.errors import InputError
+from selene.errors import InputError, UsageError
 from selene.io import dataset, fs
 from tests.corpus import write_dataset
 from tests.dedup_corpus import pairs_at_least, planted_corpus
@@ -105,7 +105,7 @@ def test_exact_verification_and_char_shingles(planted, tmp_path: Path) -> None: 
 
 
 def test_bad_input(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="does not exist"):
+    with pytest.raises(UsageError, match="does not exist"):  # a wrong path is bad usage: exit 2
         run_dedup(str(tmp_path / "missing"), str(tmp_path / "o"), DedupConfig())
     (tmp_path / "unfinished").mkdir()
     with pytest.raises(InputError, match="did not finish"):

@@ -70,6 +70,19 @@ def test_tokenizer_encodes_and_decodes_like_sentencepiece(ckpt: str, exported: s
         assert hf.decode(ids) == sp.decode(ids), text
 
 
+def test_export_is_readable_like_every_other_output(exported: str) -> None:
+    """Modes by the umask (0755 / 0644 under 022), not the temporary folder's 0700 or a 0600 file:
+    another user of a shared machine can load it."""
+    import os
+    import stat
+
+    mask = os.umask(0)
+    os.umask(mask)
+    assert stat.S_IMODE(os.stat(exported).st_mode) == 0o777 & ~mask
+    for name in os.listdir(exported):
+        assert stat.S_IMODE(os.stat(os.path.join(exported, name)).st_mode) == 0o666 & ~mask, name
+
+
 def test_rope_permutation_maps_interleaved_pairs_to_halves() -> None:
     head_dim, n_heads = 6, 2
     rows = torch.arange(n_heads * head_dim, dtype=torch.float32)[:, None]

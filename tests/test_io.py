@@ -8,7 +8,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from selene.errors import InputError, OutputError
+from selene.errors import InputError, OutputError, UsageError
 from selene.io import dataset, fs
 from tests.corpus import document_manifest
 
@@ -46,6 +46,29 @@ def test_aborted_write_leaves_nothing(root: str) -> None:
     assert fs.ls(root) == []
 
 
+def test_a_path_that_is_no_dataset_is_named_for_what_it_is(tmp_path: Path) -> None:
+    """Not every folder without a manifest is an unfinished stage: a shard given for its folder, a
+    training run, another folder, a missing path each get their own message, as bad usage (exit 2)."""
+    docs = tmp_path / "ingest"
+    shard = dataset.write_table(str(docs / dataset.shard_name(0)), dataset.DOC_SCHEMA.empty_table())
+    removed = dataset.write_table(str(docs / dataset.REMOVED), dataset.REMOVED_SCHEMA.empty_table())
+    dataset.write_manifest(str(docs), document_manifest([shard], removed, {}))
+    with pytest.raises(UsageError, match=r"is a file, not a dataset: give the folder that holds it: '.*ingest'") as e:
+        dataset.list_shards(str(docs / dataset.shard_name(0)))
+    assert e.value.exit_code == 2
+    train = tmp_path / "train"
+    (train / "checkpoints").mkdir(parents=True)
+    (train / "metrics.jsonl").write_text("")
+    with pytest.raises(UsageError, match=r"is not a selene dataset: it holds checkpoints, metrics\.jsonl: a training run"):
+        dataset.list_shards(str(train))
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "a.txt").write_text("x")
+    with pytest.raises(UsageError, match=r"it holds a\.txt: no manifest\.json and no shards"):
+        dataset.list_shards(str(tmp_path / "notes"))
+    with pytest.raises(UsageError, match="does not exist"):
+        dataset.list_shards(str(tmp_path / "missing"))
+
+
 def test_manifest_is_the_completion_marker(root: str) -> None:
     fs.makedirs(root)
     with pytest.raises(InputError, match="did not finish"):
@@ -59,11 +82,6 @@ def test_manifest_is_the_completion_marker(root: str) -> None:
     assert dataset.manifest_matches(root, "abc") and not dataset.manifest_matches(root, "other")
     fs.rm(shard)
     assert not dataset.manifest_matches(root, "abc")  # a listed shard went missing
-
-
-def test_missing_dataset_says_what_to_run(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="does not exist"):
-        dataset.list_shards(str(tmp_path / "nope"))
 
 
 def test_expand_globs_local_and_memory(tmp_path: Path) -> None:

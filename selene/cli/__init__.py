@@ -9,6 +9,7 @@ selene's light modules only (``selene --help`` takes a small fraction of a secon
 from __future__ import annotations
 
 import atexit
+import contextlib
 import importlib
 import os
 import signal
@@ -63,10 +64,25 @@ def main(argv: list[str] | None = None) -> int:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
+def in_order() -> None:
+    """Output that reads in the order it happened when it goes to a file or a pipe. There Python
+    buffers stdout in blocks, in this process and in every process it starts (torchrun's ranks, the
+    data stages' workers), each flushing when its buffer fills or it exits: a log of `selene run`
+    showed every training step first and every stage's summary at the end. This process's streams
+    flush at each line, and the processes it starts write unbuffered (PYTHONUNBUFFERED, unless set)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and not stream.isatty():
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(line_buffering=True)
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+
+
 def _main(argv: list[str] | None = None) -> int:
     from rich.markup import escape
 
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")  # no telemetry calls offline
+    in_order()
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     args = [a for a in args if a != "--debug"]  # accepted anywhere, not only before the command

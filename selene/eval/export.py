@@ -186,6 +186,20 @@ def check_output(out_dir: str, overwrite: bool, checkpoint: str) -> None:
         raise OutputError(f"{out_dir} contains the checkpoint being exported ({checkpoint}); choose another --output")
 
 
+def usual_modes(folder: str) -> None:
+    """The modes every other output of selene gets, by the user's umask (0755 / 0644 under 022):
+    `tempfile.mkdtemp` makes the folder 0700 and safetensors may write its file 0600, and an export
+    only its owner can read is no use to the other users of a shared machine."""
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(folder, 0o777 & ~mask)
+    for root, dirs, files in os.walk(folder):
+        for name in dirs:
+            os.chmod(os.path.join(root, name), 0o777 & ~mask)
+        for name in files:
+            os.chmod(os.path.join(root, name), 0o666 & ~mask)
+
+
 def export_hf(checkpoint: str, out_dir: str, overwrite: bool = False) -> dict[str, Any]:
     """Write `checkpoint` as a transformers model directory `out_dir`; returns a summary.
 
@@ -222,6 +236,7 @@ def export_hf(checkpoint: str, out_dir: str, overwrite: bool = False) -> dict[st
         with open(os.path.join(tmp, EXPORT_MARKER), "w") as f:
             json.dump({"checkpoint": os.path.abspath(loaded.path), "step": loaded.meta.get("step"),
                        "model_args": loaded.meta.get("model_args")}, f, indent=1)
+        usual_modes(tmp)
         if os.path.exists(out_dir):
             old = tmp + ".old"
             os.replace(out_dir, old)

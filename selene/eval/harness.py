@@ -91,6 +91,20 @@ def _task_manager(include: list[Path], out_dir: Path) -> Any:
     return TaskManager(include_path=[str(p) for p in resolved], include_defaults=False)
 
 
+def _remove_new(out: Path, before: set[str] | None) -> None:
+    """Remove what this call made under `out`: all of it if `out` did not exist (`before` None),
+    else the entries that were not there before."""
+    if before is None:
+        shutil.rmtree(out, ignore_errors=True)
+        return
+    for p in out.iterdir():
+        if p.name not in before:
+            if p.is_dir():
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                p.unlink(missing_ok=True)
+
+
 def check_tasks(tasks: list[str], available: list[str]) -> None:
     """Every requested task must exist; otherwise a ConfigError naming the close matches."""
     if not tasks:
@@ -160,14 +174,19 @@ def evaluate(
     Few-shot examples are drawn (seeded) from each task's `fewshot_split`, never from the scored split.
     """
     out = Path(out_dir).resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    _offline(out)
     include = [TASKS_DIR] + ([Path(include_path).resolve()] if include_path else [])
     for p in include:
         if not p.is_dir():
             raise ConfigError(f"eval include path {p} is not a directory of lm-eval task YAMLs")
-    manager = _task_manager(include, out)
-    check_tasks(tasks, list(manager.all_tasks))
+    before = {p.name for p in out.iterdir()} if out.is_dir() else None
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        _offline(out)
+        manager = _task_manager(include, out)
+        check_tasks(tasks, list(manager.all_tasks))
+    except BaseException:
+        _remove_new(out, before)  # a refused command leaves nothing behind (the task copies, the HF home)
+        raise
 
     import lm_eval
 

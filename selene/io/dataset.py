@@ -19,7 +19,7 @@ from typing import Any, Generic, TypeVar, overload
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from selene.errors import InputError
+from selene.errors import InputError, SeleneError, UsageError
 from selene.io import fs, integrity
 from selene.manifest import (
     AnyManifest,
@@ -267,13 +267,32 @@ def list_shards(directory: str) -> list[str]:
     """The shard files of a finished dataset, in order; a clear error when it is not one."""
     manifest = read_manifest(directory)
     if manifest is None:
-        if not fs.exists(directory):
-            raise InputError(f"{directory!r} does not exist — did you run the stage that writes it?")
-        raise InputError(
-            f"{directory!r} has no {MANIFEST}: the stage that writes it did not finish. Rerun it; "
-            "finished shards are reused."
-        )
+        raise not_a_dataset(directory)
     return [fs.join(directory, s.name) for s in manifest.shards]
+
+
+def not_a_dataset(directory: str) -> SeleneError:
+    """Why `directory`, which has no manifest, is not a dataset to read, pointing the right way: a
+    wrong path (missing, a file, some other folder) is bad usage (exit 2); a stage's output it began
+    and did not finish (empty, or shards without the manifest that completes them) is to be rerun."""
+    filesystem, path = fs.get_fs(directory)
+    if not filesystem.exists(path):
+        return UsageError(f"{directory!r} does not exist: give the output folder of a selene stage "
+                          "(did you run the stage that writes it?)")
+    if not filesystem.isdir(path):
+        parent = os.path.dirname(directory.rstrip("/")) or "."
+        hint = (f"give the folder that holds it: {parent!r}" if read_manifest(parent) is not None
+                else f"a dataset is a folder of part-NNNNN.parquet shards with a {MANIFEST}")
+        return UsageError(f"{directory!r} is a file, not a dataset: {hint}")
+    names = sorted(os.path.basename(n.rstrip("/")) for n in fs.ls(directory))
+    if not names or any(n.startswith("part-") or n == REMOVED or ".tmp-" in n for n in names):
+        return InputError(f"{directory!r} has no {MANIFEST}: the stage that writes it did not finish. Rerun it; "
+                          "finished shards are reused.")
+    shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+    what = ("a training run (checkpoints), not documents or tokens" if "checkpoints" in names or "metrics.jsonl" in names
+            else f"no {MANIFEST} and no shards")
+    return UsageError(f"{directory!r} is not a selene dataset: it holds {shown}: {what}. Give the output folder "
+                      "of a stage (ingest, dedup, decontaminate, blend or tokenize)")
 
 
 def require_documents(directory: str, stage: str) -> DocumentManifest:

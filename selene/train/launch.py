@@ -141,6 +141,11 @@ def check_data(cfg: TrainConfig) -> None:
 
 
 def _found(prefix: str) -> str:
+    if os.path.isdir(prefix):  # the tokenize folder itself, not a prefix inside it
+        inside = sorted(p[: -len(".idx")] for p in glob.glob(os.path.join(glob.escape(prefix), "*.idx")))
+        if inside:
+            return f"{prefix} is a folder; the prefixes of its token data are {inside}: give one of them"
+        return f"{prefix} is a folder that holds no .idx file: give the prefix of a token dataset (run `selene tokenize` first)"
     folder = os.path.dirname(prefix) or "."
     if not os.path.isdir(folder):
         return f"the directory {folder} does not exist: run `selene tokenize` first or fix the prefix"
