@@ -20,11 +20,15 @@ import pytest
 
 @pytest.fixture(scope="session")
 def prefect_harness():
-    """One Prefect API for the whole session (starting one costs seconds)."""
+    """One Prefect API for the whole session (starting one costs seconds).
+
+    The harness's server gets as long as it needs to come up: Prefect's default of 30 s failed six
+    tests when the suite ran beside two busy processes (migrations and imports on starved cores); a
+    server that never comes up still fails the tests that need it, after 10 minutes."""
     from prefect.settings import PREFECT_FLOWS_HEARTBEAT_FREQUENCY, temporary_settings
     from prefect.testing.utilities import prefect_test_harness
 
-    with prefect_test_harness(), temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
+    with prefect_test_harness(server_startup_timeout=600), temporary_settings({PREFECT_FLOWS_HEARTBEAT_FREQUENCY: None}):
         yield
 
 
