@@ -108,12 +108,12 @@ def test_ranks_share_the_cores_unless_omp_num_threads_says(monkeypatch: pytest.M
     assert [launch.threads_per_rank(n) for n in (1, 2, 8, 32)] == [16, 8, 2, 1]
     seen: dict[str, str] = {}
 
-    def fake_run(cmd: list[str], env: dict[str, str]) -> SimpleNamespace:
+    def fake_agent(cmd: list[str], env: dict[str, str], stop: object) -> int:
         seen.update(env)
-        return SimpleNamespace(returncode=0)
+        return 0
 
     monkeypatch.setattr(launch, "preflight", lambda *a: None)
-    monkeypatch.setattr(launch.subprocess, "run", fake_run)
+    monkeypatch.setattr(launch, "run_agent", fake_agent)
     cfg = launch.TrainConfig.model_validate({"model": {"preset": "debug"}, "data": {"prefixes": ["x"]}})
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     launch.launch(cfg, str(tmp_path), 2)
