@@ -88,7 +88,10 @@ from tests.dedup_corpus import (  # noqa: E402
     base_documents,
     exact_jaccard,
     pairs_at_least,
+    real_documents,
     reference_words,
+    removal_quality,
+    stage_shingles,
     variant,
 )
 
@@ -287,6 +290,42 @@ def quality(
     return out
 
 
+def real_text(
+    tmp: Path,
+    args: argparse.Namespace,
+    sides: list[tuple[str, Callable[..., tuple[list[str], dict[str, str]]]]],
+) -> None:
+    """Real text of this machine (`tests.dedup_corpus.real_documents`: Debian licences, copyright files
+    and changelogs, man pages, pydoc topics), each side run once; removals against exact Jaccard on the
+    stage's own shingles at the threshold (`removal_quality`)."""
+    docs = real_documents(per_source=args.real_per_source)
+    if len(docs) < 100:
+        print(f"\nreal text skipped: only {len(docs)} documents on this machine")
+        return
+    inp = tmp / "in-real"
+    write_dataset(str(inp), docs, shard_docs=2000)
+    index = {d: i for i, (d, _) in enumerate(docs)}
+    sets = stage_shingles([t for _, t in docs])
+    print(
+        f"\nreal text: {len(docs)} documents ({sum(len(t.encode()) for _, t in docs) / 1e6:.1f} MB), "
+        f"threshold {args.threshold}; precision: removed with exact J >= threshold to their kept copy; "
+        "recall: pairs with exact J >= threshold not both kept"
+    )
+    print(
+        f"  {'side':<11}{'wall s':>8}{'removed':>9}{'needed':>8}{'pairs':>7}{'recall':>8}{'precision':>11}{'min J':>7}{'< t-3σ':>8}"
+    )
+    for side, make in sides:
+        out = tmp / f"{side}-real"
+        shutil.rmtree(out, ignore_errors=True)
+        run = timed(*make(inp, out, args), tmp / f"{side}-real.log")
+        clusters = selene_clusters if side == "selene" else datatrove_clusters
+        q = removal_quality(sets, clusters(out, index)[1], args.threshold, args.bands * args.rows)
+        print(
+            f"  {side:<11}{run.wall:>8.2f}{q['removed']:>9.0f}{q['needed']:>8.0f}{q['pairs']:>7.0f}"
+            f"{q['recall']:>8.4f}{q['precision']:>11.4f}{q['min_j']:>7.3f}{q['below_noise']:>8.0f}"
+        )
+
+
 # --------------------------------------------------------------------------------- profile
 
 # Run in the child: selene's functions wrapped with timers (no profiler overhead), then `main`.
@@ -415,6 +454,10 @@ def main() -> None:
     ap.add_argument("--datatrove-python", default=DATATROVE_PYTHON)
     ap.add_argument("--profile", action="store_true", help="also profile selene's command at the larger size")
     ap.add_argument("--keep", help="keep inputs and outputs in this directory")
+    ap.add_argument(
+        "--real-per-source", type=int, default=300,
+        help="real text: files per kind (licences, copyright x2, changelogs, man pages, pydoc); 0 skips it",
+    )  # fmt: skip
     args = ap.parse_args()
 
     t = time.perf_counter()
@@ -459,13 +502,17 @@ def main() -> None:
                 seeded = argparse.Namespace(**{**vars(args), "seed": seed})
                 timed(*make(tmp / f"in-{big}", out, seeded), tmp / f"{side}-{big}-s{seed}.log")
                 quals.append(quality(corpus, sizes[big], *clusters(out, index), args.threshold))
-            print(f"  {side:<10}recall J>={args.threshold:.2f} per seed: {[round(q['recall'], 4) for q in quals]}")
+            print(
+                f"  {side:<10}recall J>={args.threshold:.2f} per seed: {[round(q['recall'], 4) for q in quals]}"
+            )
             qual[side] = {k: sum(q[k] for q in quals) / len(quals) for k in quals[0]}
         report(rows, qual, args)
         if dt_ok:
             print(
                 f"datatrove at {args.scale}x, seconds per step: {datatrove_steps(tmp / f'datatrove-{args.scale}x')}"
             )
+        if args.real_per_source:
+            real_text(tmp, args, sides)
         if args.profile:
             profile_selene(tmp / f"in-{args.scale}x", tmp / "selene-profile", tmp, args)
     finally:

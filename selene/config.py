@@ -408,29 +408,54 @@ class DedupConfig(_Model):
     )
     verify: Literal["signature", "exact", "none"] = Field(
         default="signature",
-        description="Check candidate pairs: estimated Jaccard from full signatures, exact Jaccard on "
-        "shingles, or keep every LSH candidate.",
+        description="Check candidate pairs, and each removed document against the document kept for it: "
+        "estimated Jaccard from full signatures, exact Jaccard on shingles, or no check (every LSH candidate "
+        "links, every linked document but the kept one goes).",
     )
     verify_margin: float | None = Field(
         default=None,
         ge=0.0,
         lt=1.0,
-        description="`verify: signature` keeps a pair whose estimated Jaccard is at least threshold − margin. "
-        "The estimate from num_perm values has a standard deviation of sqrt(t(1 − t)/num_perm) at the "
-        "threshold t; the default, 3 of those (0.106 at t = 0.8 and 128 permutations), drops the candidates "
-        "that are clearly not near-duplicates and keeps the links just under the threshold that join a "
-        "cluster's members transitively. On benchmarks/dedup.py (16×8, two band sets): margin 0 gives "
-        "recall 0.937 and precision 0.999, 3σ 0.9995 and 0.946, 5σ 0.9997 and 0.883.",
+        description="`verify: signature` links a candidate pair into a component when its estimated Jaccard "
+        "is at least threshold − margin; the default is 3 standard deviations of the estimate, "
+        "sqrt(t(1 − t)/num_perm) at the threshold t (0.106 at t = 0.8 and 128 permutations). Links only "
+        "gather documents: a document is removed when its estimate against the document kept for it is at "
+        "least the threshold itself (no margin: the estimate is unbiased, so errors fall evenly on both "
+        "sides of the threshold), so a looser margin can raise recall but never removes a document below "
+        "the threshold's noise.",
     )
-    keep: Literal["first", "longest"] = Field(default="first", description="Which document of a cluster stays.")
+    exact_within: float | None = Field(
+        default=None,
+        ge=0.0,
+        lt=1.0,
+        description="`verify: signature`: when the estimate of a document against the document kept for it "
+        "is within this distance of the threshold, the decision is taken on exact shingle Jaccard (the "
+        "two texts are read and shingled again) instead: the estimate cannot tell 0.78 from 0.82. The "
+        "default, 3 standard deviations of the estimate at the threshold (0.106 at t = 0.8 and 128 "
+        "permutations), leaves the estimate to decide only where it errs with probability < 0.2%. "
+        "0: decide on the estimate alone (at the threshold, without margin).",
+    )
+    keep: Literal["first", "longest"] = Field(
+        default="first",
+        description="Which document of a linked component stays (the first in corpus order, or the longest); "
+        "members below the threshold to it repeat the choice among themselves.",
+    )
     seed: int = Field(default=1, description="MinHash permutation seed (datasketch's `seed`).")
 
     def verify_cutoff(self) -> float:
-        """The estimated Jaccard a candidate pair needs under `verify: signature`."""
+        """The estimated Jaccard a candidate pair needs to link under `verify: signature`."""
         margin = self.verify_margin
         if margin is None:
             margin = VERIFY_SIGMAS * (self.threshold * (1.0 - self.threshold) / self.num_perm) ** 0.5
         return max(0.0, self.threshold - margin)
+
+    def exact_band(self) -> tuple[float, float]:
+        """Estimates in [low, high) are settled on exact Jaccard under `verify: signature`
+        (`exact_within`); an empty band when it is 0."""
+        within = self.exact_within
+        if within is None:
+            within = VERIFY_SIGMAS * (self.threshold * (1.0 - self.threshold) / self.num_perm) ** 0.5
+        return self.threshold - within, self.threshold + within
 
     @model_validator(mode="after")
     def _bands_rows(self) -> DedupConfig:
@@ -495,6 +520,12 @@ class BlendConfig(_Model):
     )
     shard_bytes: int = Field(default=32 << 20, ge=1024, description="Bytes of text per output shard.")
     shard_docs: int | None = Field(default=None, ge=1, description="Documents per output shard, at most.")
+    max_epochs: float | None = Field(
+        default=None,
+        gt=0,
+        description="Most passes over any source; more is an error naming the source. Unset: a source "
+        "its weight repeats more than 4 times is warned about.",
+    )
     seed: int = 1234
 
 

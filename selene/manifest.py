@@ -109,8 +109,31 @@ class SourceStats(_Record):
     tokens: int | None = Field(default=None, description="tokenize: tokens, EOD included.")
 
 
+class SimilarityStats(_Record):
+    """dedup: the similarity of each removed document to the document kept for it (for audit)."""
+
+    _omit_if_none = ("min", "p1", "p5", "p50", "mean")
+
+    measure: str = Field(
+        description="`estimate` (MinHash signatures), `exact` (shingle Jaccard), or `estimate, exact near "
+        "the threshold` (`verify: signature`: exact where the estimate is within `exact_within` of it)."
+    )
+    count: int = Field(description="Removed documents.")
+    min: float | None = Field(default=None, description="The least similarity.")
+    p1: float | None = Field(default=None, description="1st percentile.")
+    p5: float | None = Field(default=None, description="5th percentile.")
+    p50: float | None = Field(default=None, description="Median.")
+    mean: float | None = Field(default=None, description="Mean.")
+    histogram: dict[str, int] = Field(
+        default_factory=dict, description='Lower bin edge (bins of 0.05; "1.00" is exactly 1) → documents.'
+    )
+    below_threshold: int = Field(default=0, description="Removed below the threshold (only with `verify: none`).")
+
+
 class ClusterStats(_Record):
-    """dedup: the near-duplicate clusters found."""
+    """dedup: the near-duplicate clusters found: a kept document and the documents removed for it."""
+
+    _omit_if_none = ("documents_linked", "kept_by_check", "exact_checks", "removed_similarity")
 
     pairs_verified: int = Field(description="Candidate pairs that passed verification (graph edges).")
     clusters: int = Field(description="Clusters of two documents or more.")
@@ -118,6 +141,22 @@ class ClusterStats(_Record):
     duplicates: int = Field(description="Documents removed (every member of a cluster but the kept one).")
     cluster_sizes: dict[str, int] = Field(description="Cluster size (as a string) → number of clusters.")
     largest_cluster: int = Field(description="Documents in the largest cluster (1 when there are none).")
+    documents_linked: int | None = Field(
+        default=None, description="Documents joined to another by verified pairs (before the check against the kept one)."
+    )
+    kept_by_check: int | None = Field(
+        default=None,
+        description="Linked documents kept because they are below the threshold to every kept document of "
+        "their component (each then keeps its own duplicates).",
+    )
+    exact_checks: int | None = Field(
+        default=None,
+        description="Documents whose check against a kept document was settled on exact Jaccard (estimate "
+        "too close to the threshold).",
+    )
+    removed_similarity: SimilarityStats | None = Field(
+        default=None, description="Similarity of each removed document to the document kept for it."
+    )
 
 
 class FileStats(_Record):

@@ -195,6 +195,7 @@ STAGES: tuple[Stage, ...] = (
             Option(("--target-tokens",), "target_tokens", "Tokens of the mix.", int),
             Option(("--tokenizer",), "tokenizer", "sentencepiece model to count tokens with."),
             Option(("--seed",), "seed", "Sampling and shuffling seed.", int),
+            Option(("--max-epochs",), "max_epochs", "Refuse a mix that repeats any source more than this.", float),
         ),
     ),
     Stage(

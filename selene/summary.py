@@ -66,6 +66,11 @@ def documents(result: StageResult[StageManifest], console: Console) -> None:
         for r in rows:
             mix.add_row(*(f"{v:.3f}" if isinstance(v, float) else str(v) for v in r.values()))
         console.print(mix)
+        from selene.blend.stage import manifest_warnings
+
+        # a run says them on stderr as it plans; a reused output is told again here
+        for warning in manifest_warnings(m) if result.skipped else []:
+            console.print(f"[yellow]warning:[/yellow] blend: {warning}", highlight=False)
     if isinstance(m, TokenizeManifest):
         files = f"{m.prefix}.bin/.idx and tokenizer.model"
     else:

@@ -16,6 +16,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pydoc_data.topics import topics
 
+import numpy as np
+
 TARGETS = (1.0, 0.95, 0.9, 0.85, 0.8, 0.75, 0.7, 0.6, 0.5, 0.4, 0.3)
 _SPLIT = re.compile(r"[\W_]+")
 
@@ -168,3 +170,135 @@ def planted_corpus(n_base: int = 100, targets: tuple[float, ...] = TARGETS, seed
             corpus.planted.append((b_index, len(corpus.docs), exact_jaccard(base, text)))
             corpus.docs.append((f"b{k}v{t:g}", text))
     return corpus
+
+
+# ------------------------------------------------------------------------------- real text
+
+REAL_MAX_CHARS = 20_000  # a document is at most this many characters of its file (changelogs run to MB)
+
+
+def _read_text(path: str) -> str:
+    import gzip
+
+    try:
+        with gzip.open(path) if path.endswith(".gz") else open(path, "rb") as f:
+            raw = f.read(REAL_MAX_CHARS * 4)
+    except (OSError, EOFError):
+        return ""
+    return raw.decode("utf-8", errors="replace")[:REAL_MAX_CHARS]
+
+
+def _spread(paths: list[str], count: int) -> list[str]:
+    """`count` of the sorted `paths`, evenly spaced (all of them when there are fewer)."""
+    paths = sorted(paths)
+    if len(paths) <= count:
+        return paths
+    return [paths[i * len(paths) // count] for i in range(count)]
+
+
+def real_documents(per_source: int = 150) -> list[tuple[str, str]]:
+    """Real text of this machine, as (id, text) in a fixed order: Debian's common licences, package
+    copyright files and changelogs, man pages (troff source), and the Python reference (pydoc topics).
+    Up to `per_source` files of each kind (evenly spaced over the sorted paths; copyright files get
+    twice as many, they hold the most near-duplicates: licences pasted with small changes), each cut to
+    REAL_MAX_CHARS characters. Empty texts are left out. What exists depends on the machine: callers skip
+    when too few are found."""
+    import glob
+
+    sources = [
+        ("licence", sorted(glob.glob("/usr/share/common-licenses/*"))),
+        ("copyright", _spread(glob.glob("/usr/share/doc/*/copyright"), 2 * per_source)),
+        ("changelog", _spread(glob.glob("/usr/share/doc/*/changelog*.gz"), per_source)),
+        ("man", _spread(glob.glob("/usr/share/man/man1/*.gz"), per_source)),
+    ]
+    docs: list[tuple[str, str]] = []
+    for kind, paths in sources:
+        for p in paths:
+            if (text := _read_text(p)).strip():
+                docs.append((f"{kind}:{p}", text))
+    for name in sorted(topics)[:per_source]:
+        if topics[name].strip():
+            docs.append((f"pydoc:{name}", topics[name][:REAL_MAX_CHARS]))
+    return docs
+
+
+def stage_shingles(texts: list[str], ngram: int = 5, kind: str = "word") -> list[np.ndarray]:
+    """The shingle hashes the dedup stage uses (`selene.dedup.shingle`), sorted and distinct, per text."""
+    from selene.dedup import shingle
+
+    return [np.unique(shingle.shingle_hashes(t, ngram, kind)) for t in texts]  # type: ignore[arg-type]
+
+
+def set_jaccard(a: np.ndarray, b: np.ndarray) -> float:
+    """Exact Jaccard of two sorted distinct hash arrays; 0.0 when both are empty."""
+    inter = np.intersect1d(a, b, assume_unique=True).size
+    union = a.size + b.size - inter
+    return inter / union if union else 0.0
+
+
+def exact_pairs(sets: list[np.ndarray], min_j: float) -> dict[tuple[int, int], float]:
+    """Every pair (i < j) with exact Jaccard >= min_j (> 0), with its Jaccard: a set-similarity join
+    with prefix filtering, exact (no pair is missed). Each set's tokens are ordered rarest first; two
+    sets with J >= t share a token among the first |s| - ceil(t·|s|) + 1 of each, so only pairs sharing
+    such a prefix token (and of sizes within a ratio t) are verified."""
+    if not 0.0 < min_j <= 1.0:
+        raise ValueError("min_j must be in (0, 1]")
+    flat = np.concatenate(sets) if sets else np.empty(0, np.uint64)
+    vocab, freq = np.unique(flat, return_counts=True)
+    owners: dict[int, list[int]] = defaultdict(list)
+    for i, s in enumerate(sets):
+        if not s.size:
+            continue
+        rank = freq[np.searchsorted(vocab, s)]
+        order = np.lexsort((s, rank))  # rarest first, ties by hash: one global order of tokens
+        keep = s.size - int(np.ceil(min_j * s.size - 1e-9)) + 1
+        for tok in s[order[:keep]].tolist():
+            owners[tok].append(i)
+    cands: set[tuple[int, int]] = set()
+    for docs in owners.values():
+        for x in range(len(docs)):
+            for y in range(x + 1, len(docs)):
+                cands.add((docs[x], docs[y]))
+    out = {}
+    for i, j in sorted(cands):
+        small, large = sorted((sets[i].size, sets[j].size))
+        if small < min_j * large * (1 - 1e-12):
+            continue
+        if (jac := set_jaccard(sets[i], sets[j])) >= min_j:
+            out[(i, j)] = jac
+    return out
+
+
+def removal_quality(
+    sets: list[np.ndarray], removed: dict[int, int], threshold: float, num_perm: int = 128
+) -> dict[str, float]:
+    """How removals (removed document index → index of the document kept for it) fare against exact
+    Jaccard on `sets` (`stage_shingles`) at `threshold`:
+
+    - precision: share of removed documents whose exact J to their kept copy is >= threshold;
+    - recall: share of the pairs with exact J >= threshold that are no longer both in the output (one
+      of the two, or both, removed);
+    - min_j: the least exact J of a removed document to its kept copy; below_noise: removed documents
+      whose exact J is under threshold - 3σ, σ = sqrt(J(1 - J)/num_perm) at the threshold (the
+      estimator's standard deviation);
+    - needed: removals of a greedy pass with exact J (corpus order, a document goes when it has
+      J >= threshold to an earlier kept one), for scale."""
+    pairs = exact_pairs(sets, threshold)
+    js = [set_jaccard(sets[r], sets[k]) for r, k in removed.items()]
+    sigma = (threshold * (1 - threshold) / num_perm) ** 0.5
+    gone: set[int] = set()
+    partners: dict[int, list[int]] = defaultdict(list)
+    for i, j in pairs:
+        partners[j].append(i)
+    for j in range(len(sets)):  # pairs are (i < j): the partners of j are earlier documents
+        if any(i not in gone for i in partners[j]):
+            gone.add(j)
+    return {
+        "removed": len(removed),
+        "needed": len(gone),
+        "pairs": len(pairs),
+        "precision": sum(j >= threshold for j in js) / max(len(js), 1),
+        "recall": sum(i in removed or j in removed for i, j in pairs) / max(len(pairs), 1),
+        "min_j": min(js, default=1.0),
+        "below_noise": sum(j < threshold - 3 * sigma for j in js),
+    }

@@ -104,13 +104,113 @@ def test_sample_documents_passes() -> None:
     assert plan.sample_documents(7, 1.0, np.random.default_rng(0))[:, 0].tolist() == list(range(7))
 
 
-def test_partial_split_is_exact_over_shards() -> None:
-    split = plan.partial_split({"a": [100, 0, 333, 67]}, {"a": 1.3}, seed=5)
-    assert split["a"].sum() == round(0.3 * 500) and split["a"][1] == 0
-    assert (split["a"] <= [100, 0, 333, 67]).all()
-    assert (
-        plan.partial_split({"a": [100, 0, 333, 67]}, {"a": 1.3}, seed=5)["a"].tolist() == split["a"].tolist()
-    )
+def memory_rounds(shards: list[dict[str, np.ndarray]], seed: int, bins: int) -> plan.Listing:
+    """`plan.partial_passes`' rounds over in-memory shards (source → document sizes, in row order)."""
+
+    def rounds(r: int, queries: Any) -> Any:
+        for k, docs in enumerate(shards):
+            answers = {
+                s: plan.partial_query(plan.partial_keys(seed, s, k, docs[s].size), docs[s], q, bins)
+                for s, q in queries.items()
+                if s in docs
+            }
+            if answers:
+                yield k, answers
+
+    return rounds
+
+
+def heavy_tailed(kind: str, gen: np.random.Generator) -> np.ndarray:
+    """Document sizes in bytes: the issue's corpus (5 documents hold 30% of the bytes), lognormal with
+    sigma 2 (the largest of 1000 ~ 500x the median), Pareto 1.2 (infinite variance), a few empty ones."""
+    if kind == "five-hold-30%":
+        small = gen.lognormal(8, 1.5, 229)
+        x = np.concatenate([small, np.full(5, small.sum() * 0.3 / 0.7 / 5)])
+    elif kind == "lognormal":
+        x = gen.lognormal(7, 2.0, 1000)
+    else:
+        x = (gen.pareto(1.2, 1000) + 1) * 300 * (gen.random(1000) > 0.01)
+    return gen.permutation(x.astype(np.int64))
+
+
+def partial_case(
+    seed: int,
+) -> tuple[list[dict[str, np.ndarray]], dict[str, plan.SourceSize], dict[str, float]]:
+    gen = np.random.default_rng(seed)
+    shards: list[dict[str, np.ndarray]] = [{} for _ in range(int(gen.integers(1, 6)))]
+    sizes, epochs = {}, {}
+    for src in ("five-hold-30%", "lognormal", "pareto"):
+        x = heavy_tailed(src, gen)
+        where = gen.integers(0, len(shards), x.size)
+        for k, shard in enumerate(shards):
+            if (where == k).any():
+                shard[src] = x[where == k]
+        sizes[src] = plan.SourceSize(x.size, int(x.sum()), int(x.sum()) // 4, "estimated", 0.25)
+        epochs[src] = float(gen.uniform(0.05, 3.0))
+    return shards, sizes, epochs
+
+
+def masks(shards: list[dict[str, np.ndarray]], src: str, part: plan.Partial, seed: int) -> list[np.ndarray]:
+    return [
+        plan.partial_mask(plan.partial_keys(seed, src, k, sh[src].size), part, k)
+        for k, sh in enumerate(shards)
+        if src in sh
+    ]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_partial_pass_realises_its_tokens_with_heavy_tailed_sizes(seed: int) -> None:
+    shards, sizes, epochs = partial_case(seed)
+    parts = plan.partial_passes(sizes, epochs, memory_rounds(shards, seed, plan.PARTIAL_BINS))
+    for src, size in sizes.items():
+        held = [sh[src] for sh in shards if src in sh]
+        chosen = masks(shards, src, parts[src], seed)
+        got = sum(int(x[m].sum()) for x, m in zip(held, chosen, strict=True))
+        assert got == parts[src].bytes and sum(int(m.sum()) for m in chosen) == parts[src].documents
+        planned = epochs[src] * size.bytes
+        error = abs(math.floor(epochs[src]) * size.bytes + got - planned)
+        largest = max(int(x.max()) for x in held)
+        # the promise: within 1% of the source's tokens; only a document over 2% of them can break it,
+        # and then by at most half of it (Pareto 1.2 now and then makes one document most of a source)
+        assert error <= max(0.01 * planned, largest / 2), (src, error / planned, largest / planned)
+        if src != "pareto":
+            assert error <= 0.01 * planned, (src, error / planned)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_partial_pass_is_the_same_whatever_the_search_rounds(seed: int) -> None:
+    """The histogram rounds only narrow where to look: a few bins and a short listing (many rounds)
+    choose exactly the documents that one listing of everything does."""
+    shards, sizes, epochs = partial_case(seed)
+    calls: list[int] = []
+
+    def counted(r: int, queries: Any) -> Any:
+        calls.append(r)
+        return memory_rounds(shards, seed, 4)(r, queries)
+
+    for window in (1, 5):
+        ref = plan.partial_passes(sizes, epochs, memory_rounds(shards, seed, 4096), window=window)
+        alt = plan.partial_passes(sizes, epochs, counted, bins=4, collect=8, window=window)
+        for src in sizes:
+            got, want = masks(shards, src, alt[src], seed), masks(shards, src, ref[src], seed)
+            assert all((a == b).all() for a, b in zip(got, want, strict=True)), (src, window)
+            assert (alt[src].documents, alt[src].bytes) == (ref[src].documents, ref[src].bytes)
+    assert max(calls) >= 3  # it did refine
+
+
+def test_a_long_document_is_taken_when_that_ends_closer() -> None:
+    """Documents of 1,000 and 8,000 bytes at 0.7 epochs (5,300 bytes): 8,000 alone is closest, in
+    either order. And one document holding half a source does not throw its half pass off."""
+    sizes = {"s": plan.SourceSize(2, 9000, 2250, "estimated", 0.25)}
+    for seed in range(8):
+        x = np.array([1000, 8000])
+        part = plan.partial_passes(sizes, {"s": 0.7}, memory_rounds([{"s": x}], seed, 16))["s"]
+        assert part.bytes == 8000 and part.documents == 1
+    long = np.concatenate([np.full(100, 1000), [100_000]])
+    sizes = {"s": plan.SourceSize(101, int(long.sum()), int(long.sum()) // 4, "estimated", 0.25)}
+    for seed in range(20):
+        part = plan.partial_passes(sizes, {"s": 1.5}, memory_rounds([{"s": long}], seed, 16))["s"]
+        assert abs(part.bytes - 0.5 * long.sum()) <= 0.01 * 1.5 * long.sum(), (seed, part.bytes)
 
 
 def test_plan_epochs_weights_and_epochs() -> None:
@@ -159,7 +259,10 @@ def test_epochs_repeat_documents_with_new_ids(corpus: str, tmp_path: Path) -> No
     base = Counter(i.split("@")[0] for i in ids if i.startswith("Books3"))
     n = SIZES["Books3"]
     assert len(base) == n and set(base.values()) == {2, 3}
-    assert sum(1 for c in base.values() if c == 3) == round(0.5 * n)
+    books = res.manifest.blend.sources["Books3"]
+    third = sum(1 for c in base.values() if c == 3)  # the partial pass: half the bytes, about half the docs
+    assert abs(third - 0.5 * n) < 0.05 * n and books.documents_sampled == 2 * n + third
+    assert books.bytes_sampled == pytest.approx(2.5 * books.bytes, rel=0.01)
     assert {i.partition("@")[2] for i in ids if i.startswith("Books3")} == {"", "1", "2"}
     assert Counter(i.split("-")[0] for i in ids if "@" not in i)["Wikipedia"] == SIZES["Wikipedia"]
     assert not any(i.startswith("Pile-CC") for i in ids)
@@ -167,7 +270,7 @@ def test_epochs_repeat_documents_with_new_ids(corpus: str, tmp_path: Path) -> No
     assert removed.num_rows == SIZES["Pile-CC"] and set(removed.column("reason").to_pylist()) == {REASON}
     assert "neither blend.weights nor blend.epochs" in removed.column("detail")[0].as_py()
     stats = res.manifest.stats
-    assert stats.documents_out == int(2.5 * n) + SIZES["Wikipedia"]
+    assert stats.documents_out == 2 * n + third + SIZES["Wikipedia"]
     n_cc = SIZES["Pile-CC"]
     assert stats.per_source["Pile-CC"].to_json() == {"in": n_cc, "kept": 0, "removed": {REASON: n_cc}}
     assert stats.per_source["Books3"].to_json() == {"in": n, "kept": n, "removed": {}}
@@ -178,15 +281,18 @@ def test_partial_pass_not_sampled_are_audited(corpus: str, tmp_path: Path) -> No
         corpus, str(tmp_path / "out"), BlendConfig(epochs={"Pile-CC": 0.5, "Books3": 1, "Wikipedia": 1})
     )
     removed = dataset.read_removed(res.out)
-    half = SIZES["Pile-CC"] // 2
-    assert removed.num_rows == half
+    n = SIZES["Pile-CC"]
+    cc = res.manifest.blend.sources["Pile-CC"]
+    assert cc.bytes_sampled == pytest.approx(0.5 * cc.bytes, rel=0.01)  # half its tokens
+    assert abs(removed.num_rows - n / 2) < 0.05 * n  # about half its documents
     assert set(removed.column("detail").to_pylist()) == {"source Pile-CC at 0.5 epochs"}
     written = set(read_out(res.out).column("id").to_pylist())
     assert not written & set(removed.column("id").to_pylist())
+    assert len(written) + removed.num_rows == sum(SIZES.values())  # each document in one place
     assert res.manifest.stats.per_source["Pile-CC"].to_json() == {
-        "in": 2 * half,
-        "kept": half,
-        "removed": {REASON: half},
+        "in": n,
+        "kept": n - removed.num_rows,
+        "removed": {REASON: removed.num_rows},
     }
 
 
@@ -194,7 +300,9 @@ def test_epochs_and_weights_mixed(corpus: str, tmp_path: Path) -> None:
     cfg = BlendConfig(epochs={"Books3": 1.5}, weights={"Pile-CC": 3, "Wikipedia": 1}, target_tokens=1_500_000)
     res = run_blend(corpus, str(tmp_path / "out"), cfg)
     b, totals = res.manifest.blend.sources, res.manifest.blend.totals
-    assert b["Books3"].epochs == 1.5 and b["Books3"].documents_sampled == 3000
+    assert b["Books3"].epochs == 1.5 and b["Books3"].bytes_sampled == pytest.approx(
+        1.5 * b["Books3"].bytes, rel=0.01
+    )
     rest = 1_500_000 - 1.5 * b["Books3"].tokens
     assert b["Pile-CC"].tokens_planned == pytest.approx(rest * 0.75, abs=1)
     assert b["Wikipedia"].tokens_planned == pytest.approx(rest * 0.25, abs=1)
@@ -222,7 +330,9 @@ def test_same_seed_same_bytes_whatever_the_workers(
     assert Path(a.out, dataset.REMOVED).read_bytes() == Path(b.out, dataset.REMOVED).read_bytes()
     c = run_blend(corpus, str(tmp_path / "c"), cfg.model_copy(update={"seed": 99}))
     ids_a, ids_c = read_out(a.out).column("id").to_pylist(), read_out(c.out).column("id").to_pylist()
-    assert ids_a != ids_c and len(ids_a) == len(ids_c)
+    assert ids_a != ids_c and c.manifest.blend.totals.tokens_sampled == pytest.approx(
+        a.manifest.blend.totals.tokens_sampled, rel=0.01
+    )
 
 
 def test_out_of_core_shuffle_interleaves_sources(corpus: str, tmp_path: Path) -> None:
@@ -575,3 +685,132 @@ def test_scatter_writes_one_file_per_shard_with_a_row_group_range_per_bucket(
     assert len(seen["files"]) == n_shards  # not shards × buckets
     assert seen["rows"] == sum(s.rows for s in res.manifest.shards)  # every row in exactly one range
     assert shard_digests(res.out) == shard_digests(run_blend(corpus, str(tmp_path / "again"), cfg).out)
+
+
+# ------------------------------------------------------------- shares whatever the sizes, warnings
+
+
+def issue_corpus(directory: Path, seed: int) -> str:
+    """Issue 29's shape: web (even sizes), ManPages (lognormal, sigma 1.5), pydoc (small: its weight
+    repeats it ~10 times), UsrShareDoc (234 documents, 5 of them hold 30% of its bytes)."""
+    gen = np.random.default_rng(seed)
+    small = gen.lognormal(7, 1.0, 229)
+    sizes = {
+        "web": gen.lognormal(6, 0.5, 600),
+        "ManPages": gen.lognormal(6, 1.5, 600),
+        "pydoc": gen.lognormal(6, 0.8, 40),
+        "UsrShareDoc": np.concatenate([small, np.full(5, small.sum() * 0.3 / 0.7 / 5)]),
+    }
+    docs = [
+        (f"{src}-{i}", "x" * max(1, int(n)), src)
+        for src, lengths in sizes.items()
+        for i, n in enumerate(gen.permutation(lengths))
+    ]
+    return write_sources(directory, docs, shard_docs=400, seed=seed)
+
+
+ISSUE_MIX = {"epochs": {"web": 2.0}, "weights": {"ManPages": 0.4, "pydoc": 0.3, "UsrShareDoc": 0.3}}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_requested_shares_are_realised_whatever_the_document_sizes(
+    tmp_path: Path, seed: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    inp = issue_corpus(tmp_path / "in", seed)
+    res = run_blend(inp, str(tmp_path / "out"), BlendConfig(**ISSUE_MIX, seed=seed))  # type: ignore[arg-type]
+    b = res.manifest.blend.sources
+    for src, s in b.items():
+        assert abs(s.share_realised - s.share_requested) < 0.01, (src, s.share_requested, s.share_realised)
+        assert s.tokens_sampled == pytest.approx(s.tokens_planned, rel=0.01), src
+    assert res.manifest.blend.totals.max_share_error < 0.01
+    assert b["pydoc"].epochs > plan.WARN_EPOCHS
+    err = capsys.readouterr().err
+    assert err.count("warning: blend:") == 1 and "source pydoc is repeated" in err  # said once
+    written = read_out(res.out).num_rows + dataset.read_removed(res.out).num_rows
+    assert written == res.manifest.stats.documents_out + res.manifest.stats.documents_removed
+
+
+def test_partial_pass_search_rounds_do_not_change_the_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stage's histogram rounds (files per shard, summed in the main process) give the bytes that
+    listing every document gives."""
+    inp = issue_corpus(tmp_path / "in", 3)
+    cfg = BlendConfig(**ISSUE_MIX)  # type: ignore[arg-type]
+    monkeypatch.setattr(plan, "PARTIAL_WINDOW", 3)
+    listed = run_blend(inp, str(tmp_path / "listed"), cfg)
+    calls: list[str] = []
+
+    def counting(name: str, fn: Callable[..., Any], args: Sequence[tuple]) -> list[Any]:
+        calls.append(name)
+        return [fn(*a) for a in args]
+
+    monkeypatch.setattr(plan, "PARTIAL_BINS", 4)
+    monkeypatch.setattr(plan, "PARTIAL_COLLECT", 8)
+    rounds = run_blend(inp, str(tmp_path / "rounds"), cfg, mapper=counting)
+    assert calls.count("blend-partial") >= 3
+    assert shard_digests(rounds.out) == shard_digests(listed.out)
+    assert Path(rounds.out, dataset.REMOVED).read_bytes() == Path(listed.out, dataset.REMOVED).read_bytes()
+
+
+def test_unnamed_sources_are_warned_about_once(
+    corpus: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from selene.artifacts import Markdown
+    from selene.blend import hooks
+
+    cfg = BlendConfig(weights={"Books3": 1.0})
+    res = run_blend(corpus, str(tmp_path / "out"), cfg)
+    lines = [x for x in capsys.readouterr().err.splitlines() if x.startswith("warning: blend:")]
+    assert lines == [
+        f"warning: blend: source {s} has {SIZES[s]:,} documents but no weight: it gets share 0 (its documents "
+        "are listed in removed.parquet as not sampled); name it in --weights or --epochs to keep it"
+        for s in ("Pile-CC", "Wikipedia")
+    ]
+    assert stage.manifest_warnings(res.manifest) == [x.removeprefix("warning: blend: ") for x in lines]
+    shown = [a for a in hooks.artifacts(res, cfg) if isinstance(a, Markdown)]
+    assert len(shown) == 1 and "source Pile-CC has 4,000 documents" in shown[0].markdown
+    removed = dataset.read_removed(res.out)  # as before: listed with their reason
+    assert removed.num_rows == SIZES["Pile-CC"] + SIZES["Wikipedia"]
+    assert res.manifest.blend.sources["Pile-CC"].share_realised == 0
+    named = run_blend(corpus, str(tmp_path / "named"), BlendConfig(weights=dict.fromkeys(SIZES, 1.0)))
+    assert "warning" not in capsys.readouterr().err and not stage.manifest_warnings(named.manifest)
+
+
+def test_max_epochs_warns_by_default_and_is_an_error_when_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = [d for i, (s, n) in enumerate((("big", 400), ("tiny", 20))) for d in make_docs(s, n, i)]
+    inp = write_sources(tmp_path / "in", docs, shard_docs=150)
+    cfg = BlendConfig(weights={"big": 0.5, "tiny": 0.5})  # tiny: ~10 epochs
+    res = run_blend(inp, str(tmp_path / "out"), cfg)
+    tiny = res.manifest.blend.sources["tiny"].epochs
+    assert tiny > plan.WARN_EPOCHS
+    err = capsys.readouterr().err
+    assert f"warning: blend: source tiny is repeated {tiny:.1f} times (from its weight 0.5)" in err
+    assert "set blend.max_epochs" in err and "source big" not in err
+    # set: an error naming the source and its epochs, before anything is written
+    with pytest.raises(
+        ConfigError,
+        match=rf"blend.max_epochs is 4, and the plan repeats tiny {tiny:.2f} epochs \(its weight 0.5",
+    ):
+        run_blend(inp, str(tmp_path / "limited"), cfg.model_copy(update={"max_epochs": 4.0}))
+    assert not (tmp_path / "limited" / dataset.MANIFEST).exists()
+    # epochs the user gave: not warned about, but held to the limit
+    explicit = BlendConfig(epochs={"tiny": 6.0, "big": 1.0})
+    run_blend(inp, str(tmp_path / "explicit"), explicit)
+    assert "warning" not in capsys.readouterr().err
+    with pytest.raises(ConfigError, match=r"tiny 6.00 epochs \(blend.epochs.tiny is 6\)"):
+        run_blend(inp, str(tmp_path / "explicit-limited"), explicit.model_copy(update={"max_epochs": 5.0}))
+    # the limit changes whether a run goes, not what it writes: a finished blend is reused under a
+    # limit it meets, and refused under one it breaks
+    assert run_blend(inp, str(tmp_path / "out"), cfg.model_copy(update={"max_epochs": 20.0})).skipped
+    assert "warning" not in capsys.readouterr().err
+    with pytest.raises(ConfigError, match=r"plan repeats tiny"):
+        run_blend(inp, str(tmp_path / "out"), cfg.model_copy(update={"max_epochs": 2.0}))
+    assert (tmp_path / "out" / dataset.MANIFEST).exists()
+
+
+def test_max_epochs_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="max_epochs"):
+        BlendConfig(weights={"a": 1.0}, max_epochs=0)

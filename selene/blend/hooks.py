@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from selene.artifacts import Artifact, Table
-from selene.blend.stage import report_rows
+from selene.artifacts import Artifact, Markdown, Table
+from selene.blend.stage import manifest_warnings, report_rows
 from selene.config import BlendConfig
 from selene.errors import UsageError
 from selene.io import dataset, fs
@@ -21,4 +21,10 @@ def check(inp: str, out: str, cfg: BlendConfig) -> None:
 def artifacts(result: StageResult[BlendManifest], cfg: BlendConfig) -> list[Artifact]:
     if not result.manifest:
         return []
-    return [Table("blend-mix", report_rows(result.manifest), f"Requested vs realised mix in `{result.out}` (seed {cfg.seed})")]
+    out: list[Artifact] = [
+        Table("blend-mix", report_rows(result.manifest), f"Requested vs realised mix in `{result.out}` (seed {cfg.seed})")
+    ]
+    warnings = manifest_warnings(result.manifest)
+    if warnings:
+        out.append(Markdown("blend-warnings", "\n".join(f"- {w}" for w in warnings), "What the blend plan warned of"))
+    return out

@@ -1,14 +1,19 @@
 """The blend stage: a document dataset → the training mix, sampled per source and globally shuffled.
 
 1. `scan_shard` per input shard: documents and UTF-8 bytes per source (Arrow compute, no Python
-   loop per document).
+   loop per document), and each document's bytes (``lengths/s<shard>.npy``, 8 bytes a document) for
+   the partial passes.
 2. `token_shard` (only with a tokenizer) per input shard: encode its part of each source's seeded
    token sample; tokens/byte is extrapolated to the whole source (`plan.source_sizes`).
-3. `plan.plan_epochs`: weights and epochs → epochs per source; the partial pass of each source is
-   split over the shards (`plan.partial_split`), so no step holds a per-document plan of the corpus.
-   The number of shuffle buckets is `shuffle_buckets`, or the planned bytes of the mix divided by
-   `shuffle_bucket_bytes` (`plan.shuffle_buckets`): data and config decide it, never the workers or
-   the memory budget. The budget is only checked: a bucket that would not fit a task's share of it
+3. `plan.plan_epochs`: weights and epochs → epochs per source (warnings on stderr: sources the
+   config does not name, sources repeated more than `plan.WARN_EPOCHS` times). The last, partial pass
+   of each source is chosen by tokens (`plan.partial_passes`): its documents in a seeded key order,
+   taken until the pass holds its share of the source's bytes. `partial_shard` answers the search's
+   rounds per shard (a histogram of bytes over a key range, then the few documents around where the
+   pass ends) from the lengths files, so no step holds a per-document plan of the corpus; the result
+   is a key bound and a short list of picks per source (``partial.json``). The number of shuffle
+   buckets is `shuffle_buckets`, or the planned bytes of the mix divided by `shuffle_bucket_bytes`
+   (`plan.shuffle_buckets`): data and config decide it, never the workers or the memory budget. The budget is only checked: a bucket that would not fit a task's share of it
    (`check_bucket_memory`) stops the run before the shuffle, naming the settings to change.
 4. `scatter_shard` per input shard: the shard's sampled (document, pass) rows, each with a seeded
    random bucket and sort key, written to one file per shard, ``scatter/s<shard>.parquet``, ordered by
@@ -39,8 +44,10 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import os
-from collections.abc import Sequence
+import sys
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -61,6 +68,8 @@ BLEND_JSON = "blend.json"
 REASON = "blend:not_sampled"
 KEY = "shuffle_key"
 SCATTER_SCHEMA = dataset.DOC_SCHEMA.append(pa.field(KEY, pa.uint64(), nullable=False))
+PARTIAL_BY = "partial-pass:tokens"
+"""In the fingerprint: outputs of a selene that chose partial passes by document count are not reused."""
 SHUFFLE_MEMORY_FACTOR = 2.25
 """Peak RSS of a shuffle task per byte of string data in its bucket: the Arrow tables (1.1×), what
 the Parquet reader and the allocator keep around them, the key order. Measured 1.65 (jemalloc),
@@ -123,19 +132,37 @@ def _finish(marker: str, result: Any) -> Any:
 # ------------------------------------------------------------------------------- 1-2. sizes
 
 
+def lengths_path(root: str, k: int) -> str:
+    return fs.join(root, "lengths", f"s{k:05d}.npy")
+
+
 def scan_shard(root: str, k: int, shard: str) -> dict[str, list[int]]:
-    """Source → [documents, bytes] of input shard `k`."""
+    """Source → [documents, bytes] of input shard `k`. Also writes the UTF-8 bytes of each document,
+    grouped by source (in sorted order, as the result), in row order within a source."""
     marker = _done(root, "scan", k)
     if fs.exists(marker):
         return json.loads(fs.read_text(marker))
     out: dict[str, list[int]] = {}
+    sources: list[pa.Array] = []
+    lengths: list[np.ndarray] = []
     for batch in dataset.open_parquet(shard).iter_batches(batch_size=8192, columns=["source", "text"]):
-        t = pa.table({"source": batch.column(0), "n": pc.binary_length(batch.column(1))})
+        n = pc.fill_null(pc.binary_length(batch.column(1)), 0)
+        t = pa.table({"source": batch.column(0), "n": n})
         agg = t.group_by("source").aggregate([("n", "count"), ("n", "sum")]).to_pydict()
         for src, docs, nbytes in zip(agg["source"], agg["n_count"], agg["n_sum"], strict=True):
             acc = out.setdefault(src, [0, 0])
             acc[0] += int(docs)
             acc[1] += int(nbytes or 0)
+        sources.append(batch.column(0))
+        lengths.append(n.to_numpy(zero_copy_only=False).astype(np.int64))
+    by_source = np.empty(0, dtype=np.int64)
+    if lengths:
+        enc = pa.chunked_array(sources).combine_chunks().dictionary_encode()
+        names = enc.dictionary.to_pylist()
+        rank = np.argsort(np.argsort(np.array(names, dtype=object)))  # each name's place in sorted order
+        codes = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        by_source = np.concatenate(lengths)[np.argsort(rank[codes], kind="stable")]
+    fs.save_npy(lengths_path(root, k), by_source)
     return _finish(marker, dict(sorted(out.items())))
 
 
@@ -161,6 +188,89 @@ def token_shard(
     return _finish(marker, out)
 
 
+def partial_path(root: str, r: int, k: int) -> str:
+    return fs.join(root, "partial", f"r{r:02d}-s{k:05d}.npy")
+
+
+def partial_shard(
+    root: str, k: int, r: int, queries: dict[str, tuple[int, int, int, int, int]], bins: int, seed: int
+) -> dict[str, Any]:
+    """Shard `k`'s answers to round `r` of the partial-pass search (`plan.partial_passes`).
+
+    `queries[source]` is (offset and count of the source's documents in the lengths file, lo, hi,
+    width). Histograms (bins × [bytes, documents]) go to ``partial/r<round>-s<shard>.npy`` (many
+    shards' histograms are summed one at a time); listed documents come back as (indices, keys, bytes).
+    """
+    lengths = fs.load_npy(lengths_path(root, k))
+    hist_sources, hists, listed = [], [], {}
+    for src, (off, n, lo, hi, width) in sorted(queries.items()):
+        answer = plan.partial_query(
+            plan.partial_keys(seed, src, k, n), lengths[off : off + n], (lo, hi, width), bins
+        )
+        if width:
+            hist_sources.append(src)
+            hists.append(answer)
+        else:
+            listed[src] = answer
+    if hists:
+        fs.save_npy(partial_path(root, r, k), np.stack(hists))
+    return {"hist": hist_sources, "listed": listed}
+
+
+def _partial_passes(
+    root: str,
+    scans: Sequence[Mapping[str, list[int]]],
+    sizes: Mapping[str, plan.SourceSize],
+    epochs: Mapping[str, float],
+    cfg: BlendConfig,
+    mapper: Mapper,
+) -> dict[str, plan.Partial]:
+    """`plan.partial_passes` over the shards through `mapper`; kept in ``partial.json`` for a resumed run."""
+    marker = fs.join(root, "partial.json")
+    if fs.exists(marker):
+        return {s: plan.Partial.from_json(v) for s, v in json.loads(fs.read_text(marker)).items()}
+    offsets: list[dict[str, tuple[int, int]]] = []
+    for sc in scans:  # each shard's lengths file: its sources in sorted order
+        starts = itertools.accumulate((c[0] for c in sc.values()), initial=0)
+        offsets.append({s: (o, c[0]) for (s, c), o in zip(sc.items(), starts, strict=False)})
+    bins = plan.PARTIAL_BINS
+
+    def rounds(r: int, queries: Mapping[str, plan.Query]) -> Iterator[tuple[int, dict[str, Any]]]:
+        jobs = [
+            (
+                root,
+                k,
+                r,
+                {s: (*offsets[k][s], *q) for s, q in queries.items() if s in offsets[k]},
+                bins,
+                cfg.seed,
+            )
+            for k in range(len(scans))
+            if any(s in offsets[k] for s in queries)
+        ]
+        for job, res in zip(jobs, mapper("blend-partial", partial_shard, jobs), strict=True):
+            answers = dict(res["listed"])
+            if res["hist"]:
+                answers.update(zip(res["hist"], fs.load_npy(partial_path(root, r, job[1])), strict=True))
+            yield job[1], answers
+
+    partial = plan.partial_passes(sizes, epochs, rounds, bins=bins)
+    fs.atomic_write(marker, json.dumps({s: p.to_json() for s, p in partial.items()}))
+    return partial
+
+
+def _for_shard(part: plan.Partial, k: int) -> plan.Partial:
+    """What shard `k`'s scatter task needs of a partial pass: the key bound and its own picks."""
+    return plan.Partial(part.lo, {k: part.picks[k]} if k in part.picks else {}, part.documents, part.bytes)
+
+
+def manifest_warnings(manifest: BlendManifest) -> list[str]:
+    """The plan's warnings (`plan.warnings`), again, from a finished blend's manifest."""
+    cfg = BlendConfig.model_validate(manifest.config)
+    b = manifest.blend.sources
+    return plan.warnings({s: v.documents for s, v in b.items()}, {s: v.epochs for s, v in b.items()}, cfg)
+
+
 # ----------------------------------------------------------------------------- 4. scatter
 
 
@@ -169,12 +279,13 @@ def scatter_path(root: str, k: int) -> str:
 
 
 def scatter_shard(
-    root: str, k: int, shard: str, spec: dict[str, tuple[float, int]], buckets: int, cfg: BlendConfig
+    root: str, k: int, shard: str, spec: dict[str, tuple[float, plan.Partial]], buckets: int, cfg: BlendConfig
 ) -> dict[str, Any]:
     """Shard `k`'s sampled rows into `buckets` per-bucket files; its unsampled documents into removed rows.
 
-    `spec[source]` is (epochs, documents of this shard in the source's partial pass). Returns, per
-    bucket, the rows and the bytes of string data written to it (what a shuffle task will hold).
+    `spec[source]` is (epochs, the source's partial pass: `plan.partial_mask` says which of this
+    shard's documents it takes). Returns, per bucket, the rows and the bytes of string data written to
+    it (what a shuffle task will hold).
     """
     marker = _done(root, "scatter-done", k)
     if fs.exists(marker):
@@ -187,10 +298,11 @@ def scatter_shard(
     sources: dict[str, dict[str, int]] = {}
     for src in sorted(names):
         src_rows = np.flatnonzero(codes == names.index(src))
-        ep, part = spec.get(src, (0.0, 0))
-        pairs = plan.sample_documents(
-            src_rows.size, ep, plan.rng(plan.source_seed(cfg.seed, src, plan.SAMPLE, k)), part
-        )
+        ep, part = spec.get(src, (0.0, plan.NO_PARTIAL))
+        chosen = None
+        if ep != math.floor(ep):
+            chosen = plan.partial_mask(plan.partial_keys(cfg.seed, src, k, src_rows.size), part, k)
+        pairs = plan.sample_documents(src_rows.size, ep, chosen=chosen)
         picked = src_rows[pairs[:, 0]]
         rows.append(picked)
         passes.append(pairs[:, 1])
@@ -228,7 +340,7 @@ def scatter_shard(
     sink.close()
     gone = np.sort(np.concatenate(unsampled)) if unsampled else np.empty(0, dtype=np.int64)
     details = pa.array(
-        [plan.not_sampled_detail(s, spec.get(s, (0.0, 0))[0], cfg) for s in names], pa.string()
+        [plan.not_sampled_detail(s, spec[s][0] if s in spec else 0.0, cfg) for s in names], pa.string()
     )
     removed = pa.table(
         {
@@ -374,9 +486,19 @@ def run_blend(
     mapper = mapper or serial_map
     plan.check_config(cfg)
     m_in = input_dataset(inp)
-    settings = executor.settings(cfg)
-    fp = executor.fingerprint([s.sha256 for s in m_in.shards], settings, _tokenizer_digest(cfg))
+    settings = executor.settings(cfg, "max_epochs")  # a limit: it changes whether a run goes, not its output
+    fp = executor.fingerprint([s.sha256 for s in m_in.shards], settings, _tokenizer_digest(cfg), PARTIAL_BY)
     if (done := dataset.open_output(out, fp, force, BlendManifest)) is not None:
+        if done.manifest is not None:  # the limit holds for a finished blend too
+            b = done.manifest.blend.sources
+            plan.check_max_epochs(
+                {
+                    s: plan.SourceSize(v.documents, v.bytes, v.tokens, v.tokens_method, v.tokens_per_byte)
+                    for s, v in b.items()
+                },
+                {s: v.epochs for s, v in b.items()},
+                cfg,
+            )
         return done
     root = fs.join(out, WORK, fp)
     for other in fs.ls(fs.join(out, WORK)):  # a killed run of another config: its parts are not ours
@@ -394,11 +516,15 @@ def run_blend(
     samples = _token_samples(root, shards, per_shard, cfg, mapper) if cfg.tokenizer else None
     sizes = plan.source_sizes(totals, samples, cfg)
     epochs = plan.plan_epochs(sizes, cfg)
+    for warning in plan.warnings({s: sizes[s].documents for s in sources}, epochs, cfg):
+        print(f"warning: blend: {warning}", file=sys.stderr)
     buckets = plan.shuffle_buckets(sizes, epochs, cfg)
     check_bucket_memory(plan.planned_bytes(sizes, epochs) // buckets, buckets, cfg)  # before any work
-    partial = plan.partial_split(per_shard, epochs, cfg.seed)
+    partial = _partial_passes(root, scans, sizes, epochs, cfg, mapper)
+    plan.check_sampled(sizes, epochs, partial)
     specs = [
-        {s: (epochs[s], int(partial[s][k])) for s in sources if per_shard[s][k]} for k in range(len(shards))
+        {s: (epochs[s], _for_shard(partial[s], k)) for s in sources if per_shard[s][k]}
+        for k in range(len(shards))
     ]
     scattered = mapper(
         "blend-scatter",
