@@ -10,7 +10,15 @@ parallel steps go and what is recorded:
 - Without one, the job runs right here (`LocalMapper`) and the command says once how to get the
   dashboard. No command ever waits on a Prefect server started for it alone.
 
-``SELENE_PREFECT=off`` runs without Prefect even when a server is up; ``on`` fails when none is.
+A command never waits more than a few seconds on a server: whether one answers is an HTTP health
+check bounded by ``SELENE_DASHBOARD_TIMEOUT`` (`selene.server.answers`), never a TCP connect, which a
+stopped or stuck server's listen backlog accepts. selene's server that does not answer in time is
+said once and the command runs without it; the user's ``PREFECT_API_URL`` or profile's must answer
+(the command says so and stops). A server lost mid-run costs the dashboard records, never the run
+(`Runtime.run`).
+
+``SELENE_PREFECT=off`` runs without Prefect even when a server is up; ``on`` fails when none is, or
+none answers.
 """
 
 from __future__ import annotations
@@ -19,11 +27,13 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
-from urllib.parse import urlparse
+from typing import TYPE_CHECKING, Any
 
 from selene import registry, server
-from selene.errors import UsageError
+from selene.errors import SeleneError, UsageError
+
+if TYPE_CHECKING:
+    import logging
 
 MODE_ENV = "SELENE_PREFECT"
 
@@ -83,8 +93,17 @@ def execute(job: Job, mapper: Any, force: bool) -> Any:
     fn = stage.run_fn()
     with job.claim():  # a no-op where the command already holds it (`Runtime.run`, a pipeline's run dir)
         if stage.reads == "sources":
-            return fn(job.out, job.cfg, mapper=mapper, force=force)
-        return fn(job.inp, job.out, job.cfg, mapper=mapper, force=force)
+            result = fn(job.out, job.cfg, mapper=mapper, force=force)
+        else:
+            result = fn(job.inp, job.out, job.cfg, mapper=mapper, force=force)
+    if _finished is not None:
+        _finished[(job.stage, job.out)] = result
+    return result
+
+
+# The stages `execute` finished in this process while a `Runtime` runs them on Prefect, by (stage,
+# output): what stands when the server is lost after a stage's work is done (`Runtime.run`).
+_finished: dict[tuple[str, str], Any] | None = None
 
 
 def check(job: Job) -> None:
@@ -132,31 +151,41 @@ def _profile_api_url() -> str | None:
     return str(url) if url else None
 
 
-def _answers(url: str, timeout: float = 1.0) -> bool:
-    u = urlparse(url)
-    return server.tcp_open(u.hostname or "127.0.0.1", u.port or (443 if u.scheme == "https" else 80), timeout)
-
-
-def prefect_api() -> str | None:
-    """The Prefect API this command reports to, or None to run without Prefect (see module doc)."""
+def _find_api() -> tuple[str | None, str | None]:
+    """The Prefect API this command reports to, or None; and, with None, the line to say instead of
+    `NO_SERVER_NOTE` (selene's server that does not answer)."""
     mode = os.environ.get(MODE_ENV, "auto").lower()
     if mode not in ("auto", "on", "off"):
         raise UsageError(f"{MODE_ENV}={mode!r}: expected auto, on or off")
     if mode == "off":
-        return None
-    user = os.environ.get("PREFECT_API_URL")
-    url = server.api_url()  # the user's PREFECT_API_URL, else selene's server when it is up
+        return None, None
+    timeout = server.dashboard_timeout()
+    url = os.environ.get("PREFECT_API_URL")
     where = "PREFECT_API_URL"
-    if url is None:
+    if not url:
+        info = server.recorded()  # selene's server, when its process is alive
+        if info is not None:
+            if server.answers(info.url, timeout):
+                return info.url, None
+            why = f"the dashboard at {info.ui_url or info.url} does not answer (within {timeout:g} s)"
+            if mode == "on":
+                raise UsageError(f"{MODE_ENV}=on but {why}: see `selene server status` and `selene server logs`")
+            return None, f"{why}; running without it (see `selene server status`)"
         url, where = _profile_api_url(), "the active Prefect profile's PREFECT_API_URL"
-    if url and (user or where != "PREFECT_API_URL") and not _answers(url):
+    if url and not server.answers(url, timeout, direct=False):
         raise UsageError(
-            f"{where} is {url}, which does not answer: start that server, or unset it to run without Prefect "
+            f"{where} is {url}, which does not answer (no health check answer in {timeout:g} s, "
+            f"{server.TIMEOUT_ENV}): start that server, or unset it to run without Prefect "
             "(`selene server start` runs one for selene)"
         )
     if url is None and mode == "on":
         raise UsageError(f"{MODE_ENV}=on but no Prefect server is up: run `selene server start` (or set PREFECT_API_URL)")
-    return url
+    return url, None
+
+
+def prefect_api() -> str | None:
+    """The Prefect API this command reports to, or None to run without Prefect (see module doc)."""
+    return _find_api()[0]
 
 
 def use_prefect(url: str) -> None:
@@ -167,6 +196,12 @@ def use_prefect(url: str) -> None:
         raise UsageError(problem)
     server.ensure_client_env(url)
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    # Prefect's client waits 60 s for an answer and tries 6 times, backing off up to 32 s: minutes
+    # on each call to a server that stops answering. Bounded here (a user's settings win): twice
+    # the health check's wait, tried twice, about 22 s a call by default; a lost server fails the
+    # flow at its next call or two and `Runtime.run` goes on without it.
+    os.environ.setdefault("PREFECT_API_REQUEST_TIMEOUT", f"{2 * server.dashboard_timeout():g}")
+    os.environ.setdefault("PREFECT_CLIENT_MAX_RETRIES", "1")
 
 
 NO_SERVER_NOTE = (
@@ -177,20 +212,23 @@ NO_SERVER_NOTE = (
 
 @dataclass
 class Runtime:
-    """How this command runs its jobs: on Prefect (`api` set) or directly; made by `runtime()`."""
+    """How this command runs its jobs: on Prefect (`api` set) or directly; made by `runtime()`.
+    `why`: the line said, once, when running without Prefect (default `NO_SERVER_NOTE`)."""
 
     api: str | None
     say: Callable[[str], None] = field(default=lambda msg: print(msg, file=sys.stderr))
+    why: str | None = None
     _noted: bool = False
 
     def note(self) -> None:
         if self.api is None and not self._noted:
             self._noted = True
-            self.say(NO_SERVER_NOTE)
+            self.say(self.why or NO_SERVER_NOTE)
 
     def run(self, job: Job, force: bool = False) -> Any:
         """One stage: its flow on Prefect, or `run_direct`; its output claimed (`Job.claim`) before
-        anything, the stage's own checks included, touches it."""
+        anything, the stage's own checks included, touches it. A server lost mid-run: see
+        `_on_prefect`."""
         with job.claim(self.say):
             check(job)
             self.note()
@@ -198,7 +236,7 @@ class Runtime:
                 return run_direct(job, force)
             from selene.flows.stage import run_flow
 
-            return run_flow(job, force)
+            return self._on_prefect(lambda: run_flow(job, force), lambda run: run(job, force), job.stage)
 
     def pipeline(self, cfg: Any, force: list[str], from_stage: str | None, until_stage: str | None) -> dict[str, Any]:
         """The pipeline slice: one parent flow with a sub-flow per stage on Prefect, else a loop here."""
@@ -211,7 +249,152 @@ class Runtime:
                 return pipeline.run_pipeline(cfg, checked(run_direct), force, from_stage, until_stage)
             from selene.flows.pipeline import pipeline_flow
 
-            return pipeline_flow(cfg, force=force, from_stage=from_stage, until_stage=until_stage)
+            return self._on_prefect(
+                lambda: pipeline_flow(cfg, force=force, from_stage=from_stage, until_stage=until_stage),
+                lambda run: pipeline.run_pipeline(cfg, checked(run), force, from_stage, until_stage),
+                "the pipeline",
+            )
+
+    def _on_prefect(self, flow: Callable[[], Any], direct: Callable[[Callable[[Job, bool], Any]], Any], what: str) -> Any:
+        """`flow()`, the work on Prefect; when the Prefect client loses the server on the way
+        (`lost_server`: it stopped answering or went away; not an error of the stage), one line
+        says so and `direct(run)` does the work here, as without a server: `run` returns the
+        result of a stage that finished before the server was lost (the engine failed only to
+        report it), and runs the others with `run_direct`, which takes up a stage where its
+        completed shards left it. The simplest correct choice: Prefect's engine raises when it
+        cannot report a state, at the start, between stages or at the end, and a half-reported
+        flow has nothing more worth waiting for; `use_prefect` bounds each client call so this
+        comes within a minute, and `abandon_prefect_services` keeps the exit from waiting on the
+        lost server. ``SELENE_PREFECT=on`` fails there instead of running unrecorded."""
+        global _finished
+        api = self.api or ""
+        done: dict[tuple[str, str], Any] = {}
+        outer, _finished = _finished, done
+        quiet = _QuietLoss(api)
+        try:
+            with quiet:
+                return flow()
+        except Exception as e:
+            reason = lost_server(e, api)
+            if reason is None:
+                raise
+            abandon_prefect_services()
+            if os.environ.get(MODE_ENV, "auto").lower() == "on":
+                raise SeleneError(f"{MODE_ENV}=on and the Prefect server at {api} stopped answering ({reason})") from None
+            self.say(
+                f"the dashboard at {api} stopped answering ({reason}); {what} goes on without it "
+                "(this run's records there stay incomplete)"
+            )
+        finally:
+            _finished = outer
+        self.api, self._noted = None, True  # the rest of this command runs here, and said so
+
+        def run(job: Job, force: bool) -> Any:
+            key = (job.stage, job.out)
+            return done[key] if key in done else run_direct(job, force)
+
+        return direct(run)
+
+
+def abandon_prefect_services(wait: float = 2.0) -> None:
+    """After a lost server: Prefect's background services that ship events and logs to it drop
+    what they still hold and are not waited for at exit. Each is otherwise drained at exit item by
+    item, each item tried again and again: about 7 s an event for a killed server, over a minute for
+    a stopped one, minutes in all. The item at hand is left to its daemon thread. Best effort on
+    Prefect's internals (3.4-3.8, `QueueService`): where they differ, the exit waits as before."""
+    import asyncio
+    import contextlib
+    import queue
+
+    try:
+        from prefect._internal.concurrency.services import QueueService
+    except ImportError:
+        return
+
+    async def finished(event: asyncio.Event) -> None:
+        event.set()
+
+    for service in list(getattr(QueueService, "_instances", {}).values()):
+        with contextlib.suppress(Exception):
+            items = service._queue
+            with contextlib.suppress(queue.Empty):
+                while True:
+                    items.get_nowait()
+                    items.task_done()
+            service._stop()  # no more items; its loop ends after the one at hand
+            loop, done = service._loop, service._done_event
+            if loop is not None and done is not None:  # what the exit's drain waits for
+                asyncio.run_coroutine_threadsafe(finished(done), loop).result(wait)
+
+
+class _QuietLoss:
+    """While a flow runs, the console says nothing of a lost server but `Runtime._on_prefect`'s
+    line: Prefect's flow-run logger's "Encountered exception during execution: ReadTimeout(...)"
+    is dropped when the error is the API's (`lost_server`), and its log shipper's "--- Error
+    logging to API ---" (printed only while ``logging.raiseExceptions``, which is also the flag of
+    the standard library's own handler errors) is off for the run, and stays off once the server
+    is lost: the shipper tries again at exit. ``--debug`` (SELENE_DEBUG) keeps them all."""
+
+    LOGGERS = ("prefect.flow_runs", "prefect.task_runs")
+
+    def __init__(self, api: str) -> None:
+        self.api = api
+        self.debug = bool(os.environ.get("SELENE_DEBUG"))
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return error is None or lost_server(error, self.api) is None
+
+    def __enter__(self) -> _QuietLoss:
+        import logging
+
+        if not self.debug:
+            self.raise_exceptions, logging.raiseExceptions = logging.raiseExceptions, False
+            for name in self.LOGGERS:
+                logging.getLogger(name).addFilter(self)
+        return self
+
+    def __exit__(self, kind: object, error: BaseException | None, tb: object) -> None:
+        import logging
+
+        if not self.debug:
+            for name in self.LOGGERS:
+                logging.getLogger(name).removeFilter(self)
+            if error is None or lost_server(error, self.api) is None:
+                logging.raiseExceptions = self.raise_exceptions
+
+
+def lost_server(error: BaseException, api: str) -> str | None:
+    """Why `error` is the Prefect client losing the API at `api` (the error's name), or None when it
+    is not: a transport error (timeout, refused or dropped connection) or a 5xx answer of a request
+    to `api`, or Prefect's "Failed to reach API", raised or found among the errors it was raised
+    from or while handling."""
+    try:
+        import httpx
+    except ImportError:  # no Prefect client, no Prefect error
+        return None
+    stack: list[BaseException] = [error]
+    seen: set[int] = set()
+    while stack:
+        e = stack.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, httpx.TransportError | httpx.HTTPStatusError):
+            try:
+                to_api = str(e.request.url).startswith(api.rstrip("/"))
+            except RuntimeError:  # no request attached
+                to_api = False
+            if not to_api:
+                pass
+            elif not isinstance(e, httpx.HTTPStatusError):
+                return type(e).__name__  # ReadTimeout, ConnectError, RemoteProtocolError ...
+            elif e.response.status_code >= 500:
+                return f"HTTP {e.response.status_code}"
+        elif isinstance(e, RuntimeError) and "Failed to reach API" in str(e):
+            return "failed to reach it"
+        stack += [x for x in (e.__cause__, e.__context__) if x is not None]
+    return None
 
 
 def checked(run: Callable[[Job, bool], Any]) -> Callable[[Job, bool], Any]:
@@ -226,10 +409,10 @@ def checked(run: Callable[[Job, bool], Any]) -> Callable[[Job, bool], Any]:
 
 
 def runtime(say: Callable[[str], None] | None = None) -> Runtime:
-    api = prefect_api()
+    api, why = _find_api()
     if api is not None:
         use_prefect(api)
-    rt = Runtime(api)
+    rt = Runtime(api, why=why)
     if say is not None:
         rt.say = say
     return rt

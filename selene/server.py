@@ -4,10 +4,13 @@
 database under the selene home, so the dashboard keeps every run across restarts. Its state (pid, URL,
 log) is in ``<home>/server/server.json``; its output goes to ``<home>/server/server.log``.
 
-`api_url` is what every other command calls to decide whether to report to Prefect: the user's
-``PREFECT_API_URL`` as is, else this server's URL when it accepts connections, else None (the command
-runs without Prefect). It costs a file read and, only when the recorded process is alive, one local TCP
-connect of at most 0.3 s: no command ever waits on a server.
+Every other command finds its server here (`selene.runner` decides from it whether to report to
+Prefect; `api_url` sums it up): the user's ``PREFECT_API_URL``, else this server's URL when its
+process is alive (`recorded`) and it answers its health check (`answers`), else none. That costs a
+file read and, only when the recorded process is alive, one HTTP ``GET /api/health`` of at most
+`dashboard_timeout` seconds (``SELENE_DASHBOARD_TIMEOUT``, default 5): a TCP connect is no test, the
+kernel accepts connections into the listen backlog of a server that is stopped, swapping or stuck,
+and the Prefect client then waits on it for ever.
 
 Every command imports this module, so it imports the standard library only, and the heavier parts of
 it (socket, subprocess, urllib.request) inside the functions that need them. POSIX only.
@@ -33,7 +36,8 @@ SERVER_AUTH_ENV = "PREFECT_SERVER_API_AUTH_STRING"
 CLIENT_AUTH_ENV = "PREFECT_API_AUTH_STRING"
 HEALTH_PATH = "/health"  # under the API URL; answered without auth even when auth is on
 LOG_ROTATE_BYTES = 20 << 20  # `start` moves a larger server.log to server.log.1
-CONNECT_TIMEOUT = 0.3  # `api_url`'s one TCP connect: a command never waits longer on a server
+TIMEOUT_ENV = "SELENE_DASHBOARD_TIMEOUT"  # seconds a command waits for a server's health check
+DEFAULT_TIMEOUT = 5.0  # a healthy server answers in milliseconds, a busy machine's within a second or two
 
 _spawned: dict[int, subprocess.Popen[bytes]] = {}  # servers this process started, to reap them on stop
 
@@ -238,28 +242,73 @@ def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
 
 
-def tcp_open(host: str, port: int, timeout: float) -> bool:
-    """A TCP connection to host:port opens within `timeout` seconds."""
-    import socket
-
-    try:
-        with socket.create_connection((host, port), timeout=timeout):
-            return True
-    except OSError:
-        return False
-
-
 def _healthy(url: str, timeout: float = 1.0) -> bool:
-    """``GET {url}/health`` answers 200. Proxies are ignored: a proxy from the environment would get
-    the request for 127.0.0.1 otherwise."""
-    import urllib.request
+    """``GET {url}/health`` answers 200 within `timeout` seconds (see `health_status`)."""
+    return health_status(url, timeout) == 200
 
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+def answers(url: str, timeout: float, direct: bool = True) -> bool:
+    """The API at `url` answers its health check with an HTTP status below 500 within `timeout`
+    seconds. Any such answer counts (a user's server or Prefect Cloud may answer 401 or 404 there):
+    the question is only whether a client would be kept waiting or refused. `direct`: see
+    `health_status`."""
+    status = health_status(url, timeout, direct)
+    return status is not None and status < 500
+
+
+def health_status(url: str, timeout: float, direct: bool = True) -> int | None:
+    """The HTTP status of ``GET {url}/health``, or None when none comes within `timeout` seconds,
+    all of it (name lookup, connect, TLS, the answer) together: the request runs in a daemon thread
+    that is left behind when it takes longer. The health check carries no credentials, so TLS is
+    not verified (Prefect's own client verifies its requests). Proxies from the environment are
+    ignored when `direct` (selene's server, on this machine) or the host is a loopback one (a proxy
+    would get the request for 127.0.0.1 otherwise), and used as Prefect's client uses them for a
+    user's server elsewhere."""
+    import threading
+    import urllib.error
+    import urllib.request
+    from urllib.parse import urlparse
+
+    handlers: list[urllib.request.BaseHandler] = []
+    if direct or _is_loopback(urlparse(url).hostname or ""):
+        handlers.append(urllib.request.ProxyHandler({}))
+    if url.startswith("https:"):
+        import ssl
+
+        ctx = ssl.create_default_context()
+        ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+        handlers.append(urllib.request.HTTPSHandler(context=ctx))
+    opener = urllib.request.build_opener(*handlers)
+    got: list[int] = []
+
+    def get() -> None:
+        try:
+            with opener.open(url.rstrip("/") + HEALTH_PATH, timeout=timeout) as r:
+                got.append(int(r.status))
+        except urllib.error.HTTPError as e:
+            got.append(int(e.code))
+        except (OSError, ValueError):
+            pass
+
+    t = threading.Thread(target=get, name="selene-health-check", daemon=True)
+    t.start()
+    t.join(timeout)
+    return got[0] if got else None
+
+
+def dashboard_timeout() -> float:
+    """How long a command waits for a server's health check: ``SELENE_DASHBOARD_TIMEOUT`` seconds,
+    default 5."""
+    raw = os.environ.get(TIMEOUT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_TIMEOUT
     try:
-        with opener.open(url.rstrip("/") + HEALTH_PATH, timeout=timeout) as r:
-            return bool(r.status == 200)
-    except (OSError, ValueError):
-        return False
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise UsageError(f"{TIMEOUT_ENV}={raw!r}: expected a number of seconds greater than 0")
+    return value
 
 
 def _port_free(host: str, port: int) -> bool:
@@ -287,18 +336,26 @@ def _port_free(host: str, port: int) -> bool:
 # ---------------------------------------------------------------------------------- clients
 
 
-def api_url() -> str | None:
-    """The Prefect API this command reports to, or None to run without Prefect. Never waits on a
-    server: ``PREFECT_API_URL`` when set (the user's choice, taken as is); else the URL of the server
-    `start` recorded, if its process is alive and its port accepts a TCP connection within 0.3 s.
-    A stale server.json is left for `start`, `stop` and `status` to clean up."""
-    user = os.environ.get("PREFECT_API_URL")
-    if user:
-        return user
+def recorded() -> ServerInfo | None:
+    """The server `start` recorded, when its process is alive; no network (see `api_url`)."""
     info = read_state()
     if info is None or not _is_server(info.pid):
         return None
-    return info.url if tcp_open(_connect_host(info.host), info.port, CONNECT_TIMEOUT) else None
+    return info
+
+
+def api_url() -> str | None:
+    """The Prefect API this command reports to, or None to run without Prefect: ``PREFECT_API_URL``
+    when set (the user's choice, taken as is); else the URL of the server `start` recorded, if its
+    process is alive and it answers its health check within `dashboard_timeout` seconds. A stale
+    server.json is left for `start`, `stop` and `status` to clean up."""
+    user = os.environ.get("PREFECT_API_URL")
+    if user:
+        return user
+    info = recorded()
+    if info is None:
+        return None
+    return info.url if answers(info.url, dashboard_timeout()) else None
 
 
 def ensure_client_env(url: str) -> None:
