@@ -48,6 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import torch
 
+from selene.eval.checkpoint_io import cast
 from selene.eval.generate import generate_batch, timing_summary
 from selene.train.model import PRESETS, ModelArgs, Transformer
 
@@ -84,9 +85,7 @@ def main() -> None:
         model = Transformer(args)
     model.to_empty(device=device)
     model.init_weights(device, seed=0)  # made where it runs: a 1.3b model's init on the host takes long
-    rope = model.rope
-    model.to(dtype=dtype)
-    model.rope = rope  # the rotary tables stay fp32 (apply_rope computes in fp32)
+    cast(model, dtype)  # as `selene generate` loads it: the rotary tables stay fp32
     model.eval()
     params = sum(p.numel() for p in model.parameters())
     where = torch.cuda.get_device_name(device) if device.type == "cuda" else f"{torch.get_num_threads()} threads"

@@ -23,7 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from selene.errors import InputError
-from selene.train.model import Attention, ModelArgs, Transformer, TransformerBlock, apply_rope
+from selene.train.model import Attention, ModelArgs, Transformer, TransformerBlock, apply_rope, rotate
 
 # selene's tokenizers put the end-of-document piece at id 1 (sentencepiece's eos, `selene.tokenize.spm`);
 # pass the manifest's `eod_id` when in doubt.
@@ -284,14 +284,6 @@ def _rope_rows(tables: torch.Tensor, positions: torch.Tensor) -> tuple[torch.Ten
     return tables[0][positions][:, :, None, :], tables[1][positions][:, :, None, :]
 
 
-def _rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
-    """`apply_rope` with a position per (row, token): `_rope_rows` of them."""
-    pairs = x.float().unflatten(-1, (-1, 2))
-    even, odd = pairs[..., 0], pairs[..., 1]
-    out = torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1)
-    return out.flatten(-2).type_as(x)
-
-
 def _padded_attention(attn: Attention, x: torch.Tensor, rot: tuple[torch.Tensor, torch.Tensor] | None,
                       mask: torch.Tensor | None, layer: int, cache: KVCache) -> torch.Tensor:
     bs, seq, _ = x.shape
@@ -299,7 +291,7 @@ def _padded_attention(attn: Attention, x: torch.Tensor, rot: tuple[torch.Tensor,
     k = attn.wk(x).view(bs, seq, -1, attn.head_dim)
     v = attn.wv(x).view(bs, seq, -1, attn.head_dim)
     if attn.rope and rot is not None:
-        q, k = _rotate(q, *rot), _rotate(k, *rot)
+        q, k = rotate(q, *rot), rotate(k, *rot)
     q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
     k, v = cache.extend(layer, k, v)
     if mask is None:  # rows without padding (`forward_padded`): a prefill, or one new token per row

@@ -48,7 +48,12 @@ def rope_tables(head_dim: int, max_seq_len: int, theta: float, device: torch.dev
 def apply_rope(x: torch.Tensor, tables: torch.Tensor) -> torch.Tensor:
     """Rotate consecutive pairs of x (batch, seq, heads, head_dim) — Llama's (interleaved) convention."""
     seq = x.shape[1]
-    cos, sin = tables[0, :seq, None, :], tables[1, :seq, None, :]
+    return rotate(x, tables[0, :seq, None, :], tables[1, :seq, None, :])
+
+
+def rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
+    """The rotation itself, in fp32, by angles whose cos and sin broadcast over x's (..., head_dim // 2)
+    pairs: `apply_rope` gives one position per token, generation one per (row, token)."""
     pairs = x.float().unflatten(-1, (-1, 2))
     even, odd = pairs[..., 0], pairs[..., 1]
     out = torch.stack([even * cos - odd * sin, even * sin + odd * cos], dim=-1)
