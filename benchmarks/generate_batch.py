@@ -38,10 +38,13 @@ less end to end than in decode alone (the decode-only column).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
+import os
 import statistics
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -65,6 +68,86 @@ def model_args(preset: str) -> ModelArgs:
     return dataclasses.replace(args, vocab_size=min(args.vocab_size or 8192, 32000))
 
 
+def timed(model: Transformer, args: ModelArgs, prompts: list[list[int]], new: int, repeats: int) -> list:
+    generate_batch(model, args, prompts, 2, temperature=0, stop_ids=())  # warm-up (and a graph's capture)
+    return [generate_batch(model, args, prompts, new, temperature=0, stop_ids=()) for _ in range(repeats)]
+
+
+@contextlib.contextmanager
+def graphs(mode: str):  # type: ignore[no-untyped-def]
+    old = os.environ.get("SELENE_CUDA_GRAPHS")
+    os.environ["SELENE_CUDA_GRAPHS"] = mode
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ["SELENE_CUDA_GRAPHS"]
+        else:
+            os.environ["SELENE_CUDA_GRAPHS"] = old
+
+
+def hf_peer(model: Transformer, args: ModelArgs, dtype: torch.dtype, device: torch.device):  # type: ignore[no-untyped-def]
+    """`LlamaForCausalLM` holding the same weights (selene's export mapping), as lm-eval's `hf` model loads it."""
+    from transformers import LlamaForCausalLM
+
+    from selene.eval.export import check_exportable, hf_config, hf_state_dict
+
+    check_exportable(args)
+    config = hf_config(args)
+    config._attn_implementation = "sdpa"
+    with torch.device(device):
+        hf = LlamaForCausalLM(config)
+    missing, unexpected = hf.load_state_dict(hf_state_dict(model, args), strict=False)
+    if unexpected or [k for k in missing if "rotary" not in k]:
+        raise RuntimeError(f"HF model does not take selene's weights: missing {missing}, unexpected {unexpected}")
+    hf.to(dtype)
+    return hf.eval()
+
+
+def _sync(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+@torch.no_grad()
+def hf_timing(hf, prompts: list[list[int]], new: int, repeats: int, device: torch.device) -> dict:  # type: ignore[no-untyped-def]
+    """TTFT: `generate` of one token; ITL: the rest of a `new`-token generate over its further steps
+    (medians over repeats, after a warm-up), greedy, every row to the end."""
+    ids = torch.tensor(prompts, device=device)
+    mask = torch.ones_like(ids)
+
+    def run(n: int) -> float:
+        _sync(device)
+        t0 = time.perf_counter()
+        hf.generate(input_ids=ids, attention_mask=mask, max_new_tokens=n, min_new_tokens=n, do_sample=False,
+                    pad_token_id=0, eos_token_id=None)
+        _sync(device)
+        return time.perf_counter() - t0
+
+    run(2)
+    first = statistics.median(run(1) for _ in range(repeats))
+    whole = statistics.median(run(new) for _ in range(repeats))
+    return {"ttft_ms": first * 1e3, "itl_ms": (whole - first) / (new - 1) * 1e3, "tokens_per_s": len(prompts) * new / whole}
+
+
+@torch.no_grad()
+def same_tokens(hf, model: Transformer, args: ModelArgs, prompts: list[list[int]], new: int,  # type: ignore[no-untyped-def]
+                device: torch.device) -> float:
+    """The share of greedy tokens that HF and selene agree on (up to each row's first difference: bf16
+    kernels round differently, and a near tie then sends the two down different continuations)."""
+    ids = torch.tensor(prompts, device=device)
+    theirs = hf.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=new, min_new_tokens=new,
+                         do_sample=False, pad_token_id=0, eos_token_id=None)[:, ids.shape[1]:].tolist()
+    ours = generate_batch(model, args, prompts, new, temperature=0, stop_ids=()).tokens
+    agree = 0
+    for a, b in zip(theirs, ours, strict=True):
+        for x, y in zip(a, b, strict=False):
+            if x != y:
+                break
+            agree += 1
+    return agree / (len(prompts) * new)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--preset", default="small")
@@ -76,6 +159,11 @@ def main() -> None:
     ap.add_argument("--json", default=None)
     ap.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="auto: cuda when there is one")
     ap.add_argument("--dtype", choices=("fp32", "bf16"), default=None, help="weights: default bf16 on cuda, fp32 on cpu")
+    ap.add_argument("--vs-eager", action="store_true",
+                    help="on CUDA, each shape again with eager decode steps (SELENE_CUDA_GRAPHS=off): ITL ratio")
+    ap.add_argument("--vs-hf", action="store_true",
+                    help="each shape again through Hugging Face LlamaForCausalLM.generate with the same weights "
+                         "(greedy, its default dynamic cache, SDPA): ITL and TTFT ratios")
     opts = ap.parse_args()
     torch.set_num_threads(opts.threads)
     device = torch.device("cuda" if opts.device == "cuda" or (opts.device == "auto" and torch.cuda.is_available()) else "cpu")
@@ -90,14 +178,14 @@ def main() -> None:
     params = sum(p.numel() for p in model.parameters())
     where = torch.cuda.get_device_name(device) if device.type == "cuda" else f"{torch.get_num_threads()} threads"
     print(f"preset {opts.preset}: {params / 1e6:.1f}M parameters, {where}, {dtype}, {opts.new} new tokens")
+    hf_model = hf_peer(model, args, dtype, device) if opts.vs_hf else None
     gen = torch.Generator().manual_seed(0)
     rows = []
     for plen in [int(x) for x in opts.prompts.split(",")]:
         base = None
         for batch in [int(x) for x in opts.batches.split(",")]:
             prompts = torch.randint(2, args.vocab_size, (batch, plen), generator=gen).tolist()
-            generate_batch(model, args, prompts, 2, temperature=0, stop_ids=())  # warm-up
-            runs = [generate_batch(model, args, prompts, opts.new, temperature=0, stop_ids=()) for _ in range(opts.repeats)]
+            runs = timed(model, args, prompts, opts.new, opts.repeats)
             summary = timing_summary(runs)
             rate = statistics.median(r.generated / r.total_s for r in runs)
             decode = statistics.median((r.generated - batch) / sum(r.itl_s) for r in runs)
@@ -105,12 +193,25 @@ def main() -> None:
             row = {"prompt": plen, "batch": batch, "tokens_per_s": rate, "vs_batch1": rate / base,
                    "decode_tokens_per_s": decode, **{
                 k: summary[k] for k in ("ttft_ms_p50", "ttft_ms_p99", "itl_ms_p50", "itl_ms_p99")}}
+            line = ""
+            if opts.vs_eager and device.type == "cuda":
+                with graphs("off"):
+                    eager = timing_summary(timed(model, args, prompts, opts.new, opts.repeats))
+                row["eager"] = {k: eager[k] for k in ("ttft_ms_p50", "itl_ms_p50", "tokens_per_s")}
+                row["graph_setup_s"] = summary["graph_setup_s"]
+                line += f"  eager ITL p50 {eager['itl_ms_p50']:.2f} ms (graphs x{eager['itl_ms_p50'] / row['itl_ms_p50']:.2f})"
+            if opts.vs_hf:
+                hf = hf_timing(hf_model, prompts, opts.new, opts.repeats, device)
+                hf["same_tokens"] = same_tokens(hf_model, model, args, prompts, opts.new, device)
+                row["hf"] = hf
+                line += (f"  HF TTFT {hf['ttft_ms']:.1f} ms ITL {hf['itl_ms']:.2f} ms (selene x{hf['itl_ms'] / row['itl_ms_p50']:.2f} "
+                         f"ITL, x{hf['ttft_ms'] / row['ttft_ms_p50']:.2f} TTFT; greedy tokens equal: {hf['same_tokens']:.0%})")
             rows.append(row)
             print(
                 f"prompt {plen:4d} batch {batch:3d}: {rate:7.1f} tokens/s  x{rate / base:5.2f} vs batch 1  "
                 f"(decode only {decode:7.1f} tokens/s)  "
                 f"TTFT p50 {row['ttft_ms_p50']:8.1f} ms p99 {row['ttft_ms_p99']:8.1f} ms  "
-                f"ITL p50 {row['itl_ms_p50']:6.1f} ms p99 {row['itl_ms_p99']:6.1f} ms",
+                f"ITL p50 {row['itl_ms_p50']:6.2f} ms p99 {row['itl_ms_p99']:6.2f} ms" + line,
                 flush=True,
             )
     if opts.json:

@@ -60,8 +60,10 @@ class Budget:
 class Check:
     """The run's state: where it writes, its log, its results, and how it runs a command."""
 
-    def __init__(self, out: Path, work: Path, smoke: bool, budget: Budget, quick: bool = False) -> None:
+    def __init__(self, out: Path, work: Path, smoke: bool, budget: Budget, quick: bool = False,
+                 train_once: bool = False) -> None:
         self.out, self.smoke, self.budget, self.quick = out, smoke, budget, quick
+        self.train_once = quick or train_once
         self.work = work  # checkpoints and logs: gigabytes on a GPU, so not under `out`
         self.work.mkdir(parents=True, exist_ok=True)
         self.log_path = out / "gpu_check.log"
@@ -150,7 +152,7 @@ def part_train(c: Check, data: Path, cap: float) -> None:
     else:
         shape = {"preset": "125m", "seq": 2048, "batch": 8, "steps": 40, "every": 20, "kill_after": 28,
                  "precision": "bf16", "compile": True, "tolerance": RESUME_TOLERANCE_GPU}
-    if c.quick:  # one short run; validation off (its no-grad forward is one more compilation)
+    if c.train_once:  # one short run; validation off (its no-grad forward is one more compilation)
         shape |= {"steps": 16 if not c.smoke else 6, "every": 1000, "kill_after": 0}
     cfg = {
         "out": str(run_dir),
@@ -168,7 +170,7 @@ def part_train(c: Check, data: Path, cap: float) -> None:
     result: dict[str, Any] = {"shape": shape, "status": "running"}
     c.record("train", result)
 
-    if c.quick:  # one run, as a user starts it: no kill, no resume (a lease of a few minutes)
+    if c.train_once:  # one run, as a user starts it: no kill, no resume (a lease of a few minutes)
         t0 = time.monotonic()
         rc, text = c.run(selene("train", str(cfg_path)), "train-1", budget.left())
         losses = read_metrics(run_dir / "metrics.jsonl")
@@ -362,9 +364,12 @@ def part_serve(c: Check, cap: float) -> None:
                                      "plan": _plan_serve(c, run_dir, b, timing, new, gpu)})
             c.record("serve", result)
     if not c.smoke and not c.quick and budget.left() > 20:  # 1.3b: the same generation path, random weights
+        # the same shapes with eager decode steps and through Hugging Face's generate, in the same process
         rc, text = c.run([sys.executable, str(ROOT / "benchmarks/generate_batch.py"), "--preset", "1.3b",
                           "--batches", ",".join(map(str, batches)), "--prompts", "128", "--new", str(new),
-                          "--repeats", "2", "--json", str(c.work / "gen13b.json")], "serve-1.3b", budget.cap(150))
+                          "--repeats", "2", "--vs-eager", "--vs-hf", "--json", str(c.work / "gen13b.json")],
+                         "serve-1.3b", budget.cap(150))
+        result["table_1.3b"] = [ln for ln in text.splitlines() if ln.startswith(("preset", "prompt"))]
         rows = _json(c.work / "gen13b.json").get("rows", [])
         for row in rows:
             row["plan"] = _plan_model(c, "1.3b", row["batch"], row["prompt"], new, gpu, row)
@@ -428,7 +433,7 @@ def _compare(text: str, rc: int | None, ttft: float | None, itl: float | None) -
 
 PARTS = ("train", "mfu", "peer", "serve")
 # seconds each part may take at most on a GPU (all together under --budget)
-CAPS = {"train": 240.0, "mfu": 200.0, "peer": 150.0, "serve": 110.0}
+CAPS = {"train": 240.0, "mfu": 200.0, "peer": 150.0, "serve": 220.0}
 QUICK_CAPS = {"train": 75.0, "mfu": 80.0, "peer": 60.0, "serve": 25.0}
 
 
@@ -472,6 +477,8 @@ def summary(c: Check) -> None:
             print(f"        {json.dumps(point)[:300]}")
         for point in p.get("points_1.3b", []) if isinstance(p.get("points_1.3b"), list) else []:
             print(f"        1.3b {json.dumps(point)[:300]}")
+        for line in p.get("table_1.3b", []):
+            print("        " + line)
     print(f"results: {c.out / 'results.json'}; log: {c.log_path}; checkpoints and commands' logs: {c.work}")
 
 
@@ -488,6 +495,8 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true",
                     help="for a lease of a few minutes: train once (no kill/resume, no eval), MFU of 1.3b alone, "
                          "serving at batch 8 alone; parts in the order --parts gives")
+    ap.add_argument("--train-once", action="store_true",
+                    help="train once (no kill/resume, no eval): a checkpoint for the other parts")
     args = ap.parse_args()
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -495,7 +504,7 @@ def main() -> None:
     import tempfile
 
     work = (args.work or Path(tempfile.mkdtemp(prefix="selene-gpu-check-"))).resolve()
-    c = Check(out, work, args.cpu_smoke, budget, args.quick)
+    c = Check(out, work, args.cpu_smoke, budget, args.quick, args.train_once)
     if args.cpu_smoke:
         c.env["CUDA_VISIBLE_DEVICES"] = ""
     else:

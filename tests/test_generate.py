@@ -146,6 +146,58 @@ def test_batched_greedy_equals_one_by_one(flavour: str) -> None:
             assert got.generated == n * len(prompts)
 
 
+@pytest.mark.parametrize("flavour", sorted(FLAVOURS))
+def test_graph_decoder_steps_equal_the_eager_path(flavour: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fixed-shape decode step that CUDA replays as a graph, run eagerly here: the same tokens as
+    the eager batch (and so as each prompt alone); rows that stop stay in its batch, unseen."""
+    from selene.eval import decode_graph
+    from selene.eval import generate as gen_module
+    from selene.eval.generate import generate_batch
+
+    model = tiny(**FLAVOURS[flavour])  # max_seq_len 32
+    eager = {(i, n): generate_batch(model, model.args, p, n, temperature=0, stop_ids=()).tokens
+             for i, p in enumerate((BATCH_PROMPTS, EQUAL_PROMPTS)) for n in (6, 12)}  # fmt: skip
+    monkeypatch.setattr(gen_module, "graphs_enabled", lambda device: True)
+    for (i, n), want in eager.items():
+        prompts = (BATCH_PROMPTS, EQUAL_PROMPTS)[i]
+        got = generate_batch(model, model.args, prompts, n, temperature=0, stop_ids=())
+        assert got.graph and got.tokens == want
+    # one decoder per (batch, capacity bucket): the second batch of a shape builds nothing
+    again = generate_batch(model, model.args, EQUAL_PROMPTS, 12, temperature=0, stop_ids=())
+    assert again.graph and again.setup_s == 0.0
+    assert len(decode_graph._DECODERS[model]) <= decode_graph.KEEP
+    # past the window (20 + 30 > 32 positions) the eager path slides it
+    long = generate_batch(model, model.args, BATCH_PROMPTS, 30, temperature=0, stop_ids=())
+    assert not long.graph
+    assert long.tokens == [generate(model, model.args, p, 30, temperature=0, stop_ids=()) for p in BATCH_PROMPTS]
+    # a row that stops early: the others go on unchanged
+    free = [generate(model, model.args, p, 10, temperature=0, stop_ids=()) for p in EQUAL_PROMPTS]
+    stop = free[1][3]
+    want = [generate(model, model.args, p, 10, temperature=0, stop_ids=(stop,)) for p in EQUAL_PROMPTS]
+    got = generate_batch(model, model.args, EQUAL_PROMPTS, 10, temperature=0, stop_ids=(stop,))
+    assert got.graph and got.tokens == want and len(want[1]) < 10
+    sampled = [generate_batch(model, model.args, BATCH_PROMPTS, 8, temperature=1.0, seed=3, stop_ids=()).tokens
+               for _ in range(2)]  # fmt: skip
+    assert sampled[0] == sampled[1]
+
+
+def test_graph_decoder_logits_equal_forward_padded() -> None:
+    from selene.eval.decode_graph import GraphDecoder
+    from selene.eval.generate import forward_padded
+
+    model = tiny()
+    rows = [[5, 6, 7, 8, 9], [11, 12]]
+    tokens, pads = torch.tensor([rows[0], [0, 0, 0, *rows[1]]]), torch.tensor([0, 3])
+    cache = KVCache()
+    forward_padded(model, tokens, pads, cache)
+    dec = GraphDecoder(model, batch=2, capacity=16, capture=False)
+    dec.load(cache.keys, cache.values, 5, pads)
+    for new in ([20, 30], [21, 31], [22, 32]):
+        step = torch.tensor(new)[:, None]
+        want = forward_padded(model, step, pads, cache, last_only=True)[:, -1]
+        torch.testing.assert_close(dec.step(step), want, atol=1e-5, rtol=0)
+
+
 def test_padded_prefill_logits_equal_each_prompt_alone() -> None:
     from selene.eval.generate import forward_padded
 
@@ -189,11 +241,13 @@ def test_timing_summary_fields() -> None:
     assert all(len(r.itl_s) == 4 and r.ttft_s > 0 for r in runs)
     summary = timing_summary(runs)
     assert set(summary) == {
-        "batches", "prompts", "generated_tokens", "total_s", "tokens_per_s",
+        "batches", "cuda_graphs", "graph_setup_s", "prompts", "generated_tokens", "total_s", "tokens_per_s",
         "ttft_ms_p50", "ttft_ms_p99", "itl_ms_p50", "itl_ms_p99",
     }  # fmt: skip
     assert summary["batches"] == 2 and summary["prompts"] == 4 and summary["generated_tokens"] == 20
-    assert all(summary[k] is not None and summary[k] > 0 for k in summary)  # type: ignore[operator]
+    assert summary["cuda_graphs"] is False and summary["graph_setup_s"] == 0  # the CPU: eager steps
+    timed = set(summary) - {"cuda_graphs", "graph_setup_s"}
+    assert all(summary[k] is not None and summary[k] > 0 for k in timed)  # type: ignore[operator]
     one = generate_batch(model, model.args, [[5]], 1, temperature=0, stop_ids=())
     assert timing_summary([one])["itl_ms_p50"] is None  # one token: no decode step
     assert percentile([1.0, 2.0, 3.0, 4.0, 5.0], 50) == 3.0 and percentile([1.0, 3.0], 99) == pytest.approx(2.98)
@@ -378,6 +432,39 @@ def test_cuda_draw_is_torch_multinomial_and_bf16_generates() -> None:
     assert model.rope.dtype == torch.float32
     got = generate_batch(model, model.args, BATCH_PROMPTS, 30, temperature=0, stop_ids=())
     assert all(len(row) == 30 for row in got.tokens)
+
+
+@cuda
+@pytest.mark.parametrize("flavour", sorted(FLAVOURS))
+def test_cuda_graph_decode_equals_eager_decode(flavour: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Decode steps replayed as a captured CUDA graph give the eager path's tokens in fp32, greedy and
+    sampled with a seed, batch after batch on one captured graph; in bf16 (other attention kernels
+    round differently) its logits are the eager step's within bf16's precision."""
+    from selene.eval.checkpoint_io import cast
+    from selene.eval.decode_graph import GraphDecoder
+    from selene.eval.generate import forward_padded, generate_batch
+
+    model = tiny(**FLAVOURS[flavour]).cuda()
+    runs = {}
+    for mode in ("off", "on"):
+        monkeypatch.setenv("SELENE_CUDA_GRAPHS", mode)
+        runs[mode] = [generate_batch(model, model.args, prompts, 10, temperature=t, seed=2, stop_ids=())
+                      for prompts in (BATCH_PROMPTS, EQUAL_PROMPTS, BATCH_PROMPTS) for t in (0.0, 1.0)]  # fmt: skip
+    assert all(r.graph for r in runs["on"]) and not any(r.graph for r in runs["off"])
+    assert [r.tokens for r in runs["on"]] == [r.tokens for r in runs["off"]], flavour
+    assert runs["on"][4].setup_s == 0.0  # the first batch's shape: its graph again
+
+    half = cast(tiny(**FLAVOURS[flavour]).cuda(), torch.bfloat16)
+    tokens = torch.tensor([[5, 6, 7, 8, 9], [0, 0, 0, 11, 12]], device="cuda")
+    pads = torch.tensor([0, 3], device="cuda")
+    cache = KVCache()
+    forward_padded(half, tokens, pads, cache)
+    dec = GraphDecoder(half, batch=2, capacity=32, capture=True)
+    dec.load(cache.keys, cache.values, 5, pads)
+    for new in ([20, 30], [21, 31], [22, 32]):
+        step = torch.tensor(new, device="cuda")[:, None]
+        want = forward_padded(half, step, pads, cache, last_only=True)[:, -1].float()
+        torch.testing.assert_close(dec.step(step).float(), want, atol=0.1, rtol=0.02)
 
 
 @cuda

@@ -194,7 +194,8 @@ def generate(
         f"{timing['generated_tokens']} tokens in {timing['total_s']:.2f} s "
         f"({'n/a' if rate is None else f'{rate:.1f}'} tokens/s); "
         f"TTFT p50 {ms('ttft_ms_p50')} p99 {ms('ttft_ms_p99')}; ITL p50 {ms('itl_ms_p50')} p99 {ms('itl_ms_p99')}; "
-        f"{where.type}, {str(weights).removeprefix('torch.')}",
+        f"{where.type}, {str(weights).removeprefix('torch.')}"
+        + (f"; decode steps as CUDA graphs (captured in {timing['graph_setup_s']:.2f} s)" if timing["cuda_graphs"] else ""),
         markup=False,
         highlight=False,
     )

@@ -15,6 +15,7 @@ below the limit each step costs one token's forward.
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import ParamSpec, TypeVar
@@ -23,6 +24,9 @@ import torch
 import torch.nn.functional as F
 
 from selene.errors import InputError
+from selene.eval.decode_graph import GraphDecoder, attention_kernels
+from selene.eval.decode_graph import decoder as graph_decoder
+from selene.eval.decode_graph import enabled as graphs_enabled
 from selene.train.model import Attention, ModelArgs, Transformer, TransformerBlock, apply_rope, rotate
 
 # selene's tokenizers put the end-of-document piece at id 1 (sentencepiece's eos, `selene.tokenize.spm`);
@@ -64,17 +68,11 @@ _R = TypeVar("_R")
 
 
 def _no_cudnn_attention(fn: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Run `fn` with SDPA's flash / memory-efficient / math kernels but not cuDNN's. cuDNN's attention
-    (which PyTorch picks for bf16 on Hopper) builds an execution plan for every new shape, some 50 ms
-    on an H200, and a decode step's shape is new at every step (the keys so far) and every batch size:
-    a stall on most steps of a first generation. The other kernels have no plan to build. The CPU has
-    no cuDNN kernel: nothing changes there."""
+    """Run `fn` under `decode_graph.attention_kernels` (no cuDNN attention: a plan built per shape)."""
 
     @functools.wraps(fn)
     def wrapped(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        from torch.nn.attention import SDPBackend, sdpa_kernel
-
-        with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]):
+        with attention_kernels():
             return fn(*args, **kwargs)
 
     return wrapped
@@ -264,13 +262,17 @@ class BatchGeneration:
     """New ids per prompt (same order as the prompts) and the batch's timings, in seconds.
 
     `ttft_s`: start to the first token of every row (the prefill plus the first sample); `itl_s`: one
-    entry per further decode step of the batch; `total_s`: the whole call.
+    entry per further decode step of the batch; `total_s`: the whole call, but not `setup_s`: the
+    capture of a CUDA graph for the batch's decode step, done before the clock starts and once per
+    shape (zero when an earlier batch's graph served, or with no graph: `graph` False).
     """
 
     tokens: list[list[int]]
     ttft_s: float
     itl_s: list[float]
     total_s: float
+    setup_s: float = 0.0
+    graph: bool = False
 
     @property
     def generated(self) -> int:
@@ -370,21 +372,29 @@ def generate_batch(
     GPU time, not launch time. The next step's input is the sampled ids as they are on the device, and
     the pads' checks use their host copy, so nothing else waits on the device.
     """
-    import time
-
     if not prompts:
         raise InputError("no prompts to generate from")
     if max_tokens < 1:
         raise InputError(f"max_tokens must be >= 1, got {max_tokens}")
     contexts = _contexts(args, prompts, temperature, top_p, stop_ids)
     device = next(model.parameters()).device
+    window = args.max_seq_len
+    width = max(len(c[-window:]) for c in contexts)
+    graph: GraphDecoder | None = None
+    setup = 0.0
+    # every decode step a replay of one captured graph, when the whole generation fits the window
+    # (a slide rebuilds the cache at new positions: the eager path below)
+    if max_tokens > 1 and graphs_enabled(device) and width + max_tokens - 1 <= window:
+        t0 = time.perf_counter()
+        graph, built = graph_decoder(model, len(contexts), width + max_tokens - 1, capture=device.type == "cuda")
+        setup = time.perf_counter() - t0 if built else 0.0
     _sync(device)  # earlier work still queued on the device is not this call's
     begin = time.perf_counter()
     gen = _generator(device, temperature, seed)
-    window = args.max_seq_len
     stops = set(int(s) for s in stop_ids)
     outs: list[list[int]] = [[] for _ in contexts]
     active = list(range(len(contexts)))  # prompt index of each batch row
+    finished: set[int] = set()  # rows done but still in a graph's batch (their tokens are not kept)
     cache = KVCache()
     pad_list: list[int] = []  # left padding of each row, on the host ...
     pads = torch.zeros(0, dtype=torch.long, device=device)  # ... and on the device
@@ -393,14 +403,20 @@ def generate_batch(
     itl: list[float] = []
     last = begin
     for step in range(max_tokens):
-        if step_input is None or cache.seen + 1 > window:  # prefill, or the window slid: rebuild
-            rows = [(contexts[i] + outs[i])[-window:] for i in active]
-            width = max(len(r) for r in rows)
-            pad_list = [width - len(r) for r in rows]
-            pads = torch.tensor(pad_list, device=device)
-            step_input = torch.tensor([[r[0]] * (width - len(r)) + r for r in rows], device=device)
-            cache = KVCache()
-        logits = forward_padded(model, step_input, pads, cache, last_only=True, pad_list=pad_list)[:, -1]
+        if graph is not None and step_input is not None:
+            logits = graph.step(step_input)
+        else:
+            if step_input is None or cache.seen + 1 > window:  # prefill, or the window slid: rebuild
+                rows = [(contexts[i] + outs[i])[-window:] for i in active]
+                width = max(len(r) for r in rows)
+                pad_list = [width - len(r) for r in rows]
+                pads = torch.tensor(pad_list, device=device)
+                step_input = torch.tensor([[r[0]] * (width - len(r)) + r for r in rows], device=device)
+                cache = KVCache()
+            logits = forward_padded(model, step_input, pads, cache, last_only=True, pad_list=pad_list)[:, -1]
+            if graph is not None:
+                graph.load(cache.keys, cache.values, width, pads)
+                cache = KVCache()
         if temperature == 0:
             ids = logits.argmax(dim=-1)
         else:
@@ -414,14 +430,19 @@ def generate_batch(
         last = now
         keep: list[int] = []
         for j, (i, token) in enumerate(zip(active, picked, strict=True)):
+            if j in finished:
+                continue
             if token in stops:
+                finished.add(j)
                 continue
             outs[i].append(int(token))
             if len(outs[i]) < max_tokens:
                 keep.append(j)
+            else:
+                finished.add(j)
         if not keep:
             break
-        if len(keep) < len(active):  # drop the finished rows, then the columns that are padding in all
+        if graph is None and len(keep) < len(active):  # drop the finished rows, then the all-padding columns
             index = torch.tensor(keep, device=device)
             trim = min(pad_list[j] for j in keep)
             pad_list = [pad_list[j] - trim for j in keep]
@@ -429,9 +450,11 @@ def generate_batch(
             cache.select(index, trim)
             ids = ids[index]
             active = [active[j] for j in keep]
+            finished.clear()
         step_input = ids[:, None]
     _sync(device)
-    return BatchGeneration(tokens=outs, ttft_s=ttft, itl_s=itl, total_s=time.perf_counter() - begin)
+    return BatchGeneration(tokens=outs, ttft_s=ttft, itl_s=itl, total_s=time.perf_counter() - begin,
+                           setup_s=setup, graph=graph is not None)
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:
@@ -454,6 +477,8 @@ def timing_summary(batches: Sequence[BatchGeneration]) -> dict[str, float | int 
     generated = sum(b.generated for b in batches)
     return {
         "batches": len(batches),
+        "cuda_graphs": any(b.graph for b in batches),
+        "graph_setup_s": sum(b.setup_s for b in batches),
         "prompts": sum(len(b.tokens) for b in batches),
         "generated_tokens": generated,
         "total_s": total,
