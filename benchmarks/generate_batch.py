@@ -100,7 +100,9 @@ def hf_peer(model: Transformer, args: ModelArgs, dtype: torch.dtype, device: tor
     missing, unexpected = hf.load_state_dict(hf_state_dict(model, args), strict=False)
     if unexpected or [k for k in missing if "rotary" not in k]:
         raise RuntimeError(f"HF model does not take selene's weights: missing {missing}, unexpected {unexpected}")
+    inv_freq = hf.model.rotary_emb.inv_freq.clone()
     hf.to(dtype)
+    hf.model.rotary_emb.inv_freq = inv_freq  # the rotary frequencies stay fp32, as selene's tables do
     return hf.eval()
 
 

@@ -73,7 +73,10 @@ def harness_metrics(results: dict[str, Any]) -> dict[str, dict[str, float]]:
 
 
 def print_results(summary: dict[str, Any], console: Console) -> None:
-    table = Table(title=f"eval of {summary['checkpoint']}")
+    # the step in the title; the whole path on a line of its own (a long path in a title wraps into
+    # the table's narrow width, cutting the step's name in two)
+    console.print(f"eval of [b]{summary['checkpoint']}[/b]", soft_wrap=True)
+    table = Table(title=os.path.basename(os.path.normpath(str(summary["checkpoint"]))))
     table.add_column("task")
     table.add_column("metric")
     table.add_column("value", justify="right")
