@@ -578,10 +578,19 @@ class TokenizeConfig(_Model):
 class ModelConfig(_Model):
     """Decoder-only transformer: a named preset, any field overridable."""
 
-    preset: Literal["debug", "125m", "350m", "1.3b", "7b", "gpt3-175b", "mt-nlg-530b"] = "debug"
+    preset: Literal[
+        "debug", "debug-gqa", "125m", "350m", "1.3b", "7b", "llama3-1b", "gpt3-175b", "mt-nlg-530b"
+    ] = "debug"
     n_layers: int | None = Field(default=None, ge=1)
     dim: int | None = Field(default=None, ge=8)
     n_heads: int | None = Field(default=None, ge=1)
+    n_kv_heads: int | None = Field(
+        default=None,
+        ge=1,
+        description="Key/value heads (grouped-query attention): a divisor of n_heads, each serving "
+        "n_heads / n_kv_heads query heads; with tensor parallelism also a multiple of parallel.tp. "
+        "Default: the preset's (one per query head but for llama3-1b and debug-gqa).",
+    )
     ffn_dim: int | None = Field(default=None, ge=8)
     max_seq_len: int | None = Field(default=None, ge=8)
     norm: Literal["rmsnorm", "layernorm"] | None = None
@@ -743,6 +752,8 @@ class ScalingStudyConfig(_Model):
 
 DATA_SECTIONS = ("ingest", "dedup", "decontaminate", "blend", "tokenize")
 MOVED_EXECUTOR_KEYS = ("workers", "executor", "dask_address")
+SEEDED_SECTIONS = ("dedup", "blend", "tokenize", "train", "train.data", "eval")
+"""The sections of a pipeline file with a `seed` of their own (dotted: a part of a section)."""
 
 
 class PipelineConfig(_Model):
@@ -750,7 +761,11 @@ class PipelineConfig(_Model):
 
     name: str = Field(default="selene", description="Run name, shown in Prefect.")
     run_dir: str = Field(description="Directory (or fsspec URL) every stage writes under.")
-    seed: int = 1234
+    seed: int = Field(
+        default=1234,
+        description="When set, the seed of every stage's `seed` the file leaves unset: "
+        + ", ".join(f"{s}.seed" for s in SEEDED_SECTIONS) + ".",
+    )
     executor: ExecutorConfig = Field(default_factory=ExecutorConfig)
     ingest: IngestConfig = Field(default_factory=IngestConfig)
     dedup: DedupConfig = Field(default_factory=DedupConfig)
@@ -762,6 +777,21 @@ class PipelineConfig(_Model):
 
     def stage_dir(self, stage: str) -> str:
         return f"{self.run_dir.rstrip('/')}/{stage}"
+
+    @model_validator(mode="after")
+    def _seed_stages(self) -> PipelineConfig:
+        """The file's top-level `seed` goes to each seeded section that does not set its own (a
+        section's default is not its own choice: `model_fields_set` tells them apart), so the stages
+        use it and their manifests record it. Without a top-level `seed`, each section keeps its own
+        default (dedup's MinHash seed is 1, datasketch's)."""
+        if "seed" in self.model_fields_set:
+            for path in SEEDED_SECTIONS:
+                section: Any = self
+                for name in path.split("."):
+                    section = getattr(section, name)
+                if "seed" not in section.model_fields_set:
+                    section.seed = self.seed
+        return self
 
     @model_validator(mode="before")
     @classmethod

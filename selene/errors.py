@@ -31,3 +31,13 @@ class InputError(SeleneError):
 
 class OutputError(SeleneError):
     """An output location cannot be written."""
+
+
+class Stopped(SeleneError):
+    """The user stopped the command (Ctrl-C, SIGTERM, Cancel in the dashboard) and it stopped
+    cleanly: the message says where (e.g. training's step and checkpoint). Printed as it is, not as
+    an error; the exit status is 128 + the signal (130 for Ctrl-C), or 1 for a cancellation."""
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code

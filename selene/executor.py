@@ -13,6 +13,7 @@ This module imports nothing heavy: every command loads it.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import hashlib
 import itertools
 import json
@@ -20,7 +21,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from selene.errors import SeleneError, UsageError
@@ -73,6 +74,64 @@ def report(name: str, done: int, total: int) -> None:
         hook(name, done, total)
 
 
+# A running stage's live events, and requests to stop it, between the stage (which knows what it
+# is doing) and the runtime (which knows where it is watched: a Prefect flow, a terminal). Neither
+# side names the other: the stage calls `live` and registers with `on_stop_request`; the runtime
+# sets the hook and calls `request_stop` (a Cancel in the dashboard).
+LiveHook = Callable[[str, dict[str, Any]], None]
+_live: list[LiveHook] = []
+_stop_callbacks: list[Callable[[str], None]] = []
+_stop_reason: list[str] = []
+
+
+def set_live_hook(hook: LiveHook | None) -> None:
+    """Called as (event kind, payload) for each of a stage's live events (`live`)."""
+    _live.clear()
+    if hook is not None:
+        _live.append(hook)
+
+
+def watched() -> bool:
+    """Whether anything listens to live events (a stage can skip gathering them otherwise)."""
+    return bool(_live)
+
+
+def live(kind: str, **payload: Any) -> None:
+    """A live event of the running stage (e.g. a training step's metrics). Never raises: a watcher's
+    failure must not stop the work it watches."""
+    for hook in _live:
+        with contextlib.suppress(Exception):  # the hook reports its own failures
+            hook(kind, payload)
+
+
+def request_stop(reason: str) -> None:
+    """Ask the running stage to stop cleanly (training: finish the step, checkpoint, exit)."""
+    if not _stop_reason:
+        _stop_reason.append(reason)
+    for callback in list(_stop_callbacks):
+        callback(reason)
+
+
+def stop_requested() -> str | None:
+    return _stop_reason[0] if _stop_reason else None
+
+
+def clear_stop_request() -> None:
+    _stop_reason.clear()
+
+
+@contextlib.contextmanager
+def on_stop_request(callback: Callable[[str], None]) -> Iterator[None]:
+    """`callback(reason)` on a stop request while the block runs (at once if one came before)."""
+    _stop_callbacks.append(callback)
+    try:
+        if _stop_reason:
+            callback(_stop_reason[0])
+        yield
+    finally:
+        _stop_callbacks.remove(callback)
+
+
 def with_retries(fn: Callable[..., T], args: tuple, retries: int = RETRIES) -> T:
     """``fn(*args)``, tried again on failure; errors meant for the user (bad input, bad config) would
     fail the same way twice, so they are raised at once."""
@@ -99,6 +158,34 @@ def process_pool(workers: int) -> cf.ProcessPoolExecutor:
         initializer=die_with,
         initargs=(os.getpid(),),
     )
+
+
+_RUN_MODULE = """\
+import sys
+if sys.path[:1] == [""] and not getattr(sys.flags, "safe_path", False):
+    del sys.path[0]
+import runpy
+sys.argv = sys.argv[1:]
+runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+"""
+
+
+def python_module(module: str, *args: str, unbuffered: bool = False) -> list[str]:
+    """The command that runs `module` as ``python -m module args`` would, with this interpreter, but
+    imports the installed packages whatever the directory it is started in.
+
+    ``python -m`` (and ``-c``) put the working directory first on sys.path, so a folder there named
+    like a package shadows it: under an editable install, whose finder comes after the path, a
+    ``selene/`` folder where the command starts (the directory holding the clone) fails every rank
+    with "cannot import name '__version__' from 'selene' (unknown location)". ``-P`` drops that
+    entry but needs Python 3.11; a script path would put its own directory first instead; changing
+    the processes' directory would break the relative paths of a config. So the command is
+    ``python -c`` with a few lines that drop the working directory (the ``''`` that ``-c`` puts
+    first, before anything else is imported) and run the module with runpy. PYTHONPATH is kept:
+    what a user put on the path on purpose still counts. The module's name stays on the command
+    line, where ``ps`` and the tests look for it. (Pool and Dask workers need none of this:
+    multiprocessing hands them this process's sys.path.)"""
+    return [sys.executable, *(["-u"] if unbuffered else []), "-c", _RUN_MODULE, module, *args]
 
 
 PR_SET_PDEATHSIG = 1

@@ -5,11 +5,14 @@ process or as the body of the Prefect pipeline flow (each stage then a sub-flow)
 previous active stage's directory; a stage whose manifest matches its inputs and config is skipped.
 Decontamination runs when tasks are configured, blending when weights or epochs are, the others
 always. `from_stage` / `until_stage` run a slice (earlier stages must be complete), `force` redoes
-the named stages. ``<run_dir>/report.md`` ends every run.
+the named stages. Training, which has no manifest, is moved aside to ``train.previous-<time>`` and
+redone when the token data changed under its checkpoints (`selene.train.renew`).
+``<run_dir>/report.md`` ends every run.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -19,6 +22,10 @@ from selene.errors import ConfigError
 from selene.runner import Job
 
 RunJob = Callable[[Job, bool], Any]
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 def active_stages(cfg: PipelineConfig) -> list[str]:
@@ -97,8 +104,11 @@ def run_pipeline(
     from_stage: str | None = None,
     until_stage: str | None = None,
     progress: Callable[[float], None] | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    """Run the selected stages with `run_job`, then write ``<run_dir>/report.md``; stage → result."""
+    """Run the selected stages with `run_job`, then write ``<run_dir>/report.md``; stage → result.
+    A stage's `renew` hook runs first unless it is forced (training on changed data: its old run is
+    moved aside); `say` gets its line (default: standard error)."""
     from selene.report import write_report
 
     force = list(force or [])
@@ -108,7 +118,11 @@ def run_pipeline(
     with claim(cfg):  # a no-op under `Runtime.pipeline`, which claimed before Prefect started
         for i, stage in enumerate(stages):
             if stage in run:
-                results[stage] = run_job(job(cfg, stage), stage in force)
+                j = job(cfg, stage)
+                renew = registry.get(stage).renew
+                if renew and stage not in force:
+                    registry.load(renew)(j.inp, j.out, j.cfg, say or _say)
+                results[stage] = run_job(j, stage in force)
             if progress is not None:
                 progress(100.0 * (i + 1) / len(stages))
         write_report(cfg.run_dir, cfg.name)

@@ -93,6 +93,10 @@ class Stage:
     """False where the stage has a command of its own (training launches torchrun)."""
     active: Callable[[Any], bool] | None = None
     """Whether a pipeline runs the stage, given its config section (None: always)."""
+    renew: str | None = None
+    """``renew(inp, out, cfg, say)``: in a pipeline, before the stage runs unforced, what its output
+    holds that was made from other inputs than those there now is moved aside (`say` tells where).
+    A stage with a manifest needs none: its fingerprint decides (training has no manifest)."""
     input_help: str = "Document dataset to read."
     output_help: str = "Output dataset directory or fsspec URL."
     doc: str = field(default="", repr=False)
@@ -228,6 +232,7 @@ STAGES: tuple[Stage, ...] = (
         artifacts="selene.train.stage:artifacts",
         summary="selene.train.stage:summary",
         command=False,
+        renew="selene.train.renew:renew",
     ),
     Stage(
         "eval",

@@ -246,12 +246,12 @@ class Runtime:
         with pipeline.claim(cfg, self.say):
             self.note()
             if self.api is None:
-                return pipeline.run_pipeline(cfg, checked(run_direct), force, from_stage, until_stage)
+                return pipeline.run_pipeline(cfg, checked(run_direct), force, from_stage, until_stage, say=self.say)
             from selene.flows.pipeline import pipeline_flow
 
             return self._on_prefect(
                 lambda: pipeline_flow(cfg, force=force, from_stage=from_stage, until_stage=until_stage),
-                lambda run: pipeline.run_pipeline(cfg, checked(run), force, from_stage, until_stage),
+                lambda run: pipeline.run_pipeline(cfg, checked(run), force, from_stage, until_stage, say=self.say),
                 "the pipeline",
             )
 

@@ -126,6 +126,6 @@ def test_blended_prefixes_follow_their_weights(tokens: str, tmp_path: Path) -> N
     with IndexedWriter(other, np.uint16) as w:
         for _ in range(100):
             w.add_document(np.full(50, 7, dtype=np.uint16))
-    data = build_data(TrainDataConfig(prefixes=[tokens, other], weights=[3, 1]), 32, 400, 8)
+    data = build_data(TrainDataConfig(prefixes=[tokens, other], weights=[3, 1]), 32, 400, 8, cache_dir=str(tmp_path / "cache"))
     from_other = sum(bool((data.train[i] == 7).all()) for i in range(400))
     assert from_other == 100  # Megatron's greedy blend: exactly a quarter of the samples

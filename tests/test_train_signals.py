@@ -166,7 +166,8 @@ def test_sigterm_from_a_script_checkpoints_and_leaves_nothing(
     target: str, tokens: str, tmp_path: Path, leftovers: None
 ) -> None:
     """SIGTERM to `selene train` run in a script's background (or to the script's whole process
-    group): the ranks finish their step and save it, the command says "terminated" and exits 143,
+    group): the ranks finish their step and save it, the command says in one line "terminated", the
+    step and its checkpoint, and exits 143,
     nothing of the run is left; a rerun resumes from that checkpoint."""
     config = write_config(tokens, tmp_path)
     out, log = tmp_path / "out", tmp_path / "log.txt"
@@ -177,8 +178,11 @@ def test_sigterm_from_a_script_checkpoints_and_leaves_nothing(
             os.killpg(script.pid, signal.SIGTERM)
         assert script.wait(STOP_SECONDS) == 0
     assert rc_file.read_text().strip() == str(128 + signal.SIGTERM), log.read_text()[-3000:]
-    assert log.read_text().rstrip().splitlines()[-1] == "terminated"
     last = stopped_with_a_checkpoint(out, log)
+    assert log.read_text().rstrip().splitlines()[-1] == (
+        f"terminated (SIGTERM): stopped at step {last}, checkpoint {out / 'checkpoints' / f'step-{last:06d}'}; "
+        "the same command resumes from it"
+    )
     wait_for(lambda: not any(map(alive, started)), 10, f"the agent and ranks ending ({started})")
     assert processes(str(tmp_path)) == {}
     if target == "group":
@@ -195,7 +199,8 @@ def test_sigterm_from_a_script_checkpoints_and_leaves_nothing(
 
 def test_ctrl_c_in_a_terminal_checkpoints_and_leaves_nothing(tokens: str, tmp_path: Path, leftovers: None) -> None:
     """Ctrl-C: SIGINT to the terminal's foreground process group, which `selene train` leads. The
-    agent runs in a session of its own: the command forwards the stop; "interrupted", exit 130."""
+    agent runs in a session of its own: the command forwards the stop; one line "interrupted", the
+    step and its checkpoint; exit 130."""
     config = write_config(tokens, tmp_path)
     out, log = tmp_path / "out", tmp_path / "log.txt"
     with open(log, "wb") as f:
@@ -208,8 +213,11 @@ def test_ctrl_c_in_a_terminal_checkpoints_and_leaves_nothing(tokens: str, tmp_pa
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
-    assert log.read_text().rstrip().splitlines()[-1] == "interrupted"
-    stopped_with_a_checkpoint(out, log)
+    last = stopped_with_a_checkpoint(out, log)
+    assert log.read_text().rstrip().splitlines()[-1] == (
+        f"interrupted (Ctrl-C): stopped at step {last}, checkpoint {out / 'checkpoints' / f'step-{last:06d}'}; "
+        "the same command resumes from it"
+    )
     wait_for(lambda: not any(map(alive, started)), 10, f"the agent and ranks ending ({started})")
     assert processes(str(tmp_path)) == {}
 
@@ -229,9 +237,9 @@ def test_sigkill_of_the_command_takes_the_agent_and_ranks_along(tokens: str, tmp
 
 def test_a_second_signal_kills_the_agent_at_once(tmp_path: Path) -> None:
     """The launcher's side, with a stand-in agent that would never stop on SIGTERM: the first signal
-    reaches it as SIGTERM, the second kills it; then the signal goes on to the handler it was
-    meant for, which is back in place."""
-    from selene.train.launch import _Stop, run_agent
+    reaches it as SIGTERM, the second kills it; the handler that was there is back in place, and the
+    run's one line says it stopped at once."""
+    from selene.train.launch import _Stop, run_agent, stopped
 
     class Stopped(BaseException):
         pass
@@ -266,7 +274,8 @@ def test_a_second_signal_kills_the_agent_at_once(tmp_path: Path) -> None:
         thread.join(60)
         assert code == -signal.SIGKILL and stop.received == [signal.SIGTERM, signal.SIGTERM]
         assert signal.getsignal(signal.SIGTERM) is handler
-        with pytest.raises(Stopped):
-            stop.pass_on()
+        said = stopped(stop, str(tmp_path))
+        assert said.exit_code == 128 + signal.SIGTERM
+        assert str(said) == "terminated (SIGTERM): stopped at once (a second stop), before any checkpoint"
     finally:
         signal.signal(signal.SIGTERM, previous)

@@ -21,7 +21,7 @@ import click
 import typer
 
 from selene.cli.app import app, err_console
-from selene.errors import SeleneError
+from selene.errors import SeleneError, Stopped
 
 for _commands in ("stages", "server", "model"):  # they register their commands, listed in this order
     importlib.import_module(f"selene.cli.{_commands}")
@@ -108,6 +108,9 @@ def _main(argv: list[str] | None = None) -> int:
     except _CLICK_ERRORS as e:
         e.show()  # type: ignore[attr-defined]
         return 2
+    except Stopped as e:  # asked for: said as it is, not as an error
+        err_console.print(escape(str(e)), markup=True, highlight=False, soft_wrap=True)
+        return e.exit_code
     except SeleneError as e:
         if debug:
             traceback.print_exc()

@@ -239,6 +239,9 @@ def plan(
     layers: Annotated[int | None, typer.Option("--layers", min=1, help="Transformer layers.")] = None,
     hidden: Annotated[int | None, typer.Option("--hidden", min=1, help="Hidden size.")] = None,
     heads: Annotated[int | None, typer.Option("--heads", min=1, help="Attention heads.")] = None,
+    kv_heads: Annotated[
+        int | None, typer.Option("--kv-heads", min=1, help="Key/value heads (grouped-query attention; default: the model's).")
+    ] = None,
     ffn: Annotated[int | None, typer.Option("--ffn", min=1, help="FFN width (default 4 × hidden).")] = None,
     vocab: Annotated[int | None, typer.Option("--vocab", min=1, help="Vocabulary (default 51200).")] = None,
     swiglu: Annotated[bool, typer.Option("--swiglu", help="SwiGLU MLP (three FFN matrices) instead of GELU.")] = False,
@@ -289,6 +292,7 @@ def plan(
         shape_from_dims,
         shape_from_preset,
         with_efficiency,
+        with_kv_heads,
     )  # fmt: skip
     from selene.plan.search import Pins
 
@@ -325,6 +329,7 @@ def plan(
         shape = shape_from_dims(layers, hidden, heads, ffn, vocab or 51200, seq or 2048, "swiglu" if swiglu else "gelu", flash)  # type: ignore[arg-type]
     else:
         raise UsageError("say what to plan: a config file, --model PRESET, or --layers --hidden --heads [--ffn] --vocab")
+    shape = with_kv_heads(shape, kv_heads)
     if gpus is None:
         raise UsageError("--gpus is required")
     if tokens is None:
@@ -345,7 +350,7 @@ def plan_serve(
     hidden: Annotated[int | None, typer.Option("--hidden", min=1, help="Hidden size.")] = None,
     heads: Annotated[int | None, typer.Option("--heads", min=1, help="Attention heads.")] = None,
     kv_heads: Annotated[
-        int | None, typer.Option("--kv-heads", min=1, help="Key/value heads (grouped-query attention; default: --heads).")
+        int | None, typer.Option("--kv-heads", min=1, help="Key/value heads (grouped-query attention; default: the model's).")
     ] = None,
     ffn: Annotated[int | None, typer.Option("--ffn", min=1, help="FFN width (default 4 × hidden).")] = None,
     vocab: Annotated[int | None, typer.Option("--vocab", min=1, help="Vocabulary (default 51200).")] = None,
@@ -385,7 +390,7 @@ def plan_serve(
     import json
 
     from selene.plan.devices import device
-    from selene.plan.planner import DEFAULT_VOCAB, shape_from_dims
+    from selene.plan.planner import DEFAULT_VOCAB, shape_from_dims, with_kv_heads
     from selene.plan.serve import (
         Efficiency,
         ServeModel,
@@ -416,6 +421,7 @@ def plan_serve(
         shape = shape_from_dims(layers, hidden, heads, ffn, vocab or DEFAULT_VOCAB, seq, "swiglu" if swiglu else "gelu")  # type: ignore[arg-type]
     else:
         raise UsageError("say what to serve: --model PRESET, --checkpoint DIR, or --layers --hidden --heads [--ffn] [--vocab]")
+    shape = with_kv_heads(shape, kv_heads)  # a checkpoint's or preset's own unless --kv-heads says
     if gpus is None:
         raise UsageError("--gpus is required")
     if gpu == "cpu":  # this machine: its figures come from a serving study's calibration file
@@ -430,7 +436,7 @@ def plan_serve(
     if calibration:
         dev, eff = load_calibration(calibration, dev)
     req = ServeRequest(
-        ServeModel(shape, kv_heads or shape.heads), gpus, dev, prompt_len, output_len, batch, weights_dtype, kv_dtype,
+        ServeModel(shape, shape.kv_heads), gpus, dev, prompt_len, output_len, batch, weights_dtype, kv_dtype,
         ttft_ms, itl_ms, min_tokens_per_s, tp, pp, top, eff, prompt_lengths, output_lengths, target_percentile,
     )  # fmt: skip
     result = make_serve_plan(req)

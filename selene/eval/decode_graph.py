@@ -19,9 +19,8 @@ import os
 import weakref
 
 import torch
-import torch.nn.functional as F
 
-from selene.train.model import Transformer, rotate
+from selene.train.model import Transformer, attend, rotate
 
 # capacity is rounded up to this many positions, so batches whose prompts differ a little in length
 # share one captured graph (and its buffers)
@@ -59,7 +58,7 @@ class GraphDecoder:
         device, dtype = first.device, first.dtype
         args = model.args
         self.model, self.batch, self.capacity = model, batch, capacity
-        shape = (batch, args.n_heads, capacity, args.head_dim)
+        shape = (batch, args.kv_heads, capacity, args.head_dim)  # grouped-query attention keeps fewer
         self.keys = [torch.zeros(shape, device=device, dtype=dtype) for _ in model.layers]
         self.values = [torch.zeros(shape, device=device, dtype=dtype) for _ in model.layers]
         self.ids = torch.zeros(batch, 1, dtype=torch.long, device=device)
@@ -131,7 +130,7 @@ class GraphDecoder:
             q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
             self.keys[i].index_copy_(2, self.column, k)
             self.values[i].index_copy_(2, self.column, v)
-            out = F.scaled_dot_product_attention(q, self.keys[i], self.values[i], attn_mask=mask)
+            out = attend(q, self.keys[i], self.values[i], attn_mask=mask)
             h = h + attn.wo(out.transpose(1, 2).reshape(bs, 1, -1))  # type: ignore[operator, union-attr]
             h = h + block.feed_forward(block.ffn_norm(h))  # type: ignore[operator]
         if model.norm is not None:

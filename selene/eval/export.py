@@ -79,8 +79,10 @@ def hf_state_dict(model: Transformer, args: ModelArgs) -> dict[str, torch.Tensor
                 if key not in src:
                     continue
                 t = src[key]
-                if a in ("attention.wq", "attention.wk"):
+                if a == "attention.wq":
                     t = rope_permute(t, args.n_heads)
+                elif a == "attention.wk":  # its rows are the key/value heads' (fewer under GQA)
+                    t = rope_permute(t, args.kv_heads)
                 out[f"{theirs}{b}.{leaf}"] = t.contiguous()
     out["model.norm.weight"] = src["norm.weight"]
     if not args.tie_embeddings:
@@ -99,7 +101,7 @@ def hf_config(args: ModelArgs, eos: int | None = None) -> Any:
         intermediate_size=args.ffn_dim,
         num_hidden_layers=args.n_layers,
         num_attention_heads=args.n_heads,
-        num_key_value_heads=args.n_heads,
+        num_key_value_heads=args.kv_heads,
         head_dim=args.head_dim,
         hidden_act="silu",
         max_position_embeddings=args.max_seq_len,

@@ -21,13 +21,12 @@ from dataclasses import dataclass, field
 from typing import ParamSpec, TypeVar
 
 import torch
-import torch.nn.functional as F
 
 from selene.errors import InputError
 from selene.eval.decode_graph import GraphDecoder, attention_kernels
 from selene.eval.decode_graph import decoder as graph_decoder
 from selene.eval.decode_graph import enabled as graphs_enabled
-from selene.train.model import Attention, ModelArgs, Transformer, TransformerBlock, apply_rope, rotate
+from selene.train.model import Attention, ModelArgs, Transformer, TransformerBlock, apply_rope, attend, rotate
 
 # selene's tokenizers put the end-of-document piece at id 1 (sentencepiece's eos, `selene.tokenize.spm`);
 # pass the manifest's `eod_id` when in doubt.
@@ -80,13 +79,14 @@ def _no_cudnn_attention(fn: Callable[_P, _R]) -> Callable[_P, _R]:
 
 @dataclass
 class KVCache:
-    """Per-layer keys and values, (batch, heads, seen, head_dim) each, for the `seen` tokens so far.
+    """Per-layer keys and values, (batch, kv_heads, seen, head_dim) each, for the `seen` tokens so far:
+    the model's key/value heads, which grouped-query attention makes fewer than its query heads.
 
     Each layer's keys and values live in a buffer with room to spare (`SPARE` positions, then
     doubling): a decode step writes its one position in place instead of copying the whole cache
     (a copy per step per layer made a step's cost grow with the context twice over)."""
 
-    keys: list[torch.Tensor] = field(default_factory=list)  # buffers, (batch, heads, capacity, head_dim)
+    keys: list[torch.Tensor] = field(default_factory=list)  # buffers, (batch, kv_heads, capacity, head_dim)
     values: list[torch.Tensor] = field(default_factory=list)
     filled: list[int] = field(default_factory=list)  # positions in use, per layer
 
@@ -135,11 +135,11 @@ def _attention(attn: Attention, x: torch.Tensor, rope: torch.Tensor | None, pos:
     q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
     k, v = cache.extend(layer, k, v)
     if pos == 0:
-        out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        out = attend(q, k, v, is_causal=True)
     else:  # new query i sits at absolute position pos + i and sees keys 0 .. pos + i
         total = k.shape[2]
         mask = torch.arange(total, device=x.device)[None, :] <= (pos + torch.arange(seq, device=x.device))[:, None]
-        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        out = attend(q, k, v, attn_mask=mask)
     return attn.wo(out.transpose(1, 2).reshape(bs, seq, -1))
 
 
@@ -296,10 +296,8 @@ def _padded_attention(attn: Attention, x: torch.Tensor, rot: tuple[torch.Tensor,
         q, k = rotate(q, *rot), rotate(k, *rot)
     q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
     k, v = cache.extend(layer, k, v)
-    if mask is None:  # rows without padding (`forward_padded`): a prefill, or one new token per row
-        out = F.scaled_dot_product_attention(q, k, v, is_causal=seq > 1)
-    else:
-        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    # no mask: rows without padding (`forward_padded`), a prefill or one new token per row
+    out = attend(q, k, v, attn_mask=mask, is_causal=mask is None and seq > 1)
     return attn.wo(out.transpose(1, 2).reshape(bs, seq, -1))
 
 

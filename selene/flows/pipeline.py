@@ -14,6 +14,8 @@ from prefect import flow
 from prefect.artifacts import create_markdown_artifact, create_progress_artifact, update_progress_artifact
 
 from selene.config import PipelineConfig
+from selene.errors import Stopped
+from selene.flows import live
 from selene.flows.stage import engine_settings, run_flow
 from selene.pipeline import run_pipeline
 from selene.report import build_report
@@ -34,7 +36,11 @@ def _pipeline_flow(
     def advance(done: float) -> None:
         update_progress_artifact(artifact_id=progress, progress=done)
 
-    results = run_pipeline(cfg, checked(run_flow), force, from_stage, until_stage, progress=advance)
+    try:
+        with live.watched(with_board=False):  # a Cancel of the pipeline's run stops the stage running
+            results = run_pipeline(cfg, checked(run_flow), force, from_stage, until_stage, progress=advance)
+    except Stopped as e:
+        return live.cancelled(e)
     create_markdown_artifact(
         markdown=build_report(cfg.run_dir, cfg.name), key="run-report",
         description=f"selene run report: {cfg.run_dir}/report.md",
@@ -49,5 +55,5 @@ def pipeline_flow(
     until_stage: str | None = None,
 ) -> dict[str, Any]:
     """The pipeline (or the slice `from_stage`..`until_stage`) as one flow run; stage → result."""
-    with engine_settings():
+    with engine_settings(), live.reraise_stopped():
         return _pipeline_flow(cfg, force=force, from_stage=from_stage, until_stage=until_stage)

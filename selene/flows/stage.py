@@ -28,8 +28,9 @@ from prefect.task_runners import ThreadPoolTaskRunner
 
 from selene import registry
 from selene.artifacts import Artifact, Markdown, Table
-from selene.errors import SeleneError
+from selene.errors import SeleneError, Stopped
 from selene.executor import INLINE_SECONDS, RETRIES, chunks, local_kind, process_pool, report
+from selene.flows import live
 from selene.runner import Job, execute
 
 T = TypeVar("T")
@@ -152,7 +153,10 @@ def stage_flow(name: str) -> Any:
         ex = job.executor_config()
         mapper = PrefectMapper(local_kind(ex.kind, job.paths()), ex.workers)
         try:
-            result = execute(job, mapper, force)
+            with live.watched():
+                result = execute(job, mapper, force)
+        except Stopped as e:  # Ctrl-C, SIGTERM or Cancel, and the stage stopped cleanly
+            return live.cancelled(e)
         finally:
             mapper.close()
         if stage.artifacts:
@@ -168,7 +172,7 @@ def run_flow(job: Job, force: bool) -> Any:
     """`job` as its stage's flow (a sub-flow when called inside another flow)."""
     ex = job.executor_config()
     fl = stage_flow(job.stage).with_options(task_runner=task_runner(local_kind(ex.kind, job.paths()), ex.workers, ex.address))
-    with engine_settings():
+    with engine_settings(), live.reraise_stopped():
         return fl(job.inp, job.out, job.cfg, job.executor, force=force)
 
 

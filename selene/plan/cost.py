@@ -4,7 +4,8 @@ Notation (Narayanan et al. 2021, Korthikanti et al. 2022): L layers, h hidden, a
 V vocabulary, s sequence, b micro-batch, B global batch (sequences), t TP, p PP, d DP, v virtual
 stages per PP rank, m = B / (d·b) micro-batches per pipeline per iteration.
 
-FLOPs (`Shape.fwd_flops_layer`, per token): 2 × matmul weights of a layer (4h² attention, 2hF GELU /
+FLOPs (`Shape.fwd_flops_layer`, per token): 2 × matmul weights of a layer (4h² attention, or
+2h² + 2h·k·h/a with k < a key/value heads (grouped-query attention narrows K and V); 2hF GELU /
 3hF SwiGLU MLP) + 4·s·h for QKᵀ and AV (full square, as Megatron counts); the output layer 2·h·V.
 Training runs a forward and a backward of twice its cost (3×); recomputation adds a forward of every
 layer (`full`) or of QKᵀ/softmax/AV only (`selective`, 4·s·h). "Model FLOPs" leave recomputation
@@ -15,7 +16,7 @@ Memory per GPU (bytes): weights, gradients and Adam state as selene trains (fp32
 fp32 gradients 4, Adam moments 8 = 16 bytes per parameter, divided by d under ZeRO-2/3 sharding; plus
 the bf16 working copy of the weights being computed: two layers under ZeRO-3 or replication, the
 whole stage under ZeRO-2, which keeps weights gathered from forward to backward), and activations
-per layer and micro-batch from Korthikanti et al. 2022 §4, generalised to any F, SwiGLU, no dropout
+per layer and micro-batch from Korthikanti et al. 2022 §4, generalised to any F, SwiGLU, GQA, no dropout
 and flash attention (`Shape.act_bytes_layer`): their GPT block stores s·b·h·(34 + 5·a·s/h) bytes,
 s·b·h·(10 + 24/t + 5·a·s/(h·t)) under TP, s·b·h·(34 + 5·a·s/h)/t with sequence parallelism, 34·s·b·h/t
 with selective and 2·s·b·h/t with full recomputation (plus one layer's full set while recomputing).
@@ -83,6 +84,7 @@ class Shape:
     flash: bool = True  # fused attention: no s×s scores kept for backward
     tied: bool = False
     learned_positions: bool = False
+    n_kv_heads: int | None = None  # key/value heads (grouped-query attention); None: one per head
 
     @classmethod
     def from_model_args(cls, args: Any, vocab: int, seq: int | None = None, flash: bool = True) -> Shape:
@@ -98,12 +100,22 @@ class Shape:
             flash=flash,
             tied=args.tie_embeddings,
             learned_positions=args.positions == "learned",
+            n_kv_heads=args.n_kv_heads,
         )
+
+    @property
+    def kv_heads(self) -> int:
+        return self.n_kv_heads or self.heads
+
+    @property
+    def head_dim(self) -> int:
+        return self.hidden // self.heads
 
     # -- parameters
     @property
     def layer_matmul_params(self) -> int:
-        return 4 * self.hidden**2 + (3 if self.mlp == "swiglu" else 2) * self.hidden * self.ffn
+        attention = 2 * self.hidden**2 + 2 * self.hidden * self.kv_heads * self.head_dim  # wq, wo; wk, wv
+        return attention + (3 if self.mlp == "swiglu" else 2) * self.hidden * self.ffn
 
     @property
     def layer_params(self) -> int:
@@ -154,10 +166,11 @@ class Shape:
         drop = 1.0 if self.dropout else 0.0
         # Not split by TP (split by SP): two norm inputs (4), QKV input (2), MLP input (2), two dropout masks.
         replicated = 8.0 + 2.0 * drop
-        # Split by TP: Q, K, V (6) and the attention output (2); the MLP's intermediate tensors.
+        # Split by TP: Q (2), K and V (4, narrower by kv_heads / heads under GQA) and the attention
+        # output (2); the MLP's intermediate tensors.
         ratio = self.ffn / h
         mlp = (6.0 if self.mlp == "swiglu" else 4.0) * ratio
-        split = 8.0 + mlp
+        split = 4.0 + 4.0 * self.kv_heads / a + mlp
         if not compiled:
             split += 4.0 + (2.0 * ratio if self.mlp == "swiglu" else 0.0)
         scores = 0.0

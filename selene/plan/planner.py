@@ -51,6 +51,15 @@ def shape_from_dims(
     )
 
 
+def with_kv_heads(shape: Shape, kv_heads: int | None) -> Shape:
+    """`shape` with `kv_heads` key/value heads (`--kv-heads`), or as it is when None."""
+    if kv_heads is None:
+        return shape
+    if shape.heads % kv_heads:
+        raise ConfigError(f"--kv-heads {kv_heads} must divide the {shape.heads} heads")
+    return replace(shape, n_kv_heads=kv_heads)
+
+
 @dataclass
 class PlanRequest:
     shape: Shape
@@ -149,7 +158,7 @@ def render(plan: dict[str, Any], console: Console) -> None:
     m, dev = plan["model"], plan["device"]
     console.print(
         f"[b]model[/b] {m['params'] / 1e9:,.2f}B parameters: {m['layers']} layers, hidden {m['hidden']}, "
-        f"{m['heads']} heads, FFN {m['ffn']} ({m['mlp']}), vocabulary {m['vocab']:,}, sequence {m['seq']:,}"
+        f"{m['heads']} heads{_kv(m)}, FFN {m['ffn']} ({m['mlp']}), vocabulary {m['vocab']:,}, sequence {m['seq']:,}"
     )
     hw = m["hardware_flops_per_token"]
     console.print(
@@ -199,6 +208,11 @@ def render(plan: dict[str, Any], console: Console) -> None:
         "train config for the best: parallel: {" + ", ".join(f"{k}: {v}" for k, v in p.items()) + "}, "
         f"batch: {{global_batch: {plan['global_batch']}, micro_batch: {best['config']['micro_batch']}}}"
     )
+
+
+def _kv(m: dict[str, Any]) -> str:
+    kv = m.get("n_kv_heads")
+    return f" ({kv} key/value)" if kv and kv != m["heads"] else ""
 
 
 def _cells(i: int, r: dict[str, Any]) -> list[str]:

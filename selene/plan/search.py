@@ -2,10 +2,10 @@
 legal for the model and the batch, estimated (`cost.estimate`), the ones that fit ranked by time per
 iteration (then memory).
 
-Legal: TP divides the heads and the FFN width and stays inside a node; PP ≤ layers; DP = GPUs/(TP·PP)
-and divides the global batch with the micro-batch; interleaving (v > 1) needs layers divisible by
-PP·v and micro-batches divisible by PP (Megatron's and PyTorch's interleaved 1F1B). Pins (a given TP,
-recomputation, ...) restrict the search to them.
+Legal: TP divides the heads (query and key/value) and the FFN width and stays inside a node;
+PP ≤ layers; DP = GPUs/(TP·PP) and divides the global batch with the micro-batch; interleaving (v > 1)
+needs layers divisible by PP·v and micro-batches divisible by PP (Megatron's and PyTorch's interleaved
+1F1B). Pins (a given TP, recomputation, ...) restrict the search to them.
 """
 
 from __future__ import annotations
@@ -55,7 +55,8 @@ def layouts(shape: Shape, gpus: int, global_batch: int, dev: DeviceSpec, pins: P
     for tp in _divisors(gpus):
         if not pins.allow("tp", tp):
             continue
-        if pins.tp is None and (tp > dev.gpus_per_node or shape.heads % tp or shape.ffn % tp):
+        split = shape.heads % tp or shape.kv_heads % tp or shape.ffn % tp
+        if pins.tp is None and (tp > dev.gpus_per_node or split):
             continue
         for pp in _divisors(gpus // tp):
             if pp > shape.layers or not pins.allow("pp", pp):
@@ -112,10 +113,15 @@ def search(
         raise ConfigError(
             f"no legal layout for {gpus} GPUs and global batch {global_batch}: the batch must divide by "
             f"DP × micro-batch for some TP × PP × DP = {gpus} (TP ≤ {dev.gpus_per_node}, dividing "
-            f"{shape.heads} heads and FFN {shape.ffn}; PP ≤ {shape.layers} layers){_pins_text(pins)}"
+            f"{_heads(shape)} and FFN {shape.ffn}; PP ≤ {shape.layers} layers){_pins_text(pins)}"
         )
     fits.sort(key=lambda e: (e.iteration_s, e.memory["total"]))
     return SearchResult(fits, considered, None if fits else smallest)
+
+
+def _heads(shape: Shape) -> str:
+    kv = f" and {shape.kv_heads} key/value heads" if shape.kv_heads != shape.heads else ""
+    return f"{shape.heads} heads{kv}"
 
 
 def _pins_text(pins: Pins) -> str:

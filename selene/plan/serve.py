@@ -93,6 +93,9 @@ def shape_from_preset(preset: str, vocab: int | None = None) -> Shape:
 
 @dataclass(frozen=True)
 class ServeModel:
+    """The shape served, with `kv_heads` key/value heads: the shape's own (`Shape.kv_heads`, which a
+    checkpoint or preset of a GQA model carries), or another count to plan (`--kv-heads`)."""
+
     shape: Shape
     kv_heads: int  # = heads without grouped-query attention
 
@@ -105,9 +108,10 @@ class ServeModel:
         return self.shape.hidden // self.shape.heads
 
     @property
-    def _gqa_saving(self) -> int:  # K and V projections narrower than hidden, per layer
-        h = self.shape.hidden
-        return 2 * h * (h - self.kv_heads * self.head_dim)
+    def _gqa_saving(self) -> int:
+        """K and V projection parameters per layer fewer than the shape counts (it counts its own
+        key/value heads; negative for more of them)."""
+        return 2 * self.shape.hidden * self.head_dim * (self.shape.kv_heads - self.kv_heads)
 
     @property
     def params(self) -> int:

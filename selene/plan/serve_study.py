@@ -138,7 +138,7 @@ def predict(point: Point, dev: DeviceSpec, eff: Efficiency, vocab: int = 32000) 
     from the planner's own layout model (`selene.plan.serve._Layout`, what `make_serve_plan` ranks)."""
     shape = shape_from_preset(point.preset, vocab)
     req = ServeRequest(
-        ServeModel(shape, shape.heads), 1, dev, point.prompt, point.output, point.batch, "fp32", "fp32",
+        ServeModel(shape, shape.kv_heads), 1, dev, point.prompt, point.output, point.batch, "fp32", "fp32",
         tp=1, pp=1, top=1, efficiency=eff,
     )  # fmt: skip
     lay = _Layout(req, 1, 1)

@@ -115,13 +115,14 @@ def probe_cpu(need_allreduce: bool, threads: int = 1) -> DeviceSpec:
 def allreduce_gbps() -> tuple[float, float]:
     """Bus bandwidth (GB/s) and latency (s) of a gloo all-reduce between two local processes."""
     import subprocess
-    import sys
     import tempfile
+
+    from selene.executor import python_module
 
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "probe.json")
-        cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node=2",
-               "-m", "selene.plan.probe", out]  # fmt: skip
+        probe = python_module("selene.plan.probe", out, unbuffered=True)  # not `-m`: see python_module
+        cmd = python_module("torch.distributed.run", "--standalone", "--nproc-per-node=2", "--no-python", *probe)
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env={**os.environ, "OMP_NUM_THREADS": "1"})
         if proc.returncode or not os.path.exists(out):
             raise RuntimeError(f"gloo all-reduce probe failed (exit code {proc.returncode}): {proc.stderr[-2000:]}")

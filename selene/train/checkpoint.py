@@ -6,7 +6,8 @@ rank, and ``meta.json`` (step, data cursor, config, layout) written last by rank
 marker: a directory without it is an interrupted save and is never loaded.
 
 ``meta.json`` also records what the weights are for: the model's shape (``model_args``) and the
-sha256 of the tokenizer the data was made with (``tokenizer_sha256``). Every load checks them against
+sha256 of the tokenizer the data was made with (``tokenizer_sha256``), and the tokenize fingerprint
+of each data prefix (``data_fingerprints``: `selene.train.renew`). Every load checks them against
 what it is asked to do (`check_resume`, and `selene.eval.checkpoint_io` for eval/export/generate) and
 checks the DCP index (``.metadata``) against the model before reading a byte of weights: every
 tensor of the model present with its shape, no tensor in the checkpoint the model lacks (a 4-layer
@@ -51,7 +52,8 @@ _OPTS = StateDictOptions(flatten_optimizer_state_dict=True, strict=False)
 # Fields of ModelArgs that decide which tensors exist and their shapes (or what they mean): a resume
 # must keep them. dropout, init_std, norm_eps and rope_theta may change between runs (max_seq_len
 # too with RoPE: it has no parameter; learned positions have one row per position).
-SHAPE_FIELDS = ("n_layers", "dim", "n_heads", "ffn_dim", "vocab_size", "norm", "positions", "mlp",
+# kv_heads: n_kv_heads, or n_heads when unset (the same model either way)
+SHAPE_FIELDS = ("n_layers", "dim", "n_heads", "kv_heads", "ffn_dim", "vocab_size", "norm", "positions", "mlp",
                 "tie_embeddings", "bias")  # fmt: skip
 _DAMAGED = (
     "this checkpoint is damaged: use an earlier step-NNNNNN directory (or delete this one to resume from the one before)"
@@ -406,15 +408,25 @@ def _names(keys: list[str]) -> str:
     return ", ".join(short[:4]) + (f" and {len(short) - 4} more" if len(short) > 4 else "")
 
 
-def check_tokenizer(meta: dict[str, Any], path: str, sha_now: str | None, now: str, error: type[SeleneError]) -> None:
-    """The tokenizer recorded in the checkpoint is the one in use now (both sha256), when both are known."""
+def check_tokenizer(
+    meta: dict[str, Any], path: str, sha_now: str | None, now: str, error: type[SeleneError], fix: str = ""
+) -> None:
+    """The tokenizer recorded in the checkpoint is the one in use now (both sha256), when both are
+    known; `fix` ends the error (what the caller's user can do about it)."""
     saved = meta.get("tokenizer_sha256")
     if isinstance(saved, str) and sha_now and saved != sha_now:
         raise error(
             f"checkpoint {path} was trained with another tokenizer: tokenizer sha256 checkpoint {saved[:16]}..., "
-            f"now {sha_now[:16]}... ({now}); the token ids would mean other pieces"
+            f"now {sha_now[:16]}... ({now}); the token ids would mean other pieces" + (f". {fix}" if fix else "")
         )
 
+
+RETRAIN_HINT = (
+    "To train from step 0 on the data there now: `selene train CFG --force`, or in a pipeline "
+    "`selene run CFG --until train --force train` (a plain `selene run CFG` moves the old training "
+    "directory aside to <out>.previous-<time> and retrains by itself)"
+)
+"""What ends an error about a checkpoint trained on other token data than the run's now."""
 
 _RESUME_HINT = (
     "Set train.model back to the checkpoint's shape, or train from step 0 (--force, or a new out "
@@ -432,7 +444,7 @@ def check_resume(
     saved = model_args_of(meta, path)
     if saved is not None and (diffs := shape_diffs(saved, args)):
         raise ConfigError(f"checkpoint {path} is of another model: " + "; ".join(diffs) + f". {_RESUME_HINT}")
-    check_tokenizer(meta, path, tokenizer_sha256, now, ConfigError)
+    check_tokenizer(meta, path, tokenizer_sha256, now, ConfigError, RETRAIN_HINT)
     md = read_dcp_metadata(path)
     check_tensors(path, md, expected_tensors(args), "this run's model", ConfigError, _RESUME_HINT)
     check_files(path, md)

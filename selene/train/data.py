@@ -1,8 +1,10 @@
 """Training data: Megatron-style samples from token datasets, split into train and validation.
 
 Documents of each prefix are split once, with a seeded permutation, into a held-out validation part
-(`valid_fraction`) and the training part; each becomes a `GPTDataset` (cached sample index). Several
-prefixes are blended with Megatron's `--data-path w1 p1 w2 p2` rule. A global batch is the next
+(`valid_fraction`) and the training part; each becomes a `GPTDataset`, whose sample index is cached
+in the training run's directory (`index_cache`), never beside the token data: inputs are not
+modified, and may be read-only or shared by several runs. Several prefixes are blended with
+Megatron's `--data-path w1 p1 w2 p2` rule. A global batch is the next
 `batch` samples from the cursor; data-parallel rank r takes its contiguous share of it, so the
 samples seen do not depend on the layout, which is what makes layouts comparable and resume exact.
 """
@@ -35,7 +37,14 @@ def split_documents(n: int, valid_fraction: float, seed: int) -> tuple[np.ndarra
     return np.sort(perm[n_valid:]), np.sort(perm[:n_valid])
 
 
-def build_data(cfg: TrainDataConfig, seq_len: int, train_samples: int, valid_samples: int) -> TrainData:
+def index_cache(out: str) -> str:
+    """Where a training run in `out` caches its sample indices: every rank of the run names the same
+    folder, and a rerun into `out` finds the indices it built (their names are keyed by the data and
+    every parameter, as `GPTDataset` says)."""
+    return os.path.join(out, "index-cache")
+
+
+def build_data(cfg: TrainDataConfig, seq_len: int, train_samples: int, valid_samples: int, *, cache_dir: str) -> TrainData:
     if not cfg.prefixes:
         raise ConfigError("train.data.prefixes is empty: give the token dataset prefix (e.g. runs/x/tokenize/data_text_document)")
     if cfg.weights is not None and len(cfg.weights) != len(cfg.prefixes):
@@ -51,9 +60,9 @@ def build_data(cfg: TrainDataConfig, seq_len: int, train_samples: int, valid_sam
         tr, va = split_documents(len(ds), cfg.valid_fraction, cfg.seed)
         # each part's index covers its share of the blend, with room for the greedy rule's rounding
         share = w / total_w
-        trains.append(GPTDataset(ds, seq_len, int(train_samples * share) + 2, cfg.seed, documents=tr))
+        trains.append(GPTDataset(ds, seq_len, int(train_samples * share) + 2, cfg.seed, cache_dir, documents=tr))
         if va.size and valid_samples and int(ds.sequence_lengths[va].sum()) > seq_len:
-            valids.append(GPTDataset(ds, seq_len, int(valid_samples * share) + 2, cfg.seed + 1, documents=va))
+            valids.append(GPTDataset(ds, seq_len, int(valid_samples * share) + 2, cfg.seed + 1, cache_dir, documents=va))
     train = trains[0] if len(trains) == 1 else BlendedDataset(trains, weights, train_samples)
     valid: SampleDataset | None = None
     if len(valids) == len(trains) and valids:
@@ -109,6 +118,16 @@ def tokenizer_sha256(prefixes: list[str]) -> str | None:
         if (m := token_manifest(prefix)) is not None:
             return m.tokenizer.sha256
     return None
+
+
+def data_fingerprints(prefixes: list[str]) -> list[str | None]:
+    """What each data prefix is, as its tokenize manifest fingerprints it (the tokenize inputs, hence
+    every data stage before it, and its settings); None for token data without a manifest. A
+    checkpoint records them, so a run can tell that the data changed under it
+    (`selene.train.renew`)."""
+    from selene.io.dataset import token_manifest
+
+    return [m.fingerprint if (m := token_manifest(p)) is not None else None for p in prefixes]
 
 
 def check_token_ids(rows: np.ndarray, vocab_size: int, prefixes: list[str]) -> None:

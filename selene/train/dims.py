@@ -118,6 +118,19 @@ class ParallelDims:
         return self._meshes[name]
 
 
+def check_tp_heads(tp: int, n_heads: int, kv_heads: int) -> None:
+    """Tensor parallelism splits attention by whole heads: `tp` must divide the query heads and the
+    key/value heads (wk and wv are column-parallel over the key/value heads, each rank keeping those
+    its query heads are grouped on)."""
+    if n_heads % tp:
+        raise ConfigError(f"model.n_heads {n_heads} is not divisible by parallel.tp {tp}")
+    if kv_heads % tp:
+        raise ConfigError(
+            f"model.n_kv_heads {kv_heads} is not divisible by parallel.tp {tp}: each tensor-parallel rank "
+            f"needs whole key/value heads; use a parallel.tp that divides {kv_heads}, or more key/value heads"
+        )
+
+
 def whole(t: torch.Tensor) -> torch.Tensor:
     """A DTensor made whole (a sharded parameter, a replicated loss or a partial norm), or the tensor itself."""
     return t.full_tensor() if isinstance(t, DTensor) else t

@@ -6,7 +6,8 @@ a forward pass costs, per token,
   + 2 × 2 × n_layers × seq_len × dim                      attention scores QKᵀ and the weighted sum AV
 and a training step 3× the forward (the backward pass costs twice the forward). Matmul parameters
 are every Linear weight of the blocks plus the output projection (embeddings are lookups, norms are
-negligible). For the GPT-3/MT-NLG shape (ffn = 4·dim) this is 72·B·s·l·h²·(1 + s/(6h) + V/(12·l·h))
+negligible; grouped-query attention narrows the key and value projections, `matmul_params`). For the
+GPT-3/MT-NLG shape (ffn = 4·dim) this is 72·B·s·l·h²·(1 + s/(6h) + V/(12·l·h))
 per iteration: Narayanan et al.'s 96·B·s·l·h²·(1 + s/(6h) + V/(16·l·h)) counts a fourth pass for full
 recomputation of the blocks (not of the logits); without it 96 → 72 and the logit term becomes V/(12·l·h).
 """
@@ -23,8 +24,14 @@ PEAK_TFLOPS = {"a100": 312.0, "a100-40g": 312.0, "a100-80g": 312.0, "h100": 989.
 
 
 def matmul_params(args: Any) -> int:
-    """Parameters that take part in matmuls per token: attention, MLP and the output layer."""
-    per_layer = 4 * args.dim * args.dim + (3 if args.mlp == "swiglu" else 2) * args.dim * args.ffn_dim
+    """Parameters that take part in matmuls per token: attention, MLP and the output layer.
+
+    wq and wo are dim × dim; wk and wv dim × (kv_heads · head_dim), narrower under grouped-query
+    attention. The attention scores count query heads, so GQA leaves that term as it is."""
+    # a shape without head counts (a plain namespace of dims) is multi-head
+    kv_dim = args.kv_heads * args.head_dim if hasattr(args, "kv_heads") else args.dim
+    attention = 2 * args.dim * args.dim + 2 * args.dim * kv_dim
+    per_layer = attention + (3 if args.mlp == "swiglu" else 2) * args.dim * args.ffn_dim
     return args.n_layers * per_layer + args.dim * args.vocab_size
 
 

@@ -12,9 +12,10 @@ each rank ended, and `rank_failure` makes one `SeleneError` of it, naming the ra
 
 Stopping (`run_agent`). The agent runs in a session of its own and dies with this process however it
 ends (SIGKILL, the OOM killer: `selene.train.agent.follow_launcher`), and its ranks with it. SIGTERM
-and SIGINT (Ctrl-C) of this process, or of its whole process group, reach the agent as one SIGTERM:
-the ranks finish their step, save a checkpoint and exit; then the signal goes on to the handler it
-was meant for (`selene`'s: one line, exit 128 + signal). A second signal kills the agent and its
+and SIGINT (Ctrl-C) of this process, or of its whole process group, and a stop requested through
+`selene.executor.request_stop` (Cancel in the dashboard) reach the agent as one SIGTERM: the ranks
+finish their step, save a checkpoint and exit; then `errors.Stopped` says in one line why, the step
+and the checkpoint (exit 128 + signal, 1 for a cancellation). A second signal kills the agent and its
 ranks at once.
 """
 
@@ -27,7 +28,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 from typing import Any
@@ -38,8 +38,9 @@ from pydantic import ValidationError
 from selene import errors
 from selene.config import PipelineConfig, TrainConfig, format_validation_error, load_yaml
 from selene.errors import ConfigError, InputError, OutputError, SeleneError
+from selene.executor import python_module
 from selene.train.agent import ERRORS_ENV, LAUNCHER_ENV
-from selene.train.dims import ParallelDims
+from selene.train.dims import ParallelDims, check_tp_heads
 from selene.train.host import allocator_choice
 from selene.train.model import ModelArgs, model_args
 
@@ -81,7 +82,9 @@ def load_train_config(path: str, overrides: list[str]) -> tuple[TrainConfig, str
 def check_layout(cfg: TrainConfig, world_size: int) -> ParallelDims:
     p = cfg.parallel
     dims = ParallelDims(p.dp_replicate, p.dp_shard, p.tp, p.pp, world_size)
-    max_len = model_args(cfg.model, cfg.model.vocab_size or 256).max_seq_len
+    margs = model_args(cfg.model, cfg.model.vocab_size or 256)
+    check_tp_heads(dims.tp, margs.n_heads, margs.kv_heads)
+    max_len = margs.max_seq_len
     if (cfg.batch.seq_len or max_len) > max_len:
         raise ConfigError(f"train.batch.seq_len {cfg.batch.seq_len} exceeds the model's max_seq_len {max_len}")
     dp = p.dp_replicate * dims.dp_shard
@@ -161,14 +164,18 @@ def expected_model(cfg: TrainConfig) -> ModelArgs:
 
 def check_checkpoint(cfg: TrainConfig, out: str, args: ModelArgs) -> str | None:
     """The checkpoint this run would start from (None: step 0), checked against the model `args` and
-    the data's tokenizer (`checkpoint.check_resume`) and its meta.json's data cursor."""
+    the data's tokenizer (`checkpoint.check_resume`), the data it was trained on when it is this
+    run's own (`renew.check_data_unchanged`) and its meta.json's data cursor."""
     from selene.train import checkpoint
     from selene.train.data import tokenizer_sha256
     from selene.train.loop import resume_state
+    from selene.train.renew import check_data_unchanged
 
     source = checkpoint.resume_source(os.path.join(out, "checkpoints"), cfg.checkpoint.load, cfg.checkpoint.resume)
     if source is not None:
-        resume_state(checkpoint.check_resume(source, args, tokenizer_sha256(cfg.data.prefixes)), source)
+        meta = checkpoint.check_resume(source, args, tokenizer_sha256(cfg.data.prefixes))
+        check_data_unchanged(source, meta, cfg, out)
+        resume_state(meta, source)
     return source
 
 
@@ -241,14 +248,16 @@ def launch(
             json.dump(cfg.model_dump(mode="json"), f, indent=1)
     except OSError as e:
         raise OutputError(f"{config_path}: cannot write the training config ({e.strerror or e}); free space or fix permissions, then rerun") from None
-    cmd = [sys.executable, "-m", "selene.train.agent", f"--nproc-per-node={nproc_per_node}", f"--nnodes={nnodes}"]
+    # agent and ranks through `python_module`, not `-m`: a `selene/` folder in the directory the
+    # command starts from must not shadow the installed package
+    cmd = python_module("selene.train.agent", f"--nproc-per-node={nproc_per_node}", f"--nnodes={nnodes}")
     if nnodes > 1:
         if not rdzv_endpoint:
             raise ConfigError("--nnodes > 1 needs --rdzv-endpoint HOST:PORT (the same on every node)")
         cmd += [f"--node-rank={node_rank}", "--rdzv-backend=c10d", f"--rdzv-endpoint={rdzv_endpoint}", "--rdzv-id=selene"]
     else:
         cmd += ["--standalone"]
-    cmd += ["-m", "selene.train.worker", config_path, out]
+    cmd += ["--no-python", *python_module("selene.train.worker", config_path, out, unbuffered=True)]
     # the ranks' error reports go to the system's temporary directory, not into `out`: a full or
     # read-only output is one of the errors they must be able to report
     errors_dir = tempfile.mkdtemp(prefix="selene-rank-errors-")
@@ -258,15 +267,46 @@ def launch(
         ERRORS_ENV: errors_dir, LAUNCHER_ENV: str(os.getpid()),
     }  # fmt: skip
     stop = _Stop()
+    from selene.executor import on_stop_request
+
     try:
-        returncode = run_agent(cmd, env, stop)
+        with on_stop_request(stop.request):  # Cancel in the dashboard: as one SIGTERM
+            returncode = run_agent(cmd, env, stop)
         reported = bool(glob.glob(os.path.join(errors_dir, "rank-*.json")))
-        if returncode and (reported or stop.signum is None):  # stopped: a rank's error still counts
+        if returncode and (reported or not stop.stopping):  # stopped: a rank's error still counts
             raise rank_failure(errors_dir, returncode)
     finally:
         shutil.rmtree(errors_dir, ignore_errors=True)
-    stop.pass_on()
+    if stop.stopping:
+        raise stopped(stop, out)
     return 0
+
+
+def stopped(stop: _Stop, out: str) -> errors.Stopped:
+    """The one line a stopped run ends with: why, the step it reached, its checkpoint."""
+    from selene.train.checkpoint import complete_steps, step_dir
+    from selene.train.metrics import read_metrics
+
+    root = os.path.join(out, "checkpoints")
+    steps = complete_steps(root)
+    try:
+        logged = max((int(r.get("step", 0)) for r in read_metrics(os.path.join(out, "metrics.jsonl"))), default=0)
+    except (OSError, ValueError):
+        logged = 0
+    if stop.signum is not None:
+        name = "Ctrl-C" if stop.signum == signal.SIGINT else signal.Signals(stop.signum).name
+        word = "interrupted" if stop.signum == signal.SIGINT else "terminated"
+        why, code = f"{word} ({name})", 128 + stop.signum
+    else:
+        why, code = f"cancelled ({stop.cancel})", 1
+    if stop.sent > 1:
+        where = f"stopped at once (a second stop); the last checkpoint is step {steps[-1]}: {step_dir(root, steps[-1])}" \
+            if steps else "stopped at once (a second stop), before any checkpoint"
+    elif steps:
+        where = f"stopped at step {max(logged, steps[-1])}, checkpoint {step_dir(root, steps[-1])}"
+    else:
+        where = "stopped before its first step: no checkpoint"
+    return errors.Stopped(f"{why}: {where}" + ("; the same command resumes from it" if steps else ""), code)
 
 
 STOP_SECONDS = 300
@@ -285,12 +325,24 @@ class _Stop:
     def __init__(self) -> None:
         self.proc: subprocess.Popen[bytes] | None = None
         self.received: list[int] = []
+        self.cancel: str | None = None  # a stop requested without a signal (`request`): why
         self.sent = 0
         self.previous: dict[int, Any] = {}
 
     @property
     def signum(self) -> int | None:
         return self.received[0] if self.received else None
+
+    @property
+    def stopping(self) -> bool:
+        return bool(self.received) or self.cancel is not None
+
+    def request(self, reason: str) -> None:
+        """A stop asked for from elsewhere (a Cancel in the dashboard): one SIGTERM to the agent, as
+        the first Ctrl-C; a signal after it kills at once. Called from any thread."""
+        if self.cancel is None and not self.received:
+            self.cancel = reason
+            self.forward()
 
     def install(self) -> None:
         if threading.current_thread() is not threading.main_thread():
@@ -319,7 +371,8 @@ class _Stop:
 
     def forward(self) -> None:
         proc = self.proc
-        while proc is not None and proc.returncode is None and self.sent < min(len(self.received), 2):
+        wanted = len(self.received) + (self.cancel is not None)
+        while proc is not None and proc.returncode is None and self.sent < min(wanted, 2):
             self.sent += 1  # first: a signal handler can run in the middle of this one
             try:
                 if self.sent == 1:
@@ -328,17 +381,6 @@ class _Stop:
                     _kill_group(proc)
             except OSError:
                 pass
-
-    def pass_on(self) -> None:
-        """After the agent ended: the first signal to the handler it was meant for (`selene`'s
-        prints one line and exits 128 + signal; Python's default raises KeyboardInterrupt)."""
-        if self.signum is None:
-            return
-        previous = self.previous.get(self.signum)
-        if callable(previous):
-            previous(self.signum, None)
-        else:
-            signal.raise_signal(self.signum)
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

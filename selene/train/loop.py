@@ -28,6 +28,8 @@ from selene.train import checkpoint
 from selene.train.data import (
     build_data,
     check_token_ids,
+    data_fingerprints,
+    index_cache,
     rank_share,
     to_inputs,
     tokenizer_file,
@@ -139,14 +141,17 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
     dp_size = dims.dp
     dp_rank = dims.get_mesh("dp").get_local_rank()
     valid_size = cfg.eval_batches * cfg.batch.global_batch
-    data = build_data(cfg.data, seq, samples_needed(cfg.steps, cfg.batch, seq), valid_size)
+    data = build_data(cfg.data, seq, samples_needed(cfg.steps, cfg.batch, seq), valid_size, cache_dir=index_cache(out))
     ckpt_root = os.path.join(out, "checkpoints")
     step, tokens_seen, cursor = 0, 0, Cursor.start(data.train)
     source = checkpoint.resume_source(ckpt_root, cfg.checkpoint.load, cfg.checkpoint.resume)
     tok_sha = tokenizer_sha256(cfg.data.prefixes)
+    data_fps = data_fingerprints(cfg.data.prefixes)
     if source:
         meta = checkpoint.load(source, pm.parts, optims, margs, tok_sha)
         step, tokens_seen, cursor = resume_state(meta, source)
+        if rank == 0:
+            print(f"resuming from step {step} ({source})", flush=True)
     logger = MetricsLogger(out, cfg.tensorboard, enabled=rank == 0)
     logger.truncate_after(step)
     fpt = flops_per_token(margs, seq)
@@ -163,7 +168,7 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
     def save() -> None:
         meta = {"tokens_seen": tokens_seen, "cursor": cursor.to_dict(), "config": cfg.model_dump(mode="json"),
                 "layout": dims.describe(), "model_args": dataclasses.asdict(margs), "seq_len": seq,
-                "tokenizer": tokenizer, "tokenizer_sha256": tok_sha}
+                "tokenizer": tokenizer, "tokenizer_sha256": tok_sha, "data_fingerprints": data_fps}
         checkpoint.save(ckpt_root, step, pm.parts, optims, meta, cfg.checkpoint.keep)
 
     while step < cfg.steps:

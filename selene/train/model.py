@@ -73,7 +73,32 @@ class ScaledDotProductAttention(nn.Module):
 
     def forward(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
         p = self.dropout if self.training else 0.0
-        return F.scaled_dot_product_attention(q, k, v, dropout_p=p, is_causal=True)
+        return attend(q, k, v, dropout_p=p, is_causal=True)
+
+
+def attend(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    attn_mask: torch.Tensor | None = None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+) -> torch.Tensor:
+    """`F.scaled_dot_product_attention` over q (batch, heads, seq, head_dim) and k, v with as many or
+    fewer heads (grouped-query attention: key/value head j serves query heads j·g .. j·g + g − 1).
+
+    Fewer key/value heads go to SDPA as they are, with `enable_gqa`, rather than repeated into full
+    copies here: a kernel that supports groups (FlashAttention on CUDA) then reads each key/value head
+    once for its group and keeps the narrow tensors for backward; the others repeat them internally.
+    Multi-head attention calls SDPA exactly as before.
+    """
+    if k.shape[1] != q.shape[1]:
+        return F.scaled_dot_product_attention(
+            q, k, v, attn_mask=attn_mask, dropout_p=dropout_p, is_causal=is_causal, enable_gqa=True
+        )
+    return F.scaled_dot_product_attention(
+        q, k, v, attn_mask=attn_mask, dropout_p=dropout_p, is_causal=is_causal
+    )
 
 
 class Attention(nn.Module):
@@ -81,15 +106,17 @@ class Attention(nn.Module):
         super().__init__()
         self.head_dim = args.head_dim
         self.rope = args.positions == "rope"
+        kv_dim = args.kv_heads * args.head_dim
         self.wq = nn.Linear(args.dim, args.dim, bias=args.bias)
-        self.wk = nn.Linear(args.dim, args.dim, bias=args.bias)
-        self.wv = nn.Linear(args.dim, args.dim, bias=args.bias)
+        self.wk = nn.Linear(args.dim, kv_dim, bias=args.bias)
+        self.wv = nn.Linear(args.dim, kv_dim, bias=args.bias)
         self.wo = nn.Linear(args.dim, args.dim, bias=args.bias)
         self.sdpa = ScaledDotProductAttention(args.dropout)
 
     def forward(self, x: torch.Tensor, rope: torch.Tensor | None) -> torch.Tensor:
         bs, seq, _ = x.shape
-        # -1 heads: under tensor parallelism wq holds only this rank's heads.
+        # -1 heads: under tensor parallelism wq holds only this rank's heads (wk and wv this rank's
+        # key/value heads, the ones its query heads are grouped on).
         q = self.wq(x).view(bs, seq, -1, self.head_dim)
         k = self.wk(x).view(bs, seq, -1, self.head_dim)
         v = self.wv(x).view(bs, seq, -1, self.head_dim)

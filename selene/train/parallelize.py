@@ -36,7 +36,7 @@ from torch.distributed.tensor.placement_types import Placement
 
 from selene.config import ParallelConfig
 from selene.errors import ConfigError
-from selene.train.dims import ParallelDims
+from selene.train.dims import ParallelDims, check_tp_heads
 from selene.train.model import ModelArgs, Transformer
 from selene.train.parallel_model import ParallelModel
 from selene.train.pipeline import PipelineRunner, build_schedule, pipeline_split
@@ -57,9 +57,11 @@ def apply_tp(model: Transformer, tp_mesh: DeviceMesh, sequence_parallel: bool) -
     """Megatron tensor parallelism (+ sequence parallelism) with DTensor parallel styles.
 
     Attention and MLP: column-parallel in (wq/wk/wv, w1/w3), row-parallel out (wo, w2), so each block
-    needs one all-reduce (or, with SP, one all-gather + one reduce-scatter) per sub-layer. With SP the
-    residual stream between them is sharded on the sequence dimension (Shard(1)) and the norms run on
-    that shard (Korthikanti et al. 2022). The output layer keeps its logits sharded on the vocabulary
+    needs one all-reduce (or, with SP, one all-gather + one reduce-scatter) per sub-layer. Under
+    grouped-query attention wk and wv split over the key/value heads: a rank's contiguous query heads
+    are exactly the groups of its contiguous key/value heads (`check_layout` makes tp divide both).
+    With SP the residual stream between them is sharded on the sequence dimension (Shard(1)) and the
+    norms run on that shard (Korthikanti et al. 2022). The output layer keeps its logits sharded on the vocabulary
     (Shard(-1), a DTensor) for `loss_parallel()`, so the full logits are never gathered.
     """
     seq: Placement = Shard(1) if sequence_parallel else Replicate()
@@ -193,8 +195,8 @@ def _fill_shard(param: torch.Tensor, full: torch.Tensor) -> None:
 def check_layout(margs: ModelArgs, pcfg: ParallelConfig, dims: ParallelDims) -> None:
     """Model/layout combinations that cannot work, with the fix in the message."""
     if dims.tp_enabled:
+        check_tp_heads(dims.tp, margs.n_heads, margs.kv_heads)
         for name, size in (
-            ("n_heads", margs.n_heads),
             ("ffn_dim", margs.ffn_dim),
             ("vocab_size", margs.vocab_size),
         ):

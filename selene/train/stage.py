@@ -6,10 +6,14 @@ launches them, so the run is the same under Prefect or without it.
 
 from __future__ import annotations
 
+import json
 import os
+import threading
+from typing import Any
 
 from rich.console import Console
 
+from selene import executor
 from selene.artifacts import Artifact, Markdown, svg_image
 from selene.config import TrainConfig
 from selene.errors import ConfigError, InputError
@@ -41,7 +45,12 @@ def run_train(
     if force:
         cfg = cfg.model_copy(update={"checkpoint": cfg.checkpoint.model_copy(update={"resume": False, "load": None})})
     if not skipped:
-        launch(cfg, out, cfg.nproc_per_node)
+        watch = _Watch(out, cfg.steps) if executor.watched() else None
+        try:
+            launch(cfg, out, cfg.nproc_per_node)
+        finally:
+            if watch is not None:
+                watch.finish()
     else:  # reused: only if it is the model asked for, trained with the data's tokenizer
         _check_reuse(checkpoint.step_dir(root, done[-1]), cfg)
     records = read_metrics(os.path.join(out, "metrics.jsonl"))
@@ -50,6 +59,79 @@ def run_train(
     last = records[-1] if records else {}
     steps = checkpoint.complete_steps(root)
     return StageResult(out, skipped=skipped, info={"last": last, "checkpoint": checkpoint.step_dir(root, steps[-1])})
+
+
+class _Watch:
+    """What the ranks write while training runs (metrics.jsonl, complete checkpoints), read once a
+    second and passed on as live events (`selene.executor.live`): "train-step" (a logged step's
+    metrics, the steps asked for, an ETA), "train-plot" (the loss curve, at each validation and
+    checkpoint) and "train-checkpoint". It reads files in this process, so the ranks pay nothing."""
+
+    INTERVAL = 1.0
+
+    def __init__(self, out: str, steps: int) -> None:
+        self.path = os.path.join(out, "metrics.jsonl")
+        self.root = os.path.join(out, "checkpoints")
+        self.steps = steps
+        self.offset = 0
+        self.rows: list[dict[str, Any]] = []
+        self.last_step = 0
+        self.checkpoints = set(checkpoint.complete_steps(self.root))
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._loop, name="selene-train-watch", daemon=True)
+        self.thread.start()
+
+    def _loop(self) -> None:
+        while not self.done.wait(self.INTERVAL):
+            self.poll()
+
+    def finish(self) -> None:
+        self.done.set()
+        self.thread.join(timeout=10)
+        self.poll()  # the last steps and the final checkpoint
+
+    def poll(self) -> None:
+        try:
+            new = self._read()
+        except OSError:
+            return
+        plot = False
+        for row in new:
+            step = int(row.get("step", 0))
+            if step <= self.last_step:
+                continue  # logged again after a resume: shown already
+            self.last_step = step
+            times = [float(r["step_time_s"]) for r in self.rows[-10:] if "step_time_s" in r]
+            eta = (self.steps - step) * sorted(times)[len(times) // 2] if times else None
+            executor.live("train-step", row=row, steps=self.steps, eta_s=eta)
+            plot = plot or "val_loss" in row
+        saved = set(checkpoint.complete_steps(self.root)) - self.checkpoints
+        for step in sorted(saved):
+            self.checkpoints.add(step)
+            executor.live("train-checkpoint", step=step, path=checkpoint.step_dir(self.root, step))
+        if (plot or saved) and self.rows:
+            executor.live("train-plot", svg=loss_curve_svg(self.rows), step=self.last_step)
+
+    def _read(self) -> list[dict[str, Any]]:
+        """The complete lines added since the last read (rank 0 rewrites the file on a resume: read
+        it again from the start)."""
+        if not os.path.exists(self.path):
+            return []
+        if os.path.getsize(self.path) < self.offset:
+            self.offset, self.rows = 0, []
+        with open(self.path, "rb") as f:
+            f.seek(self.offset)
+            data = f.read()
+        end = data.rfind(b"\n") + 1  # a line still being written waits for the next read
+        self.offset += end
+        new = []
+        for line in data[:end].splitlines():
+            try:
+                new.append(json.loads(line))
+            except ValueError:
+                continue
+        self.rows += new
+        return new
 
 
 def _check_reuse(path: str, cfg: TrainConfig) -> None:

@@ -1,4 +1,6 @@
-"""Entry point of each training process: ``torchrun ... -m selene.train.worker CONFIG.json OUT``.
+"""Entry point of each training process: ``torchrun ... -m selene.train.worker CONFIG.json OUT``
+(`selene train` starts it through `selene.executor.python_module`, which `-m` would be without the
+working directory on sys.path).
 
 `selene train` validates the configuration and writes it as JSON before launching, so every process
 reads exactly the same resolved settings.

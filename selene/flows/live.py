@@ -1,0 +1,258 @@
+"""A running stage on the dashboard: its live events as Prefect artifacts and logs, and the
+dashboard's Cancel as a clean stop.
+
+`LiveBoard` receives a stage's live events (`selene.executor.live`; training sends one per logged
+step, one per checkpoint and the loss curve) and publishes them from a thread of its own: the
+stage never waits on the server. Training's steps become a progress artifact (``train-progress``),
+a table of the latest logged steps (``train-metrics``: a new version at most every
+`TABLE_SECONDS`, and the last one at the end), a log line per step in the run's logs (rank 0's
+console line), the loss curve (``train-loss``) at each validation and checkpoint, and the list of
+checkpoints as they land (``train-checkpoints``). When the server fails a call, one warning says
+so and the rest of the run's updates are dropped: training goes on.
+
+`CancelWatch` reads the flow run's state every `CancelWatch.INTERVAL` seconds. A Cancel sets it to
+CANCELLING, which Prefect itself acts on only for runs a worker started; here it becomes
+`selene.executor.request_stop`, which training takes as a SIGTERM (finish the step, checkpoint, exit).
+The stage then raises `selene.errors.Stopped`, and the flow ends Cancelled with its message
+(`cancelled`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import logging
+import queue
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from selene import executor
+from selene.artifacts import svg_image
+from selene.errors import Stopped
+
+TABLE_SECONDS = 5.0
+TABLE_ROWS = 20
+
+_COLUMNS = (
+    ("step", "step", "{:d}"), ("tokens", "tokens", "{:,d}"), ("loss", "loss", "{:.4f}"),
+    ("val_loss", "val loss", "{:.4f}"), ("lr", "lr", "{:.3g}"), ("grad_norm", "grad norm", "{:.3g}"),
+    ("tokens_per_s", "tokens/s", "{:,.0f}"), ("mfu", "MFU", "{:.1%}"), ("peak_memory_gib", "memory GiB", "{:.2f}"),
+)  # fmt: skip
+
+
+def _fmt(value: Any, spec: str) -> str:
+    try:
+        return spec.format(value)
+    except (ValueError, TypeError):
+        return str(value)
+
+
+def eta_text(seconds: float | None) -> str:
+    if seconds is None:
+        return "n/a"
+    seconds = max(0.0, seconds)
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def step_line(row: dict[str, Any], steps: int, eta: float | None) -> str:
+    """A logged step as one line: what the console shows, with the steps asked for and the ETA."""
+    parts = [f"step {row.get('step')}/{steps}"]
+    parts += [f"{label} {_fmt(row[key], spec)}" for key, label, spec in _COLUMNS[1:] if key in row]
+    return ", ".join(parts) + f", ETA {eta_text(eta)}"
+
+
+class LiveBoard:
+    """Publishes a stage's live events to the flow run they belong to (see module doc). Made in the
+    flow's thread: its context (the flow run) goes with the publishing thread."""
+
+    def __init__(self, logger: Any) -> None:
+        self.logger = logger
+        self.events: queue.Queue[tuple[str, dict[str, Any]] | None] = queue.Queue()
+        self.failed = False
+        self.progress_id: Any = None
+        self.rows: list[dict[str, Any]] = []
+        self.table_at = 0.0
+        self.table_stale = False
+        self.last: tuple[int, int, float | None] | None = None
+        self.checkpoints: list[tuple[int, str]] = []
+        context = contextvars.copy_context()
+        self.thread = threading.Thread(target=context.run, args=(self._loop,), name="selene-live-board", daemon=True)
+        self.thread.start()
+
+    def event(self, kind: str, payload: dict[str, Any]) -> None:
+        if not self.failed:
+            self.events.put((kind, payload))
+
+    def close(self, timeout: float = 15.0) -> None:
+        """Publish what is queued (the final table) within `timeout`, then leave the rest."""
+        self.events.put(None)
+        self.thread.join(timeout)
+
+    def _loop(self) -> None:
+        while True:
+            item = self.events.get()
+            if item is None:
+                break
+            if self.failed:
+                continue
+            try:
+                self._handle(*item)
+            except Exception as e:
+                self._fail(e)
+        if not self.failed and self.table_stale:
+            with contextlib.suppress(Exception):
+                self._table()
+
+    def _fail(self, e: Exception) -> None:
+        self.failed = True
+        print(
+            f"dashboard updates stopped ({type(e).__name__}: {str(e)[:200]}); the run goes on, its console and "
+            "metrics files have everything",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    def _handle(self, kind: str, p: dict[str, Any]) -> None:
+        from prefect.artifacts import (
+            create_markdown_artifact,
+            create_progress_artifact,
+            update_progress_artifact,
+        )
+
+        if kind == "train-step":
+            row, steps, eta = p["row"], int(p["steps"]), p.get("eta_s")
+            step = int(row.get("step", 0))
+            self.logger.info(step_line(row, steps, eta))
+            done = 100.0 * min(step, steps) / max(steps, 1)
+            what = f"training: step {step} of {steps}, ETA {eta_text(eta)}"
+            if self.progress_id is None:
+                self.progress_id = create_progress_artifact(progress=done, key="train-progress", description=what)
+            else:
+                update_progress_artifact(artifact_id=self.progress_id, progress=done, description=what)
+            self.rows = [*self.rows, row][-TABLE_ROWS:]
+            self.last = (step, steps, eta)
+            self.table_stale = True
+            if time.monotonic() - self.table_at >= TABLE_SECONDS:
+                self._table()
+        elif kind == "train-plot":
+            create_markdown_artifact(
+                markdown=f"### Training loss at step {p.get('step')}\n\n" + svg_image(p["svg"], "loss") + "\n",
+                key="train-loss", description="training (blue) and validation (red) loss",
+            )  # fmt: skip
+        elif kind == "train-checkpoint":
+            self.logger.info(f"checkpoint of step {p['step']}: {p['path']}")
+            self.checkpoints.append((int(p["step"]), str(p["path"])))
+            lines = "\n".join(f"| {s} | `{path}` |" for s, path in self.checkpoints)
+            create_markdown_artifact(
+                markdown=f"### Checkpoints\n\n| step | directory |\n|---:|---|\n{lines}\n",
+                key="train-checkpoints", description=f"{len(self.checkpoints)} checkpoints saved in this run",
+            )  # fmt: skip
+
+    def _table(self) -> None:
+        from prefect.artifacts import create_table_artifact
+
+        table = [
+            {label: _fmt(r[key], spec) if key in r else "" for key, label, spec in _COLUMNS} for r in reversed(self.rows)
+        ]
+        step, steps, eta = self.last or (0, 0, None)
+        create_table_artifact(
+            table=table, key="train-metrics",
+            description=f"the latest logged steps, newest first: step {step} of {steps}, ETA {eta_text(eta)}",
+        )  # fmt: skip
+        self.table_at = time.monotonic()
+        self.table_stale = False
+
+
+class CancelWatch:
+    """Turns the flow run's CANCELLING (a Cancel in the dashboard) into `executor.request_stop`."""
+
+    INTERVAL = 2.0
+
+    def __init__(self, flow_run_id: Any) -> None:
+        self.flow_run_id = flow_run_id
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._loop, name="selene-cancel-watch", daemon=True)
+        self.thread.start()
+
+    def _loop(self) -> None:
+        from prefect.client.orchestration import get_client
+        from prefect.client.schemas.objects import StateType
+
+        while not self.done.wait(self.INTERVAL):
+            try:
+                with get_client(sync_client=True) as client:
+                    state = client.read_flow_run(self.flow_run_id).state
+            except Exception:
+                continue
+            if state is not None and state.type in (StateType.CANCELLING, StateType.CANCELLED):
+                executor.request_stop("from the dashboard")
+                return
+
+    def close(self) -> None:
+        self.done.set()
+
+
+def api_logger() -> logging.Logger:
+    """A logger whose records go to the run's logs on the server only, at INFO whatever Prefect's
+    console level: the console has the ranks' own lines already (each step once, not twice)."""
+    from prefect.logging.handlers import APILogHandler
+
+    logger = logging.getLogger("selene.live")
+    if not any(isinstance(h, APILogHandler) for h in logger.handlers):
+        logger.addHandler(APILogHandler())
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    return logger
+
+
+_stopped: list[Stopped] = []
+
+
+@contextlib.contextmanager
+def watched(with_board: bool = True) -> Iterator[None]:
+    """The flow body's live board and Cancel watch while it runs (inside a flow run)."""
+    from prefect.context import FlowRunContext
+
+    context = FlowRunContext.get()
+    board = LiveBoard(api_logger()) if with_board else None
+    watch = CancelWatch(context.flow_run.id) if context is not None and context.flow_run is not None else None
+    if board is not None:
+        executor.set_live_hook(board.event)
+    try:
+        yield
+    finally:
+        if board is not None:
+            executor.set_live_hook(None)
+            board.close()
+        if watch is not None:
+            watch.close()
+
+
+def cancelled(e: Stopped) -> Any:
+    """The flow's final state for a clean stop: Cancelled with its message; the error is kept for
+    `reraise_stopped` (the command's one line and exit status)."""
+    from prefect.states import Cancelled
+
+    _stopped.append(e)
+    return Cancelled(message=str(e))
+
+
+@contextlib.contextmanager
+def reraise_stopped() -> Iterator[None]:
+    """Around a flow call: a flow that ended Cancelled by `cancelled` raises its `Stopped` here."""
+    _stopped.clear()
+    try:
+        yield
+    except BaseException:
+        if _stopped:
+            raise _stopped.pop() from None
+        raise
+    if _stopped:
+        raise _stopped.pop()
