@@ -686,6 +686,10 @@ class TrainConfig(_Model):
     tensorboard: bool = True
     out: str | None = Field(default=None, description="Output directory; default <run_dir>/train.")
     nproc_per_node: int = Field(default=1, ge=1, description="Processes `selene run` starts (torchrun).")
+    # a multi-node run (`selene train --nnodes`): set by the command on each node, not in files
+    nnodes: int = Field(default=1, ge=1, description="Nodes of the run (`selene train --nnodes`).")
+    node_rank: int = Field(default=0, ge=0, description="This node's rank (`--node-rank`).")
+    rdzv_endpoint: str | None = Field(default=None, description="HOST:PORT of the rendezvous (`--rdzv-endpoint`).")
 
 
 # --------------------------------------------------------------------------------------- eval
@@ -697,10 +701,21 @@ class EvalConfig(_Model):
     checkpoint: str | None = Field(default=None, description="Checkpoint dir; default: the run's latest.")
     tasks: list[str] = Field(
         default_factory=lambda: ["selene_cloze", "selene_piqa", "selene_hellaswag", "selene_firstword"],
-        description="Harness task names: selene's local tasks or any task whose data is local.",
+        description=(
+            "Harness task names: selene's bundled selene_* tasks, tasks of include_path, any task of "
+            "lm-eval's registry (piqa, hellaswag, lambada_openai, ...; its data from the Hugging Face "
+            "datasets cache or task_data), or the suite mt-nlg (the MT-NLG 530B paper's table)."
+        ),
+    )
+    task_data: dict[str, str] = Field(
+        default_factory=dict,
+        description=(
+            "Task → directory of local files that replace its dataset: one <split>.jsonl or "
+            "<split>.parquet per split, named as the task's lm-eval YAML names its splits."
+        ),
     )
     include_path: str | None = Field(default=None, description="Extra directory of harness task YAMLs.")
-    num_fewshot: int = Field(default=0, ge=0)
+    num_fewshot: int = Field(default=0, ge=0, description="Shots of every task named on its own (a suite has its own).")
     limit: int | None = Field(default=None, ge=1, description="Documents per task, at most.")
     batch_size: int = Field(default=8, ge=1)
     perplexity: bool = Field(default=True, description="Also perplexity and bits/byte on the held-out split.")

@@ -28,9 +28,9 @@ def train(
 ) -> None:
     """Pretrain with torchrun: data × tensor × pipeline parallel, DCP checkpoints, exact resume.
 
-    On one node this is the pipeline's train stage (a Prefect flow when a server is up; skipped when
-    the last step's checkpoint exists). Each node of a multi-node run launches its own torchrun agent
-    and reports nothing to Prefect.
+    This is the pipeline's train stage (a Prefect flow when a server is up, live on the dashboard;
+    skipped when the last step's checkpoint exists). Each node of a multi-node run launches its own
+    torchrun agent; the first node's command (--node-rank 0) is the one the dashboard shows.
     """
     from selene.cli.app import note
     from selene.train.launch import launch, load_train_config
@@ -38,10 +38,12 @@ def train(
     cfg, out = load_train_config(config, set_ or [])
     if nproc_per_node:
         cfg = cfg.model_copy(update={"nproc_per_node": nproc_per_node})
-    if nnodes > 1 or rdzv_endpoint:
+    if (nnodes > 1 or rdzv_endpoint) and node_rank > 0:  # the first node's command is the one the dashboard shows
         launch(cfg, out, cfg.nproc_per_node, nnodes, node_rank, rdzv_endpoint)
         console.print(f"checkpoints in [b]{out}/checkpoints[/b]; metrics in {out}/metrics.jsonl")
         return
+    if nnodes > 1 or rdzv_endpoint:
+        cfg = cfg.model_copy(update={"nnodes": nnodes, "node_rank": node_rank, "rdzv_endpoint": rdzv_endpoint})
     from selene.runner import Job, runtime
     from selene.train.stage import summary
 
@@ -72,8 +74,23 @@ def deploy(
 @app.command("eval")
 def eval_(
     checkpoint: Annotated[str, typer.Option("--checkpoint", help="Checkpoint dir (step-NNNNNN), or a train dir: its latest.")],
-    tasks: Annotated[str | None, typer.Option(help="Comma-separated harness tasks (default: the local selene_* tasks).")] = None,
-    num_fewshot: Annotated[int | None, typer.Option("--num-fewshot", min=0, help="Few-shot examples (default 0).")] = None,
+    tasks: Annotated[
+        str | None,
+        typer.Option(
+            help="Comma-separated: bundled selene_* tasks (the default), any lm-eval task (piqa, hellaswag, "
+            "lambada_openai, ...), or mt-nlg (the MT-NLG 530B paper's table, its figures beside the run's)."
+        ),
+    ] = None,
+    task_data: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--task-data",
+            metavar="TASK=DIR",
+            help="Repeatable: local files for an lm-eval task's dataset, one <split>.jsonl or "
+            "<split>.parquet per split the task's YAML names (e.g. piqa: validation.jsonl, train.jsonl).",
+        ),
+    ] = None,
+    num_fewshot: Annotated[int | None, typer.Option("--num-fewshot", min=0, help="Few-shot examples (default 0; a suite has its own).")] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="Documents per task, at most.")] = None,
     batch_size: Annotated[int | None, typer.Option("--batch-size", min=1, help="Requests per forward (default 8).")] = None,
     output: Annotated[str | None, typer.Option("--output", "-o", help="Results directory (default: <checkpoint>/eval).")] = None,
@@ -85,11 +102,19 @@ def eval_(
     """Evaluate a checkpoint on lm-evaluation-harness tasks (offline), plus held-out perplexity
     (the pipeline's eval stage: a Prefect flow when a server is up)."""
     from selene.config import EvalConfig, load_stage_config
+    from selene.errors import ConfigError
 
     cfg: EvalConfig = load_stage_config(config, EvalConfig, "eval")
+    data = dict(cfg.task_data)
+    for item in task_data or []:
+        task, sep, directory = item.partition("=")
+        if not sep or not task.strip() or not directory.strip():
+            raise ConfigError(f"--task-data {item!r}: expected TASK=DIR, e.g. --task-data piqa=data/piqa")
+        data[task.strip()] = directory.strip()
     cfg = with_overrides(
         cfg, tasks=[t.strip() for t in tasks.split(",") if t.strip()] if tasks else None,
         num_fewshot=num_fewshot, limit=limit, batch_size=batch_size, checkpoint=checkpoint, device=device,
+        task_data=data or None,
     )
     import os
 

@@ -1,49 +1,80 @@
 """Run lm-eval-harness tasks on a selene checkpoint, offline, and write results.json + results.md.
 
-The harness is driven through its Python API (`simple_evaluate`) with our `SeleneLM` instance and a
-`TaskManager` that sees only selene's local tasks (`selene/eval/tasks`) and any extra include
-directories — never the harness's built-in catalogue, whose datasets live on the Hugging Face Hub and
-cannot be fetched on an offline machine.
+Tasks are lm-eval's own: a task's YAML config (its prompt, choices, metrics) is what runs, whether it
+is one of selene's bundled tasks (`selene/eval/tasks`), one of an extra include directory, or any task
+of the harness's registry (piqa, hellaswag, lambada_openai, ...). A suite name (``mt-nlg``,
+`selene.eval.tasks.suites`) stands for a published table's tasks at its shot counts. The registry is
+indexed only when a name is not a local task: indexing its thousands of YAMLs takes seconds.
 
-Task YAMLs name their data files relative to themselves, but `datasets` resolves relative
-`data_files` against the current directory. So each include directory is copied under
-``<out_dir>/tasks`` with its YAMLs' `data_files` rewritten to absolute paths and a `cache_dir` inside
-``out_dir``: the run is independent of the cwd and writes nothing outside `out_dir` (HF_HOME points
-there too, and the Hub / datasets offline switches are on).
+The run is offline (the Hub and datasets offline switches on, HF_HOME in the run's scratch space).
+A registry task reads its dataset from the Hugging Face datasets cache, or from local files the user
+names for it (`selene.eval.tasks.data`); a task whose data is in neither is refused before the model
+loads, in one line that says how to fetch it. Everything is written to a scratch directory beside
+the output and moved into place when the run has succeeded: a failed run leaves the output as it was.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import difflib
 import json
 import math
 import os
 import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from selene.errors import ConfigError
+from selene.errors import ConfigError, OutputError
+from selene.eval.tasks import data, suites
 
 TASKS_DIR = Path(__file__).resolve().parent / "tasks"
 _DATA_SUFFIXES = (".json", ".jsonl", ".csv", ".parquet", ".txt")
+# What a run writes into its output (and earlier versions' leftovers): replaced by the next run.
+_RESULT_FILES = ("results.json", "results.md", "perplexity.json", "summary.json", "tasks", "hf_home")
+_ENV = ("HF_HOME", "HF_DATASETS_CACHE", "HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE")
 
 
-def _offline(out_dir: Path) -> None:
-    """Switch the Hub and datasets to offline mode with their caches under `out_dir`.
+def _offline(home: Path) -> dict[str, Any]:
+    """Switch the Hub and datasets to offline mode, HF_HOME at `home`; the datasets cache stays the
+    one this machine's `datasets` reads (where a registry task's data was fetched to). Returns what
+    it replaced, for `offline` to put back.
 
     The environment variables cover libraries not imported yet; the module constants cover those a
     caller (or an earlier test) already imported, since both read the variables once at import."""
-    hf_home = out_dir / "hf_home"
-    os.environ["HF_HOME"] = str(hf_home)
-    os.environ["HF_DATASETS_CACHE"] = str(hf_home / "datasets")
+    cache = data.user_datasets_cache()
+    previous: dict[str, Any] = {k: os.environ.get(k) for k in _ENV}
+    os.environ["HF_HOME"] = str(home)
+    os.environ["HF_DATASETS_CACHE"] = str(cache)
     os.environ["HF_DATASETS_OFFLINE"] = "1"
     os.environ["HF_HUB_OFFLINE"] = "1"
     import datasets.config
 
+    previous["datasets.config"] = (datasets.config.HF_HUB_OFFLINE, datasets.config.HF_DATASETS_CACHE)
     datasets.config.HF_HUB_OFFLINE = True
-    datasets.config.HF_DATASETS_CACHE = hf_home / "datasets"
+    datasets.config.HF_DATASETS_CACHE = cache
+    return previous
+
+
+@contextlib.contextmanager
+def offline(home: Path) -> Iterator[Path]:
+    """`_offline` for the block; yields the datasets cache registry tasks read."""
+    previous = _offline(home)
+    try:
+        yield Path(os.environ["HF_DATASETS_CACHE"])
+    finally:
+        import datasets.config
+
+        datasets.config.HF_HUB_OFFLINE, datasets.config.HF_DATASETS_CACHE = previous.pop("datasets.config")
+        for key, value in previous.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 def _absolute(files: Any, base: Path) -> Any:
@@ -58,10 +89,9 @@ def _absolute(files: Any, base: Path) -> Any:
 
 
 def resolve_tasks_dir(src: Path, dst: Path, cache_dir: Path) -> Path:
-    """Copy task directory `src` to `dst` with every plain YAML's `data_files` made absolute.
-
-    YAMLs with custom tags (``!function utils.process_docs``) are copied verbatim — their Python helpers
-    come along in the copy, so the relative references keep working."""
+    """Copy task directory `src` to `dst` with every plain YAML's `data_files` made absolute, for
+    running the harness directly on local tasks (`datasets` resolves relative `data_files` against
+    the current directory). YAMLs with custom tags are copied verbatim, their Python helpers with them."""
     if dst.exists():
         shutil.rmtree(dst)
     shutil.copytree(
@@ -82,6 +112,8 @@ def resolve_tasks_dir(src: Path, dst: Path, cache_dir: Path) -> Path:
 
 
 def _task_manager(include: list[Path], out_dir: Path) -> Any:
+    """A `TaskManager` of the local task directories `include`, copied under ``out_dir/tasks``, for
+    `lm_eval.simple_evaluate` called directly (e.g. with the harness's own ``hf`` model)."""
     from lm_eval.tasks import TaskManager
 
     resolved = [
@@ -89,20 +121,6 @@ def _task_manager(include: list[Path], out_dir: Path) -> Any:
         for i, p in enumerate(include)
     ]
     return TaskManager(include_path=[str(p) for p in resolved], include_defaults=False)
-
-
-def _remove_new(out: Path, before: set[str] | None) -> None:
-    """Remove what this call made under `out`: all of it if `out` did not exist (`before` None),
-    else the entries that were not there before."""
-    if before is None:
-        shutil.rmtree(out, ignore_errors=True)
-        return
-    for p in out.iterdir():
-        if p.name not in before:
-            if p.is_dir():
-                shutil.rmtree(p, ignore_errors=True)
-            else:
-                p.unlink(missing_ok=True)
 
 
 def check_tasks(tasks: list[str], available: list[str]) -> None:
@@ -116,6 +134,91 @@ def check_tasks(tasks: list[str], available: list[str]) -> None:
                 f"did you mean {', '.join(close)}?" if close else f"available: {', '.join(sorted(available))}"
             )
             raise ConfigError(f"unknown evaluation task {name!r}; {hint}")
+
+
+def resolve_runs(names: list[str], num_fewshot: int, include: list[Path]) -> tuple[list[suites.Run], Any]:
+    """The runs `names` stand for and a `TaskManager` that knows their tasks (lm-eval's registry
+    indexed only when a name is not a local task). A tag (``anli``) becomes one run per task it
+    tags; an unknown name is a ConfigError naming close matches."""
+    from lm_eval.tasks import TaskManager
+    from lm_eval.tasks._index import Kind
+
+    runs = suites.expand(names, num_fewshot)
+    paths = [str(p) for p in include]
+    manager = TaskManager(include_path=paths, include_defaults=False)
+    if any(r.task not in manager.task_index for r in runs):
+        manager = TaskManager(include_path=paths, include_defaults=True)
+    check_tasks(list(names), [*manager.all_tasks, *suites.SUITES])
+    out: list[suites.Run] = []
+    for run in runs:
+        entry = manager.task_index[run.task]
+        if entry.kind == Kind.TAG:
+            out += [dataclasses.replace(run, name=t, task=t) for t in sorted(entry.tags)]
+        else:
+            out.append(run)
+    return list({r.name: r for r in out}.values()), manager
+
+
+def build_tasks(
+    runs: list[suites.Run], manager: Any, *, task_data: dict[str, str], scratch: Path, cache: Path
+) -> list[Any]:
+    """lm-eval task objects for `runs`, each from its own YAML config with the run's shots and, for a
+    task in `task_data`, its local files; every dataset is loaded here, before any model, and a task
+    whose data cannot be found is a one-line ConfigError."""
+    from lm_eval.tasks._index import Kind
+
+    by_task = {r.task for r in runs}
+    for task in task_data:
+        if task not in by_task:
+            raise ConfigError(f"--task-data names {task!r}, which is not among the tasks evaluated ({', '.join(sorted(by_task))})")
+    built = []
+    for run in runs:
+        entry = manager.task_index[run.task]
+        cfg = entry.cfg or {}
+        overrides: dict[str, Any] = {} if run.name == run.task else {"task": run.name}
+        if cfg.get("num_fewshot") != 0:  # a task fixed at zero shots by its YAML stays so, as in lm-eval
+            overrides["num_fewshot"] = run.shots
+        if entry.kind == Kind.GROUP and run.task in task_data:
+            raise ConfigError(f"--task-data {run.task}=...: {run.task} is a group of lm-eval tasks; give data per task")
+        if run.task in task_data:
+            overrides |= data.local_overrides(run.task, cfg, task_data[run.task], run.shots, scratch / "datasets")
+        elif isinstance(kwargs := cfg.get("dataset_kwargs"), dict) and "data_files" in kwargs and entry.yaml_path:
+            # a local task's files are named relative to its YAML; `datasets` would read them from the cwd
+            files = _absolute(kwargs["data_files"], Path(entry.yaml_path).parent)
+            overrides["dataset_kwargs"] = {"cache_dir": str(scratch / "datasets"), **kwargs, "data_files": files}
+        try:
+            # lm-eval's own way to build a registry task with some fields overridden (as a group YAML
+            # does for its members): the task's YAML, loaded with its !function helpers, then ours
+            task = manager._factory.build(entry, overrides=overrides, registry=manager.task_index)
+        except ConfigError:
+            raise
+        except Exception as e:  # the dataset loaders' many errors (offline, not cached, bad files)
+            if run.task in task_data:
+                raise ConfigError(
+                    f"--task-data {run.task}={task_data[run.task]}: lm-eval's {run.task} cannot use these "
+                    f"files ({data.reason(e)}); rows need the fields of its Hub dataset"
+                ) from None
+            raise data.load_error(run.task, cfg, run.shots, cache, e) from None
+        if entry.kind != Kind.GROUP:
+            _check_shots(run, cfg, task)
+        built.append(task)
+    return built
+
+
+def _check_shots(run: suites.Run, cfg: dict[str, Any], task: Any) -> None:
+    """Enough few-shot documents for the run's shots, said before the model loads (the harness's
+    sampler would fail half-way with "Sample larger than population")."""
+    shots = getattr(getattr(task, "config", None), "num_fewshot", None) or 0
+    docs = task.fewshot_docs() if shots else None
+    if docs is None:
+        return
+    same = data.fewshot_split(cfg) == data.scored_split(cfg)  # then a document is never its own example
+    if len(docs) - same < shots:
+        split = data.fewshot_split(cfg)
+        raise ConfigError(
+            f"{run.name}: {shots} shots, but the split its examples come from ({split}) has "
+            f"{len(docs)} documents{' (less the one scored)' if same else ''}; use fewer shots or more data"
+        )
 
 
 def _jsonable(obj: Any) -> Any:
@@ -138,10 +241,24 @@ def _jsonable(obj: Any) -> Any:
     return str(obj)
 
 
+def references(results: dict[str, Any]) -> dict[tuple[str, str], float]:
+    """(result name, metric) → the published figure its suite prints beside it."""
+    runs = results.get("selene", {}).get("runs", [])
+    return {(r["name"], r["metric"]): r["reference"] for r in runs if r.get("reference") is not None}
+
+
 def markdown_table(results: dict[str, Any]) -> str:
-    """One row per (task, metric) with its standard error, like the harness's `make_table`."""
-    rows = ["| task | version | shots | metric | value | stderr |", "|---|---|---|---|---|---|"]
-    for task, metrics in sorted(results.get("results", {}).items()):
+    """One row per (task, metric) with its standard error, like the harness's `make_table`; with a
+    suite among the runs, a column of its published figures."""
+    refs = references(results)
+    runs = [suites.Run(**r) for r in results.get("selene", {}).get("runs", [])]
+    column = suites.reference_column(runs)
+    head = "| task | version | shots | metric | value | stderr |" + (f" {column} |" if column else "")
+    rows = [head, "|---" * (7 if column else 6) + "|"]
+    found = results.get("results", {})
+    order = [r.name for r in runs if r.name in found]  # a suite's table in its own order
+    for task in order + sorted(set(found) - set(order)):
+        metrics = found[task]
         version = results.get("versions", {}).get(task, "")
         shots = results.get("n-shot", {}).get(task, "")
         for key, value in sorted(metrics.items()):
@@ -150,8 +267,44 @@ def markdown_table(results: dict[str, Any]) -> str:
             metric, _, _filter = key.partition(",")
             err = metrics.get(f"{metric}_stderr,{_filter}")
             err_s = f"{err:.4f}" if isinstance(err, int | float) else ""
-            rows.append(f"| {task} | {version} | {shots} | {metric} | {value:.4f} | {err_s} |")
-    return "\n".join(rows) + "\n"
+            row = f"| {task} | {version} | {shots} | {metric} | {value:.4f} | {err_s} |"
+            if column:
+                ref = refs.get((task, metric))
+                row += f" {ref:.4f} |" if ref is not None else " |"
+            rows.append(row)
+    out = "\n".join(rows) + "\n"
+    sources = sorted({suites.SUITES[r.suite].source for r in runs if r.suite})
+    return out + "".join(f"\nPublished figures: {s}.\n" for s in sources)
+
+
+def _is_result(name: str) -> bool:
+    return name in _RESULT_FILES or (name.startswith("samples_") and name.endswith(".jsonl"))
+
+
+@contextlib.contextmanager
+def staged(out: Path) -> Iterator[Path]:
+    """A fresh directory beside `out` to write a run into, moved into `out` when the block ends
+    without an error (replacing the previous run's results there, nothing else) and removed when it
+    raises: a failed or refused run leaves `out`, and the folders above it, as they were."""
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"the eval output {out} is a file; give a directory (-o DIR)")
+    created = next((p for p in reversed(out.parents) if not p.exists()), None)  # the topmost one made here
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
+    try:
+        yield tmp
+    except BaseException:
+        shutil.rmtree(created if created is not None else tmp, ignore_errors=True)
+        raise
+    if not out.exists():
+        os.replace(tmp, out)
+        return
+    for p in out.iterdir():
+        if _is_result(p.name):
+            shutil.rmtree(p) if p.is_dir() else p.unlink()
+    for p in tmp.iterdir():
+        os.replace(p, out / p.name)
+    tmp.rmdir()
 
 
 def evaluate(
@@ -166,64 +319,63 @@ def evaluate(
     seed: int = 1234,
     include_path: str | None = None,
     log_samples: bool = True,
+    task_data: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Evaluate `checkpoint` on `tasks`; writes ``out_dir/results.json`` (+ ``samples_<task>.jsonl``
     when `log_samples`) and ``out_dir/results.md``; returns the JSON-safe results dict.
 
-    `limit` caps the scored documents per task (an int, or a fraction < 1), as the harness's --limit.
-    Few-shot examples are drawn (seeded) from each task's `fewshot_split`, never from the scored split.
+    `tasks`: task, tag or suite names. `num_fewshot` applies to every task named on its own (a suite
+    has its own shot counts). `limit` caps the scored documents per task (an int, or a fraction < 1),
+    as the harness's --limit. `task_data`: task → directory of local files for its dataset.
     """
     out = Path(out_dir).resolve()
     include = [TASKS_DIR] + ([Path(include_path).resolve()] if include_path else [])
     for p in include:
         if not p.is_dir():
             raise ConfigError(f"eval include path {p} is not a directory of lm-eval task YAMLs")
-    before = {p.name for p in out.iterdir()} if out.is_dir() else None
-    out.mkdir(parents=True, exist_ok=True)
-    try:
-        _offline(out)
-        manager = _task_manager(include, out)
-        check_tasks(tasks, list(manager.all_tasks))
-    except BaseException:
-        _remove_new(out, before)  # a refused command leaves nothing behind (the task copies, the HF home)
-        raise
+    task_data = {k: str(Path(v).expanduser().resolve()) for k, v in (task_data or {}).items()}
+    with staged(out) as tmp, offline(tmp / "hf_home") as cache:
+        runs, manager = resolve_runs(list(tasks), num_fewshot, include)
+        built = build_tasks(runs, manager, task_data=task_data, scratch=tmp / "hf_home", cache=cache)
 
-    import lm_eval
+        import lm_eval
 
-    from selene.eval.lm import SeleneLM
+        from selene.eval.lm import SeleneLM
 
-    lm = SeleneLM(checkpoint, batch_size=batch_size, device=device, seed=seed)
-    raw = lm_eval.simple_evaluate(
-        model=lm,
-        tasks=list(tasks),
-        num_fewshot=num_fewshot,
-        limit=limit,
-        task_manager=manager,
-        log_samples=log_samples,
-        bootstrap_iters=0 if limit else 1000,
-        random_seed=seed,
-        numpy_random_seed=seed,
-        torch_random_seed=seed,
-        fewshot_random_seed=seed,
-    )
-    if raw is None:  # only non-zero ranks of a multi-process run get None; we run one process
-        raise RuntimeError("lm_eval.simple_evaluate returned no results")
-    raw = dict(raw)
-    samples = raw.pop("samples", None) or {}
-    results = _jsonable(raw)
-    results["selene"] = {
-        "checkpoint": lm.checkpoint,
-        "tasks": list(tasks),
-        "num_fewshot": num_fewshot,
-        "limit": limit,
-        "seed": seed,
-    }
-    for task, rows in samples.items():
-        with open(out / f"samples_{task}.jsonl", "w") as f:
-            for row in rows:
-                f.write(json.dumps(_jsonable(row)) + "\n")
-    tmp = out / "results.json.tmp"
-    tmp.write_text(json.dumps(results, indent=1))
-    tmp.replace(out / "results.json")
-    (out / "results.md").write_text(markdown_table(results))
+        lm = SeleneLM(checkpoint, batch_size=batch_size, device=device, seed=seed)
+        raw = lm_eval.simple_evaluate(
+            model=lm,
+            tasks=built,
+            num_fewshot=None,  # each task carries its own (`build_tasks`)
+            limit=limit,
+            task_manager=manager,
+            log_samples=log_samples,
+            bootstrap_iters=0 if limit else 1000,
+            random_seed=seed,
+            numpy_random_seed=seed,
+            torch_random_seed=seed,
+            fewshot_random_seed=seed,
+        )
+        if raw is None:  # only non-zero ranks of a multi-process run get None; we run one process
+            raise RuntimeError("lm_eval.simple_evaluate returned no results")
+        raw = dict(raw)
+        samples = raw.pop("samples", None) or {}
+        results = _jsonable(raw)
+        results["selene"] = {
+            "checkpoint": lm.checkpoint,
+            "tasks": list(tasks),
+            "runs": [dataclasses.asdict(r) for r in runs],
+            "num_fewshot": num_fewshot,
+            "limit": limit,
+            "seed": seed,
+            "task_data": task_data,
+            "datasets_cache": str(cache),
+        }
+        for task, rows in samples.items():
+            with open(tmp / f"samples_{task}.jsonl", "w") as f:
+                for row in rows:
+                    f.write(json.dumps(_jsonable(row)) + "\n")
+        (tmp / "results.json").write_text(json.dumps(results, indent=1))
+        (tmp / "results.md").write_text(markdown_table(results))
+        shutil.rmtree(tmp / "hf_home", ignore_errors=True)
     return results

@@ -1,13 +1,16 @@
 """The eval stage: harness tasks and held-out perplexity of a checkpoint, written next to it.
 
-Results: ``<out>/results.json`` (the harness's, JSON-safe), ``<out>/results.md`` (a table) and
-``<out>/perplexity.json`` (loss, perplexity, bits per byte on the documents training held out).
+Results: ``<out>/results.json`` (the harness's, JSON-safe), ``<out>/results.md`` (a table, with a
+suite's published figures beside the run's), ``<out>/perplexity.json`` (loss, perplexity, bits per
+byte on the documents training held out) and ``<out>/summary.json``. All of it is written to a
+scratch directory and moved into `<out>` at the end: a run that fails leaves `<out>` as it was.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -19,6 +22,7 @@ from selene.config import EvalConfig
 from selene.errors import ConfigError, InputError
 from selene.eval import harness
 from selene.eval.checkpoint_io import resolve
+from selene.eval.tasks import suites
 from selene.executor import Mapper
 from selene.io.dataset import StageResult
 
@@ -31,33 +35,57 @@ def device_of(cfg: EvalConfig) -> str:
     return pick_device(cfg.device).type
 
 
-def run_eval(cfg: EvalConfig, out: str | None = None) -> dict[str, Any]:
+def run_eval(cfg: EvalConfig, out: str | None = None, settings: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Harness tasks and held-out perplexity of ``cfg.checkpoint`` into `out` (default
+    ``<checkpoint>/eval``), written to a scratch directory and moved into place once all of it is
+    done: a run that fails leaves `out` as it was. `settings` are recorded in summary.json."""
     if not cfg.checkpoint:
         raise ConfigError("eval.checkpoint is not set: give --checkpoint DIR (a step-NNNNNN directory or a train dir)")
     ckpt = resolve(cfg.checkpoint)
     out = out or os.path.join(ckpt, "eval")
     device = device_of(cfg)
-    results = harness.evaluate(
-        ckpt, list(cfg.tasks), out_dir=out, num_fewshot=cfg.num_fewshot, limit=cfg.limit,
-        batch_size=cfg.batch_size, device=device, seed=cfg.seed, include_path=cfg.include_path,
-    )
-    summary: dict[str, Any] = {"checkpoint": ckpt, "out": out, "tasks": harness_metrics(results)}
-    if cfg.perplexity:
-        from selene.eval.perplexity import heldout_perplexity
+    with harness.staged(Path(out).resolve()) as tmp:
+        results = harness.evaluate(
+            ckpt, list(cfg.tasks), out_dir=str(tmp), num_fewshot=cfg.num_fewshot, limit=cfg.limit,
+            batch_size=cfg.batch_size, device=device, seed=cfg.seed, include_path=cfg.include_path,
+            task_data=dict(cfg.task_data),
+        )
+        summary: dict[str, Any] = {"checkpoint": ckpt, "out": out, "tasks": harness_metrics(results)}
+        refs = reference_figures(results)
+        if refs:
+            summary["reference"] = refs
+        if cfg.perplexity:
+            from selene.eval.perplexity import heldout_perplexity
 
-        try:
-            ppl = heldout_perplexity(
-                ckpt, device=device, batch_size=cfg.batch_size, max_documents=cfg.perplexity_documents
-            )
-        except InputError as e:  # e.g. a corpus too small to hold documents out: report, do not fail the run
-            summary["perplexity_skipped"] = str(e)
-        else:
-            with open(os.path.join(out, "perplexity.json"), "w") as f:
-                json.dump(ppl, f, indent=1)
-            summary["perplexity"] = ppl
-    with open(os.path.join(out, "summary.json"), "w") as f:
-        json.dump(summary, f, indent=1)
+            try:
+                ppl = heldout_perplexity(
+                    ckpt, device=device, batch_size=cfg.batch_size, max_documents=cfg.perplexity_documents
+                )
+            except InputError as e:  # e.g. a corpus too small to hold documents out: report, do not fail the run
+                summary["perplexity_skipped"] = str(e)
+            else:
+                with open(tmp / "perplexity.json", "w") as f:
+                    json.dump(ppl, f, indent=1)
+                summary["perplexity"] = ppl
+        if settings is not None:
+            summary["config"] = settings
+        with open(tmp / "summary.json", "w") as f:
+            json.dump(summary, f, indent=1)
     return summary
+
+
+def reference_figures(results: dict[str, Any]) -> dict[str, Any]:
+    """The published figures of the suites among the runs: {"column": header, "source": citation,
+    "figures": {result name: {metric: figure}}}; empty without a suite."""
+    runs = [suites.Run(**r) for r in results.get("selene", {}).get("runs", [])]
+    column = suites.reference_column(runs)
+    if column is None:
+        return {}
+    figures: dict[str, dict[str, float]] = {}
+    for (name, metric), value in harness.references(results).items():
+        figures.setdefault(name, {})[metric] = value
+    source = "; ".join(sorted({suites.SUITES[r.suite].source for r in runs if r.suite}))
+    return {"column": column, "source": source, "figures": figures}
 
 
 def harness_metrics(results: dict[str, Any]) -> dict[str, dict[str, float]]:
@@ -80,15 +108,24 @@ def print_results(summary: dict[str, Any], console: Console) -> None:
     table.add_column("task")
     table.add_column("metric")
     table.add_column("value", justify="right")
+    ref = summary.get("reference") or {}
+    if ref:
+        table.add_column(ref["column"], justify="right")
     for task, metrics in summary["tasks"].items():
         for k, v in metrics.items():
-            table.add_row(task, k, f"{v:.4f}")
+            cells = [task, k, f"{v:.4f}"]
+            if ref:
+                figure = ref["figures"].get(task, {}).get(k)
+                cells.append(f"{figure:.4f}" if figure is not None else "")
+            table.add_row(*cells)
     if "perplexity" in summary:
         p = summary["perplexity"]
         for k in ("perplexity", "bits_per_byte"):
             if k in p:
-                table.add_row("held-out", k, f"{p[k]:.4f}")
+                table.add_row("held-out", k, f"{p[k]:.4f}", *([""] if ref else []))
     console.print(table)
+    if ref:
+        console.print(f"{ref['column']}: {ref['source']}", soft_wrap=True)
     if "perplexity_skipped" in summary:
         console.print(f"[yellow]held-out perplexity not computed: {summary['perplexity_skipped']}[/yellow]")
     console.print(f"results in [b]{summary['out']}[/b] (results.json, results.md)")
@@ -107,18 +144,21 @@ def run_eval_stage(
             old = json.load(f)
         if old.get("config") == settings:
             return StageResult(out, skipped=True, info={"summary": old})
-    summary = run_eval(cfg, out)
-    summary["config"] = settings
-    with open(previous, "w") as f:
-        json.dump(summary, f, indent=1)
+    summary = run_eval(cfg, out, settings)
     return StageResult(out, skipped=False, info={"summary": summary})
 
 
 def artifacts(result: StageResult, cfg: EvalConfig) -> list[Artifact]:
     summary = result.info["summary"]
-    rows = [{"task": t, "metric": k, "value": round(v, 4)} for t, m in summary["tasks"].items() for k, v in m.items()]
+    figures = (summary.get("reference") or {}).get("figures", {})
+    rows: list[dict[str, Any]] = [
+        {"task": t, "metric": k, "value": round(v, 4)} for t, m in summary["tasks"].items() for k, v in m.items()
+    ]
+    if figures:  # a suite's published figures, in a column of their own
+        rows = [r | {"paper": figures.get(r["task"], {}).get(r["metric"])} for r in rows]
     if "perplexity" in summary:
         rows += [{"task": "held-out", "metric": k, "value": round(summary["perplexity"][k], 4)}
+                 | ({"paper": None} if figures else {})
                  for k in ("perplexity", "bits_per_byte") if k in summary["perplexity"]]
     out: list[Artifact] = [TableArtifact("eval-results", rows, f"Evaluation of `{summary['checkpoint']}`")]
     md = os.path.join(result.out, "results.md")

@@ -96,15 +96,18 @@ class LiveBoard:
         self.thread.join(timeout)
 
     def _loop(self) -> None:
-        while True:
-            item = self.events.get()
-            if item is None:
-                break
+        ending = False
+        while not ending:
+            batch = [self.events.get()]
+            with contextlib.suppress(queue.Empty):
+                while True:  # what came while the last calls ran: one progress update for all of it
+                    batch.append(self.events.get_nowait())
+            ending = None in batch
             if self.failed:
                 continue
             try:
-                self._handle(*item)
-            except Exception as e:
+                self._handle([item for item in batch if item is not None])
+            except Exception as e:  # a failed update is said once and costs the rest, not the run
                 self._fail(e)
         if not self.failed and self.table_stale:
             with contextlib.suppress(Exception):
@@ -119,36 +122,43 @@ class LiveBoard:
             flush=True,
         )
 
-    def _handle(self, kind: str, p: dict[str, Any]) -> None:
+    def _handle(self, events: list[tuple[str, dict[str, Any]]]) -> None:
+        """A batch of events: a log line per step (Prefect ships logs in batches of its own), then
+        the progress and the table once for the batch's last step, the curve and checkpoints."""
         from prefect.artifacts import (
             create_markdown_artifact,
             create_progress_artifact,
             update_progress_artifact,
         )
 
-        if kind == "train-step":
-            row, steps, eta = p["row"], int(p["steps"]), p.get("eta_s")
-            step = int(row.get("step", 0))
-            self.logger.info(step_line(row, steps, eta))
-            done = 100.0 * min(step, steps) / max(steps, 1)
-            what = f"training: step {step} of {steps}, ETA {eta_text(eta)}"
+        steps = [p for kind, p in events if kind == "train-step"]
+        for p in steps:
+            row, total, eta = p["row"], int(p["steps"]), p.get("eta_s")
+            self.logger.info(step_line(row, total, eta))
+            self.rows = [*self.rows, row][-TABLE_ROWS:]
+            self.last = (int(row.get("step", 0)), total, eta)
+            self.table_stale = True
+        if steps and self.last is not None:
+            step, total, eta = self.last
+            done = 100.0 * min(step, total) / max(total, 1)
+            what = f"training: step {step} of {total}, ETA {eta_text(eta)}"
             if self.progress_id is None:
                 self.progress_id = create_progress_artifact(progress=done, key="train-progress", description=what)
             else:
                 update_progress_artifact(artifact_id=self.progress_id, progress=done, description=what)
-            self.rows = [*self.rows, row][-TABLE_ROWS:]
-            self.last = (step, steps, eta)
-            self.table_stale = True
             if time.monotonic() - self.table_at >= TABLE_SECONDS:
                 self._table()
-        elif kind == "train-plot":
+        plots = [p for kind, p in events if kind == "train-plot"]
+        if plots:  # the newest curve only
             create_markdown_artifact(
-                markdown=f"### Training loss at step {p.get('step')}\n\n" + svg_image(p["svg"], "loss") + "\n",
+                markdown=f"### Training loss at step {plots[-1].get('step')}\n\n" + svg_image(plots[-1]["svg"], "loss") + "\n",
                 key="train-loss", description="training (blue) and validation (red) loss",
             )  # fmt: skip
-        elif kind == "train-checkpoint":
+        saved = [p for kind, p in events if kind == "train-checkpoint"]
+        for p in saved:
             self.logger.info(f"checkpoint of step {p['step']}: {p['path']}")
             self.checkpoints.append((int(p["step"]), str(p["path"])))
+        if saved:
             lines = "\n".join(f"| {s} | `{path}` |" for s, path in self.checkpoints)
             create_markdown_artifact(
                 markdown=f"### Checkpoints\n\n| step | directory |\n|---:|---|\n{lines}\n",

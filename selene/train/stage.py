@@ -47,7 +47,7 @@ def run_train(
     if not skipped:
         watch = _Watch(out, cfg.steps) if executor.watched() else None
         try:
-            launch(cfg, out, cfg.nproc_per_node)
+            launch(cfg, out, cfg.nproc_per_node, cfg.nnodes, cfg.node_rank, cfg.rdzv_endpoint)
         finally:
             if watch is not None:
                 watch.finish()
