@@ -670,6 +670,28 @@ class CheckpointConfig(_Model):
 class TrainConfig(_Model):
     """`selene train`: 3D-parallel pretraining with torchrun."""
 
+    class WandbConfig(_Model):
+        """Weights & Biases beside metrics.jsonl and TensorBoard (rank 0; needs `pip install 'selene[wandb]'`).
+
+        Offline by default: a run on a machine without credentials or network must never wait on a
+        login prompt or a server; `wandb sync <dir>/wandb/offline-run-*` uploads it later."""
+
+        enabled: bool = False
+        project: str = "selene"
+        entity: str | None = Field(default=None, description="W&B team or user; default: your default entity.")
+        name: str | None = Field(
+            default=None,
+            description="Display name; default: the run directory's name (<run_dir> of <run_dir>/train).",
+        )
+        mode: Literal["online", "offline", "disabled"] = Field(
+            default="offline",
+            description="online (after `wandb login`), offline, or disabled; the WANDB_MODE environment "
+            "variable wins when set, so a cluster or CI can switch every run at once.",
+        )
+        dir: str | None = Field(
+            default=None, description="Folder that holds the run's `wandb/` folder; default: the training output."
+        )
+
     model: ModelConfig = Field(default_factory=ModelConfig)
     parallel: ParallelConfig = Field(default_factory=ParallelConfig)
     optim: OptimConfig = Field(default_factory=OptimConfig)
@@ -684,6 +706,7 @@ class TrainConfig(_Model):
     device: Literal["auto", "cpu", "cuda"] = "auto"
     peak_tflops: float | None = Field(default=None, gt=0, description="Peak per device for MFU; default by device type.")
     tensorboard: bool = True
+    wandb: WandbConfig = Field(default_factory=WandbConfig)
     out: str | None = Field(default=None, description="Output directory; default <run_dir>/train.")
     nproc_per_node: int = Field(default=1, ge=1, description="Processes `selene run` starts (torchrun).")
     # a multi-node run (`selene train --nnodes`): set by the command on each node, not in files

@@ -19,6 +19,7 @@ import contextlib
 import dataclasses
 import difflib
 import json
+import logging
 import math
 import os
 import shutil
@@ -189,7 +190,8 @@ def build_tasks(
         try:
             # lm-eval's own way to build a registry task with some fields overridden (as a group YAML
             # does for its members): the task's YAML, loaded with its !function helpers, then ours
-            task = manager._factory.build(entry, overrides=overrides, registry=manager.task_index)
+            with _quiet_loaders():
+                task = manager._factory.build(entry, overrides=overrides, registry=manager.task_index)
         except ConfigError:
             raise
         except Exception as e:  # the dataset loaders' many errors (offline, not cached, bad files)
@@ -203,6 +205,21 @@ def build_tasks(
             _check_shots(run, cfg, task)
         built.append(task)
     return built
+
+
+@contextlib.contextmanager
+def _quiet_loaders() -> Iterator[None]:
+    """`datasets` logs a loader's failure with its traceback before raising it; the error it raises
+    becomes one line here (`build_tasks`), so its log would only print the traceback to the user."""
+    loggers = [logging.getLogger(name) for name in ("datasets", "datasets.packaged_modules", "datasets.builder")]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
 
 
 def _check_shots(run: suites.Run, cfg: dict[str, Any], task: Any) -> None:

@@ -184,6 +184,14 @@ def preflight(cfg: TrainConfig, out: str, world_size: int) -> ParallelDims:
     dims = check_layout(cfg, world_size)
     check_data(cfg)
     check_checkpoint(cfg, out, expected_model(cfg))
+    if cfg.wandb.enabled:  # an optional package: its absence is a config error now, not a warning on rank 0 later
+        try:
+            import wandb  # noqa: F401
+        except ImportError as e:
+            broken = f" (import wandb: {e})" if e.name != "wandb" else ""
+            raise ConfigError(
+                f"train.wandb.enabled needs the wandb package: pip install 'selene[wandb]' (or pip install wandb){broken}"
+            ) from None
     return dims
 
 

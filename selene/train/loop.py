@@ -152,7 +152,7 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
         step, tokens_seen, cursor = resume_state(meta, source)
         if rank == 0:
             print(f"resuming from step {step} ({source})", flush=True)
-    logger = MetricsLogger(out, cfg.tensorboard, enabled=rank == 0)
+    logger = MetricsLogger(out, cfg.tensorboard, enabled=rank == 0, wandb=cfg.wandb)
     logger.truncate_after(step)
     fpt = flops_per_token(margs, seq)
     peak, peak_source = peak_tflops(device, cfg.peak_tflops)
@@ -161,6 +161,7 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
                 "peak_tflops": peak, "peak_source": peak_source, "resumed_from": source}
         with open(os.path.join(out, "run.json"), "w") as f:
             json.dump({"config": cfg.model_dump(mode="json"), **info}, f, indent=1)
+        logger.begin({"config": cfg.model_dump(mode="json"), **info}, step)  # W&B, when train.wandb.enabled
     stop = _Stop()
     last: dict[str, Any] = {}
     tokenizer = _copy_tokenizer(cfg, out) if rank == 0 else None
