@@ -73,7 +73,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--screenshot", type=Path, default=None,
                     help="before the cancel, the live run's dashboard page through headless chromium (PNG; "
-                         "FILE and FILE-artifacts.png)")
+                         "FILE, and FILE-train-metrics.png and FILE-train-loss.png: two of its artifacts)")
     args = ap.parse_args()
     root = Path(tempfile.mkdtemp(prefix="selene-train-live-"))
     prefix = token_dataset(root, 400_000)
@@ -123,7 +123,15 @@ def cancel(prefix: str, root: Path, args: argparse.Namespace, env: dict[str, str
         if args.screenshot is not None:
             page = api.removesuffix("/api") + f"/runs/flow-run/{run.id}"
             screenshot(page, args.screenshot)
-            screenshot(page + "?tab=Artifacts", args.screenshot.with_name(args.screenshot.stem + "-artifacts.png"))
+            from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
+
+            arts = client.read_artifacts(artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[run.id])))
+            newest = {a.key: a for a in sorted(arts, key=lambda a: a.created or 0)}
+            base = api.removesuffix("/api")
+            for key in ("train-metrics", "train-loss"):
+                if key in newest:
+                    screenshot(f"{base}/artifacts/artifact/{newest[key].id}",
+                               args.screenshot.with_name(f"{args.screenshot.stem}-{key}.png"))  # fmt: skip
         client.set_flow_run_state(run.id, Cancelling(), force=True)
         asked = time.perf_counter()
     _, err = proc.communicate(timeout=600)

@@ -5,7 +5,7 @@ dashboard's Cancel as a clean stop.
 step, one per checkpoint and the loss curve) and publishes them from a thread of its own: the
 stage never waits on the server. Training's steps become a progress artifact (``train-progress``),
 a table of the latest logged steps (``train-metrics``: a new version at most every
-`TABLE_SECONDS`, and the last one at the end), a log line per step in the run's logs (rank 0's
+`TABLE_SECONDS`, and the last one at the end; the progress at most every `PROGRESS_SECONDS`), a log line per step in the run's logs (rank 0's
 console line), the loss curve (``train-loss``) at each validation and checkpoint, and the list of
 checkpoints as they land (``train-checkpoints``). When the server fails a call, one warning says
 so and the rest of the run's updates are dropped: training goes on.
@@ -33,7 +33,11 @@ from selene import executor
 from selene.artifacts import svg_image
 from selene.errors import Stopped
 
-TABLE_SECONDS = 5.0
+# The server shares the machine with training more often than not (one node, or the first node of a
+# cluster): each call costs its CPU something, so the artifacts are redrawn at a bounded rate and a
+# burst of steps is one call (log lines go in Prefect's own batches)
+PROGRESS_SECONDS = 3.0
+TABLE_SECONDS = 10.0
 TABLE_ROWS = 20
 
 _COLUMNS = (
@@ -78,8 +82,8 @@ class LiveBoard:
         self.failed = False
         self.progress_id: Any = None
         self.rows: list[dict[str, Any]] = []
-        self.table_at = 0.0
-        self.table_stale = False
+        self.table_at = self.progress_at = -1e9
+        self.table_stale = self.progress_stale = False
         self.last: tuple[int, int, float | None] | None = None
         self.checkpoints: list[tuple[int, str]] = []
         context = contextvars.copy_context()
@@ -109,8 +113,9 @@ class LiveBoard:
                 self._handle([item for item in batch if item is not None])
             except Exception as e:  # a failed update is said once and costs the rest, not the run
                 self._fail(e)
-        if not self.failed and self.table_stale:
-            with contextlib.suppress(Exception):
+        if not self.failed and self.progress_stale:
+            with contextlib.suppress(Exception):  # the last step's progress and table, whatever the rate
+                self._progress()
                 self._table()
 
     def _fail(self, e: Exception) -> None:
@@ -125,11 +130,7 @@ class LiveBoard:
     def _handle(self, events: list[tuple[str, dict[str, Any]]]) -> None:
         """A batch of events: a log line per step (Prefect ships logs in batches of its own), then
         the progress and the table once for the batch's last step, the curve and checkpoints."""
-        from prefect.artifacts import (
-            create_markdown_artifact,
-            create_progress_artifact,
-            update_progress_artifact,
-        )
+        from prefect.artifacts import create_markdown_artifact
 
         steps = [p for kind, p in events if kind == "train-step"]
         for p in steps:
@@ -138,16 +139,12 @@ class LiveBoard:
             self.rows = [*self.rows, row][-TABLE_ROWS:]
             self.last = (int(row.get("step", 0)), total, eta)
             self.table_stale = True
-        if steps and self.last is not None:
-            step, total, eta = self.last
-            done = 100.0 * min(step, total) / max(total, 1)
-            what = f"training: step {step} of {total}, ETA {eta_text(eta)}"
-            if self.progress_id is None:
-                self.progress_id = create_progress_artifact(progress=done, key="train-progress", description=what)
-            else:
-                update_progress_artifact(artifact_id=self.progress_id, progress=done, description=what)
-            if time.monotonic() - self.table_at >= TABLE_SECONDS:
-                self._table()
+        if steps:
+            self.progress_stale = True
+        if self.progress_stale and time.monotonic() - self.progress_at >= PROGRESS_SECONDS:
+            self._progress()
+        if self.table_stale and time.monotonic() - self.table_at >= TABLE_SECONDS:
+            self._table()
         plots = [p for kind, p in events if kind == "train-plot"]
         if plots:  # the newest curve only
             create_markdown_artifact(
@@ -164,6 +161,21 @@ class LiveBoard:
                 markdown=f"### Checkpoints\n\n| step | directory |\n|---:|---|\n{lines}\n",
                 key="train-checkpoints", description=f"{len(self.checkpoints)} checkpoints saved in this run",
             )  # fmt: skip
+
+    def _progress(self) -> None:
+        from prefect.artifacts import create_progress_artifact, update_progress_artifact
+
+        if self.last is None:
+            return
+        step, total, eta = self.last
+        done = 100.0 * min(step, total) / max(total, 1)
+        what = f"training: step {step} of {total}, ETA {eta_text(eta)}"
+        if self.progress_id is None:
+            self.progress_id = create_progress_artifact(progress=done, key="train-progress", description=what)
+        else:
+            update_progress_artifact(artifact_id=self.progress_id, progress=done, description=what)
+        self.progress_at = time.monotonic()
+        self.progress_stale = False
 
     def _table(self) -> None:
         from prefect.artifacts import create_table_artifact
@@ -183,7 +195,7 @@ class LiveBoard:
 class CancelWatch:
     """Turns the flow run's CANCELLING (a Cancel in the dashboard) into `executor.request_stop`."""
 
-    INTERVAL = 2.0
+    INTERVAL = 3.0
 
     def __init__(self, flow_run_id: Any) -> None:
         self.flow_run_id = flow_run_id
