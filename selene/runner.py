@@ -157,8 +157,8 @@ def _find_api() -> tuple[str | None, str | None]:
     mode = os.environ.get(MODE_ENV, "auto").lower()
     if mode not in ("auto", "on", "off"):
         raise UsageError(f"{MODE_ENV}={mode!r}: expected auto, on or off")
-    if mode == "off":
-        return None, None
+    if mode == "off":  # asked for: not "no server", which may be up
+        return None, f"{MODE_ENV}=off: this run is not recorded on a dashboard"
     timeout = server.dashboard_timeout()
     url = os.environ.get("PREFECT_API_URL")
     where = "PREFECT_API_URL"

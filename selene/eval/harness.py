@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import difflib
+import functools
 import json
 import logging
 import math
@@ -137,6 +138,16 @@ def check_tasks(tasks: list[str], available: list[str]) -> None:
             raise ConfigError(f"unknown evaluation task {name!r}; {hint}")
 
 
+@functools.lru_cache(maxsize=4)
+def _registry(paths: tuple[str, ...]) -> Any:
+    """lm-eval's whole registry (some 14,700 entries) with the local task directories `paths`:
+    indexing it reads every task YAML (~12 s), so a process indexes it once (an evaluation only
+    reads the index; tasks are built from it with their overrides, `build_tasks`)."""
+    from lm_eval.tasks import TaskManager
+
+    return TaskManager(include_path=list(paths), include_defaults=True)
+
+
 def resolve_runs(names: list[str], num_fewshot: int, include: list[Path]) -> tuple[list[suites.Run], Any]:
     """The runs `names` stand for and a `TaskManager` that knows their tasks (lm-eval's registry
     indexed only when a name is not a local task). A tag (``anli``) becomes one run per task it
@@ -148,7 +159,7 @@ def resolve_runs(names: list[str], num_fewshot: int, include: list[Path]) -> tup
     paths = [str(p) for p in include]
     manager = TaskManager(include_path=paths, include_defaults=False)
     if any(r.task not in manager.task_index for r in runs):
-        manager = TaskManager(include_path=paths, include_defaults=True)
+        manager = _registry(tuple(paths))
     check_tasks(list(names), [*manager.all_tasks, *suites.SUITES])
     out: list[suites.Run] = []
     for run in runs:
