@@ -19,10 +19,11 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/selene run configs/demo.yaml
 
+# mypy (about 50 s from a cold cache) runs beside the test suite, not before it; either failing fails
 test: $(STAMP)
 	$(BIN)/ruff check selene tests benchmarks scripts
-	$(BIN)/mypy
-	$(BIN)/python -m pytest -q
+	$(BIN)/mypy & typecheck=$$!; $(BIN)/python -m pytest -q; tests=$$?; wait $$typecheck; types=$$?; \
+	  test $$tests -eq 0 && test $$types -eq 0
 
 lint: $(STAMP)
 	$(BIN)/ruff check selene tests benchmarks scripts

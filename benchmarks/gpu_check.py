@@ -345,7 +345,7 @@ def part_serve(c: Check, cap: float) -> None:
     budget = Budget(cap)
     run_dir = c.work / "train"
     result: dict[str, Any] = {"points": [], "status": "running"}
-    batches = [8] if c.quick else [1, 8] if c.smoke else [1, 8, 32]
+    batches = [8] if c.quick or c.smoke else [1, 8, 32]  # the CPU smoke: the path once, not its batch sizes
     new = 8 if c.smoke else 32
     prompts = c.work / "serve-prompts.txt"
     prompts.write_text("\n".join(PROMPTS) + "\n")

@@ -46,7 +46,7 @@ def test_gpu_check_runs_every_part_on_cpu(tmp_path: Path) -> None:
     assert mfu["name"] == "debug" and 0 < mfu["mfu"] < 1
     assert (out / "mfu" / "calibration.json").exists()
     assert any("debug" in line for line in parts["peer"]["table"])
-    assert [p["batch"] for p in parts["serve"]["points"]] == [1, 8]
+    assert [p["batch"] for p in parts["serve"]["points"]] == [8]
     assert all(p["timing"]["generated_tokens"] > 0 for p in parts["serve"]["points"])
 
 
