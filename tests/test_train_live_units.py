@@ -91,3 +91,28 @@ def test_stop_requests_reach_what_registered() -> None:
     assert late == ["from the dashboard"]
     executor.clear_stop_request()
     assert executor.stop_requested() is None
+
+
+def test_a_cancel_is_served_once_and_a_pipeline_starts_no_further_stage() -> None:
+    """A stop request lasts until the outermost watched flow ends (the process's next run starts
+    clean), and a pipeline asked to stop starts no further stage."""
+    from selene.errors import Stopped
+    from selene.flows.pipeline import _unless_cancelled
+    from selene.runner import Job
+
+    executor.clear_stop_request()
+    ran: list[str] = []
+    run = _unless_cancelled(lambda job, force: ran.append(job.stage))
+    run(Job("ingest", None, "out", None), False)
+    executor.request_stop("from the dashboard")
+    with pytest.raises(Stopped, match=r"cancelled \(from the dashboard\) before the dedup stage"):
+        run(Job("dedup", None, "out", None), False)
+    assert ran == ["ingest"]
+    live._depth.append(None)  # inside a pipeline's watched flow: a stage's flow ends, the request stays
+    with live.watched(with_board=False):
+        pass
+    assert executor.stop_requested() == "from the dashboard"
+    live._depth.pop()
+    with live.watched(with_board=False):  # the outermost ends: served
+        pass
+    assert executor.stop_requested() is None

@@ -247,14 +247,21 @@ def watched(with_board: bool = True) -> Iterator[None]:
     watch = CancelWatch(context.flow_run.id) if context is not None and context.flow_run is not None else None
     if board is not None:
         executor.set_live_hook(board.event)
+    _depth.append(None)
     try:
         yield
     finally:
+        _depth.pop()
+        if not _depth:  # the outermost flow ended: its Cancel is served, the process's next run starts clean
+            executor.clear_stop_request()
         if board is not None:
             executor.set_live_hook(None)
             board.close()
         if watch is not None:
             watch.close()
+
+
+_depth: list[None] = []  # watched flows running (a pipeline's, then its stage's)
 
 
 def cancelled(e: Stopped) -> Any:

@@ -7,19 +7,21 @@ stage runs as its registered flow (`selene.flows.stage`). A progress artifact fo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, cast
 from uuid import UUID
 
 from prefect import flow
 from prefect.artifacts import create_markdown_artifact, create_progress_artifact, update_progress_artifact
 
+from selene import executor
 from selene.config import PipelineConfig
 from selene.errors import Stopped
 from selene.flows import live
 from selene.flows.stage import engine_settings, run_flow
 from selene.pipeline import run_pipeline
 from selene.report import build_report
-from selene.runner import checked
+from selene.runner import Job, checked
 
 
 @flow(name="selene-pipeline", log_prints=True, validate_parameters=False, flow_run_name="pipeline {cfg.name}")
@@ -38,7 +40,8 @@ def _pipeline_flow(
 
     try:
         with live.watched(with_board=False):  # a Cancel of the pipeline's run stops the stage running
-            results = run_pipeline(cfg, checked(run_flow), force, from_stage, until_stage, progress=advance)
+            results = run_pipeline(cfg, _unless_cancelled(checked(run_flow)), force, from_stage, until_stage,
+                                   progress=advance)  # fmt: skip
     except Stopped as e:
         return live.cancelled(e)
     create_markdown_artifact(
@@ -46,6 +49,19 @@ def _pipeline_flow(
         description=f"selene run report: {cfg.run_dir}/report.md",
     )  # fmt: skip
     return results
+
+
+def _unless_cancelled(run: Callable[[Job, bool], Any]) -> Callable[[Job, bool], Any]:
+    """`run`, refused once a Cancel came: a stage that has no stop of its own (the data stages) ends,
+    and the next one does not start."""
+
+    def run_job(job: Job, force: bool) -> Any:
+        reason = executor.stop_requested()
+        if reason is not None:
+            raise Stopped(f"cancelled ({reason}) before the {job.stage} stage")
+        return run(job, force)
+
+    return run_job
 
 
 def pipeline_flow(
