@@ -4,7 +4,7 @@
 
 Corpus: the sample's Pile documents (×`--repeat`, with a counter so they differ) plus, every 50th
 document, a passage of a shipped task spliced in. Tasks: `data/tasks` (mini_piqa, mini_lambada).
-- selene: `run_decontam` end to end on one shard set (index build, one pass, Parquet out), 1 process;
+- selene: `run_decontaminate` end to end on one shard set (index build, one pass, Parquet out), 1 process;
 - baseline: the textbook way — a Python set of the tasks' 13-gram strings, and for every document a
   loop over its word 13-grams joined as strings, testing membership (finds matches only; it does
   not even cut them).
@@ -28,9 +28,9 @@ import zstandard
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from selene.config import DecontamConfig  # noqa: E402
-from selene.decontam.stage import run_decontam  # noqa: E402
-from selene.decontam.tasks import load_tasks  # noqa: E402
+from selene.decontaminate.config import DecontaminateConfig  # noqa: E402
+from selene.decontaminate.stage import run_decontaminate  # noqa: E402
+from selene.decontaminate.tasks import load_tasks  # noqa: E402
 from tests.corpus import write_dataset  # noqa: E402
 
 TASKS = [str(ROOT / "data" / "tasks" / "mini_piqa.jsonl"), str(ROOT / "data" / "tasks" / "mini_lambada")]
@@ -76,9 +76,9 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="selene-bench-decontam-"))
     try:
         inp = write_dataset(str(tmp / "in"), docs, shard_docs=2000)
-        cfg = DecontamConfig(tasks=TASKS)
+        cfg = DecontaminateConfig(tasks=TASKS)
         t = time.perf_counter()
-        res = run_decontam(inp, str(tmp / "out"), cfg)
+        res = run_decontaminate(inp, str(tmp / "out"), cfg)
         t_sel = time.perf_counter() - t
         from selene.io import dataset
 
@@ -89,7 +89,7 @@ def main() -> None:
     t_base, hit = baseline(docs, min_n)
     print(f"corpus: {len(docs)} documents, {mb:.1f} MB; tasks {', '.join(res.manifest.tasks)} (n = {min_n})")
     print(f"\n{'1 core':<40}{'docs/s':>9}{'MB/s':>8}{'flagged':>9}")
-    print(f"{'selene run_decontam (cut + write)':<40}{len(docs) / t_sel:>9.0f}{mb / t_sel:>8.2f}{len(flagged):>9}")
+    print(f"{'selene run_decontaminate (cut + write)':<40}{len(docs) / t_sel:>9.0f}{mb / t_sel:>8.2f}{len(flagged):>9}")
     print(f"{'python set of 13-gram strings (find)':<40}{len(docs) / t_base:>9.0f}{mb / t_base:>8.2f}{len(hit):>9}")
     print(f"\nspeed-up {t_base / t_sel:.1f}x; same documents flagged: {flagged == hit}")
 

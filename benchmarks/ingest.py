@@ -27,9 +27,9 @@ from pathlib import Path
 import zstandard
 from fastwarc.warc import ArchiveIterator
 
-from selene.config import IngestConfig, SourceSpec
 from selene.ingest import exact_dedup, stage
 from selene.ingest.clean import clean_text
+from selene.ingest.config import IngestConfig, SourceSpec
 from selene.ingest.filters import FilterChain
 from selene.ingest.langid import LanguageIdentifier
 from selene.ingest.readers import ReadStats, read_records

@@ -91,7 +91,7 @@ import zstandard
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from selene.config import LangIdConfig  # noqa: E402
+from selene.ingest.config import LangIdConfig  # noqa: E402
 from selene.ingest.langid import LanguageIdentifier  # noqa: E402
 
 SET = ROOT / "benchmarks" / "data" / "langid_set.jsonl.zst"

@@ -82,7 +82,8 @@ sys.path.insert(0, str(ROOT))
 
 from selene.plan.cost import Shape  # noqa: E402
 from selene.plan.devices import device  # noqa: E402
-from selene.plan.serve import ServeModel, ServeRequest, make_serve_plan  # noqa: E402
+from selene.plan.serve import make_serve_plan  # noqa: E402
+from selene.plan.serve_cost import ServeModel, ServeRequest  # noqa: E402
 
 POINTS = ROOT / "benchmarks" / "data" / "serving_published.json"
 WITHIN = 0.25

@@ -45,8 +45,8 @@ import zstandard
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from selene.config import TokenizeConfig  # noqa: E402
 from selene.tokenize import spm as selene_spm  # noqa: E402
+from selene.tokenize.config import TokenizeConfig  # noqa: E402
 from selene.tokenize.stage import run_tokenize  # noqa: E402
 from tests.corpus import write_dataset  # noqa: E402
 

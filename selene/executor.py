@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from selene.errors import SeleneError, UsageError
+from selene.procs import pid_alive
 
 T = TypeVar("T")
 Mapper = Callable[[str, Callable[..., T], Sequence[tuple]], list[T]]
@@ -216,15 +217,7 @@ def die_with(driver: int) -> None:
     parent = os.getppid()
 
     def gone() -> bool:
-        if os.getppid() != parent:
-            return True
-        try:
-            os.kill(driver, 0)
-        except ProcessLookupError:
-            return True
-        except PermissionError:
-            pass
-        return False
+        return os.getppid() != parent or not pid_alive(driver)
 
     if gone():  # the driver died before we could ask to follow it
         os._exit(1)

@@ -7,7 +7,7 @@ paths, before anything is touched:
 - an output that is an input, lies inside one or contains one (``dedup -i D -o D``, ``-o D/sub``,
   ``-i D/sub -o D``; a source glob counts as its files, or as its directory when it is recursive);
 - an output that another selene command running now on this machine reads or writes, or an input
-  that one is writing (the registry: one small JSON file per running command under
+  that one is writing (the running list: one small JSON file per running command under
   ``<selene home>/running/``, dead entries dropped on read);
 - an output locked by another command: ``.<name>.selene-lock`` next to the output, held with
   ``flock`` and recording pid, host, boot and process start time. The kernel releases the flock
@@ -17,14 +17,13 @@ paths, before anything is touched:
 
 Paths are compared normalised: ``~``, ``..``, symlinks and trailing slashes resolved, ``file://``
 the same as a plain path; object-store URLs (s3://, gs://) are compared by bucket and key and get
-no lock file (the registry still covers this machine). memory:// lives in one process: nothing to lock.
+no lock file (the running list still covers this machine). memory:// lives in one process: nothing to lock.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime
-import errno
 import fnmatch
 import json
 import os
@@ -38,12 +37,12 @@ from pathlib import Path
 from typing import Any
 
 from selene.errors import OutputError, UsageError
+from selene.procs import FileLock, home, pid_alive, proc_stat
 
 LOCAL_SCHEMES = ("file", "local")
 GLOB_CHARS = "*?["
 LOCK_SUFFIX = ".selene-lock"
 PROCESS_LOCAL = "memory://"
-NO_LOCKING = {errno.ENOLCK, errno.EOPNOTSUPP, getattr(errno, "ENOTSUP", errno.EOPNOTSUPP)}
 
 
 # ------------------------------------------------------------------------------------ paths
@@ -151,28 +150,18 @@ def boot_id() -> str:
 def start_time(pid: int) -> str | None:
     """When `pid` started (clock ticks since boot, from /proc): tells a reused pid from its first
     owner. None where there is no /proc or no such process."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            fields = f.read().rsplit(b")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-    return fields[19].decode() if len(fields) > 19 and fields[0] != b"Z" else None
+    fields = proc_stat(pid)
+    return fields[19].decode() if fields is not None and len(fields) > 19 and fields[0] != b"Z" else None
 
 
 def alive(pid: int, started: str | None = None) -> bool:
-    """`pid` runs, and (where `started` and /proc are known) is the process that started then."""
-    if pid <= 0:
+    """`pid` runs, and (where `started` and its start time are known) is the process that started
+    then. A start time /proc does not show (no /proc, or hidepid hiding another user's process)
+    cannot tell a reused pid: the process counts as the one recorded."""
+    if not pid_alive(pid):
         return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
     now = start_time(pid)
-    if os.path.isdir("/proc"):
-        return now is not None and (not started or now == started)
-    return True
+    return not started or now is None or now == started
 
 
 def _me() -> dict[str, Any]:
@@ -199,42 +188,36 @@ def _holder(rec: dict[str, Any]) -> str:
     return f"`{cmd}` (pid {rec.get('pid')} on host {rec.get('host')}, since {rec.get('since')})"
 
 
-# -------------------------------------------------------------------------------- the registry
+# ---------------------------------------------------------------------------- the running list
 
 
-def registry_dir() -> Path:
-    from selene.server import home
-
+def running_dir() -> Path:
+    """The running list: one JSON file per selene command running on this machine."""
     return home() / "running"
 
 
 @contextlib.contextmanager
-def _registry_locked() -> Iterator[Path | None]:
-    """The registry directory, locked against other commands; None where the selene home cannot be
-    written (a read-only home must not stop every command: the output locks still hold)."""
-    import fcntl
-
-    d = registry_dir()
+def _running_locked() -> Iterator[Path | None]:
+    """The running list's directory, locked against other commands; None where the selene home
+    cannot be written (a read-only home must not stop every command: the output locks still hold)."""
+    d = running_dir()
+    lock = FileLock(d / ".lock")
     try:
-        d.mkdir(parents=True, exist_ok=True)
-        fd = os.open(d / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+        lock.open()
     except OSError:
         yield None
         return
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    with lock:
         yield d
-    finally:
-        os.close(fd)
 
 
 def running() -> list[dict[str, Any]]:
     """The selene commands running now on this machine (entries of dead ones are removed)."""
-    with _registry_locked() as d:
-        return _read_registry(d) if d is not None else []
+    with _running_locked() as d:
+        return _read_running(d) if d is not None else []
 
 
-def _read_registry(d: Path) -> list[dict[str, Any]]:
+def _read_running(d: Path) -> list[dict[str, Any]]:
     out = []
     for f in sorted(d.glob("*.json")):
         try:
@@ -283,12 +266,6 @@ def lock_path(out: str) -> str | None:
     return os.path.join(parent, f".{name}{LOCK_SUFFIX}")
 
 
-@dataclass
-class _Lock:
-    path: str
-    fd: int
-
-
 def _read_lock(fd: int) -> dict[str, Any]:
     try:
         os.lseek(fd, 0, os.SEEK_SET)
@@ -299,68 +276,52 @@ def _read_lock(fd: int) -> dict[str, Any]:
     return rec if isinstance(rec, dict) else {}
 
 
-def acquire(out: str, record: dict[str, Any], say: Callable[[str], None] | None = None) -> _Lock | None:
+def acquire(out: str, record: dict[str, Any], say: Callable[[str], None] | None = None) -> FileLock | None:
     """Lock local output `out` for this process (see the module doc); None where it takes no lock:
     a URL of another filesystem, or a place where no file can be created (then the output cannot be
-    written either, and the stage's own check says so, naming the path; the registry still holds)."""
-    import fcntl
-
+    written either, and the stage's own check says so, naming the path; the running list still holds)."""
     path = lock_path(out)
     if path is None:
         return None
-    for _ in range(100):  # only a lock file removed between our open and flock makes us go round
-        try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError:
-            return None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as e:
-            if e.errno in NO_LOCKING:  # a filesystem without locks (some NFS mounts): the record decides
-                pass
-            else:
-                rec = _read_lock(fd)
-                os.close(fd)
-                if e.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                    raise OutputError(f"cannot lock {path} (output {out}): {e.strerror}") from None
-                raise UsageError(
-                    f"the output {out} is being written by {_holder(rec)}; two commands cannot write one output: "
-                    "wait for it to finish, or write elsewhere"
-                ) from None
-        try:
-            same = os.fstat(fd).st_ino == os.stat(path).st_ino
-        except OSError:
-            same = False
-        if not same:  # its holder finished and removed it between our open and our flock: again
-            os.close(fd)
-            continue
-        rec = _read_lock(fd)
-        if rec and rec.get("pid") != os.getpid() and not _ours_and_dead(rec):
-            os.close(fd)
-            raise UsageError(
-                f"the output {out} is locked by {_holder(rec)}; two commands cannot write one output. "
-                f"If that command no longer runs, delete {path} and run this again"
-            )
-        if rec.get("pid") and rec.get("pid") != os.getpid() and say is not None:
-            say(f"{out}: taking over the lock of {_holder(rec)}, which no longer runs")
-        data = json.dumps({**record, "output": out}).encode()
-        try:
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, data, 0)
-            os.fsync(fd)
-        except OSError as e:
-            os.close(fd)
-            raise OutputError(f"cannot write the lock file {path} of output {out}: {e.strerror}") from None
-        return _Lock(path, fd)
-    raise OutputError(f"cannot lock {path} (output {out}): it keeps being replaced")
+    # a filesystem without locks (some NFS mounts): the record in the file decides
+    lock = FileLock(path, 0o644, unsupported_ok=True)
+    try:
+        lock.open()
+    except OSError:
+        return None
+    try:
+        got = lock.acquire(blocking=False)
+    except OSError as e:
+        raise OutputError(f"cannot lock {path} (output {out}): {e.strerror}") from None
+    if not got:
+        rec = _read_lock(lock.fd)
+        lock.release()
+        raise UsageError(
+            f"the output {out} is being written by {_holder(rec)}; two commands cannot write one output: "
+            "wait for it to finish, or write elsewhere"
+        )
+    rec = _read_lock(lock.fd)
+    if rec and rec.get("pid") != os.getpid() and not _ours_and_dead(rec):
+        lock.release()
+        raise UsageError(
+            f"the output {out} is locked by {_holder(rec)}; two commands cannot write one output. "
+            f"If that command no longer runs, delete {path} and run this again"
+        )
+    if rec.get("pid") and rec.get("pid") != os.getpid() and say is not None:
+        say(f"{out}: taking over the lock of {_holder(rec)}, which no longer runs")
+    data = json.dumps({**record, "output": out}).encode()
+    try:
+        os.ftruncate(lock.fd, 0)
+        os.pwrite(lock.fd, data, 0)
+        os.fsync(lock.fd)
+    except OSError as e:
+        lock.release()
+        raise OutputError(f"cannot write the lock file {path} of output {out}: {e.strerror}") from None
+    return lock
 
 
-def release(lock: _Lock) -> None:
-    with contextlib.suppress(OSError):
-        os.unlink(lock.path)  # before closing, while still ours: see the inode check in `acquire`
-    with contextlib.suppress(OSError):
-        os.close(lock.fd)
+def release(lock: FileLock) -> None:
+    lock.release(unlink=True)  # the file goes before the lock, while still ours: see `FileLock`
 
 
 # ------------------------------------------------------------------------------------- claims
@@ -369,7 +330,7 @@ def release(lock: _Lock) -> None:
 @dataclass
 class _Claim:
     outputs: list[Place]
-    locks: list[_Lock] = field(default_factory=list)
+    locks: list[FileLock] = field(default_factory=list)
     entry: Path | None = None
 
 
@@ -397,15 +358,15 @@ def claim(
         yield
         return
     ins = [place(p) for p in inputs]
-    # the registry keeps normalised paths (other commands run from other directories), and none of
+    # the running list keeps normalised paths (other commands run from other directories), and none of
     # memory://, whose files exist in this process alone
     held = _Claim(outs)
     ins = [p for p in ins if not p.key.startswith(PROCESS_LOCAL)]
     outs = [o for o in outs if not o.key.startswith(PROCESS_LOCAL)]
     me = {**_me(), "command": command, "inputs": [_stored(p) for p in ins], "outputs": [o.key for o in outs]}
     try:
-        with _registry_locked() as d:
-            for rec in _read_registry(d) if d is not None else []:
+        with _running_locked() as d:
+            for rec in _read_running(d) if d is not None else []:
                 if rec.get("pid") == os.getpid():
                     continue
                 problem = _conflict(command, ins, outs, rec)

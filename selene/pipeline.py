@@ -16,10 +16,11 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from selene import registry
-from selene.config import PipelineConfig
+from selene import guard, registry
+from selene.config.pipeline import PipelineConfig
 from selene.errors import ConfigError
-from selene.runner import Job
+from selene.job import Job
+from selene.report import write_report
 
 RunJob = Callable[[Job, bool], Any]
 
@@ -31,7 +32,7 @@ def _say(line: str) -> None:
 def active_stages(cfg: PipelineConfig) -> list[str]:
     """The stages this config runs, in order (a stage's `active` rule decides, e.g. decontamination
     runs when tasks are configured)."""
-    return [s.name for s in registry.STAGES if s.active is None or s.active(getattr(cfg, s.name))]
+    return [s.name for s in registry.STAGES if s.active is None or s.active(cfg.section(s.name))]
 
 
 def selected(cfg: PipelineConfig, from_stage: str | None, until_stage: str | None, force: list[str]) -> list[str]:
@@ -49,7 +50,7 @@ def selected(cfg: PipelineConfig, from_stage: str | None, until_stage: str | Non
 def stage_output(cfg: PipelineConfig, stage: str) -> str:
     """Where `stage` writes: its section's own `out` where it has one (training), else
     ``<run_dir>/<stage>``."""
-    return getattr(getattr(cfg, stage), "out", None) or cfg.stage_dir(stage)
+    return getattr(cfg.section(stage), "out", None) or cfg.stage_dir(stage)
 
 
 def stage_input(cfg: PipelineConfig, stage: str) -> str:
@@ -68,19 +69,17 @@ def job(cfg: PipelineConfig, stage: str) -> Job:
     """Stage `stage` of `cfg`: its section, what it reads, where it writes, the run's executor."""
     spec = registry.get(stage)
     inp = None if spec.reads == "sources" else stage_input(cfg, stage)
-    return Job(stage, inp, stage_output(cfg, stage), getattr(cfg, stage), cfg.executor)
+    return Job(stage, inp, stage_output(cfg, stage), cfg.section(stage), cfg.executor)
 
 
 def inputs(cfg: PipelineConfig) -> list[str]:
-    """What a pipeline reads from outside its run: the sources, decontamination tasks, given tokenizers."""
-    paths = [s.glob for s in cfg.ingest.sources] + list(cfg.decontaminate.tasks)
-    return paths + [t for t in (cfg.blend.tokenizer, cfg.tokenize.tokenizer) if t]
+    """What a pipeline reads from outside its run: what each active stage's settings name beyond
+    its input (the sources, task files, a given tokenizer ...)."""
+    return list(dict.fromkeys(p for stage in active_stages(cfg) for p in cfg.section(stage).extra_inputs()))
 
 
 def outputs(cfg: PipelineConfig) -> list[str]:
     """Where a pipeline writes: its run dir, and a stage's own `out` outside it (training)."""
-    from selene import guard
-
     run_dir = guard.place(cfg.run_dir)
     outs = [cfg.run_dir]
     for stage in active_stages(cfg):
@@ -92,8 +91,6 @@ def outputs(cfg: PipelineConfig) -> list[str]:
 
 def claim(cfg: PipelineConfig, say: Callable[[str], None] | None = None) -> Any:
     """`selene.guard.claim` of the run: no output in the sources, none another command uses."""
-    from selene import guard
-
     return guard.claim(f"selene run (pipeline {cfg.name})", inputs(cfg), outputs(cfg), say)
 
 
@@ -109,8 +106,6 @@ def run_pipeline(
     """Run the selected stages with `run_job`, then write ``<run_dir>/report.md``; stage → result.
     A stage's `renew` hook runs first unless it is forced (training on changed data: its old run is
     moved aside); `say` gets its line (default: standard error)."""
-    from selene.report import write_report
-
     force = list(force or [])
     run = selected(cfg, from_stage, until_stage, force)
     stages = active_stages(cfg)

@@ -1,5 +1,6 @@
-"""The stages, declared once: the commands, the Prefect flows, the deployments, ``selene config
-defaults``, the progress bars and the summaries are all made from these declarations.
+"""The stages, declared once: the commands, the Prefect flows, the deployments, the pipeline file's
+sections, ``selene config defaults``, the summaries and the run report are all made from these
+declarations.
 
 A declaration names its parts by import path (``"selene.dedup.stage:run_dedup"``) so that reading
 the registry imports nothing heavy: ``selene --help`` lists every stage without loading pydantic,
@@ -12,10 +13,13 @@ which runs its parallel steps through `mapper` and writes its typed manifest las
 
 from __future__ import annotations
 
+import contextlib
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from selene.errors import ConfigError
 
 Reads = Literal["sources", "documents", "tokens", "checkpoint"]
 Writes = Literal["documents", "tokens", "checkpoint", "evaluation"]
@@ -32,8 +36,6 @@ def load(path: str) -> Any:
 
 def mapping(flag: str, value: str) -> dict[str, float]:
     """``SRC=W,SRC=W`` → {SRC: W}; the error names the item that is not of that form."""
-    from selene.errors import ConfigError
-
     out: dict[str, float] = {}
     for item in filter(None, (x.strip() for x in value.split(","))):
         name, sep, num = item.rpartition("=")
@@ -46,12 +48,6 @@ def mapping(flag: str, value: str) -> dict[str, float]:
     return out
 
 
-def sources(flag: str, values: list[str]) -> list[Any]:
-    from selene.config import SourceSpec
-
-    return [SourceSpec.parse(v, source_override=flag == "--source-override") for v in values]
-
-
 @dataclass(frozen=True)
 class Option:
     """A command-line option that sets one field of the stage's config (None: not given, the
@@ -62,9 +58,12 @@ class Option:
     help: str
     type: type = str
     multiple: bool = False
-    parse: Callable[[str, Any], Any] | None = None
-    """Turns the raw value into the field's (given the flag, for messages); repeated options that
-    share a field are concatenated."""
+    parse: Callable[[str, Any], Any] | str | None = None
+    """Turns the raw value into the field's (given the flag, for messages), or the import path of
+    such a function in the stage's package; repeated options that share a field are concatenated."""
+
+    def parser(self) -> Callable[[str, Any], Any] | None:
+        return load(self.parse) if isinstance(self.parse, str) else self.parse
 
 
 # ----------------------------------------------------------------------------------- stages
@@ -88,9 +87,17 @@ class Stage:
     """``artifacts(result, cfg) -> list[Artifact]``: tables and markdown for the Prefect dashboard."""
     summary: str | None = None
     """``summary(result, console)``: what the command prints after the run."""
+    report: str | None = None
+    """``report(out, run_dir) -> (title, lines)``: the stage's section of the run report
+    (``<run_dir>/report.md``), read from what it wrote in `out`, its directory in the run."""
     options: tuple[Option, ...] = ()
-    command: bool = True
-    """False where the stage has a command of its own (training launches torchrun)."""
+    command: str | None = None
+    """Import path of the stage's own typer command function, where the generated one (made from
+    `options`) does not fit: training launches torchrun, evaluation takes a checkpoint. The module is
+    the stage's command-line layer: it may use the runner, and nothing in the stage imports it."""
+    output_inside_input: bool = False
+    """The output may sit inside the input (never be it nor contain it), and the input stays out of
+    the running-commands list: evaluation writes into a finished checkpoint while training goes on."""
     active: Callable[[Any], bool] | None = None
     """Whether a pipeline runs the stage, given its config section (None: always)."""
     renew: str | None = None
@@ -114,19 +121,19 @@ STAGES: tuple[Stage, ...] = (
     Stage(
         "ingest",
         "Read Pile jsonl.zst, jsonl(.gz), WARC and WET files; clean, filter, exact-dedup into OUT.",
-        config="selene.config:IngestConfig",
+        config="selene.ingest.config:IngestConfig",
         run="selene.ingest.stage:run_ingest",
         reads="sources",
         writes="documents",
-        manifest="selene.manifest:IngestManifest",
+        manifest="selene.ingest.manifest:IngestManifest",
         preflight="selene.ingest.hooks:check",
         artifacts="selene.ingest.hooks:artifacts",
         summary=_DOCS,
         options=(
             Option(("--source", "-s"), "sources", "NAME=GLOB; Pile files take their source from meta.pile_set_name.",
-                   multiple=True, parse=sources),
+                   multiple=True, parse="selene.ingest.config:parse_sources"),
             Option(("--source-override",), "sources", "NAME=GLOB; NAME is the source of every document, Pile too.",
-                   multiple=True, parse=sources),
+                   multiple=True, parse="selene.ingest.config:parse_sources"),
             Option(
                 ("--extractor",), "extractor",
                 "Main text of HTML pages: selene | resiliparse | trafilatura (default selene).",
@@ -137,11 +144,11 @@ STAGES: tuple[Stage, ...] = (
     Stage(
         "dedup",
         "Remove near-duplicate documents (MinHash LSH); duplicates go to OUT/removed.parquet as dup_of:<id>.",
-        config="selene.config:DedupConfig",
+        config="selene.dedup.config:DedupConfig",
         run="selene.dedup.stage:run_dedup",
         reads="documents",
         writes="documents",
-        manifest="selene.manifest:DedupManifest",
+        manifest="selene.dedup.manifest:DedupManifest",
         preflight="selene.dedup.hooks:check",
         artifacts="selene.dedup.hooks:artifacts",
         summary=_DOCS,
@@ -167,14 +174,14 @@ STAGES: tuple[Stage, ...] = (
     Stage(
         "decontaminate",
         "Remove evaluation-task text (13-gram overlaps ± 200 characters) from a document dataset.",
-        config="selene.config:DecontamConfig",
-        run="selene.decontam.stage:run_decontam",
+        config="selene.decontaminate.config:DecontaminateConfig",
+        run="selene.decontaminate.stage:run_decontaminate",
         reads="documents",
         writes="documents",
-        manifest="selene.manifest:DecontamManifest",
-        preflight="selene.decontam.hooks:check",
+        manifest="selene.decontaminate.manifest:DecontaminateManifest",
+        preflight="selene.decontaminate.hooks:check",
         active=lambda cfg: bool(cfg.tasks),
-        artifacts="selene.decontam.hooks:artifacts",
+        artifacts="selene.decontaminate.hooks:artifacts",
         summary=_DOCS,
         options=(
             Option(("--tasks", "-t"), "tasks", "Task jsonl file or lm-eval task directory (repeatable).", multiple=True),
@@ -184,15 +191,16 @@ STAGES: tuple[Stage, ...] = (
     Stage(
         "blend",
         "Sample each source by weight or epochs (MT-NLG style) and shuffle globally into OUT.",
-        config="selene.config:BlendConfig",
+        config="selene.blend.config:BlendConfig",
         run="selene.blend.stage:run_blend",
         reads="documents",
         writes="documents",
-        manifest="selene.manifest:BlendManifest",
+        manifest="selene.blend.manifest:BlendManifest",
         preflight="selene.blend.hooks:check",
         active=lambda cfg: bool(cfg.weights or cfg.epochs),
         artifacts="selene.blend.hooks:artifacts",
-        summary=_DOCS,
+        summary="selene.blend.hooks:summary",
+        report="selene.blend.hooks:report_section",
         options=(
             Option(("--weights",), "weights", "SRC=W,...: shares of the mix (normalised).", parse=mapping),
             Option(("--epochs",), "epochs", "SRC=E,...: passes over a source (e.g. Books3=1.5).", parse=mapping),
@@ -205,14 +213,15 @@ STAGES: tuple[Stage, ...] = (
     Stage(
         "tokenize",
         "Encode documents with sentencepiece into Megatron-LM's indexed format (.bin + .idx), EOD-terminated.",
-        config="selene.config:TokenizeConfig",
+        config="selene.tokenize.config:TokenizeConfig",
         run="selene.tokenize.stage:run_tokenize",
         reads="documents",
         writes="tokens",
-        manifest="selene.manifest:TokenizeManifest",
+        manifest="selene.tokenize.manifest:TokenizeManifest",
         preflight="selene.tokenize.hooks:check",
         artifacts="selene.tokenize.hooks:artifacts",
-        summary=_DOCS,
+        summary="selene.tokenize.hooks:summary",
+        report="selene.tokenize.hooks:report_section",
         options=(
             Option(("--tokenizer",), "tokenizer", "An existing sentencepiece .model (else one is trained)."),
             Option(("--vocab-size",), "vocab_size", "Vocabulary of a trained tokenizer (default 32000).", int),
@@ -224,27 +233,30 @@ STAGES: tuple[Stage, ...] = (
     Stage(
         "train",
         "Pretrain with torchrun: data × tensor × pipeline parallel, DCP checkpoints, exact resume.",
-        config="selene.config:TrainConfig",
+        config="selene.train.config:TrainConfig",
         run="selene.train.stage:run_train",
         reads="tokens",
         writes="checkpoint",
         manifest=None,
         artifacts="selene.train.stage:artifacts",
         summary="selene.train.stage:summary",
-        command=False,
+        report="selene.train.report:report_section",
+        command="selene.train.command:train",
         renew="selene.train.renew:renew",
     ),
     Stage(
         "eval",
         "Evaluate a checkpoint on lm-evaluation-harness tasks (offline), plus held-out perplexity.",
-        config="selene.config:EvalConfig",
+        config="selene.eval.config:EvalConfig",
         run="selene.eval.stage:run_eval_stage",
         reads="checkpoint",
         writes="evaluation",
         manifest=None,
         artifacts="selene.eval.stage:artifacts",
         summary="selene.eval.stage:summary",
-        command=False,
+        report="selene.eval.report:report_section",
+        command="selene.eval.command:eval_",
+        output_inside_input=True,
     ),
 )
 
@@ -254,7 +266,20 @@ NAMES = tuple(BY_NAME)
 
 def get(name: str) -> Stage:
     if name not in BY_NAME:
-        from selene.errors import ConfigError
-
         raise ConfigError(f"unknown stage {name!r}; the stages are {', '.join(NAMES)}")
     return BY_NAME[name]
+
+
+@contextlib.contextmanager
+def extended(*stages: Stage) -> Iterator[None]:
+    """The registry with `stages` appended, while the block runs (a plugin's or a test's stage):
+    everything made from the registry (commands, flows, the pipeline file) reads it at use."""
+    global STAGES, BY_NAME, NAMES
+    saved = STAGES, BY_NAME, NAMES
+    STAGES = (*STAGES, *stages)
+    BY_NAME = {s.name: s for s in STAGES}
+    NAMES = tuple(BY_NAME)
+    try:
+        yield
+    finally:
+        STAGES, BY_NAME, NAMES = saved

@@ -1,8 +1,7 @@
 """One way to run a stage, with or without Prefect.
 
-A `Job` is a stage with its input, output, config and executor. `execute` runs it: the stage's
-``run`` function from the registry with a `Mapper`, nothing else. The runtime decides only where the
-parallel steps go and what is recorded:
+A `selene.job.Job` is a stage with its input, output, config and executor; `selene.job.execute`
+runs it. The runtime decides only where the parallel steps go and what is recorded:
 
 - `prefect_api()` finds a Prefect API: ``PREFECT_API_URL`` (the user's), the server `selene server
   start` runs, or the API URL of the active Prefect profile. With one, the job runs as a Prefect flow
@@ -29,100 +28,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from selene import registry, server
+from selene import pipeline, server
 from selene.errors import SeleneError, UsageError
+from selene.job import Job, check, checked, collected, run_direct
 
 if TYPE_CHECKING:
     import logging
 
 MODE_ENV = "SELENE_PREFECT"
-
-
-@dataclass
-class Job:
-    """One stage to run: `inp` is None for a stage that reads the configured sources."""
-
-    stage: str
-    inp: str | None
-    out: str
-    cfg: Any
-    executor: Any = field(default=None)  # selene.config.ExecutorConfig; None: its defaults
-
-    def paths(self) -> list[str]:
-        """Every location the job touches (memory:// ones keep the work in this process)."""
-        return [*self.inputs(), self.out]
-
-    def inputs(self) -> list[str]:
-        """Everything the job reads: its input, the source globs, decontamination tasks, a given tokenizer."""
-        paths = [p for p in (self.inp,) if p]
-        paths += [s.glob for s in getattr(self.cfg, "sources", [])]
-        paths += list(getattr(self.cfg, "tasks", []) if self.stage == "decontaminate" else [])
-        if self.stage == "train":  # its token data (prefixes of .bin/.idx)
-            paths += list(getattr(getattr(self.cfg, "data", None), "prefixes", None) or [])
-        tokenizer = getattr(self.cfg, "tokenizer", None)
-        return paths + ([tokenizer] if isinstance(tokenizer, str) and tokenizer else [])
-
-    def claim(self, say: Callable[[str], None] | None = None) -> Any:
-        """`selene.guard.claim` of this job: its output, refused when it overlaps an input or what
-        another running command reads or writes; held while the job runs."""
-        from selene import guard
-
-        if self.stage == "eval":
-            # results go to <checkpoint>/eval by default, and a finished checkpoint (never rewritten)
-            # may be evaluated while its training run goes on: the output must only not be the
-            # checkpoint nor contain it, and the checkpoint stays out of the running-command registry
-            guard.check_overlap("selene eval", self.inputs(), [self.out], inside_ok=True)
-            return guard.claim("selene eval", [], [self.out], say)
-        return guard.claim(f"selene {self.stage}", self.inputs(), [self.out], say)
-
-    def executor_config(self) -> Any:
-        if self.executor is None:
-            from selene.config import ExecutorConfig
-
-            return ExecutorConfig()
-        return self.executor
-
-
-def execute(job: Job, mapper: Any, force: bool) -> Any:
-    """Run `job`'s stage function with `mapper`; returns its `StageResult`."""
-    from selene.executor import set_budget
-
-    ex = job.executor_config()
-    set_budget(ex.memory_gb, ex.workers)
-    stage = registry.get(job.stage)
-    fn = stage.run_fn()
-    with job.claim():  # a no-op where the command already holds it (`Runtime.run`, a pipeline's run dir)
-        if stage.reads == "sources":
-            result = fn(job.out, job.cfg, mapper=mapper, force=force)
-        else:
-            result = fn(job.inp, job.out, job.cfg, mapper=mapper, force=force)
-    if _finished is not None:
-        _finished[(job.stage, job.out)] = result
-    return result
-
-
-# The stages `execute` finished in this process while a `Runtime` runs them on Prefect, by (stage,
-# output): what stands when the server is lost after a stage's work is done (`Runtime.run`).
-_finished: dict[tuple[str, str], Any] | None = None
-
-
-def check(job: Job) -> None:
-    """The stage's checks that need no reading: bad inputs and settings fail before anything starts."""
-    stage = registry.get(job.stage)
-    if stage.preflight:
-        registry.load(stage.preflight)(job.inp, job.out, job.cfg)
-
-
-def run_direct(job: Job, force: bool) -> Any:
-    """`job` in this process, its steps on a `LocalMapper` (no Prefect)."""
-    from selene.executor import LocalMapper, local_kind
-
-    ex = job.executor_config()
-    mapper = LocalMapper(local_kind(ex.kind, job.paths()), ex.workers, ex.address)
-    try:
-        return execute(job, mapper, force)
-    finally:
-        mapper.close()
 
 
 # ------------------------------------------------------------------------------- the runtime
@@ -234,20 +147,18 @@ class Runtime:
             self.note()
             if self.api is None:
                 return run_direct(job, force)
-            from selene.flows.stage import run_flow
+            from selene.flows.stage import run_flow  # lazy: Prefect (~1 s) only when a server is up
 
             return self._on_prefect(lambda: run_flow(job, force), lambda run: run(job, force), job.stage)
 
     def pipeline(self, cfg: Any, force: list[str], from_stage: str | None, until_stage: str | None) -> dict[str, Any]:
         """The pipeline slice: one parent flow with a sub-flow per stage on Prefect, else a loop here."""
-        from selene import pipeline
-
         pipeline.selected(cfg, from_stage, until_stage, force)  # bad stage names fail before anything runs
         with pipeline.claim(cfg, self.say):
             self.note()
             if self.api is None:
                 return pipeline.run_pipeline(cfg, checked(run_direct), force, from_stage, until_stage, say=self.say)
-            from selene.flows.pipeline import pipeline_flow
+            from selene.flows.pipeline import pipeline_flow  # lazy: Prefect (~1 s) only when a server is up
 
             return self._on_prefect(
                 lambda: pipeline_flow(cfg, force=force, from_stage=from_stage, until_stage=until_stage),
@@ -266,13 +177,11 @@ class Runtime:
         flow has nothing more worth waiting for; `use_prefect` bounds each client call so this
         comes within a minute, and `abandon_prefect_services` keeps the exit from waiting on the
         lost server. ``SELENE_PREFECT=on`` fails there instead of running unrecorded."""
-        global _finished
         api = self.api or ""
         done: dict[tuple[str, str], Any] = {}
-        outer, _finished = _finished, done
         quiet = _QuietLoss(api)
         try:
-            with quiet:
+            with quiet, collected(done):
                 return flow()
         except Exception as e:
             reason = lost_server(e, api)
@@ -285,8 +194,6 @@ class Runtime:
                 f"the dashboard at {api} stopped answering ({reason}); {what} goes on without it "
                 "(this run's records there stay incomplete)"
             )
-        finally:
-            _finished = outer
         self.api, self._noted = None, True  # the rest of this command runs here, and said so
 
         def run(job: Job, force: bool) -> Any:
@@ -395,17 +302,6 @@ def lost_server(error: BaseException, api: str) -> str | None:
             return "failed to reach it"
         stack += [x for x in (e.__cause__, e.__context__) if x is not None]
     return None
-
-
-def checked(run: Callable[[Job, bool], Any]) -> Callable[[Job, bool], Any]:
-    """`run` after the job's `check`: in a pipeline, a stage's bad inputs fail before its work starts."""
-
-    def run_checked(job: Job, force: bool) -> Any:
-        with job.claim():
-            check(job)
-            return run(job, force)
-
-    return run_checked
 
 
 def runtime(say: Callable[[str], None] | None = None) -> Runtime:

@@ -24,7 +24,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from selene import __version__
 from selene.errors import SeleneError, UsageError
+from selene.procs import FileLock, home, pid_alive, proc_stat
 
 if TYPE_CHECKING:
     import subprocess
@@ -71,11 +73,6 @@ class ServerInfo(NamedTuple):
 # ------------------------------------------------------------------------------------- files
 
 
-def home() -> Path:
-    """selene's home: ``$SELENE_HOME``, default ``~/.selene``."""
-    return Path(os.environ.get("SELENE_HOME") or "~/.selene").expanduser()
-
-
 def server_dir() -> Path:
     return home() / "server"
 
@@ -120,47 +117,21 @@ def _remove_state() -> None:
     state_path().unlink(missing_ok=True)
 
 
-class _Lock:
+def _lock() -> FileLock:
     """An exclusive lock on ``<home>/server/lock`` around start and stop: two `selene server start`s
     at once give one server, not two processes racing for the port and the state file."""
-
-    def __enter__(self) -> _Lock:
-        import fcntl
-
-        server_dir().mkdir(parents=True, exist_ok=True)
-        self._fd = os.open(server_dir() / "lock", os.O_RDWR | os.O_CREAT, 0o600)
-        fcntl.flock(self._fd, fcntl.LOCK_EX)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        os.close(self._fd)  # releases the lock
+    return FileLock(server_dir() / "lock")
 
 
 # ------------------------------------------------------------------------------- processes
 
 
-def _proc_stat(pid: int | str) -> list[bytes] | None:
-    """/proc/PID/stat's fields after the command name (state, ppid, pgrp, ...); None without it."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-
-
 def _pid_alive(pid: int) -> bool:
     """`pid` runs (a zombie does not count)."""
     proc = _spawned.get(pid)
-    if proc is not None:  # our own child: poll() reaps it, or kill(0) would see its zombie forever
+    if proc is not None:  # our own child: poll() reaps it, or its zombie would stay until we exit
         return proc.poll() is None
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's process: alive, and not ours (see _is_server)
-        return True
-    stat = _proc_stat(pid)
-    return stat is None or stat[0] != b"Z"
+    return pid_alive(pid)
 
 
 def _is_server(pid: int) -> bool:
@@ -190,7 +161,7 @@ def _group_alive(pgid: int) -> bool:
         return True
     if not os.path.isdir("/proc"):
         return True
-    stats = (_proc_stat(p) for p in os.listdir("/proc") if p.isdigit())
+    stats = (proc_stat(p) for p in os.listdir("/proc") if p.isdigit())
     return any(st is not None and len(st) > 2 and int(st[2]) == pgid and st[0] != b"Z" for st in stats)
 
 
@@ -440,7 +411,7 @@ def start(host: str = "127.0.0.1", port: int = 4200, timeout: float = 120.0) -> 
             f"could read and run your flows. Set {SERVER_AUTH_ENV}=user:password (Prefect's HTTP basic "
             f"auth) and clients then need {CLIENT_AUTH_ENV}=user:password; or bind 127.0.0.1 (the default)"
         )
-    with _Lock():
+    with _lock():
         info = read_state()
         if info is not None and _is_server(info.pid):
             if _healthy(info.url):
@@ -466,7 +437,6 @@ def start(host: str = "127.0.0.1", port: int = 4200, timeout: float = 120.0) -> 
 def _spawn(host: str, port: int, auth: bool, timeout: float) -> ServerInfo:
     import subprocess
 
-    from selene import __version__
 
     url_host = _url_host(_connect_host(host))
     ui_host = url_host if host not in ("0.0.0.0", "::", "[::]") else _url_host(_hostname())
@@ -526,7 +496,7 @@ def _hostname() -> str:
 
 def stop(timeout: float = 20.0) -> bool:
     """Stop the server (its whole process group) and remove server.json; whether one was running."""
-    with _Lock():
+    with _lock():
         info = read_state()
         was = info is not None and _is_server(info.pid)
         if info is not None and was:

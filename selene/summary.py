@@ -1,19 +1,36 @@
-"""What a data-stage command prints after it ran: documents per source in, kept and removed, the
-removals by reason, and the stage's own extras (blend mix, tokens). Read from the manifest only."""
+"""What a data-stage command prints after it ran: documents per source in, kept and removed, and
+the removals by reason, read from the manifest only. A stage adds its own lines through `extra`
+(the blend's mix) and names its files through `files` (token data)."""
 
 from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
 from selene.io.dataset import StageResult
-from selene.manifest import BlendManifest, StageManifest, TokenizeManifest
+from selene.manifest import StageManifest
 
 
-def documents(result: StageResult[StageManifest], console: Console) -> None:
-    """Every data stage's table; the stage is named by its manifest."""
-    from selene.ingest.stage import reason_totals
+def reason_totals(manifest: StageManifest) -> list[tuple[str, int]]:
+    """Removal reasons over all sources, most frequent first."""
+    total: Counter[str] = Counter()
+    for st in manifest.stats.per_source.values():
+        total.update(st.removed)
+    return sorted(total.items(), key=lambda x: (-x[1], x[0]))
 
+
+def documents(
+    result: StageResult[Any],
+    console: Console,
+    extra: Callable[[], None] | None = None,
+    files: str | None = None,
+) -> None:
+    """Every data stage's table; the stage is named by its manifest. `extra` prints the stage's own
+    lines after the reasons; `files` names what it wrote (default: its shards and removed.parquet)."""
     m = result.manifest
     if m is None:
         return
@@ -56,23 +73,7 @@ def documents(result: StageResult[StageManifest], console: Console) -> None:
         for reason, n in totals:
             reasons.add_row(reason, str(n))
         console.print(reasons)
-    if isinstance(m, BlendManifest):
-        from selene.blend.stage import report_rows
-
-        rows = report_rows(m)
-        mix = Table(title="blend: requested vs realised")
-        for col in rows[0] if rows else []:
-            mix.add_column(col, justify="left" if col == "source" else "right")
-        for r in rows:
-            mix.add_row(*(f"{v:.3f}" if isinstance(v, float) else str(v) for v in r.values()))
-        console.print(mix)
-        from selene.blend.stage import manifest_warnings
-
-        # a run says them on stderr as it plans; a reused output is told again here
-        for warning in manifest_warnings(m) if result.skipped else []:
-            console.print(f"[yellow]warning:[/yellow] blend: {warning}", highlight=False)
-    if isinstance(m, TokenizeManifest):
-        files = f"{m.prefix}.bin/.idx and tokenizer.model"
-    else:
-        files = f"{len(m.shards)} shard(s) and removed.parquet"
+    if extra is not None:
+        extra()
+    files = files or f"{len(m.shards)} shard(s) and removed.parquet"
     console.print(f"{files} in [b]{out}[/b]; counts in {out}/manifest.json")

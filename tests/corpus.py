@@ -18,8 +18,8 @@ from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 if TYPE_CHECKING:
+    from selene.ingest.manifest import IngestManifest
     from selene.io.dataset import WrittenFile
-    from selene.manifest import IngestManifest
 
 PROSE = [t for t in (topics[k] for k in sorted(topics)) if len(t.split()) > 120]
 
@@ -101,7 +101,8 @@ def document_manifest(shards: list[WrittenFile], removed: WrittenFile, sources: 
     """A valid manifest for a document dataset written by hand: an ingest manifest without inputs,
     every document kept (`sources`: documents per source)."""
     from selene import __version__
-    from selene.manifest import IngestManifest, IngestStats, SourceStats
+    from selene.ingest.manifest import IngestManifest, IngestStats
+    from selene.manifest import SourceStats
 
     n = sum(s.rows for s in shards)
     return IngestManifest(

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from selene.config import FilterConfig
-from selene.ingest.filters import DocView, Filter, Reason, above
+from selene.ingest.filters import DocView, Filter, FilterConfig, Reason, above
 
 
 class MaxDigits(Filter):

@@ -60,15 +60,9 @@ def write_token_manifest(prefix: str, vocab_size: int, eod_id: int, eod_piece: s
     (``tokenizer.model`` next to the data when there is one)."""
     from selene import __version__
     from selene.io import dataset, fs
-    from selene.manifest import (
-        DatasetInputs,
-        FileEntry,
-        SourceStats,
-        TokenizeManifest,
-        TokenizerInfo,
-        TokenizeStats,
-    )
+    from selene.manifest import DatasetInputs, FileEntry, SourceStats
     from selene.tokenize.indexed import IndexedDataset
+    from selene.tokenize.manifest import TokenizeManifest, TokenizerInfo, TokenizeStats
 
     out, name = os.path.split(prefix)
     data = IndexedDataset(prefix)

@@ -20,12 +20,14 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from selene.blend import plan, stage
+from selene.blend import mix, stage
+from selene.blend.config import BlendConfig
+from selene.blend.manifest import BlendManifest
 from selene.blend.stage import BLEND_JSON, REASON, report_rows, run_blend
-from selene.config import BlendConfig
 from selene.errors import ConfigError
+from selene.ingest.manifest import IngestManifest
 from selene.io import dataset, fs
-from selene.manifest import MANIFEST_VERSION, BlendManifest, IngestManifest
+from selene.manifest import MANIFEST_VERSION
 from tests.corpus import document_manifest
 
 WORDS = " ".join(topics[k] for k in sorted(topics)).split()
@@ -95,22 +97,22 @@ def shard_digests(out: str) -> list[str]:
 
 
 def test_sample_documents_passes() -> None:
-    pairs = plan.sample_documents(1000, 2.5, np.random.default_rng(0))
+    pairs = mix.sample_documents(1000, 2.5, np.random.default_rng(0))
     per_doc = np.bincount(pairs[:, 0], minlength=1000)
     assert set(per_doc.tolist()) == {2, 3} and (per_doc == 3).sum() == 500
     assert sorted(set(pairs[:, 1].tolist())) == [0, 1, 2] and (pairs[:, 1] == 2).sum() == 500
     assert len({(d, p) for d, p in pairs.tolist()}) == len(pairs)  # (document, pass) unique
-    assert plan.sample_documents(10, 0.0, np.random.default_rng(0)).shape == (0, 2)
-    assert plan.sample_documents(7, 1.0, np.random.default_rng(0))[:, 0].tolist() == list(range(7))
+    assert mix.sample_documents(10, 0.0, np.random.default_rng(0)).shape == (0, 2)
+    assert mix.sample_documents(7, 1.0, np.random.default_rng(0))[:, 0].tolist() == list(range(7))
 
 
-def memory_rounds(shards: list[dict[str, np.ndarray]], seed: int, bins: int) -> plan.Listing:
-    """`plan.partial_passes`' rounds over in-memory shards (source → document sizes, in row order)."""
+def memory_rounds(shards: list[dict[str, np.ndarray]], seed: int, bins: int) -> mix.Listing:
+    """`mix.partial_passes`' rounds over in-memory shards (source → document sizes, in row order)."""
 
     def rounds(r: int, queries: Any) -> Any:
         for k, docs in enumerate(shards):
             answers = {
-                s: plan.partial_query(plan.partial_keys(seed, s, k, docs[s].size), docs[s], q, bins)
+                s: mix.partial_query(mix.partial_keys(seed, s, k, docs[s].size), docs[s], q, bins)
                 for s, q in queries.items()
                 if s in docs
             }
@@ -135,7 +137,7 @@ def heavy_tailed(kind: str, gen: np.random.Generator) -> np.ndarray:
 
 def partial_case(
     seed: int,
-) -> tuple[list[dict[str, np.ndarray]], dict[str, plan.SourceSize], dict[str, float]]:
+) -> tuple[list[dict[str, np.ndarray]], dict[str, mix.SourceSize], dict[str, float]]:
     gen = np.random.default_rng(seed)
     shards: list[dict[str, np.ndarray]] = [{} for _ in range(int(gen.integers(1, 6)))]
     sizes, epochs = {}, {}
@@ -145,14 +147,14 @@ def partial_case(
         for k, shard in enumerate(shards):
             if (where == k).any():
                 shard[src] = x[where == k]
-        sizes[src] = plan.SourceSize(x.size, int(x.sum()), int(x.sum()) // 4, "estimated", 0.25)
+        sizes[src] = mix.SourceSize(x.size, int(x.sum()), int(x.sum()) // 4, "estimated", 0.25)
         epochs[src] = float(gen.uniform(0.05, 3.0))
     return shards, sizes, epochs
 
 
-def masks(shards: list[dict[str, np.ndarray]], src: str, part: plan.Partial, seed: int) -> list[np.ndarray]:
+def masks(shards: list[dict[str, np.ndarray]], src: str, part: mix.Partial, seed: int) -> list[np.ndarray]:
     return [
-        plan.partial_mask(plan.partial_keys(seed, src, k, sh[src].size), part, k)
+        mix.partial_mask(mix.partial_keys(seed, src, k, sh[src].size), part, k)
         for k, sh in enumerate(shards)
         if src in sh
     ]
@@ -161,7 +163,7 @@ def masks(shards: list[dict[str, np.ndarray]], src: str, part: plan.Partial, see
 @pytest.mark.parametrize("seed", range(40))
 def test_partial_pass_realises_its_tokens_with_heavy_tailed_sizes(seed: int) -> None:
     shards, sizes, epochs = partial_case(seed)
-    parts = plan.partial_passes(sizes, epochs, memory_rounds(shards, seed, plan.PARTIAL_BINS))
+    parts = mix.partial_passes(sizes, epochs, memory_rounds(shards, seed, mix.PARTIAL_BINS))
     for src, size in sizes.items():
         held = [sh[src] for sh in shards if src in sh]
         chosen = masks(shards, src, parts[src], seed)
@@ -189,8 +191,8 @@ def test_partial_pass_is_the_same_whatever_the_search_rounds(seed: int) -> None:
         return memory_rounds(shards, seed, 4)(r, queries)
 
     for window in (1, 5):
-        ref = plan.partial_passes(sizes, epochs, memory_rounds(shards, seed, 4096), window=window)
-        alt = plan.partial_passes(sizes, epochs, counted, bins=4, collect=8, window=window)
+        ref = mix.partial_passes(sizes, epochs, memory_rounds(shards, seed, 4096), window=window)
+        alt = mix.partial_passes(sizes, epochs, counted, bins=4, collect=8, window=window)
         for src in sizes:
             got, want = masks(shards, src, alt[src], seed), masks(shards, src, ref[src], seed)
             assert all((a == b).all() for a, b in zip(got, want, strict=True)), (src, window)
@@ -201,31 +203,31 @@ def test_partial_pass_is_the_same_whatever_the_search_rounds(seed: int) -> None:
 def test_a_long_document_is_taken_when_that_ends_closer() -> None:
     """Documents of 1,000 and 8,000 bytes at 0.7 epochs (5,300 bytes): 8,000 alone is closest, in
     either order. And one document holding half a source does not throw its half pass off."""
-    sizes = {"s": plan.SourceSize(2, 9000, 2250, "estimated", 0.25)}
+    sizes = {"s": mix.SourceSize(2, 9000, 2250, "estimated", 0.25)}
     for seed in range(8):
         x = np.array([1000, 8000])
-        part = plan.partial_passes(sizes, {"s": 0.7}, memory_rounds([{"s": x}], seed, 16))["s"]
+        part = mix.partial_passes(sizes, {"s": 0.7}, memory_rounds([{"s": x}], seed, 16))["s"]
         assert part.bytes == 8000 and part.documents == 1
     long = np.concatenate([np.full(100, 1000), [100_000]])
-    sizes = {"s": plan.SourceSize(101, int(long.sum()), int(long.sum()) // 4, "estimated", 0.25)}
+    sizes = {"s": mix.SourceSize(101, int(long.sum()), int(long.sum()) // 4, "estimated", 0.25)}
     for seed in range(20):
-        part = plan.partial_passes(sizes, {"s": 1.5}, memory_rounds([{"s": long}], seed, 16))["s"]
+        part = mix.partial_passes(sizes, {"s": 1.5}, memory_rounds([{"s": long}], seed, 16))["s"]
         assert abs(part.bytes - 0.5 * long.sum()) <= 0.01 * 1.5 * long.sum(), (seed, part.bytes)
 
 
 def test_plan_epochs_weights_and_epochs() -> None:
     sizes = {
-        s: plan.SourceSize(100, 4000 * t, 1000 * t, "estimated", 0.25)
+        s: mix.SourceSize(100, 4000 * t, 1000 * t, "estimated", 0.25)
         for s, t in (("a", 1), ("b", 2), ("c", 4))
     }
     cfg = BlendConfig(weights={"a": 1, "b": 1}, epochs={"c": 0.5}, target_tokens=10_000)
-    ep = plan.plan_epochs(sizes, cfg)
+    ep = mix.plan_epochs(sizes, cfg)
     # c takes 2000 tokens; a and b share the other 8000 equally
     assert ep == pytest.approx({"a": 4.0, "b": 2.0, "c": 0.5})
-    ep = plan.plan_epochs(sizes, BlendConfig(weights={"a": 3, "b": 1}))
+    ep = mix.plan_epochs(sizes, BlendConfig(weights={"a": 3, "b": 1}))
     assert ep == pytest.approx({"a": 2.25, "b": 0.375, "c": 0.0})  # target: a + b once = 3000
     # no target: a and b share their own 3000 tokens by weight; c's epochs come on top
-    ep = plan.plan_epochs(sizes, BlendConfig(weights={"a": 1, "b": 1}, epochs={"c": 0.5}))
+    ep = mix.plan_epochs(sizes, BlendConfig(weights={"a": 1, "b": 1}, epochs={"c": 0.5}))
     assert ep == pytest.approx({"a": 1.5, "b": 0.75, "c": 0.5})
 
 
@@ -376,16 +378,16 @@ def test_parts_are_cut_by_bytes(tmp_path: Path) -> None:
 
 
 def test_auto_bucket_count_follows_the_planned_bytes() -> None:
-    sizes = {s: plan.SourceSize(1000, 50 << 20, 12 << 20, "estimated", 0.25) for s in ("a", "b")}
+    sizes = {s: mix.SourceSize(1000, 50 << 20, 12 << 20, "estimated", 0.25) for s in ("a", "b")}
     cfg = BlendConfig(epochs={"a": 1.0, "b": 1.0}, shuffle_bucket_bytes=16 << 20)
-    assert plan.planned_bytes(sizes, {"a": 1.0, "b": 1.0}) == 100 << 20
-    assert plan.shuffle_buckets(sizes, {"a": 1.0, "b": 1.0}, cfg) == 7  # ceil(100 / 16)
-    assert plan.shuffle_buckets(sizes, {"a": 3.0, "b": 1.0}, cfg) == 13  # more output, more buckets
+    assert mix.planned_bytes(sizes, {"a": 1.0, "b": 1.0}) == 100 << 20
+    assert mix.shuffle_buckets(sizes, {"a": 1.0, "b": 1.0}, cfg) == 7  # ceil(100 / 16)
+    assert mix.shuffle_buckets(sizes, {"a": 3.0, "b": 1.0}, cfg) == 13  # more output, more buckets
     smaller = cfg.model_copy(update={"shuffle_bucket_bytes": 4 << 20})
-    assert plan.shuffle_buckets(sizes, {"a": 1.0, "b": 1.0}, smaller) == 25
-    assert plan.shuffle_buckets(sizes, {"a": 0.001, "b": 0.0}, cfg) == 1
+    assert mix.shuffle_buckets(sizes, {"a": 1.0, "b": 1.0}, smaller) == 25
+    assert mix.shuffle_buckets(sizes, {"a": 0.001, "b": 0.0}, cfg) == 1
     explicit = cfg.model_copy(update={"shuffle_buckets": 3})
-    assert plan.shuffle_buckets(sizes, {"a": 3.0, "b": 1.0}, explicit) == 3
+    assert mix.shuffle_buckets(sizes, {"a": 3.0, "b": 1.0}, explicit) == 3
 
 
 def test_explicit_bucket_count_equal_to_the_automatic_one_gives_the_same_bytes(
@@ -723,7 +725,7 @@ def test_requested_shares_are_realised_whatever_the_document_sizes(
         assert abs(s.share_realised - s.share_requested) < 0.01, (src, s.share_requested, s.share_realised)
         assert s.tokens_sampled == pytest.approx(s.tokens_planned, rel=0.01), src
     assert res.manifest.blend.totals.max_share_error < 0.01
-    assert b["pydoc"].epochs > plan.WARN_EPOCHS
+    assert b["pydoc"].epochs > mix.WARN_EPOCHS
     err = capsys.readouterr().err
     assert err.count("warning: blend:") == 1 and "source pydoc is repeated" in err  # said once
     written = read_out(res.out).num_rows + dataset.read_removed(res.out).num_rows
@@ -737,7 +739,7 @@ def test_partial_pass_search_rounds_do_not_change_the_output(
     listing every document gives."""
     inp = issue_corpus(tmp_path / "in", 3)
     cfg = BlendConfig(**ISSUE_MIX)  # type: ignore[arg-type]
-    monkeypatch.setattr(plan, "PARTIAL_WINDOW", 3)
+    monkeypatch.setattr(mix, "PARTIAL_WINDOW", 3)
     listed = run_blend(inp, str(tmp_path / "listed"), cfg)
     calls: list[str] = []
 
@@ -745,8 +747,8 @@ def test_partial_pass_search_rounds_do_not_change_the_output(
         calls.append(name)
         return [fn(*a) for a in args]
 
-    monkeypatch.setattr(plan, "PARTIAL_BINS", 4)
-    monkeypatch.setattr(plan, "PARTIAL_COLLECT", 8)
+    monkeypatch.setattr(mix, "PARTIAL_BINS", 4)
+    monkeypatch.setattr(mix, "PARTIAL_COLLECT", 8)
     rounds = run_blend(inp, str(tmp_path / "rounds"), cfg, mapper=counting)
     assert calls.count("blend-partial") >= 3
     assert shard_digests(rounds.out) == shard_digests(listed.out)
@@ -785,7 +787,7 @@ def test_max_epochs_warns_by_default_and_is_an_error_when_set(
     cfg = BlendConfig(weights={"big": 0.5, "tiny": 0.5})  # tiny: ~10 epochs
     res = run_blend(inp, str(tmp_path / "out"), cfg)
     tiny = res.manifest.blend.sources["tiny"].epochs
-    assert tiny > plan.WARN_EPOCHS
+    assert tiny > mix.WARN_EPOCHS
     err = capsys.readouterr().err
     assert f"warning: blend: source tiny is repeated {tiny:.1f} times (from its weight 0.5)" in err
     assert "set blend.max_epochs" in err and "source big" not in err

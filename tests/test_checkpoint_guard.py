@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 from selene.cli import main
-from selene.config import TrainConfig
 from selene.errors import ConfigError, InputError, OutputError
+from selene.train.config import TrainConfig
 from selene.train.launch import launch
 from tests.tiny_checkpoint import SEQ_LEN, STEPS, make_checkpoint
 
@@ -92,7 +92,7 @@ def edit_meta(path: Path, **changes: Any) -> None:
 
 def other_tokenizer(path: Path) -> None:
     """A different sentencepiece model with the same 512 pieces (so only its fingerprint tells)."""
-    from selene.config import TokenizeConfig
+    from selene.tokenize.config import TokenizeConfig
     from selene.tokenize.spm import train
     from tests.tiny_checkpoint import corpus_lines
 

@@ -8,9 +8,9 @@ from pydoc_data.topics import topics
 import ftfy
 import pytest
 
-from selene.config import CleanConfig
 from selene.ingest import clean
 from selene.ingest.clean import clean_text, fix_text
+from selene.ingest.config import CleanConfig
 
 # Fragments that exercise every ftfy fixer that can touch ASCII text, and the segmentation rules:
 # HTML entities (known, unknown, numeric, upper case, nested), "<" (switches unescaping off from

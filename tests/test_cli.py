@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from selene.blend.manifest import BlendManifest
 from selene.cli import main
+from selene.dedup.manifest import DedupManifest
 from selene.io import dataset
-from selene.manifest import BlendManifest, DedupManifest
 from tests.test_ingest import build_corpus
 
 ROOT = Path(__file__).resolve().parents[1]

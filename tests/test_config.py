@@ -6,16 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from selene.config import (
-    ExecutorConfig,
-    IngestConfig,
-    PipelineConfig,
-    SourceSpec,
-    load_pipeline_config,
-    load_stage_config,
-    load_stage_files,
-)
+from selene.config import ExecutorConfig
+from selene.config.pipeline import PipelineConfig, load_pipeline_config, load_stage_config, load_stage_files
 from selene.errors import ConfigError
+from selene.ingest.config import IngestConfig, SourceSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 

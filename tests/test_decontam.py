@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from selene.config import DecontamConfig
-from selene.decontam.overlap import NgramIndex, decontaminate
-from selene.decontam.stage import run_decontam
-from selene.decontam.tasks import load_tasks
+from selene.decontaminate.config import DecontaminateConfig
+from selene.decontaminate.overlap import NgramIndex, decontaminate
+from selene.decontaminate.stage import run_decontaminate
+from selene.decontaminate.tasks import load_tasks
 from selene.errors import InputError, UsageError
 from selene.io import dataset
 from tests.corpus import write_dataset
@@ -37,7 +37,7 @@ def corpus() -> list[tuple[str, str]]:
 def result(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     root = tmp_path_factory.mktemp("decontam")
     inp = write_dataset(str(root / "in"), corpus(), shard_docs=4)
-    return run_decontam(inp, str(root / "out"), DecontamConfig(tasks=TASKS))
+    return run_decontaminate(inp, str(root / "out"), DecontaminateConfig(tasks=TASKS))
 
 
 def test_task_text_is_cut_and_accounted(result) -> None:  # type: ignore[no-untyped-def]
@@ -81,9 +81,9 @@ def test_no_task_ngram_survives(result) -> None:  # type: ignore[no-untyped-def]
 
 def test_same_output_with_two_workers(result, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from selene.config import ExecutorConfig
-    from selene.runner import Job, run_direct
+    from selene.job import Job, run_direct
 
-    job = Job("decontaminate", result.manifest.inputs.dataset, str(tmp_path / "o"), DecontamConfig(tasks=TASKS),
+    job = Job("decontaminate", result.manifest.inputs.dataset, str(tmp_path / "o"), DecontaminateConfig(tasks=TASKS),
               ExecutorConfig(kind="processes", workers=2))  # fmt: skip
     m = run_direct(job, False).manifest
     assert [s.sha256 for s in m.shards] == [s.sha256 for s in result.manifest.shards]
@@ -95,8 +95,8 @@ def test_bad_input(tmp_path: Path) -> None:
     bad = tmp_path / "tasks.csv"
     bad.write_text("a,b\n")
     with pytest.raises(InputError, match=r"tasks\.csv"):
-        run_decontam(inp, str(tmp_path / "o"), DecontamConfig(tasks=[str(bad)]))
+        run_decontaminate(inp, str(tmp_path / "o"), DecontaminateConfig(tasks=[str(bad)]))
     with pytest.raises(UsageError, match="does not exist"):
-        run_decontam(str(tmp_path / "nope"), str(tmp_path / "o"), DecontamConfig(tasks=TASKS))
+        run_decontaminate(str(tmp_path / "nope"), str(tmp_path / "o"), DecontaminateConfig(tasks=TASKS))
     with pytest.raises(InputError, match="empty dataset"):
-        run_decontam(write_dataset(str(tmp_path / "e"), []), str(tmp_path / "o"), DecontamConfig(tasks=TASKS))
+        run_decontaminate(write_dataset(str(tmp_path / "e"), []), str(tmp_path / "o"), DecontaminateConfig(tasks=TASKS))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from selene.decontam.overlap import (
+from selene.decontaminate.overlap import (
     NgramIndex,
     Result,
     decontaminate,
@@ -23,7 +23,7 @@ from selene.decontam.overlap import (
     task_ngram,
     words,
 )
-from selene.decontam.tasks import TaskText, load_tasks
+from selene.decontaminate.tasks import TaskText, load_tasks
 from selene.errors import ConfigError, InputError
 
 DATA = Path(__file__).parent / "data" / "decontam"

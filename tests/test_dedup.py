@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from selene.config import DedupConfig
+from selene.dedup.config import DedupConfig
 from selene.dedup.stage import run_dedup
 from selene.errors import InputError, UsageError
 from selene.io import dataset, fs
@@ -129,7 +129,7 @@ def test_workers_and_dask_give_identical_bytes(planted, deduped, tmp_path: Path,
     """Two process workers and a Dask cluster, each with and without Prefect: the bytes of one worker."""
     from selene.config import ExecutorConfig
     from selene.flows.stage import run_flow
-    from selene.runner import Job, run_direct
+    from selene.job import Job, run_direct
 
     _, inp, _ = planted
     want = ([s.sha256 for s in deduped.manifest.shards], deduped.manifest.removed.sha256)

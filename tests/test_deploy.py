@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from selene.config import PipelineConfig
+from selene.config.pipeline import PipelineConfig
 from selene.errors import ConfigError
 from tests.corpus import PROSE, pile_line
 

@@ -149,7 +149,7 @@ def test_missing_or_mismatched_tokenizer_is_named(ckpt: str, tmp_path: Path) -> 
         load_model(str(run))
     import sentencepiece as spm
 
-    from selene.config import TokenizeConfig
+    from selene.tokenize.config import TokenizeConfig
     from selene.tokenize.spm import train
     from tests.tiny_checkpoint import corpus_lines
 

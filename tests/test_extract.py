@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from selene.config import IngestConfig
 from selene.errors import ConfigError
+from selene.ingest.config import IngestConfig
 from selene.ingest.extract import extract_main_text
 from selene.ingest.html import check_extractor, html_to_text
 

@@ -1,33 +1,23 @@
-"""Issue 14's fault classes against the data stages, each asserting the good outcome: a clear error
+"""The fault classes of the campaign against the data stages, each asserting the good outcome: a clear error
 naming the file, a quarantine record, an identical rerun, or a refusal.
 
-A fast subset of the campaign in benchmarks/faults.py (run that for every command, training and
-evaluation included): the same cases and the same mechanical judgement, on the small corpus of
+A fast subset of the campaign in benchmarks/faults/ (`python -m benchmarks.faults`: every command,
+training and evaluation included): the same cases and the same mechanical judgement, on the small corpus of
 tests/test_ingest.py, every command a real ``python -m selene.cli`` subprocess.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _campaign() -> Any:
-    spec = importlib.util.spec_from_file_location("selene_fault_campaign", ROOT / "benchmarks" / "faults.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module
-
-
-faults = _campaign()
+from benchmarks.faults.cases import cases
+from benchmarks.faults.context import Run
+from benchmarks.faults.fixtures import prepare
+from benchmarks.faults.judges import judge_error, names_of, snapshot
+from benchmarks.faults.runner import run_case
 
 # case keys of the campaign: a few per fault class, each a second or two
 CASES = [
@@ -56,19 +46,19 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def ctx(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    return faults.prepare(tmp_path_factory.mktemp("faults"), models=False)
+    return prepare(tmp_path_factory.mktemp("faults"), models=False)
 
 
 def test_the_subset_is_in_the_campaign() -> None:
-    keys = {c.key for c in faults.cases()}
+    keys = {c.key for c in cases()}
     assert not [k for k in CASES if k not in keys]
 
 
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("key", CASES)
 def test_fault_gets_a_good_outcome(ctx: Any, key: str) -> None:
-    (case,) = [c for c in faults.cases() if c.key == key]
-    r = faults.run_case(ctx, case)
+    (case,) = [c for c in cases() if c.key == key]
+    r = run_case(ctx, case)
     assert r.held, f"{key}: {r.outcome} (expected {' | '.join(r.expect)}): {r.detail}\n  > {r.message}"
 
 
@@ -77,17 +67,12 @@ def test_judge_catches_a_traceback_and_an_unnamed_file(tmp_path: Path) -> None:
     f = tmp_path / "in" / "part-00000.parquet"
     f.parent.mkdir()
     f.write_bytes(b"abc")
-    snap = {f.parent: faults.snapshot(f.parent)}
-    names = faults.names_of(f)
-    tb = faults.Run(1, "Traceback (most recent call last):\n  File ...\nValueError: x", 0.1)
-    assert faults.judge_error(tb, names, snap)[0] == "traceback"
-    assert (
-        faults.judge_error(faults.Run(1, "error: ArrowInvalid: bad", 0.1), names, snap)[0] == "unclear error"
-    )
-    assert faults.judge_error(faults.Run(1, f"error: {f}: bad shard", 0.1), names, snap)[0] == "clear error"
+    snap = {f.parent: snapshot(f.parent)}
+    names = names_of(f)
+    tb = Run(1, "Traceback (most recent call last):\n  File ...\nValueError: x", 0.1)
+    assert judge_error(tb, names, snap)[0] == "traceback"
+    assert judge_error(Run(1, "error: ArrowInvalid: bad", 0.1), names, snap)[0] == "unclear error"
+    assert judge_error(Run(1, f"error: {f}: bad shard", 0.1), names, snap)[0] == "clear error"
     f.write_bytes(b"abd")
-    assert (
-        faults.judge_error(faults.Run(1, f"error: {f}: bad shard", 0.1), names, snap)[0]
-        == "silent loss/corruption"
-    )
-    assert faults.judge_error(faults.Run(None, "", 9.0, timed_out=True), names, {})[0] == "hang"
+    assert judge_error(Run(1, f"error: {f}: bad shard", 0.1), names, snap)[0] == "silent loss/corruption"
+    assert judge_error(Run(None, "", 9.0, timed_out=True), names, {})[0] == "hang"

@@ -9,22 +9,15 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from selene.config import (
-    DEFAULT_FILTERS,
-    FiltersConfig,
-    GopherQualityConfig,
-    IngestConfig,
-    LengthFilterConfig,
-    SourceSpec,
-    dump_config,
-    load_pipeline_config,
-    load_stage_config,
-)
+from selene.config import dump_config
+from selene.config.pipeline import load_pipeline_config, load_stage_config
 from selene.errors import ConfigError
 from selene.ingest import stage
+from selene.ingest.config import IngestConfig, SourceSpec
 from selene.ingest.filters import (
     Filter,
     FilterChain,
+    FiltersConfig,
     GopherQualityFilter,
     LengthFilter,
     filter_names,
@@ -32,6 +25,7 @@ from selene.ingest.filters import (
     register_filter,
     registry,
 )
+from selene.ingest.filters.spec import DEFAULT_FILTERS
 from selene.io import dataset
 from tests.corpus import pile_line, write_zst
 from tests.custom_filter import MaxDigits, RejectAll
@@ -55,7 +49,7 @@ def ingest_error(tmp_path: Path, filters_yaml: str) -> str:
 
 def test_builtins_are_registered_in_default_order() -> None:
     assert filter_names()[:3] == list(DEFAULT_FILTERS)
-    assert get_filter("length") is LengthFilter and LengthFilter.Config is LengthFilterConfig
+    assert get_filter("length") is LengthFilter and LengthFilter.Config is LengthFilter.Config
     assert get_filter("tests.custom_filter:MaxDigits") is MaxDigits
     assert RejectAll.name == "RejectAll"  # a filter without a name is named after its class
 
@@ -88,17 +82,17 @@ def test_mapping_form_is_the_default_chain_with_overrides() -> None:
     assert FiltersConfig({"gopher_repetition": {}, "length": None}) == default  # key order does not matter
     assert FiltersConfig.model_validate([{"name": n} for n in DEFAULT_FILTERS]) == default
     # today's Python form and YAML form
-    off = FiltersConfig(gopher_quality=GopherQualityConfig(enabled=False))
+    off = FiltersConfig(gopher_quality=GopherQualityFilter.Config(enabled=False))
     assert off == FiltersConfig({"gopher_quality": {"enabled": False}})
-    assert off["gopher_quality"].enabled is False and off["length"] == LengthFilterConfig()
+    assert off["gopher_quality"].enabled is False and off["length"] == LengthFilter.Config()
 
 
 def test_demo_config_resolves_to_the_list_it_prints() -> None:
     cfg = load_pipeline_config(ROOT / "configs" / "demo.yaml").ingest
     assert [s.name for s in cfg.filters] == list(DEFAULT_FILTERS)
-    assert cfg.filters["gopher_quality"] == GopherQualityConfig(exclude_sources=["Github"])
+    assert cfg.filters["gopher_quality"] == GopherQualityFilter.Config(exclude_sources=["Github"])
     dumped = cfg.model_dump(mode="json")
-    assert dumped["filters"][1] == {"name": "gopher_quality", **GopherQualityConfig(exclude_sources=["Github"]).model_dump()}
+    assert dumped["filters"][1] == {"name": "gopher_quality", **GopherQualityFilter.Config(exclude_sources=["Github"]).model_dump()}
     again = IngestConfig.model_validate(json.loads(json.dumps(dumped)))
     assert again == cfg and again.model_dump(mode="json") == dumped  # deterministic, round-trips
 
@@ -195,5 +189,5 @@ def test_bad_settings_name_the_field_and_the_filters_keys(tmp_path: Path) -> Non
     p.write_text("filters:\n  - name: length\n    min_words: many\n")
     with pytest.raises(ConfigError, match=r"filters\.0\.min_words \(line 3\): got 'many'"):
         load_stage_config(p, IngestConfig, "ingest")
-    with pytest.raises(ValidationError, match="filter length takes a LengthFilterConfig"):
-        FiltersConfig({"length": GopherQualityConfig()})
+    with pytest.raises(ValidationError, match=r"filter length takes a LengthFilter\.Config, not a GopherQualityFilter\.Config"):
+        FiltersConfig({"length": GopherQualityFilter.Config()})

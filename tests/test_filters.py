@@ -12,16 +12,11 @@ from typing import Any
 
 import pytest
 
-from selene.config import (
-    FiltersConfig,
-    GopherQualityConfig,
-    GopherRepetitionConfig,
-    IngestConfig,
-    LengthFilterConfig,
-    load_stage_config,
-)
+from selene.config.pipeline import load_stage_config
 from selene.errors import ConfigError
-from selene.ingest.filters import DocView, FilterChain
+from selene.ingest.config import IngestConfig
+from selene.ingest.filters import DocView, FilterChain, FiltersConfig
+from selene.ingest.filters.builtin import GopherQualityFilter, GopherRepetitionFilter, LengthFilter
 from selene.ingest.filters.doc import _dup_fracs
 
 # Charles Darwin, On the Origin of Species (1859), introduction: ordinary English prose.
@@ -376,7 +371,7 @@ def test_dup_ngram_rules_keep_reference_prose() -> None:
       ljust/rjust/center, partition/rpartition, split/rsplit).
     """
     templated = {"bitwise", "raise", "string-methods"}
-    no_dup = FilterChain(FiltersConfig(gopher_repetition=GopherRepetitionConfig(dup_ngram_char_frac={})))
+    no_dup = FilterChain(FiltersConfig(gopher_repetition=GopherRepetitionFilter.Config(dup_ngram_char_frac={})))
     full = FilterChain(FiltersConfig())
     checked, rejected = 0, {}
     for key, text in topics.items():
@@ -406,23 +401,23 @@ def test_bad_ngram_size_is_a_config_error(tmp_path: Path) -> None:
 def test_disabled_filters_and_excluded_sources() -> None:
     short = SENTENCES[0]  # passes length, fails gopher_quality.min_words
     assert reason(FilterChain(FiltersConfig()), short) == "filter:gopher_quality.min_words"
-    off = FiltersConfig(gopher_quality=GopherQualityConfig(enabled=False))
+    off = FiltersConfig(gopher_quality=GopherQualityFilter.Config(enabled=False))
     assert FilterChain(off).check(short, "web") is None
-    skip = FiltersConfig(gopher_quality=GopherQualityConfig(exclude_sources=["Github", "ArXiv"]))
+    skip = FiltersConfig(gopher_quality=GopherQualityFilter.Config(exclude_sources=["Github", "ArXiv"]))
     assert FilterChain(skip).check(short, "Github") is None
     assert reason(FilterChain(skip), short, "web") == "filter:gopher_quality.min_words"
     repeated = "\n".join([PROSE] * 3)
     assert reason(FilterChain(skip), repeated, "Github") == "filter:gopher_repetition.dup_line_frac"
-    no_rep = FiltersConfig(gopher_repetition=GopherRepetitionConfig(exclude_sources=["Github"]))
+    no_rep = FiltersConfig(gopher_repetition=GopherRepetitionFilter.Config(exclude_sources=["Github"]))
     assert FilterChain(no_rep).check(repeated, "Github") is None
     no_len = FiltersConfig(
-        length=LengthFilterConfig(enabled=False), gopher_quality=GopherQualityConfig(min_words=0)
+        length=LengthFilter.Config(enabled=False), gopher_quality=GopherQualityFilter.Config(min_words=0)
     )
     assert reason(FilterChain(no_len), "") == "filter:gopher_quality.mean_word_length"
 
 
 def test_chain_pickles_for_worker_processes() -> None:
-    cfg = FiltersConfig(gopher_quality=GopherQualityConfig(exclude_sources=["Github"], min_words=10))
+    cfg = FiltersConfig(gopher_quality=GopherQualityFilter.Config(exclude_sources=["Github"], min_words=10))
     copy = pickle.loads(pickle.dumps(FilterChain(cfg)))
     assert copy.cfg == cfg
     assert copy.check(SENTENCES[0], "web") == FilterChain(cfg).check(SENTENCES[0], "web")

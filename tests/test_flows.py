@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from selene.cli import main
-from selene.config import IngestConfig
+from selene.ingest.config import IngestConfig
 from selene.io import dataset
-from selene.manifest import AnyManifest
+from selene.manifest import StageManifest as AnyManifest
 from tests.test_ingest import build_corpus
 
 
@@ -31,7 +31,7 @@ def test_ingest_flow_publishes_stats_artifacts(specs, tmp_path: Path, prefect_ap
 
     from selene.config import ExecutorConfig
     from selene.flows.stage import run_flow
-    from selene.runner import Job
+    from selene.job import Job
 
     job = Job("ingest", None, str(tmp_path / "ingest"), IngestConfig(sources=specs), ExecutorConfig(kind="threads", workers=2))
     result = run_flow(job, False)
@@ -47,10 +47,11 @@ def test_ingest_flow_publishes_stats_artifacts(specs, tmp_path: Path, prefect_ap
 
 @pytest.mark.parametrize("mode", ["prefect", "direct"])
 def test_memory_paths_run_with_processes_requested(specs, mode: str, request: pytest.FixtureRequest) -> None:  # type: ignore[no-untyped-def]
-    from selene.config import ExecutorConfig, SourceSpec
+    from selene.config import ExecutorConfig
     from selene.flows.stage import run_flow
+    from selene.ingest.config import SourceSpec
     from selene.io import fs
-    from selene.runner import Job, run_direct
+    from selene.job import Job, run_direct
 
     if mode == "prefect":
         request.getfixturevalue("prefect_api")

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import torch
 
-from selene.config import ModelConfig, ParallelConfig
 from selene.errors import ConfigError
+from selene.train.config import ModelConfig, ParallelConfig
 from selene.train.model import PRESETS, ModelArgs, Transformer, model_args, num_params
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -181,7 +181,7 @@ def test_tp2_equals_transformers_llama_and_trains_like_one_process() -> None:
 
 
 def test_tp_must_divide_the_kv_heads() -> None:
-    from selene.config import TrainConfig
+    from selene.train.config import TrainConfig
     from selene.train.dims import ParallelDims
     from selene.train.launch import check_layout as preflight_layout
     from selene.train.parallelize import check_layout

@@ -33,7 +33,7 @@ from tests.pipeline_runs import ROOT, subprocess_env
 TASKS = str(ROOT / "data" / "tasks" / "mini_piqa.jsonl")
 STAGE_ARGS = {"decontaminate": ["-t", TASKS], "blend": ["--weights", "s=1"]}
 """What a stage needs besides -i/-o to get as far as running (the refusal must come first)."""
-DOC_STAGES = [s.name for s in registry.STAGES if s.command and s.reads == "documents"]
+DOC_STAGES = [s.name for s in registry.STAGES if not s.command and s.reads == "documents"]
 
 
 def snapshot(root: Path) -> dict[str, str]:
@@ -168,7 +168,7 @@ def start(args: list[str], tmp: Path, home: Path) -> subprocess.Popen[bytes]:
 
 
 def wait_registered(proc: subprocess.Popen[bytes], home: Path, timeout: float = 60) -> None:
-    """Until `proc` has claimed its output (its registry entry exists), then stop it right there."""
+    """Until `proc` has claimed its output (its running-list entry exists), then stop it right there."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if list((home / "running").glob(f"*-{proc.pid}-*.json")):
@@ -209,7 +209,7 @@ def test_second_writer_refused(
             err = capsys.readouterr().err.replace("\n", "")
             assert held in err and "`selene dedup`" in err, err
         assert not (tmp_path / "tok").exists()
-        # without the registry (another selene home: another user, another host on NFS) the lock holds
+        # without the running list (another selene home: another user, another host on NFS) the lock holds
         monkeypatch.setenv("SELENE_HOME", str(tmp_path / "home2"))
         assert main(["dedup", "-i", other, "-o", str(out)]) == 2
         assert held in capsys.readouterr().err.replace("\n", "")
@@ -468,14 +468,15 @@ def test_claim_registers_normalised_shared_paths(tmp_path: Path, monkeypatch: py
 
 
 def test_eval_writes_beside_its_checkpoint_but_never_over_it(tmp_path: Path) -> None:
-    from selene.runner import Job
+    from selene.eval.config import EvalConfig
+    from selene.job import Job
 
     ckpt = tmp_path / "train" / "checkpoints" / "step-000004"
     ckpt.mkdir(parents=True)
-    with Job("eval", str(ckpt), str(ckpt / "eval"), None).claim():  # the default output
+    with Job("eval", str(ckpt), str(ckpt / "eval"), EvalConfig()).claim():  # the default output
         pass
     for out in (ckpt, tmp_path / "train"):
         with pytest.raises(UsageError, match=r"selene eval: the output .* the input"), Job(
-            "eval", str(ckpt), str(out), None
+            "eval", str(ckpt), str(out), EvalConfig()
         ).claim():
             pass

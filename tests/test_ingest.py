@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from selene.config import IngestConfig, SourceSpec
 from selene.errors import OutputError, UsageError
 from selene.ingest import stage
+from selene.ingest.config import IngestConfig, SourceSpec
 from selene.io import dataset, fs
 from tests.corpus import PROSE, html_page, pile_line, warc_bytes, wet_bytes, write_zst
 

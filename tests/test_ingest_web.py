@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from warcio.archiveiterator import ArchiveIterator
 
-from selene.config import IngestConfig, SourceSpec
 from selene.ingest import stage
+from selene.ingest.config import IngestConfig, SourceSpec
 from selene.io import dataset
 from tests.corpus import warc_bytes
 from tests.web_pages import COMMENT_SENTENCES, Page, pages

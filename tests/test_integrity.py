@@ -19,7 +19,7 @@ import pytest
 from selene.cli import main
 from selene.errors import InputError, OutputError
 from selene.io import dataset, fs, integrity
-from selene.manifest import TokenizeManifest
+from selene.tokenize.manifest import TokenizeManifest
 from tests.corpus import document_manifest
 from tests.pipeline_runs import ROOT, subprocess_env
 

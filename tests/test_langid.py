@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from selene.config import LangIdConfig
 from selene.errors import SeleneError
 from selene.ingest import langid
+from selene.ingest.config import LangIdConfig
 from selene.ingest.langid import LanguageIdentifier
 
 ENGLISH = (

@@ -12,23 +12,24 @@ from typing import Any, TypeVar
 
 import pytest
 
+from selene.blend.config import BlendConfig
+from selene.blend.manifest import BlendManifest
 from selene.blend.stage import run_blend
-from selene.config import BlendConfig, DecontamConfig, DedupConfig, IngestConfig, TokenizeConfig
-from selene.decontam.stage import run_decontam
+from selene.decontaminate.config import DecontaminateConfig
+from selene.decontaminate.manifest import DecontaminateManifest
+from selene.decontaminate.stage import run_decontaminate
+from selene.dedup.config import DedupConfig
+from selene.dedup.manifest import DedupManifest
 from selene.dedup.stage import run_dedup
 from selene.errors import InputError
+from selene.ingest.config import IngestConfig
+from selene.ingest.manifest import IngestManifest
 from selene.ingest.stage import run_ingest
 from selene.io import dataset
-from selene.manifest import (
-    MANIFEST_VERSION,
-    BlendManifest,
-    DecontamManifest,
-    DedupManifest,
-    IngestManifest,
-    StageManifest,
-    TokenizeManifest,
-    parse_manifest,
-)
+from selene.io.manifests import parse_manifest
+from selene.manifest import MANIFEST_VERSION, StageManifest
+from selene.tokenize.config import TokenizeConfig
+from selene.tokenize.manifest import TokenizeManifest, token_manifest
 from selene.tokenize.stage import run_tokenize
 from tests.test_ingest import build_corpus
 
@@ -37,7 +38,7 @@ TASKS = Path(__file__).resolve().parents[1] / "data" / "tasks"
 MODELS: dict[str, type[StageManifest]] = {
     "ingest": IngestManifest,
     "dedup": DedupManifest,
-    "decontaminate": DecontamManifest,
+    "decontaminate": DecontaminateManifest,
     "blend": BlendManifest,
     "tokenize": TokenizeManifest,
 }
@@ -51,7 +52,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dataset.StageRes
     ingest = run_ingest(str(root / "ingest"), IngestConfig(sources=specs, shard_docs=5, row_group_docs=3))
     dedup = run_dedup(ingest.out, str(root / "dedup"), DedupConfig())
     tasks = [str(TASKS / "mini_piqa.jsonl"), str(TASKS / "mini_lambada")]
-    decontam = run_decontam(dedup.out, str(root / "decontaminate"), DecontamConfig(tasks=tasks))
+    decontam = run_decontaminate(dedup.out, str(root / "decontaminate"), DecontaminateConfig(tasks=tasks))
     blend = run_blend(decontam.out, str(root / "blend"), BlendConfig(epochs={"Books3": 2.0, "ArXiv": 0.5}))
     tokenize = run_tokenize(
         blend.out, str(root / "tokenize"), TokenizeConfig(vocab_size=500, sample_docs=200)
@@ -107,7 +108,7 @@ def test_every_stage_manifest_round_trips(runs: dict[str, dataset.StageResult[An
 def test_stage_specific_fields_are_typed(runs: dict[str, dataset.StageResult[Any]]) -> None:
     ingest, dedup = finished(runs, IngestManifest), finished(runs, DedupManifest)
     decontam, blend, tokenize = (
-        finished(runs, DecontamManifest),
+        finished(runs, DecontaminateManifest),
         finished(runs, BlendManifest),
         finished(runs, TokenizeManifest),
     )
@@ -126,7 +127,7 @@ def test_stage_specific_fields_are_typed(runs: dict[str, dataset.StageResult[Any
     assert tokenize.stats.tokens == sum(s.tokens or 0 for s in tokenize.stats.per_source.values())
     assert [f.name for f in tokenize.shards] == ["data_text_document.bin", "data_text_document.idx"]
     assert all(f.rows is None for f in tokenize.shards)
-    assert dataset.token_manifest(f"{runs['tokenize'].out}/data_text_document") == tokenize
+    assert token_manifest(f"{runs['tokenize'].out}/data_text_document") == tokenize
 
 
 def test_newer_manifest_version_names_both_versions(
@@ -146,7 +147,7 @@ def test_newer_manifest_version_names_both_versions(
         and "--force" in str(e.value)
     )
     with pytest.raises(InputError, match="manifest version"):  # as the input of the next stage
-        run_decontam(out, str(tmp_path / "next"), DecontamConfig(tasks=[str(TASKS / "mini_piqa.jsonl")]))
+        run_decontaminate(out, str(tmp_path / "next"), DecontaminateConfig(tasks=[str(TASKS / "mini_piqa.jsonl")]))
     with pytest.raises(InputError, match="manifest version"):  # as the output of a rerun ...
         run_dedup(runs["ingest"].out, out, DedupConfig())
     assert not run_dedup(runs["ingest"].out, out, DedupConfig(), force=True).skipped  # ... unless forced
@@ -186,7 +187,7 @@ def test_wrong_type_names_the_field(runs: dict[str, dataset.StageResult[Any]], t
     assert "  tokenizer.vocab_size: got None: Input should be a valid integer" in msg
     # training reads the vocabulary from the manifest next to the data: the same error, not a KeyError
     with pytest.raises(InputError, match=r"tokenizer\.vocab_size"):
-        dataset.token_manifest(f"{out}/data_text_document")
+        token_manifest(f"{out}/data_text_document")
 
 
 def test_unknown_or_missing_stage(runs: dict[str, dataset.StageResult[Any]], tmp_path: Path) -> None:
@@ -223,5 +224,5 @@ def test_wrong_kind_of_dataset(runs: dict[str, dataset.StageResult[Any]]) -> Non
     with pytest.raises(
         InputError, match="the manifest of a `blend` output, where a `tokenize` output was expected"
     ):
-        dataset.token_manifest(f"{runs['blend'].out}/data_text_document")
-    assert dataset.token_manifest(f"{runs['blend'].out}/../nowhere/data_text_document") is None
+        token_manifest(f"{runs['blend'].out}/data_text_document")
+    assert token_manifest(f"{runs['blend'].out}/../nowhere/data_text_document") is None

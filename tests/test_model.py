@@ -8,8 +8,8 @@ import math
 import pytest
 import torch
 
-from selene.config import ModelConfig
 from selene.errors import ConfigError
+from selene.train.config import ModelConfig
 from selene.train.model import PRESETS, ModelArgs, Transformer, model_args, num_params
 
 VOCAB = 128

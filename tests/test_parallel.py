@@ -18,12 +18,12 @@ from typing import Any
 import pytest
 import torch
 
-from selene.config import ModelConfig, ParallelConfig
 from selene.errors import ConfigError
+from selene.train.config import ModelConfig, ParallelConfig
 from selene.train.dims import ParallelDims
 from selene.train.model import ScaledDotProductAttention, Transformer, canonical_fqn, model_args
 from selene.train.parallelize import apply_ac, apply_compile, check_layout, pipeline_split
-from selene.train.pipeline import build_schedule, stage_layout
+from selene.train.pipeline_parallel import build_schedule, stage_layout
 from tests.distributed import Run, reference, run_world, train_layouts
 
 DEBUG = model_args(ModelConfig(preset="debug"), vocab_size=128)
@@ -198,7 +198,7 @@ def test_compile_per_block_matches_eager() -> None:
 def test_inductor_compiled_training_matches_eager() -> None:
     """Compiled blocks (inductor: generated C++ kernels, as `parallel.compile` runs them) train like
     eager: five AdamW steps of the debug model, each loss within 1e-5 of the eager run's."""
-    from selene.config import TrainConfig
+    from selene.train.config import TrainConfig
     from selene.train.loop import build_optimizers
 
     gen = torch.Generator().manual_seed(0)

@@ -10,18 +10,22 @@ from pathlib import Path
 import pytest
 
 from selene.cli import main
-from selene.config import SEEDED_SECTIONS, PipelineConfig
+from selene.config.pipeline import PipelineConfig, seeded_sections
 from selene.io import dataset
-from selene.manifest import AnyManifest
+from selene.manifest import StageManifest as AnyManifest
 from tests.corpus import pile_line, write_zst
 from tests.dedup_corpus import base_documents, reference_words, variant
 
 pytestmark = pytest.mark.timeout(600)
 
 
+def test_seeded_sections_are_found_in_the_stage_models() -> None:
+    assert seeded_sections() == ("dedup", "blend", "tokenize", "train", "train.data", "eval")
+
+
 def seeds(cfg: PipelineConfig) -> dict[str, int]:
     found = {}
-    for path in SEEDED_SECTIONS:
+    for path in seeded_sections():
         section = cfg
         for name in path.split("."):
             section = getattr(section, name)

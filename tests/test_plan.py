@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from selene.config import ModelConfig
 from selene.errors import ConfigError
 from selene.plan.cost import Layout, Shape, estimate, memory
 from selene.plan.devices import DEVICES, device
 from selene.plan.planner import days_at, parse_count, shape_from_preset
 from selene.plan.search import Pins, layouts, rank_of, search
+from selene.train.config import ModelConfig
 from selene.train.flops import flops_per_token
 from selene.train.model import model_args
 

@@ -15,17 +15,11 @@ import pytest
 from selene.errors import ConfigError
 from selene.plan.cost import GB, Shape
 from selene.plan.devices import DEVICES
-from selene.plan.serve import (
-    PRESETS,
-    RESERVE_FRACTION,
-    ServeModel,
-    ServeRequest,
-    _Layout,
-    load_calibration,
-    make_serve_plan,
-    pareto,
-    shape_from_preset,
-)
+from selene.plan.serve import make_serve_plan
+from selene.plan.serve_calibration import load_calibration
+from selene.plan.serve_cost import RESERVE_FRACTION, ServeModel, ServeRequest, _Layout, shape_from_preset
+from selene.plan.serve_search import pareto
+from selene.train.args import PRESETS
 
 ROOT = Path(__file__).resolve().parents[1]
 H100 = DEVICES["h100"]
@@ -225,7 +219,7 @@ def test_cli_bad_input_exits_2() -> None:
 def test_fixed_layer_cost_and_cpu_decode_options_by_hand() -> None:
     """A fixed cost per layer adds layers × cost to a decode step and to each prefill chunk; without
     overlap a step's memory and compute times add up; batch 1 may stream at its own rate."""
-    from selene.plan.serve import Efficiency
+    from selene.plan.serve_cost import Efficiency
 
     none = Efficiency(layer_overhead_s=0.0, step_overhead_s=0.0)
     base = _req(batch=4, prompt=128, output=16, tp=1, pp=1, efficiency=none)
@@ -261,7 +255,7 @@ def test_cpu_needs_a_serving_study_calibration(tmp_path: Path) -> None:
 
     dev = cpu_spec(0.2, 40.0, 16.0, "test")
     truth = dataclasses.replace(dev, max_efficiency=0.7, half_work=3e8)
-    from selene.plan.serve import Efficiency
+    from selene.plan.serve_cost import Efficiency
 
     eff = Efficiency(decode_hbm=0.3, decode_compute=0.5, decode_hbm_single=0.6, decode_overlap=False,
                      layer_overhead_s=5e-4, step_overhead_s=1e-3)  # fmt: skip

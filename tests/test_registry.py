@@ -12,7 +12,9 @@ from selene import registry
 
 def test_every_declared_part_loads() -> None:
     for stage in registry.STAGES:
-        for path in (stage.config, stage.run, stage.manifest, stage.preflight, stage.artifacts, stage.summary):
+        parts = (stage.config, stage.run, stage.manifest, stage.preflight, stage.artifacts, stage.summary, stage.report,
+                 stage.command, stage.renew, *(o.parse for o in stage.options if isinstance(o.parse, str)))
+        for path in parts:
             if path is not None:
                 assert registry.load(path) is not None, (stage.name, path)
         params = inspect.signature(stage.run_fn()).parameters

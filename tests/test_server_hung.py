@@ -27,7 +27,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from selene import runner, server
+from selene import job as job_module
+from selene import procs, runner, server
 from selene.errors import InputError, SeleneError, UsageError
 from tests.corpus import PROSE, pile_line
 from tests.pipeline_runs import ROOT, subprocess_env
@@ -77,7 +78,7 @@ def stopped_server() -> Iterator[tuple[int, str]]:
             assert proc.poll() is None and time.monotonic() < deadline, "the fake server did not come up"
             time.sleep(0.1)
         os.kill(proc.pid, signal.SIGSTOP)
-        while (server._proc_stat(proc.pid) or [b"T"])[0] != b"T":  # stopped: state T
+        while (procs.proc_stat(proc.pid) or [b"T"])[0] != b"T":  # stopped: state T
             time.sleep(0.01)
         yield proc.pid, url
     finally:
@@ -247,12 +248,12 @@ def test_a_lost_server_leaves_the_finished_stage_and_says_one_line(monkeypatch: 
     monkeypatch.setattr(runner, "abandon_prefect_services", lambda: abandoned.append(True))
 
     def finished_then_lost() -> None:
-        assert runner._finished is not None
-        runner._finished[("ingest", "/out")] = "finished on Prefect"  # what `execute` records
+        assert job_module._finished is not None
+        job_module._finished[("ingest", "/out")] = "finished on Prefect"  # what `execute` records
         raise api_error()
 
     assert rt._on_prefect(finished_then_lost, lambda run: run(job, False), "ingest") == "finished on Prefect"
-    assert ran == [] and rt.api is None and runner._finished is None and abandoned == [True]
+    assert ran == [] and rt.api is None and job_module._finished is None and abandoned == [True]
     assert said == [f"the dashboard at {API} stopped answering (ReadTimeout); ingest goes on without it (this run's records there stay incomplete)"]
     rt.note()  # said already: not "no Prefect server" after it
     assert len(said) == 1

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from selene.config import ModelConfig, ParallelConfig, ScalingStudyConfig, StudyRun
 from selene.errors import ConfigError
 from selene.plan import study
+from selene.plan.config import ScalingStudyConfig, StudyRun
 from selene.plan.devices import DeviceSpec
+from selene.train.config import ModelConfig, ParallelConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 CPU = DeviceSpec("cpu", 0.1, 16.0, 40.0, 1.0, 1.0, 2, 0.5, 1e8, collective_latency_s=1e-3, overlap=False)

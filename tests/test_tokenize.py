@@ -10,9 +10,9 @@ import pyarrow.parquet as pq
 import pytest
 import sentencepiece as spm
 
-from selene.config import TokenizeConfig
 from selene.errors import ConfigError, InputError
 from selene.tokenize import spm as spm_mod
+from selene.tokenize.config import TokenizeConfig
 from selene.tokenize.spm import sample_lines
 from selene.tokenize.stage import run_tokenize, text_batches
 from tests.corpus import PROSE, write_dataset

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from selene.config import TrainConfig
+from selene.train.config import TrainConfig
 from selene.train.launch import launch
 from selene.train.metrics import read_metrics
 from tests.pipeline_runs import write_token_dataset
@@ -117,7 +117,7 @@ def test_sigterm_saves_a_checkpoint_and_exits_cleanly(tokens: str, tmp_path: Pat
 
 
 def test_blended_prefixes_follow_their_weights(tokens: str, tmp_path: Path) -> None:
-    from selene.config import TrainDataConfig
+    from selene.train.config import TrainDataConfig
     from selene.train.data import build_data
 
     other = str(tmp_path / "other")

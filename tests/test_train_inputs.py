@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from selene.config import TrainConfig
 from selene.errors import ConfigError
+from selene.train.config import TrainConfig
 from selene.train.launch import launch
 from selene.train.metrics import read_metrics
 from tests.pipeline_runs import ROOT, write_token_dataset

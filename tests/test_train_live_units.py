@@ -98,7 +98,7 @@ def test_a_cancel_is_served_once_and_a_pipeline_starts_no_further_stage() -> Non
     clean), and a pipeline asked to stop starts no further stage."""
     from selene.errors import Stopped
     from selene.flows.pipeline import _unless_cancelled
-    from selene.runner import Job
+    from selene.job import Job
 
     executor.clear_stop_request()
     ran: list[str] = []

@@ -9,8 +9,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from selene.config import BatchConfig, OptimConfig
 from selene.errors import ConfigError
+from selene.train.config import BatchConfig, OptimConfig
 from selene.train.flops import flops_per_token
 from selene.train.metrics import MetricsLogger, loss_curve_svg, read_metrics
 from selene.train.schedule import batch_at, lr_at, samples_needed
@@ -79,7 +79,7 @@ def test_adamw_implementations_agree_and_fused_is_the_default() -> None:
     """`optim.implementation`: fused (default), foreach and for-loop give the same steps (to rounding)."""
     import torch
 
-    from selene.config import TrainConfig
+    from selene.train.config import TrainConfig
     from selene.train.loop import build_optimizers
 
     results = {}

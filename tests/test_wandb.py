@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from selene.config import TrainConfig
 from selene.errors import ConfigError
+from selene.train.config import TrainConfig
 from selene.train.launch import launch, preflight
 from selene.train.metrics import MetricsLogger, read_metrics
 from tests.pipeline_runs import write_token_dataset

@@ -49,7 +49,7 @@ def make_checkpoint(tmp_path: Path | str, **model: Any) -> str:
 
     `model` overrides fields of the `debug` preset (e.g. ``tie_embeddings=True``, ``mlp="gelu"``).
     """
-    from selene.config import TrainConfig
+    from selene.train.config import TrainConfig
     from selene.train.launch import launch
 
     root = Path(tmp_path)
@@ -83,8 +83,8 @@ def make_token_data(data: Path) -> str:
     text, the Megatron token dataset encoded with it and its manifest; returns the data's prefix."""
     import sentencepiece as sp_lib
 
-    from selene.config import TokenizeConfig
     from selene.tokenize import spm
+    from selene.tokenize.config import TokenizeConfig
     from selene.tokenize.indexed import IndexedWriter, choose_dtype
     from tests.pipeline_runs import write_token_manifest
 

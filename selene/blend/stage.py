@@ -4,16 +4,16 @@
    loop per document), and each document's bytes (``lengths/s<shard>.npy``, 8 bytes a document) for
    the partial passes.
 2. `token_shard` (only with a tokenizer) per input shard: encode its part of each source's seeded
-   token sample; tokens/byte is extrapolated to the whole source (`plan.source_sizes`).
-3. `plan.plan_epochs`: weights and epochs → epochs per source (warnings on stderr: sources the
-   config does not name, sources repeated more than `plan.WARN_EPOCHS` times). The last, partial pass
-   of each source is chosen by tokens (`plan.partial_passes`): its documents in a seeded key order,
+   token sample; tokens/byte is extrapolated to the whole source (`mix.source_sizes`).
+3. `mix.plan_epochs`: weights and epochs → epochs per source (warnings on stderr: sources the
+   config does not name, sources repeated more than `mix.WARN_EPOCHS` times). The last, partial pass
+   of each source is chosen by tokens (`mix.partial_passes`): its documents in a seeded key order,
    taken until the pass holds its share of the source's bytes. `partial_shard` answers the search's
    rounds per shard (a histogram of bytes over a key range, then the few documents around where the
    pass ends) from the lengths files, so no step holds a per-document plan of the corpus; the result
    is a key bound and a short list of picks per source (``partial.json``). The number of shuffle
    buckets is `shuffle_buckets`, or the planned bytes of the mix divided by `shuffle_bucket_bytes`
-   (`plan.shuffle_buckets`): data and config decide it, never the workers or the memory budget. The budget is only checked: a bucket that would not fit a task's share of it
+   (`mix.shuffle_buckets`): data and config decide it, never the workers or the memory budget. The budget is only checked: a bucket that would not fit a task's share of it
    (`check_bucket_memory`) stops the run before the shuffle, naming the settings to change.
 4. `scatter_shard` per input shard: the shard's sampled (document, pass) rows, each with a seeded
    random bucket and sort key, written to one file per shard, ``scatter/s<shard>.parquet``, ordered by
@@ -55,13 +55,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from selene import __version__, executor
-from selene.blend import plan
-from selene.config import BlendConfig
+from selene.blend import mix
+from selene.blend.config import BlendConfig
+from selene.blend.manifest import BlendInputs, BlendManifest
 from selene.errors import ConfigError, InputError
 from selene.executor import Mapper, serial_map
 from selene.faults import failpoint
 from selene.io import dataset, fs
-from selene.manifest import BlendInputs, BlendManifest, DocumentManifest, ShardEntry, Stats
+from selene.manifest import DocumentManifest, ShardEntry, Stats
 
 WORK = dataset.WORK
 BLEND_JSON = "blend.json"
@@ -180,7 +181,7 @@ def token_shard(
     out: dict[str, list[int]] = {}
     for src, n in sorted(picks.items()):
         rows = np.flatnonzero(codes == names.index(src))
-        gen = plan.rng(plan.source_seed(cfg.seed, src, plan.TOKENS, k))
+        gen = mix.rng(mix.source_seed(cfg.seed, src, mix.TOKENS, k))
         chosen = rows[np.sort(gen.choice(rows.size, size=n, replace=False))]
         texts = table.column("text").take(pa.array(chosen))
         tokens = sum(len(ids) for ids in sp.encode(texts.to_pylist()))
@@ -195,7 +196,7 @@ def partial_path(root: str, r: int, k: int) -> str:
 def partial_shard(
     root: str, k: int, r: int, queries: dict[str, tuple[int, int, int, int, int]], bins: int, seed: int
 ) -> dict[str, Any]:
-    """Shard `k`'s answers to round `r` of the partial-pass search (`plan.partial_passes`).
+    """Shard `k`'s answers to round `r` of the partial-pass search (`mix.partial_passes`).
 
     `queries[source]` is (offset and count of the source's documents in the lengths file, lo, hi,
     width). Histograms (bins × [bytes, documents]) go to ``partial/r<round>-s<shard>.npy`` (many
@@ -204,8 +205,8 @@ def partial_shard(
     lengths = fs.load_npy(lengths_path(root, k))
     hist_sources, hists, listed = [], [], {}
     for src, (off, n, lo, hi, width) in sorted(queries.items()):
-        answer = plan.partial_query(
-            plan.partial_keys(seed, src, k, n), lengths[off : off + n], (lo, hi, width), bins
+        answer = mix.partial_query(
+            mix.partial_keys(seed, src, k, n), lengths[off : off + n], (lo, hi, width), bins
         )
         if width:
             hist_sources.append(src)
@@ -220,22 +221,22 @@ def partial_shard(
 def _partial_passes(
     root: str,
     scans: Sequence[Mapping[str, list[int]]],
-    sizes: Mapping[str, plan.SourceSize],
+    sizes: Mapping[str, mix.SourceSize],
     epochs: Mapping[str, float],
     cfg: BlendConfig,
     mapper: Mapper,
-) -> dict[str, plan.Partial]:
-    """`plan.partial_passes` over the shards through `mapper`; kept in ``partial.json`` for a resumed run."""
+) -> dict[str, mix.Partial]:
+    """`mix.partial_passes` over the shards through `mapper`; kept in ``partial.json`` for a resumed run."""
     marker = fs.join(root, "partial.json")
     if fs.exists(marker):
-        return {s: plan.Partial.from_json(v) for s, v in json.loads(fs.read_text(marker)).items()}
+        return {s: mix.Partial.from_json(v) for s, v in json.loads(fs.read_text(marker)).items()}
     offsets: list[dict[str, tuple[int, int]]] = []
     for sc in scans:  # each shard's lengths file: its sources in sorted order
         starts = itertools.accumulate((c[0] for c in sc.values()), initial=0)
         offsets.append({s: (o, c[0]) for (s, c), o in zip(sc.items(), starts, strict=False)})
-    bins = plan.PARTIAL_BINS
+    bins = mix.PARTIAL_BINS
 
-    def rounds(r: int, queries: Mapping[str, plan.Query]) -> Iterator[tuple[int, dict[str, Any]]]:
+    def rounds(r: int, queries: Mapping[str, mix.Query]) -> Iterator[tuple[int, dict[str, Any]]]:
         jobs = [
             (
                 root,
@@ -254,21 +255,21 @@ def _partial_passes(
                 answers.update(zip(res["hist"], fs.load_npy(partial_path(root, r, job[1])), strict=True))
             yield job[1], answers
 
-    partial = plan.partial_passes(sizes, epochs, rounds, bins=bins)
+    partial = mix.partial_passes(sizes, epochs, rounds, bins=bins)
     fs.atomic_write(marker, json.dumps({s: p.to_json() for s, p in partial.items()}))
     return partial
 
 
-def _for_shard(part: plan.Partial, k: int) -> plan.Partial:
+def _for_shard(part: mix.Partial, k: int) -> mix.Partial:
     """What shard `k`'s scatter task needs of a partial pass: the key bound and its own picks."""
-    return plan.Partial(part.lo, {k: part.picks[k]} if k in part.picks else {}, part.documents, part.bytes)
+    return mix.Partial(part.lo, {k: part.picks[k]} if k in part.picks else {}, part.documents, part.bytes)
 
 
 def manifest_warnings(manifest: BlendManifest) -> list[str]:
-    """The plan's warnings (`plan.warnings`), again, from a finished blend's manifest."""
+    """The plan's warnings (`mix.warnings`), again, from a finished blend's manifest."""
     cfg = BlendConfig.model_validate(manifest.config)
     b = manifest.blend.sources
-    return plan.warnings({s: v.documents for s, v in b.items()}, {s: v.epochs for s, v in b.items()}, cfg)
+    return mix.warnings({s: v.documents for s, v in b.items()}, {s: v.epochs for s, v in b.items()}, cfg)
 
 
 # ----------------------------------------------------------------------------- 4. scatter
@@ -279,11 +280,11 @@ def scatter_path(root: str, k: int) -> str:
 
 
 def scatter_shard(
-    root: str, k: int, shard: str, spec: dict[str, tuple[float, plan.Partial]], buckets: int, cfg: BlendConfig
+    root: str, k: int, shard: str, spec: dict[str, tuple[float, mix.Partial]], buckets: int, cfg: BlendConfig
 ) -> dict[str, Any]:
     """Shard `k`'s sampled rows into `buckets` per-bucket files; its unsampled documents into removed rows.
 
-    `spec[source]` is (epochs, the source's partial pass: `plan.partial_mask` says which of this
+    `spec[source]` is (epochs, the source's partial pass: `mix.partial_mask` says which of this
     shard's documents it takes). Returns, per bucket, the rows and the bytes of string data written to
     it (what a shuffle task will hold).
     """
@@ -298,11 +299,11 @@ def scatter_shard(
     sources: dict[str, dict[str, int]] = {}
     for src in sorted(names):
         src_rows = np.flatnonzero(codes == names.index(src))
-        ep, part = spec.get(src, (0.0, plan.NO_PARTIAL))
+        ep, part = spec.get(src, (0.0, mix.NO_PARTIAL))
         chosen = None
         if ep != math.floor(ep):
-            chosen = plan.partial_mask(plan.partial_keys(cfg.seed, src, k, src_rows.size), part, k)
-        pairs = plan.sample_documents(src_rows.size, ep, chosen=chosen)
+            chosen = mix.partial_mask(mix.partial_keys(cfg.seed, src, k, src_rows.size), part, k)
+        pairs = mix.sample_documents(src_rows.size, ep, chosen=chosen)
         picked = src_rows[pairs[:, 0]]
         rows.append(picked)
         passes.append(pairs[:, 1])
@@ -318,7 +319,7 @@ def scatter_shard(
     row = np.concatenate(rows) if rows else np.empty(0, dtype=np.int64)
     pas = np.concatenate(passes) if passes else np.empty(0, dtype=np.int64)
     # one stream per shard: its draws do not depend on how many workers run the other shards
-    gen = plan.rng(plan.shard_seed(cfg.seed, plan.SHUFFLE, k))
+    gen = mix.rng(mix.shard_seed(cfg.seed, mix.SHUFFLE, k))
     bucket = gen.integers(0, buckets, size=row.size)
     key = gen.integers(0, 2**64, size=row.size, dtype=np.uint64)
     counts = np.bincount(bucket, minlength=buckets)
@@ -340,7 +341,7 @@ def scatter_shard(
     sink.close()
     gone = np.sort(np.concatenate(unsampled)) if unsampled else np.empty(0, dtype=np.int64)
     details = pa.array(
-        [plan.not_sampled_detail(s, spec[s][0] if s in spec else 0.0, cfg) for s in names], pa.string()
+        [mix.not_sampled_detail(s, spec[s][0] if s in spec else 0.0, cfg) for s in names], pa.string()
     )
     removed = pa.table(
         {
@@ -484,16 +485,16 @@ def run_blend(
     inp: str, out: str, cfg: BlendConfig, *, mapper: Mapper | None = None, force: bool = False
 ) -> BlendResult:
     mapper = mapper or serial_map
-    plan.check_config(cfg)
+    mix.check_config(cfg)
     m_in = input_dataset(inp)
     settings = executor.settings(cfg, "max_epochs")  # a limit: it changes whether a run goes, not its output
     fp = executor.fingerprint([s.sha256 for s in m_in.shards], settings, _tokenizer_digest(cfg), PARTIAL_BY)
     if (done := dataset.open_output(out, fp, force, BlendManifest)) is not None:
         if done.manifest is not None:  # the limit holds for a finished blend too
             b = done.manifest.blend.sources
-            plan.check_max_epochs(
+            mix.check_max_epochs(
                 {
-                    s: plan.SourceSize(v.documents, v.bytes, v.tokens, v.tokens_method, v.tokens_per_byte)
+                    s: mix.SourceSize(v.documents, v.bytes, v.tokens, v.tokens_method, v.tokens_per_byte)
                     for s, v in b.items()
                 },
                 {s: v.epochs for s, v in b.items()},
@@ -512,16 +513,16 @@ def run_blend(
     totals = {s: (sum(per_shard[s]), sum(sc.get(s, [0, 0])[1] for sc in scans)) for s in sources}
     if sum(d for d, _ in totals.values()) != sum(s.rows for s in m_in.shards):
         raise InputError(f"{inp}: the documents in its shards differ from the counts in its manifest")
-    plan.check_sources(cfg, sources)
+    mix.check_sources(cfg, sources)
     samples = _token_samples(root, shards, per_shard, cfg, mapper) if cfg.tokenizer else None
-    sizes = plan.source_sizes(totals, samples, cfg)
-    epochs = plan.plan_epochs(sizes, cfg)
-    for warning in plan.warnings({s: sizes[s].documents for s in sources}, epochs, cfg):
+    sizes = mix.source_sizes(totals, samples, cfg)
+    epochs = mix.plan_epochs(sizes, cfg)
+    for warning in mix.warnings({s: sizes[s].documents for s in sources}, epochs, cfg):
         print(f"warning: blend: {warning}", file=sys.stderr)
-    buckets = plan.shuffle_buckets(sizes, epochs, cfg)
-    check_bucket_memory(plan.planned_bytes(sizes, epochs) // buckets, buckets, cfg)  # before any work
+    buckets = mix.shuffle_buckets(sizes, epochs, cfg)
+    check_bucket_memory(mix.planned_bytes(sizes, epochs) // buckets, buckets, cfg)  # before any work
     partial = _partial_passes(root, scans, sizes, epochs, cfg, mapper)
-    plan.check_sampled(sizes, epochs, partial)
+    mix.check_sampled(sizes, epochs, partial)
     specs = [
         {s: (epochs[s], _for_shard(partial[s], k)) for s in sources if per_shard[s][k]}
         for k in range(len(shards))
@@ -577,17 +578,17 @@ def check_bucket_memory(largest: int, buckets: int, cfg: BlendConfig) -> None:
 
 def _token_samples(
     root: str, shards: Sequence[str], per_shard: dict[str, list[int]], cfg: BlendConfig, mapper: Mapper
-) -> dict[str, plan.TokenSample]:
+) -> dict[str, mix.TokenSample]:
     assert cfg.tokenizer is not None
     _tokenizer(cfg.tokenizer)  # a bad model file fails here, once, with its path
-    split = plan.token_sample_split(per_shard, cfg)
+    split = mix.token_sample_split(per_shard, cfg)
     picks = [{s: int(split[s][k]) for s in split if split[s][k]} for k in range(len(shards))]
     jobs = [(root, k, p, picks[k], cfg) for k, p in enumerate(shards) if picks[k]]
     acc: dict[str, list[int]] = {}
     for res in mapper("blend-tokens", token_shard, jobs):
         for src, v in res.items():
             acc[src] = [a + b for a, b in zip(acc.get(src, [0, 0, 0]), v, strict=True)]
-    return {s: plan.TokenSample(*v) for s, v in acc.items()}
+    return {s: mix.TokenSample(*v) for s, v in acc.items()}
 
 
 def finalize(
@@ -597,7 +598,7 @@ def finalize(
     root: str,
     scattered: Sequence[dict[str, Any]],
     written: list[dict[str, Any]],
-    sizes: dict[str, plan.SourceSize],
+    sizes: dict[str, mix.SourceSize],
     epochs: dict[str, float],
     buckets: int,
     cfg: BlendConfig,
@@ -619,7 +620,7 @@ def finalize(
         or removed.rows != n_in - sum(c["kept"] for c in sampled.values())
     ):
         raise InputError("internal accounting error: sampled + not sampled differs from the input")
-    blend = plan.summarize(sizes, epochs, sampled, cfg, buckets)
+    blend = mix.summarize(sizes, epochs, sampled, cfg, buckets)
     names = {w["name"] for w in written}
     for path in fs.ls(out):  # parts of an earlier, larger blend into the same directory
         name = path.rstrip("/").rsplit("/", 1)[-1]
@@ -642,7 +643,7 @@ def finalize(
             documents_in=n_in,
             documents_out=n_out,
             documents_removed=removed.rows,
-            per_source=plan.per_source_stats(sampled, REASON),
+            per_source=mix.per_source_stats(sampled, REASON),
         ),
     )
     fs.atomic_write(fs.join(out, BLEND_JSON), json.dumps(blend.to_json(), indent=2) + "\n")

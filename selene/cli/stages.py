@@ -1,6 +1,7 @@
 """The stage commands, made from the registry, plus `run` (the pipeline) and `config`.
 
-Every data stage gets the same command: ``-i/--input`` (unless it reads the sources),
+A stage with a command of its own (`Stage.command`: training, evaluation) gets that one; every
+other stage gets the same command: ``-i/--input`` (unless it reads the sources),
 ``-o/--output``, its own options (each sets one config field), ``-c/--config``, the executor
 options and ``--force``. The options are built from `selene.registry` alone, so ``--help`` imports
 no config model.
@@ -60,8 +61,10 @@ def stage_command(stage: registry.Stage) -> Any:
 
 
 def run_stage_command(stage: registry.Stage, kw: dict[str, Any]) -> None:
-    from selene.config import ExecutorConfig, load_stage_files
-    from selene.runner import Job, runtime
+    from selene.config import ExecutorConfig
+    from selene.config.pipeline import load_stage_files
+    from selene.job import Job
+    from selene.runner import runtime
 
     cfg, ex = load_stage_files(kw["config"], stage.config_model(), stage.name)
     overrides: dict[str, Any] = {}
@@ -69,7 +72,7 @@ def run_stage_command(stage: registry.Stage, kw: dict[str, Any]) -> None:
         value = kw[f"opt_{i}"]
         if value is None or value == []:
             continue
-        value = o.parse(o.flags[0], value) if o.parse else value
+        value = parse(o.flags[0], value) if (parse := o.parser()) else value
         overrides[o.field] = overrides.get(o.field, []) + value if o.multiple and o.field in overrides else value
     cfg = with_overrides(cfg, **overrides)
     kind = kw["executor"] or ("dask" if kw["dask_address"] else None)
@@ -86,9 +89,15 @@ def run_stage_command(stage: registry.Stage, kw: dict[str, Any]) -> None:
         registry.load(stage.summary)(result, console)
 
 
-for _stage in registry.STAGES:
-    if _stage.command:
-        app.command(name=_stage.name, help=_stage.help)(stage_command(_stage))
+def register(target: typer.Typer) -> None:
+    """A command per registered stage on `target`: the stage's own (`Stage.command`), else the one
+    made from its options."""
+    for stage in registry.STAGES:
+        fn = registry.load(stage.command) if stage.command else stage_command(stage)
+        target.command(name=stage.name, help=None if stage.command else stage.help, short_help=stage.help)(fn)
+
+
+register(app)
 
 
 # ------------------------------------------------------------------------------------- config
@@ -98,7 +107,8 @@ for _stage in registry.STAGES:
 def config_validate(file: Annotated[str, typer.Argument(help="Pipeline YAML file.")]) -> None:
     """Validate a pipeline config and print it resolved (every default filled in)."""
     from selene.cli.app import err_console
-    from selene.config import dump_config, load_pipeline_config
+    from selene.config import dump_config
+    from selene.config.pipeline import load_pipeline_config
 
     cfg = load_pipeline_config(file)
     console.print(dump_config(cfg), end="", markup=False, highlight=False)
@@ -107,7 +117,7 @@ def config_validate(file: Annotated[str, typer.Argument(help="Pipeline YAML file
 
 @config_app.command("defaults")
 def config_defaults(
-    stage: Annotated[str, typer.Argument(help=f"{' | '.join(registry.NAMES)} | executor")] = "ingest",
+    stage: Annotated[str, typer.Argument(help=f"{' | '.join(registry.NAMES)} | executor")] = registry.NAMES[0],
 ) -> None:
     """Print the default settings of a stage, as YAML to start a config from."""
     from selene.config import ExecutorConfig, dump_config
@@ -132,7 +142,7 @@ def run(
     force: Annotated[list[str] | None, typer.Option("--force", help="Redo this stage even when complete (repeatable).")] = None,
 ) -> None:
     """Run the whole pipeline into the config's run_dir; complete stages are skipped."""
-    from selene.config import load_pipeline_config
+    from selene.config.pipeline import load_pipeline_config
     from selene.runner import runtime
 
     cfg = load_pipeline_config(pipeline)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from selene.artifacts import Artifact, Markdown, Table, svg_image
-from selene.config import DedupConfig
+from selene.dedup.config import DedupConfig
+from selene.dedup.manifest import DedupManifest
 from selene.dedup.stage import input_dataset
 from selene.io import fs
 from selene.io.dataset import StageResult
-from selene.manifest import DedupManifest
 
 
 def check(inp: str, out: str, cfg: DedupConfig) -> None:

@@ -23,22 +23,14 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from selene.hashing import fmix32, fmix64
+
 if TYPE_CHECKING:
     from datasketch import LeanMinHash
 
 Scheme = Literal["affine32", "affine64", "legacy"]
 MERSENNE_PRIME = (1 << 61) - 1  # datasketch's _mersenne_prime (legacy scheme)
 MAX_HASH_32 = (1 << 32) - 1  # datasketch's _max_hash: the empty value of the 32-bit schemes
-_FMIX = {
-    32: (np.uint32(16), np.uint32(0x85EBCA6B), np.uint32(13), np.uint32(0xC2B2AE35), np.uint32(16)),
-    64: (
-        np.uint64(33),
-        np.uint64(0xFF51AFD7ED558CCD),
-        np.uint64(33),
-        np.uint64(0xC4CEB9FE1A85EC53),
-        np.uint64(33),
-    ),
-}
 # Values of the (num_perm × shingles) matrix computed at once: 4-8 MB of scratch, reused per chunk
 # (measured: 2x faster than 256 K values per chunk, 3x faster than 4 M for uint64).
 CHUNK_VALUES = 1 << 20
@@ -91,25 +83,15 @@ class Permutations:
         return (1 << 64) - 1 if self.scheme == "affine64" else MAX_HASH_32
 
 
-def _fmix(h: np.ndarray, width: int) -> np.ndarray:
-    """MurmurHash3's finaliser, as datasketch pre-mixes inputs of the affine schemes (in place)."""
-    s1, m1, s2, m2, s3 = _FMIX[width]
-    h ^= h >> s1
-    h *= m1
-    h ^= h >> s2
-    h *= m2
-    h ^= h >> s3
-    return h
-
-
 def _inputs(hashes: np.ndarray, perms: Permutations) -> np.ndarray:
-    """Shingle hashes → the values datasketch permutes: hashfunc's output, pre-mixed for affine."""
+    """Shingle hashes → the values datasketch permutes: hashfunc's output, pre-mixed for affine
+    (datasketch's `_fmix`: MurmurHash3's finaliser of the scheme's width)."""
     h = np.asarray(hashes, dtype=np.uint64)
     if perms.scheme == "affine64":
-        return _fmix(h.copy(), 64)
+        return fmix64(h.copy())
     # 32-bit schemes: hashfunc returns 32 bits (sha1_hash32 in datasketch), we keep the low 32.
     low = h.astype(np.uint32)
-    return _fmix(low, 32) if perms.scheme == "affine32" else low.astype(np.uint64)
+    return fmix32(low) if perms.scheme == "affine32" else low.astype(np.uint64)
 
 
 def _permute_into(values: np.ndarray, perms: Permutations, out: np.ndarray) -> np.ndarray:

@@ -23,6 +23,7 @@ import numpy as np
 import xxhash
 
 from selene.hashing import GOLDEN, fmix64
+from selene.procs import home
 
 ShingleKind = Literal["word", "char"]
 
@@ -60,8 +61,6 @@ def _fold_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 def _fold_ranges() -> list[list[int]]:
     """[first, last] code point runs of categories P*, S*, Z* and Cc, cached on disk by Unicode version."""
-    from selene.server import home
-
     cache = home() / "cache" / f"fold-ranges-unicode-{unicodedata.unidata_version}.json"
     try:
         return list(json.loads(cache.read_text()))

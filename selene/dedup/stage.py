@@ -35,23 +35,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from selene import __version__, executor
-from selene.config import DedupConfig
 from selene.dedup import lsh, minhash, shingle
+from selene.dedup.config import DedupConfig
+from selene.dedup.manifest import ClusterStats, DedupInputs, DedupManifest, DedupStats, LshSummary
 from selene.dedup.report import cluster_examples
 from selene.errors import InputError
 from selene.executor import Mapper, serial_map
 from selene.faults import failpoint
 from selene.io import dataset, fs
-from selene.manifest import (
-    ClusterStats,
-    DedupInputs,
-    DedupManifest,
-    DedupStats,
-    DocumentManifest,
-    LshSummary,
-    ShardEntry,
-    SourceStats,
-)
+from selene.manifest import DocumentManifest, ShardEntry, SourceStats
 
 WORK = dataset.WORK
 EDGE_DTYPE = np.dtype([("a", "<i8"), ("b", "<i8"), ("j", "<f4")])
@@ -79,8 +71,8 @@ DedupResult = dataset.StageResult[DedupManifest]
 
 
 @dataclass(frozen=True)
-class Plan:
-    """What every task needs to know: input shards, their row offsets, LSH shape, work root.
+class Work:
+    """The work every task shares: input shards, their row offsets, LSH shape, work root.
 
     `partitions`: each band's keys are split by key value into this many ranges, one task each, so a
     task holds 1/partitions of the corpus's keys. It follows the memory budget; clusters do not
@@ -125,20 +117,20 @@ def partitions_for(n_docs: int) -> int:
 # ---------------------------------------------------------------------------- 1. signatures
 
 
-def signature_shard(plan: Plan, k: int, cfg: DedupConfig) -> int:
+def signature_shard(work: Work, k: int, cfg: DedupConfig) -> int:
     """Signatures (n × num_perm, in the scheme's dtype), band keys (bands × n, band-major so a band
     task reads one contiguous row) and text lengths of shard `k`; returns its number of documents.
     Reads one row group at a time (row groups are sized in bytes)."""
-    sig_path, key_path, len_path = plan.path("sig", k), plan.path("keys", k), plan.path("len", k)
+    sig_path, key_path, len_path = work.path("sig", k), work.path("keys", k), work.path("len", k)
     if fs.exists(len_path):
         return int(fs.load_npy(len_path).size)
     perms = minhash.Permutations.from_seed(cfg.num_perm, cfg.seed)
     sigs, keys, lengths = [], [], []
-    for group in dataset.iter_row_groups(plan.shards[k], columns=["text"]):
+    for group in dataset.iter_row_groups(work.shards[k], columns=["text"]):
         texts = group.column(0).to_pylist()
         values, counts = shingle.batch_hashes(texts, cfg.ngram, cfg.shingle)
         sig = minhash.signatures_flat(values, counts, perms)
-        key = lsh.band_keys(sig, plan.bands, plan.rows, plan.sets)
+        key = lsh.band_keys(sig, work.bands, work.rows, work.sets)
         key[counts == 0] = 0  # no shingle, no LSH key: such documents would all collide with each other
         sigs.append(sig.astype(perms.dtype))
         keys.append(key)
@@ -148,7 +140,7 @@ def signature_shard(plan: Plan, k: int, cfg: DedupConfig) -> int:
         key_path,
         np.ascontiguousarray(np.concatenate(keys).T)
         if keys
-        else np.empty((plan.sets * plan.bands, 0), np.uint64),
+        else np.empty((work.sets * work.bands, 0), np.uint64),
     )
     fs.save_npy(len_path, np.concatenate(lengths) if lengths else np.empty(0, dtype=np.int64))
     return sum(len(x) for x in lengths)
@@ -162,22 +154,22 @@ def _partition(keys: np.ndarray, parts: int) -> np.ndarray:
     return ((keys >> np.uint64(32)) * np.uint64(parts)) >> np.uint64(32)
 
 
-def band_pairs(plan: Plan, band: int, part: int, cfg: DedupConfig) -> str:
+def band_pairs(work: Work, band: int, part: int, cfg: DedupConfig) -> str:
     """Candidate pairs of one band's key partition (documents sharing a key), verified; written as
     EDGE_DTYPE. Memory: this partition's keys and ids (1/partitions of the band)."""
-    out = plan.edges(band, part)
+    out = work.edges(band, part)
     if fs.exists(out):
         return out
     keys, gidx = [], []
-    for k in range(len(plan.shards)):
-        col = fs.load_npy(plan.path("keys", k), mmap=True)[band]
+    for k in range(len(work.shards)):
+        col = fs.load_npy(work.path("keys", k), mmap=True)[band]
         live = (
             np.flatnonzero(col != 0)
-            if plan.partitions == 1
-            else np.flatnonzero((col != 0) & (_partition(col, plan.partitions) == part))
+            if work.partitions == 1
+            else np.flatnonzero((col != 0) & (_partition(col, work.partitions) == part))
         )
         keys.append(np.asarray(col[live]))
-        gidx.append(live + plan.offsets[k])
+        gidx.append(live + work.offsets[k])
     key = np.concatenate(keys)
     idx = np.concatenate(gidx)
     del keys, gidx
@@ -190,7 +182,7 @@ def band_pairs(plan: Plan, band: int, part: int, cfg: DedupConfig) -> str:
     edges["a"], edges["b"] = a, b
     for lo in range(0, a.size, VERIFY_CHUNK):
         hi = min(lo + VERIFY_CHUNK, a.size)
-        edges["j"][lo:hi] = verify(plan, a[lo:hi], b[lo:hi], cfg)
+        edges["j"][lo:hi] = verify(work, a[lo:hi], b[lo:hi], cfg)
     if cfg.verify == "exact":
         edges = edges[edges["j"] >= cfg.threshold]
     elif cfg.verify == "signature":
@@ -223,31 +215,31 @@ def candidate_pairs(key: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.nd
     return np.concatenate(a_parts), np.concatenate(b_parts)
 
 
-def verify(plan: Plan, a: np.ndarray, b: np.ndarray, cfg: DedupConfig) -> np.ndarray:
+def verify(work: Work, a: np.ndarray, b: np.ndarray, cfg: DedupConfig) -> np.ndarray:
     """Similarity of candidate pairs: estimated from signatures, or exact on shingles (float32)."""
-    return similarity(plan, a, b, cfg).astype(np.float32)
+    return similarity(work, a, b, cfg).astype(np.float32)
 
 
-def similarity(plan: Plan, a: np.ndarray, b: np.ndarray, cfg: DedupConfig) -> np.ndarray:
+def similarity(work: Work, a: np.ndarray, b: np.ndarray, cfg: DedupConfig) -> np.ndarray:
     """Jaccard of the pairs (a, b) as float64, VERIFY_CHUNK pairs at a time: exact on shingles for
     `verify: exact`, else estimated from the full signatures (agreeing values / num_perm)."""
     out = np.empty(a.size, dtype=np.float64)
     for lo in range(0, a.size, VERIFY_CHUNK):
         x, y = a[lo : lo + VERIFY_CHUNK], b[lo : lo + VERIFY_CHUNK]
         if cfg.verify == "exact":
-            out[lo : lo + x.size] = _exact_jaccard(plan, x, y, cfg)
+            out[lo : lo + x.size] = _exact_jaccard(work, x, y, cfg)
         else:
-            out[lo : lo + x.size] = minhash.jaccard_estimates(_rows(plan, "sig", x), _rows(plan, "sig", y))
+            out[lo : lo + x.size] = minhash.jaccard_estimates(_rows(work, "sig", x), _rows(work, "sig", y))
     return out
 
 
-def _rows(plan: Plan, kind: str, gidx: np.ndarray) -> np.ndarray:
+def _rows(work: Work, kind: str, gidx: np.ndarray) -> np.ndarray:
     """Rows `gidx` (global indices) of the per-shard arrays `kind`, read through memory maps."""
-    shard, row = plan.locate(gidx)
+    shard, row = work.locate(gidx)
     out: np.ndarray | None = None
     for k in np.unique(shard):
         sel = shard == k
-        part = fs.load_npy(plan.path(kind, int(k)), mmap=True)[row[sel]]
+        part = fs.load_npy(work.path(kind, int(k)), mmap=True)[row[sel]]
         if out is None:
             out = np.empty((gidx.size, *part.shape[1:]), dtype=part.dtype)
         out[sel] = part
@@ -255,20 +247,20 @@ def _rows(plan: Plan, kind: str, gidx: np.ndarray) -> np.ndarray:
     return out
 
 
-def _texts(plan: Plan, gidx: np.ndarray) -> dict[int, str]:
+def _texts(work: Work, gidx: np.ndarray) -> dict[int, str]:
     wanted = np.unique(gidx)
-    shard, row = plan.locate(wanted)
+    shard, row = work.locate(wanted)
     out: dict[int, str] = {}
     for k in np.unique(shard):
         sel = shard == k
-        col = dataset.open_parquet(plan.shards[int(k)]).read(columns=["text"]).column("text")
+        col = dataset.open_parquet(work.shards[int(k)]).read(columns=["text"]).column("text")
         for g, t in zip(wanted[sel].tolist(), col.take(pa.array(row[sel])).to_pylist(), strict=True):
             out[g] = t
     return out
 
 
-def _exact_jaccard(plan: Plan, a: np.ndarray, b: np.ndarray, cfg: DedupConfig) -> np.ndarray:
-    texts = _texts(plan, np.concatenate([a, b]))
+def _exact_jaccard(work: Work, a: np.ndarray, b: np.ndarray, cfg: DedupConfig) -> np.ndarray:
+    texts = _texts(work, np.concatenate([a, b]))
     cache: dict[int, np.ndarray] = {}
 
     def sh(g: int) -> np.ndarray:
@@ -311,7 +303,7 @@ def union(parent: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
             parent[:] = up
 
 
-def cluster(plan: Plan, edge_files: Sequence[str], n_docs: int, cfg: DedupConfig) -> dict[str, Any]:
+def cluster(work: Work, edge_files: Sequence[str], n_docs: int, cfg: DedupConfig) -> dict[str, Any]:
     """Union-find over the verified pairs, one edge file at a time, then `assign` within each
     component; writes each shard's duplicates (DUP_DTYPE, sorted by row) as ``dups/NNNNN.npy``;
     returns cluster statistics, the per-shard dup files and the largest clusters (for clusters.md).
@@ -327,23 +319,23 @@ def cluster(plan: Plan, edge_files: Sequence[str], n_docs: int, cfg: DedupConfig
     roots = parent
     comp_sizes = np.bincount(roots, minlength=n_docs)
     linked = np.flatnonzero(comp_sizes[roots] > 1)
-    members, keeper, sim, exact = assign(plan, roots, linked, cfg)
+    members, keeper, sim, exact = assign(work, roots, linked, cfg)
     is_dup = keeper != members
     order = np.argsort(members[is_dup], kind="stable")
     dup, kept_of_dup, j_dup = members[is_dup][order], keeper[is_dup][order], sim[is_dup][order]
     sizes = np.bincount(kept_of_dup, minlength=n_docs) + 1  # a cluster: its kept document + duplicates
-    s_dup, r_dup = plan.locate(dup)
-    s_kept, r_kept = plan.locate(kept_of_dup)
+    s_dup, r_dup = work.locate(dup)
+    s_kept, r_kept = work.locate(kept_of_dup)
     dup_files: dict[int, str] = {}
-    bounds = np.searchsorted(s_dup, np.arange(len(plan.shards) + 1))
-    for k in range(len(plan.shards)):
+    bounds = np.searchsorted(s_dup, np.arange(len(work.shards) + 1))
+    for k in range(len(work.shards)):
         lo, hi = int(bounds[k]), int(bounds[k + 1])
         if hi > lo:
             rec = np.empty(hi - lo, dtype=DUP_DTYPE)
             rec["row"], rec["kept_shard"], rec["kept_row"] = r_dup[lo:hi], s_kept[lo:hi], r_kept[lo:hi]
             rec["cluster"], rec["size"] = kept_of_dup[lo:hi], sizes[kept_of_dup[lo:hi]]
             rec["j"] = j_dup[lo:hi]
-            dup_files[k] = plan.path("dups", k)
+            dup_files[k] = work.path("dups", k)
             fs.save_npy(dup_files[k], rec)
     heads = np.unique(kept_of_dup)
     hist = np.bincount(sizes[heads]) if heads.size else np.empty(0, dtype=np.int64)
@@ -370,7 +362,7 @@ def cluster(plan: Plan, edge_files: Sequence[str], n_docs: int, cfg: DedupConfig
 
 
 def assign(
-    plan: Plan, roots: np.ndarray, linked: np.ndarray, cfg: DedupConfig
+    work: Work, roots: np.ndarray, linked: np.ndarray, cfg: DedupConfig
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Which document each linked document (`linked`: in a component of two or more) is a copy of.
 
@@ -396,7 +388,7 @@ def assign(
     the order the edges came in."""
     comp = roots[linked]
     if cfg.keep == "longest" and linked.size:
-        order = np.lexsort((linked, -_rows(plan, "len", linked), comp))
+        order = np.lexsort((linked, -_rows(work, "len", linked), comp))
     else:
         order = np.lexsort((linked, comp))
     members, comp = linked[order], comp[order]
@@ -409,12 +401,12 @@ def assign(
         first = np.concatenate([[True], c[1:] != c[:-1]])
         head = todo[np.flatnonzero(first)][np.cumsum(first) - 1]  # each one's kept document (position)
         rest, head = todo[~first], head[~first]
-        j = similarity(plan, members[rest], members[head], cfg)
+        j = similarity(work, members[rest], members[head], cfg)
         if cfg.verify == "signature":
             low, high = cfg.exact_band()
             near = np.flatnonzero((j >= low) & (j < high))
             if near.size:  # the estimate cannot decide: exact Jaccard does (texts read again)
-                j[near] = _exact_jaccard(plan, members[rest[near]], members[head[near]], cfg)
+                j[near] = _exact_jaccard(work, members[rest[near]], members[head[near]], cfg)
                 exact[rest[near]] = True
         close = np.ones(rest.size, dtype=bool) if cfg.verify == "none" else j >= cfg.threshold
         keeper[rest[close]], sim[rest[close]] = members[head[close]], j[close]
@@ -455,21 +447,21 @@ def similarity_summary(j: np.ndarray, cfg: DedupConfig) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- 4. write out
 
 
-def _ids(plan: Plan, k: int) -> pa.ChunkedArray:
-    return dataset.open_parquet(plan.shards[k]).read(columns=["id"]).column("id")
+def _ids(work: Work, k: int) -> pa.ChunkedArray:
+    return dataset.open_parquet(work.shards[k]).read(columns=["id"]).column("id")
 
 
-def write_shard(plan: Plan, k: int, dup_file: str | None, out: str) -> dict[str, Any]:
+def write_shard(work: Work, k: int, dup_file: str | None, out: str) -> dict[str, Any]:
     """Shard `k` without its duplicates, plus its part of removed.parquet. `dup_file` holds this
     shard's duplicates only (DUP_DTYPE): a task gets a path, never a corpus-sized mapping (an
     executor copies every parameter of every task). The ids of the kept documents are read from
     their shards' id columns."""
-    marker = plan.path("done", k, "json")
+    marker = work.path("done", k, "json")
     target = fs.join(out, dataset.shard_name(k))
-    removed_path = plan.path("removed", k, "parquet")
+    removed_path = work.path("removed", k, "parquet")
     if fs.exists(marker) and fs.exists(target) and fs.exists(removed_path):
         return json.loads(fs.read_text(marker))
-    table = dataset.open_parquet(plan.shards[k]).read(columns=dataset.DOC_SCHEMA.names)
+    table = dataset.open_parquet(work.shards[k]).read(columns=dataset.DOC_SCHEMA.names)
     if dup_file is not None:
         dups = fs.load_npy(dup_file)
         rows = dups["row"]
@@ -479,7 +471,7 @@ def write_shard(plan: Plan, k: int, dup_file: str | None, out: str) -> dict[str,
         kept_ids = np.empty(rows.size, dtype=object)
         for s in np.unique(dups["kept_shard"]).tolist():
             sel = dups["kept_shard"] == s
-            ids = table.column("id") if s == k else _ids(plan, s)
+            ids = table.column("id") if s == k else _ids(work, s)
             kept_ids[sel] = ids.take(pa.array(dups["kept_row"][sel])).to_numpy(zero_copy_only=False)
         removed = pa.table(
             {
@@ -507,14 +499,14 @@ def write_shard(plan: Plan, k: int, dup_file: str | None, out: str) -> dict[str,
     return written
 
 
-def _examples(plan: Plan, examples: list[tuple[int, list[int]]]) -> list[tuple[int, list[tuple[str, str]]]]:
+def _examples(work: Work, examples: list[tuple[int, list[int]]]) -> list[tuple[int, list[tuple[str, str]]]]:
     """(size, [(id, text) of the kept document, then up to three duplicates]) per example cluster."""
     wanted = np.array(sorted({g for _, members in examples for g in members}), dtype=np.int64)
     found: dict[int, tuple[str, str]] = {}
-    shard, row = plan.locate(wanted)
+    shard, row = work.locate(wanted)
     for k in np.unique(shard).tolist():
         sel = shard == k
-        t = dataset.open_parquet(plan.shards[k]).read(columns=["id", "text"]).take(pa.array(row[sel]))
+        t = dataset.open_parquet(work.shards[k]).read(columns=["id", "text"]).take(pa.array(row[sel]))
         for g, i, x in zip(
             wanted[sel].tolist(), t.column("id").to_pylist(), t.column("text").to_pylist(), strict=True
         ):
@@ -538,27 +530,27 @@ def run_dedup(
     shards = [fs.join(inp, s.name) for s in m_in.shards]
     offsets = np.concatenate([[0], np.cumsum([s.rows for s in m_in.shards])])
     n_docs = int(offsets[-1])
-    plan = Plan(
+    work = Work(
         tuple(shards), tuple(int(x) for x in offsets[:-1]), bands, rows, fs.join(out, WORK, fp),
         partitions_for(n_docs), cfg.band_sets,
     )  # fmt: skip
 
-    counts = mapper("dedup-signatures", signature_shard, [(plan, k, cfg) for k in range(len(shards))])
+    counts = mapper("dedup-signatures", signature_shard, [(work, k, cfg) for k in range(len(shards))])
     if sum(counts) != n_docs:
         raise InputError(f"{inp}: the shards hold {sum(counts)} documents, its manifest says {n_docs}")
     edge_files = mapper(
         "dedup-band",
         band_pairs,
-        [(plan, b, p, cfg) for b in range(plan.sets * bands) for p in range(plan.partitions)],
+        [(work, b, p, cfg) for b in range(work.sets * bands) for p in range(work.partitions)],
     )
-    found = cluster(plan, edge_files, n_docs, cfg)
+    found = cluster(work, edge_files, n_docs, cfg)
     dup_files: dict[int, str] = found["dup_files"]
     written = mapper(
-        "dedup-write", write_shard, [(plan, k, dup_files.get(k), out) for k in range(len(shards))]
+        "dedup-write", write_shard, [(work, k, dup_files.get(k), out) for k in range(len(shards))]
     )
     failpoint("dedup:shards-written")
     manifest = finalize(
-        out, inp, m_in, plan, written, found["stats"], _examples(plan, found["examples"]), cfg, fp
+        out, inp, m_in, work, written, found["stats"], _examples(work, found["examples"]), cfg, fp
     )
     fs.rm(fs.join(out, WORK), recursive=True)
     return DedupResult(out, skipped=False, manifest=manifest)
@@ -568,7 +560,7 @@ def finalize(
     out: str,
     inp: str,
     m_in: DocumentManifest,
-    plan: Plan,
+    work: Work,
     written: Sequence[dict[str, Any]],
     stats: dict[str, Any],
     examples: list[tuple[int, list[tuple[str, str]]]],
@@ -576,7 +568,7 @@ def finalize(
     fp: str,
 ) -> DedupManifest:
     removed = dataset.merge_removed(
-        out, [plan.path("removed", k, "parquet") for k in range(len(plan.shards))]
+        out, [work.path("removed", k, "parquet") for k in range(len(work.shards))]
     )
     kept: Counter[str] = Counter()
     gone: Counter[str] = Counter()
@@ -595,7 +587,7 @@ def finalize(
     n_in = sum(s.rows for s in m_in.shards)
     if sum(s.rows for s in shards) + removed.rows != n_in:
         raise InputError("internal accounting error: kept + removed differs from the input")
-    curve = lsh.s_curve(plan.bands, plan.rows, sets=plan.sets)
+    curve = lsh.s_curve(work.bands, work.rows, sets=work.sets)
     manifest = DedupManifest(
         selene_version=__version__,
         fingerprint=fp,
@@ -604,10 +596,10 @@ def finalize(
         shards=shards,
         removed=removed.entry(),
         lsh=LshSummary(
-            bands=plan.bands,
-            rows=plan.rows,
-            band_sets=plan.sets,
-            **lsh.curve_summary(plan.bands, plan.rows, cfg.threshold, plan.sets),
+            bands=work.bands,
+            rows=work.rows,
+            band_sets=work.sets,
+            **lsh.curve_summary(work.bands, work.rows, cfg.threshold, work.sets),
             s_curve=curve,
         ),
         stats=DedupStats(
@@ -618,7 +610,7 @@ def finalize(
             clusters=ClusterStats.model_validate(stats),
         ),
     )
-    lsh.plot_s_curve(plan.bands, plan.rows, cfg.threshold, fs.join(out, "s_curve.svg"), plan.sets)
+    lsh.plot_s_curve(work.bands, work.rows, cfg.threshold, fs.join(out, "s_curve.svg"), work.sets)
     fs.atomic_write(fs.join(out, "clusters.md"), cluster_examples(examples))
     dataset.write_manifest(out, manifest)
     return manifest

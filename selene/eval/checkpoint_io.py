@@ -27,12 +27,16 @@ from typing import Any
 
 import sentencepiece
 import torch
+from pydantic import ValidationError
 
 from selene.errors import ConfigError, InputError
-from selene.manifest import TokenizeManifest
+from selene.io.dataset import MANIFEST
+from selene.tokenize.manifest import TokenizeManifest, token_manifest
 from selene.train import checkpoint as ckpt
 from selene.train.checkpoint import META, complete_steps, step_dir
-from selene.train.model import ModelArgs, Transformer
+from selene.train.config import ModelConfig
+from selene.train.host import reuse_freed_memory
+from selene.train.model import ModelArgs, Transformer, model_args
 
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 
@@ -121,11 +125,6 @@ def model_args_of(meta: dict[str, Any], path: str) -> ModelArgs:
         raise InputError(
             f"{os.path.join(path, META)} has neither model_args nor config.model: it does not say which model it holds"
         )
-    from pydantic import ValidationError
-
-    from selene.config import ModelConfig
-    from selene.train.model import model_args
-
     emb = ckpt.read_dcp_metadata(path).state_dict_metadata.get("model.tok_embeddings.weight")
     size = getattr(emb, "size", None)
     if not size:
@@ -164,8 +163,6 @@ def load_model(
     The weights are read as saved (float32) and then cast to `dtype` (`cast`); eval scores in float32,
     generation on CUDA defaults to bf16 (`pick_dtype`)."""
     if torch.device(device).type == "cpu":
-        from selene.train.host import reuse_freed_memory
-
         reuse_freed_memory()  # a CPU forward's activations are reused, not page-faulted in each time
     path = resolve(checkpoint)
     meta = read_meta(path)
@@ -205,8 +202,6 @@ def cast(model: Transformer, dtype: torch.dtype) -> Transformer:
 
 def _token_manifest(meta: dict[str, Any]) -> tuple[TokenizeManifest, str] | None:
     """The tokenize manifest next to the first training data prefix that has one, and its path."""
-    from selene.io.dataset import MANIFEST, token_manifest
-
     for prefix in meta.get("config", {}).get("data", {}).get("prefixes", []) or []:
         if (m := token_manifest(prefix)) is not None:
             return m, os.path.join(os.path.dirname(prefix) or ".", MANIFEST)

@@ -33,6 +33,7 @@ import torch
 
 from selene.errors import ConfigError, OutputError, SeleneError
 from selene.eval.checkpoint_io import check_vocab, eod_id, load_model, tokenizer
+from selene.train.dims import whole
 from selene.train.model import ModelArgs, Transformer
 
 # Written last into every export: what `--overwrite` recognises as a previous export (and nothing else).
@@ -60,8 +61,6 @@ def rope_permute(w: torch.Tensor, n_heads: int) -> torch.Tensor:
 def hf_state_dict(model: Transformer, args: ModelArgs) -> dict[str, torch.Tensor]:
     """selene parameter FQNs → `LlamaForCausalLM` names; lm_head left out when tied (transformers re-ties).
     A sharded (FSDP/TP) model's parameters are gathered whole."""
-    from selene.train.dims import whole
-
     src = {k: whole(v).detach().float().contiguous() for k, v in model.state_dict().items()}
     out: dict[str, torch.Tensor] = {"model.embed_tokens.weight": src["tok_embeddings.weight"]}
     names = {

@@ -368,7 +368,7 @@ def evaluate(
 
         import lm_eval
 
-        from selene.eval.lm import SeleneLM
+        from selene.eval.lm import SeleneLM  # lazy: lm_eval (0.3 s) stays out of eval summary/artifacts
 
         lm = SeleneLM(checkpoint, batch_size=batch_size, device=device, seed=seed)
         raw = lm_eval.simple_evaluate(

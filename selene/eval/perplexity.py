@@ -22,6 +22,11 @@ from typing import Any
 from lm_eval.utils import get_rolling_token_windows, make_disjoint_window
 
 from selene.errors import ConfigError, InputError
+from selene.eval import checkpoint_io
+from selene.eval.lm import SeleneLM
+from selene.tokenize.indexed import IndexedDataset
+from selene.train.checkpoint import check_tokenizer
+from selene.train.data import split_documents, tokenizer_sha256
 
 
 def heldout_perplexity(
@@ -40,10 +45,6 @@ def heldout_perplexity(
     `prefixes` when the token data moved. `max_documents` caps the documents scored (the first ones
     of each prefix's held-out split, in id order) for a quick estimate.
     """
-    from selene.eval.lm import SeleneLM
-    from selene.tokenize.indexed import IndexedDataset
-    from selene.train.data import split_documents
-
     lm = SeleneLM(checkpoint, batch_size=batch_size, device=device)
     data_cfg = _data_config(lm)
     prefixes = prefixes if prefixes is not None else list(data_cfg.get("prefixes") or [])
@@ -51,10 +52,6 @@ def heldout_perplexity(
     seed = int(seed if seed is not None else data_cfg.get("seed", 1234))
     if not prefixes:
         raise ConfigError(f"checkpoint {lm.checkpoint} names no token data prefixes; pass prefixes=[...]")
-
-    from selene.eval import checkpoint_io
-    from selene.train.checkpoint import check_tokenizer
-    from selene.train.data import tokenizer_sha256
 
     meta = checkpoint_io.read_meta(lm.checkpoint)
     eod = lm.eot_token_id
@@ -99,8 +96,6 @@ def heldout_perplexity(
 
 
 def _data_config(lm: Any) -> dict[str, Any]:
-    from selene.eval import checkpoint_io
-
     meta = checkpoint_io.read_meta(lm.checkpoint)
     data = meta.get("config", {}).get("data", {})
     return data if isinstance(data, dict) else {}

@@ -18,10 +18,10 @@ from rich.table import Table
 
 from selene.artifacts import Artifact, Markdown
 from selene.artifacts import Table as TableArtifact
-from selene.config import EvalConfig
 from selene.errors import ConfigError, InputError
 from selene.eval import harness
-from selene.eval.checkpoint_io import resolve
+from selene.eval.checkpoint_io import pick_device, resolve
+from selene.eval.config import EvalConfig
 from selene.eval.tasks import suites
 from selene.executor import Mapper
 from selene.io.dataset import StageResult
@@ -30,8 +30,6 @@ from selene.io.dataset import StageResult
 def device_of(cfg: EvalConfig) -> str:
     """``eval.device``, ``auto`` resolved: cuda when torch sees a GPU, else cpu (`ConfigError` for cuda
     where there is none). Scoring runs in float32 on either (`selene.eval.lm`)."""
-    from selene.eval.checkpoint_io import pick_device
-
     return pick_device(cfg.device).type
 
 
@@ -55,10 +53,10 @@ def run_eval(cfg: EvalConfig, out: str | None = None, settings: dict[str, Any] |
         if refs:
             summary["reference"] = refs
         if cfg.perplexity:
-            from selene.eval.perplexity import heldout_perplexity
+            from selene.eval import perplexity  # lazy: lm_eval (0.3 s) stays out of summary and artifacts
 
             try:
-                ppl = heldout_perplexity(
+                ppl = perplexity.heldout_perplexity(
                     ckpt, device=device, batch_size=cfg.batch_size, max_documents=cfg.perplexity_documents
                 )
             except InputError as e:  # e.g. a corpus too small to hold documents out: report, do not fail the run

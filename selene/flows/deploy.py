@@ -19,19 +19,19 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 from prefect import flow
 from prefect.deployments.runner import EntrypointType, RunnerDeployment
 
 from selene import registry
-from selene.config import PipelineConfig, load_pipeline_config
+from selene.config.pipeline import PipelineConfig, load_pipeline_config
 from selene.errors import ConfigError
 from selene.flows.pipeline import pipeline_flow
 from selene.flows.stage import run_flow
 from selene.pipeline import claim, job
-from selene.registry import NAMES as STAGES
 
 
 def _load(config_path: str) -> PipelineConfig:
@@ -65,10 +65,18 @@ def _stage_wrapper(stage: registry.Stage) -> Any:
     return flow(name=f"selene-{stage.name}", log_prints=True)(run_from_file)
 
 
-STAGE_FLOWS: dict[str, Callable[..., Any]] = {s.name: _stage_wrapper(s) for s in registry.STAGES}
-"""Stage name → its wrapper flow (deployment `selene-<stage>/<config name>`); each is also a
-module attribute ``run_<stage>_from_file``, the entrypoints of prefect.yaml."""
-globals().update({f"run_{name}_from_file": fl for name, fl in STAGE_FLOWS.items()})
+@cache
+def stage_file_flow(name: str) -> Any:
+    """The wrapper flow of registered stage `name` (deployment `selene-<stage>/<config name>`)."""
+    return _stage_wrapper(registry.get(name))
+
+
+def __getattr__(attr: str) -> Any:
+    """``run_<stage>_from_file``: the entrypoints of prefect.yaml, one per registered stage."""
+    name = attr.removeprefix("run_").removesuffix("_from_file")
+    if attr.startswith("run_") and attr.endswith("_from_file") and name in registry.BY_NAME:
+        return stage_file_flow(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
 
 
 # -------------------------------------------------------------------------------- deployments
@@ -81,16 +89,16 @@ def build_deployments(config_path: str, *, only: Sequence[str] | None = None) ->
     """
     path = os.path.abspath(config_path)
     cfg = _load(path)
-    names = list(only) if only is not None else ["pipeline", *STAGES]
-    unknown = sorted(set(names) - {"pipeline", *STAGES})
+    stages = registry.NAMES
+    names = list(only) if only is not None else ["pipeline", *stages]
+    unknown = sorted(set(names) - {"pipeline", *stages})
     if unknown:
         raise ConfigError(
-            f"unknown deployment(s) {', '.join(unknown)}; choose from pipeline, {', '.join(STAGES)}"
+            f"unknown deployment(s) {', '.join(unknown)}; choose from pipeline, {', '.join(stages)}"
         )
-    flows: dict[str, Any] = {"pipeline": run_pipeline_from_file, **STAGE_FLOWS}
     out: list[RunnerDeployment] = []
     for name in names:
-        fl = flows[name]
+        fl: Any = run_pipeline_from_file if name == "pipeline" else stage_file_flow(name)
         out.append(
             fl.to_deployment(
                 name=cfg.name,

@@ -15,13 +15,13 @@ from prefect import flow
 from prefect.artifacts import create_markdown_artifact, create_progress_artifact, update_progress_artifact
 
 from selene import executor
-from selene.config import PipelineConfig
+from selene.config.pipeline import PipelineConfig
 from selene.errors import Stopped
 from selene.flows import live
 from selene.flows.stage import engine_settings, run_flow
+from selene.job import Job, checked
 from selene.pipeline import run_pipeline
 from selene.report import build_report
-from selene.runner import Job, checked
 
 
 @flow(name="selene-pipeline", log_prints=True, validate_parameters=False, flow_run_name="pipeline {cfg.name}")

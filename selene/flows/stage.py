@@ -1,6 +1,6 @@
 """Every registered stage as a Prefect flow: one factory, no per-stage code.
 
-A stage flow runs the same `selene.runner.execute` as a command without Prefect; only the mapper
+A stage flow runs the same `selene.job.execute` as a command without Prefect; only the mapper
 differs. `PrefectMapper` groups a step's items into a few task runs (`selene.executor.chunks`), so a
 one-document input is one task per step and a thousand files on four workers are eight, each with
 Prefect's state, retry and timing; CPU-bound work goes to a process pool (forkserver) while the
@@ -31,7 +31,7 @@ from selene.artifacts import Artifact, Markdown, Table
 from selene.errors import SeleneError, Stopped
 from selene.executor import INLINE_SECONDS, RETRIES, chunks, local_kind, process_pool, report
 from selene.flows import live
-from selene.runner import Job, execute
+from selene.job import Job, execute
 
 T = TypeVar("T")
 

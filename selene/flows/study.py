@@ -7,9 +7,9 @@ from typing import Any
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
-from selene.config import ScalingStudyConfig
 from selene.flows.stage import engine_settings, publish
 from selene.plan import study
+from selene.plan.config import ScalingStudyConfig
 
 
 def _as_task(name: str, fn: Any, *args: Any) -> Any:

@@ -17,7 +17,7 @@ import unicodedata
 import ftfy
 from ftfy.chardata import HTML_ENTITY_RE
 
-from selene.config import CleanConfig
+from selene.ingest.config import CleanConfig
 
 __all__ = ["clean_text", "fix_text"]
 

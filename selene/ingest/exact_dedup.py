@@ -12,6 +12,7 @@ import numpy as np
 import pyarrow as pa
 import xxhash
 
+from selene import executor
 from selene.io import dataset, fs
 
 # ASCII punctuation and control bytes → space; letters, digits, '_', whitespace and UTF-8 bytes kept.
@@ -43,8 +44,6 @@ BYTES_PER_DOC = 96  # a bucket task per document of its bucket: hashes, ids, sor
 
 def buckets_for(n_docs: int) -> int:
     """Buckets so that one fits a task's memory budget (`executor.task_memory`); at least 16."""
-    from selene import executor
-
     return max(16, -(-n_docs * BYTES_PER_DOC // max(1, executor.task_memory() // 2)))
 
 

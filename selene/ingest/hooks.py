@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from selene.artifacts import Artifact, Markdown, Table
-from selene.config import IngestConfig
+from selene.ingest.config import IngestConfig
+from selene.ingest.manifest import IngestManifest
 from selene.ingest.stage import preflight, summary_rows
 from selene.io.dataset import StageResult
-from selene.manifest import IngestManifest
 
 
 def check(inp: str | None, out: str, cfg: IngestConfig) -> None:

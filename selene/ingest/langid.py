@@ -16,8 +16,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from selene.config import LangIdConfig
 from selene.errors import SeleneError
+from selene.ingest.config import LangIdConfig
 
 __all__ = ["LanguageIdentifier", "default_model_path"]
 

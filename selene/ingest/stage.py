@@ -29,25 +29,18 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from selene import __version__, executor
-from selene.config import IngestConfig, SourceSpec
 from selene.errors import InputError, UsageError
 from selene.executor import Mapper, serial_map
 from selene.ingest import exact_dedup
 from selene.ingest.clean import clean_text
+from selene.ingest.config import IngestConfig, SourceSpec
 from selene.ingest.filters import FilterChain
 from selene.ingest.html import check_extractor
 from selene.ingest.langid import LanguageIdentifier
+from selene.ingest.manifest import FileStats, IngestInput, IngestManifest, IngestStats
 from selene.ingest.readers import ReadStats, detect_format, read_records
 from selene.io import dataset, fs
-from selene.manifest import (
-    FileStats,
-    IngestInput,
-    IngestManifest,
-    IngestStats,
-    ShardEntry,
-    SourceStats,
-    StageManifest,
-)
+from selene.manifest import ShardEntry, SourceStats, StageManifest
 
 CANDIDATE_SCHEMA = pa.schema(
     [*dataset.DOC_SCHEMA, pa.field("h1", pa.uint64(), nullable=False), pa.field("h2", pa.uint64(), nullable=False)]
@@ -449,14 +442,6 @@ def summary_rows(manifest: StageManifest) -> list[dict[str, Any]]:
         {"source": src, "in": st.documents_in, "kept": st.kept, "removed": sum(st.removed.values())}
         for src, st in manifest.stats.per_source.items()
     ]
-
-
-def reason_totals(manifest: StageManifest) -> list[tuple[str, int]]:
-    """Removal reasons over all sources, most frequent first."""
-    total: Counter[str] = Counter()
-    for st in manifest.stats.per_source.values():
-        total.update(st.removed)
-    return sorted(total.items(), key=lambda x: (-x[1], x[0]))
 
 
 __all__ = ["IngestResult", "InputFile", "Mapper", "process_file", "run_ingest", "serial_map", "write_shard"]

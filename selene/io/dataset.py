@@ -21,14 +21,9 @@ import pyarrow.parquet as pq
 
 from selene.errors import InputError, SeleneError, UsageError
 from selene.io import fs, integrity
-from selene.manifest import (
-    AnyManifest,
-    DocumentManifest,
-    ShardEntry,
-    StageManifest,
-    TokenizeManifest,
-    parse_manifest,
-)
+from selene.io.manifests import parse_manifest
+from selene.manifest import DocumentManifest, ShardEntry, StageManifest
+from selene.manifest import StageManifest as AnyManifest
 
 DOC_SCHEMA = pa.schema(
     [
@@ -415,12 +410,6 @@ def damaged_files(directory: str, m: Any) -> list[str]:
         if not fs.exists(path) or fs.size(path) != entry.bytes or fs.sha256_file(path) != entry.sha256:
             bad.append(entry.name)
     return bad
-
-
-def token_manifest(prefix: str) -> TokenizeManifest | None:
-    """The tokenize manifest next to the token data `prefix` (``<dir>/<name>`` of ``.bin``/``.idx``),
-    or None when there is none (token data made by another tool)."""
-    return read_manifest(os.path.dirname(prefix) or ".", TokenizeManifest)
 
 
 def to_meta_json(meta: dict[str, Any]) -> str:

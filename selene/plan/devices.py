@@ -115,7 +115,7 @@ def device(name: str, calibration: str | Path | None = None) -> DeviceSpec:
 
 def read_calibration_json(p: Path) -> dict[str, Any]:
     """The JSON object of a calibration file, or a ConfigError naming the file and the problem."""
-    from selene.config import read_config_text
+    from selene.config import read_config_text  # lazy: pydantic, yaml: calibration files only
 
     text = read_config_text(p, "calibration file", " (write one with `selene scaling-study`)")
     try:

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from selene.plan.devices import DeviceSpec
-from selene.plan.serve import Efficiency, ServeModel, ServeRequest, _Layout, shape_from_preset
+from selene.plan.serve_cost import Efficiency, ServeModel, ServeRequest, _Layout, shape_from_preset
 
 CPU_NAME = "cpu"
 
@@ -85,7 +85,7 @@ def measure_device() -> DeviceSpec:
     """Peak fp32 matmul rate, copy bandwidth and memory of this machine, at torch's thread count."""
     import torch
 
-    from selene.train.flops import measured_matmul_tflops
+    from selene.train.flops import measured_matmul_tflops  # lazy: torch only for a measured study
 
     peak = max(measured_matmul_tflops(torch.device("cpu"), torch.float32, n=1024, repeat=5) for _ in range(3))
     src = torch.ones(64 * 2**20)  # 256 MiB
@@ -108,10 +108,10 @@ def measure(
     """Greedy batched generation of `preset` (random weights, fp32) at every batch × prompt length."""
     import torch
 
-    from selene.eval.generate import generate_batch
-    from selene.train.args import PRESETS
-    from selene.train.host import reuse_freed_memory
-    from selene.train.model import Transformer
+    from selene.eval.generate import generate_batch  # lazy: torch only for a measured study
+    from selene.train.args import PRESETS  # lazy: with the torch imports of a measured study
+    from selene.train.host import reuse_freed_memory  # lazy: torch only for a measured study
+    from selene.train.model import Transformer  # lazy: torch only for a measured study
 
     reuse_freed_memory()  # as `selene generate` runs (selene.eval.checkpoint_io.load_model)
     args = dataclasses.replace(PRESETS[preset], vocab_size=vocab, max_seq_len=max(prompts) + output + 1)
@@ -135,7 +135,7 @@ def measure(
 
 def predict(point: Point, dev: DeviceSpec, eff: Efficiency, vocab: int = 32000) -> Point:
     """The serving planner's TTFT and ITL for `point` (TP 1, PP 1, its batch, fp32 weights and KV),
-    from the planner's own layout model (`selene.plan.serve._Layout`, what `make_serve_plan` ranks)."""
+    from the planner's own layout model (`selene.plan.serve_cost._Layout`, what `make_serve_plan` ranks)."""
     shape = shape_from_preset(point.preset, vocab)
     req = ServeRequest(
         ServeModel(shape, shape.kv_heads), 1, dev, point.prompt, point.output, point.batch, "fp32", "fp32",
@@ -176,9 +176,9 @@ def measure_overheads(vocab: int = 32000, layers: Sequence[int] = (1, 4, 16), st
     layer, sampling, the loop). Returns (seconds per layer, seconds per forward)."""
     import torch
 
-    from selene.eval.generate import generate_batch
-    from selene.train.args import PRESETS
-    from selene.train.model import Transformer
+    from selene.eval.generate import generate_batch  # lazy: torch only for a measured study
+    from selene.train.args import PRESETS  # lazy: with the torch imports of a measured study
+    from selene.train.model import Transformer  # lazy: torch only for a measured study
 
     xs, ys = [], []
     for n in layers:

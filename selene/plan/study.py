@@ -29,13 +29,18 @@ from typing import Any
 import numpy as np
 import torch
 
-from selene.config import ScalingStudyConfig, StudyRun, TrainConfig
+from selene.artifacts import Markdown, Table, svg_image
 from selene.errors import ConfigError
+from selene.executor import python_module
+from selene.plan.config import ScalingStudyConfig, StudyRun
 from selene.plan.cost import Layout, Shape, estimate
 from selene.plan.devices import DEVICES, DeviceSpec
 from selene.plan.planner import layout_from_train_config
+from selene.tokenize.indexed import IndexedWriter, choose_dtype
+from selene.train.config import TrainConfig
 from selene.train.dims import ParallelDims
 from selene.train.flops import measured_matmul_tflops
+from selene.train.launch import launch
 from selene.train.metrics import read_metrics
 from selene.train.model import model_args
 
@@ -117,7 +122,6 @@ def allreduce_gbps() -> tuple[float, float]:
     import subprocess
     import tempfile
 
-    from selene.executor import python_module
 
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "probe.json")
@@ -141,7 +145,6 @@ def device_spec(cfg: ScalingStudyConfig) -> DeviceSpec:
 
 def synthetic_tokens(out: str, cfg: ScalingStudyConfig) -> str:
     """Random documents (seeded) as an indexed dataset: enough tokens for the largest run."""
-    from selene.tokenize.indexed import IndexedWriter, choose_dtype
 
     prefix = os.path.join(out, DATA_PREFIX)
     if os.path.exists(prefix + ".idx"):
@@ -193,7 +196,6 @@ def train_config(run: StudyRun, cfg: ScalingStudyConfig, prefix: str, device: st
 
 def run_one(run: StudyRun, cfg: ScalingStudyConfig, prefix: str, device: str) -> dict[str, Any]:
     """Train `run` for cfg.steps (or reuse its finished metrics) and return what was measured."""
-    from selene.train.launch import launch
 
     tcfg = train_config(run, cfg, prefix, device)
     out = os.path.join(cfg.out, "runs", run.name)
@@ -392,7 +394,6 @@ def run_study(cfg: ScalingStudyConfig, call: Any = None) -> dict[str, Any]:
 
 
 def artifacts(cfg: ScalingStudyConfig, result: dict[str, Any]) -> list[Any]:
-    from selene.artifacts import Markdown, Table, svg_image
 
     rows = [
         {k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items() if k != "work_per_layer_flops"}

@@ -1,12 +1,18 @@
-"""The tokenize stage's checks before it runs and its dashboard artifacts (see `selene.registry`)."""
+"""The tokenize stage's checks before it runs, its dashboard artifacts and its part of the run
+report (see `selene.registry`)."""
 
 from __future__ import annotations
 
+import os
+
+from rich.console import Console
+
 from selene.artifacts import Artifact, Table
-from selene.config import TokenizeConfig
 from selene.io import dataset, fs
 from selene.io.dataset import StageResult
-from selene.manifest import TokenizeManifest
+from selene.summary import documents
+from selene.tokenize.config import TokenizeConfig
+from selene.tokenize.manifest import TokenizeManifest
 
 
 def check(inp: str, out: str, cfg: TokenizeConfig) -> None:
@@ -22,3 +28,21 @@ def artifacts(result: StageResult[TokenizeManifest], cfg: TokenizeConfig) -> lis
     rows = [{"source": s, "documents": v.documents_in, "tokens": v.tokens} for s, v in m.stats.per_source.items()]
     return [Table("tokenize-stats", rows,
                   f"Tokens per source in `{result.out}` (vocab {tok.vocab_size}, EOD id {tok.eod_id}, {m.dtype})")]
+
+
+def report_section(out: str, run_dir: str) -> tuple[str, list[str]]:
+    """The run report's tokens section: tokens per source, the vocabulary and EOD id."""
+    m = dataset.read_manifest(out) if os.path.isdir(out) else None
+    if not isinstance(m, TokenizeManifest):
+        return "Tokens", ["(not tokenized yet)"]
+    st, tok = m.stats, m.tokenizer
+    lines = [f"{st.tokens:,} tokens in {st.sequences:,} documents; vocabulary {tok.vocab_size}, "
+             f"EOD id {tok.eod_id}, dtype {m.dtype}.", "", "| source | documents | tokens |", "|---|---:|---:|"]
+    lines += [f"| {s} | {v.documents_in} | {v.tokens or 0:,} |" for s, v in st.per_source.items()]
+    return "Tokens", lines
+
+
+def summary(result: StageResult[TokenizeManifest], console: Console) -> None:
+    """The documents table with the token counts; the files are the token data and the tokenizer."""
+    prefix = result.manifest.prefix if result.manifest is not None else ""
+    documents(result, console, files=f"{prefix}.bin/.idx and tokenizer.model")

@@ -20,9 +20,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import sentencepiece as spm
 
-from selene.config import TokenizeConfig
 from selene.errors import ConfigError, InputError
 from selene.io import dataset, fs
+from selene.tokenize.config import TokenizeConfig
 
 _EXTRA_PIECES = ["\n", "\t"]
 _NUMPY_OUT = hasattr(spm.SentencePieceProcessor, "EncodeAsNumpy")  # out_type="numpy" (0.2.1+)

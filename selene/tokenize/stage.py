@@ -20,21 +20,14 @@ import numpy as np
 import pyarrow.compute as pc
 
 from selene import __version__, executor
-from selene.config import TokenizeConfig
 from selene.errors import InputError
 from selene.executor import Mapper, serial_map
 from selene.faults import failpoint
 from selene.io import dataset, fs
-from selene.manifest import (
-    DatasetInputs,
-    DocumentManifest,
-    FileEntry,
-    SourceStats,
-    TokenizeManifest,
-    TokenizerInfo,
-    TokenizeStats,
-)
+from selene.manifest import DatasetInputs, DocumentManifest, FileEntry, SourceStats
 from selene.tokenize import indexed, spm
+from selene.tokenize.config import TokenizeConfig
+from selene.tokenize.manifest import TokenizeManifest, TokenizerInfo, TokenizeStats
 
 WORK = dataset.WORK
 TOKENIZER = "tokenizer.model"

@@ -28,6 +28,8 @@ import signal
 import socket
 import sys
 
+from selene.executor import die_with
+
 ERRORS_ENV = "SELENE_RANK_ERRORS"
 LAUNCHER_ENV = "SELENE_TRAIN_LAUNCHER"
 """The pid of the `selene train` process that started this agent: the agent ends when it ends."""
@@ -73,8 +75,6 @@ def follow_launcher() -> None:
     SIGKILL of the command leaves no agent, hence no rank, training on."""
     launcher = os.environ.get(LAUNCHER_ENV, "")
     if launcher.isdigit():
-        from selene.executor import die_with
-
         die_with(int(launcher))
 
 

@@ -10,8 +10,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Literal
 
-from selene.config import ModelConfig
 from selene.errors import ConfigError
+from selene.train.config import ModelConfig
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ from torch.distributed.checkpoint.state_dict import (
 from torch.distributed.checkpoint.stateful import Stateful
 
 from selene.errors import ConfigError, InputError, OutputError, SeleneError
+from selene.procs import home
 from selene.train.model import ModelArgs, Transformer
 
 META = "meta.json"
@@ -575,8 +576,6 @@ class _DigestCache:
     def load(cls) -> _DigestCache:
         if os.environ.get("SELENE_DIGEST_CACHE", "").strip().lower() in ("0", "off", "false", "no"):
             return cls(None, None)
-        from selene.server import home
-
         file = str(home() / "cache" / "checkpoint-sha256.json")
         return cls(cls._read(file), file)
 

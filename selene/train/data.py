@@ -18,10 +18,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from selene.config import TrainDataConfig
 from selene.errors import ConfigError, InputError
 from selene.tokenize.gpt_dataset import BlendedDataset, GPTDataset, SampleDataset
 from selene.tokenize.indexed import IndexedDataset
+from selene.tokenize.manifest import token_manifest
+from selene.train.checkpoint import sha256_of
+from selene.train.config import TrainDataConfig
 
 
 @dataclass
@@ -109,9 +111,6 @@ def tokenizer_file(prefixes: list[str]) -> str | None:
 def tokenizer_sha256(prefixes: list[str]) -> str | None:
     """The fingerprint of the data's tokenizer: sha256 of its ``tokenizer.model``, else the one its
     tokenize manifest records; None for token data that has neither."""
-    from selene.io.dataset import token_manifest
-    from selene.train.checkpoint import sha256_of
-
     if (tok := tokenizer_file(prefixes)) is not None:
         return sha256_of(tok)
     for prefix in prefixes:
@@ -125,8 +124,6 @@ def data_fingerprints(prefixes: list[str]) -> list[str | None]:
     every data stage before it, and its settings); None for token data without a manifest. A
     checkpoint records them, so a run can tell that the data changed under it
     (`selene.train.renew`)."""
-    from selene.io.dataset import token_manifest
-
     return [m.fingerprint if (m := token_manifest(p)) is not None else None for p in prefixes]
 
 

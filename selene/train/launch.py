@@ -36,13 +36,23 @@ import yaml
 from pydantic import ValidationError
 
 from selene import errors
-from selene.config import PipelineConfig, TrainConfig, format_validation_error, load_yaml
+from selene.config import format_validation_error, load_yaml
+from selene.config.pipeline import PipelineConfig
 from selene.errors import ConfigError, InputError, OutputError, SeleneError
-from selene.executor import python_module
+from selene.executor import on_stop_request, python_module
+from selene.io.dataset import MANIFEST
+from selene.tokenize.indexed import bin_path, idx_path, validate
+from selene.tokenize.manifest import token_manifest
+from selene.train import checkpoint
 from selene.train.agent import ERRORS_ENV, LAUNCHER_ENV
+from selene.train.checkpoint import complete_steps, sha256_of, step_dir
+from selene.train.config import TrainConfig
+from selene.train.data import tokenizer_sha256
 from selene.train.dims import ParallelDims, check_tp_heads
 from selene.train.host import allocator_choice
+from selene.train.metrics import read_metrics
 from selene.train.model import ModelArgs, model_args
+from selene.train.renew import check_data_unchanged
 
 
 def load_train_config(path: str, overrides: list[str]) -> tuple[TrainConfig, str]:
@@ -96,10 +106,6 @@ def check_layout(cfg: TrainConfig, world_size: int) -> ParallelDims:
 def check_data(cfg: TrainConfig) -> None:
     """Every data prefix is a complete token dataset (`indexed.validate`) that agrees with its tokenize
     manifest (file sizes), and the prefixes share one tokenizer that fits the model's vocabulary."""
-    from selene.io.dataset import MANIFEST, token_manifest
-    from selene.tokenize.indexed import bin_path, idx_path, validate
-    from selene.train.checkpoint import sha256_of
-
     prefixes = cfg.data.prefixes
     if not prefixes:
         raise ConfigError("train.data.prefixes is empty: give the token dataset prefix (e.g. runs/x/tokenize/data_text_document)")
@@ -157,7 +163,7 @@ def _found(prefix: str) -> str:
 
 
 def expected_model(cfg: TrainConfig) -> ModelArgs:
-    from selene.train.loop import vocab_size_of
+    from selene.train.loop import vocab_size_of  # lazy: the training stack (0.7 s) stays out of `selene plan`
 
     return model_args(cfg.model, vocab_size_of(cfg))
 
@@ -166,10 +172,7 @@ def check_checkpoint(cfg: TrainConfig, out: str, args: ModelArgs) -> str | None:
     """The checkpoint this run would start from (None: step 0), checked against the model `args` and
     the data's tokenizer (`checkpoint.check_resume`), the data it was trained on when it is this
     run's own (`renew.check_data_unchanged`) and its meta.json's data cursor."""
-    from selene.train import checkpoint
-    from selene.train.data import tokenizer_sha256
-    from selene.train.loop import resume_state
-    from selene.train.renew import check_data_unchanged
+    from selene.train.loop import resume_state  # lazy: the training stack (0.7 s) stays out of `selene plan`
 
     source = checkpoint.resume_source(os.path.join(out, "checkpoints"), cfg.checkpoint.load, cfg.checkpoint.resume)
     if source is not None:
@@ -275,8 +278,6 @@ def launch(
         ERRORS_ENV: errors_dir, LAUNCHER_ENV: str(os.getpid()),
     }  # fmt: skip
     stop = _Stop()
-    from selene.executor import on_stop_request
-
     try:
         with on_stop_request(stop.request):  # Cancel in the dashboard: as one SIGTERM
             returncode = run_agent(cmd, env, stop)
@@ -292,9 +293,6 @@ def launch(
 
 def stopped(stop: _Stop, out: str) -> errors.Stopped:
     """The one line a stopped run ends with: why, the step it reached, its checkpoint."""
-    from selene.train.checkpoint import complete_steps, step_dir
-    from selene.train.metrics import read_metrics
-
     root = os.path.join(out, "checkpoints")
     steps = complete_steps(root)
     try:

@@ -21,10 +21,11 @@ from typing import Any
 import torch
 import torch.distributed as dist
 
-from selene.config import TrainConfig
 from selene.errors import ConfigError, InputError
 from selene.tokenize.gpt_dataset import Cursor, take
+from selene.tokenize.manifest import token_manifest
 from selene.train import checkpoint
+from selene.train.config import TrainConfig
 from selene.train.data import (
     build_data,
     check_token_ids,
@@ -78,8 +79,6 @@ def vocab_size_of(cfg: TrainConfig) -> int:
     """The model's vocabulary: configured, or the tokenizer's (manifest next to the token data)."""
     if cfg.model.vocab_size:
         return cfg.model.vocab_size
-    from selene.io.dataset import token_manifest
-
     for prefix in cfg.data.prefixes:
         if (m := token_manifest(prefix)) is not None:
             return m.tokenizer.vocab_size

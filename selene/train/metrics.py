@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 if TYPE_CHECKING:
-    from selene.config import TrainConfig
+    from selene.train.config import TrainConfig
 
 _console = Console(stderr=True)
 

@@ -20,7 +20,7 @@ from torch.distributed.tensor import DTensor
 from torch.distributed.tensor.parallel import loss_parallel
 
 from selene.train.dims import ParallelDims, whole
-from selene.train.pipeline import PipelineRunner
+from selene.train.pipeline_parallel import PipelineRunner
 
 
 class ParallelModel:

@@ -34,12 +34,12 @@ from torch.distributed.tensor.parallel import (
 )
 from torch.distributed.tensor.placement_types import Placement
 
-from selene.config import ParallelConfig
 from selene.errors import ConfigError
+from selene.train.config import ParallelConfig
 from selene.train.dims import ParallelDims, check_tp_heads
 from selene.train.model import ModelArgs, Transformer
 from selene.train.parallel_model import ParallelModel
-from selene.train.pipeline import PipelineRunner, build_schedule, pipeline_split
+from selene.train.pipeline_parallel import PipelineRunner, build_schedule, pipeline_split
 
 __all__ = [
     "ParallelModel",

@@ -22,17 +22,18 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from selene.config import TrainConfig
 from selene.errors import ConfigError, OutputError, SeleneError
+from selene.io import dataset
+from selene.tokenize.manifest import TokenizeManifest
 from selene.train import checkpoint
+from selene.train.config import TrainConfig
+from selene.train.data import data_fingerprints, tokenizer_sha256
 
 
 def data_change(meta: dict[str, Any], prefixes: list[str]) -> str | None:
     """What differs between the token data a checkpoint (its `meta`) was trained on and `prefixes`
     now: the tokenize fingerprint of a prefix, or the tokenizer; None when nothing known differs
     (a checkpoint or token data without the record is taken as unchanged)."""
-    from selene.train.data import data_fingerprints, tokenizer_sha256
-
     changes = []
     saved = meta.get("data_fingerprints")
     if isinstance(saved, list) and saved:
@@ -96,8 +97,5 @@ def _prefixes(inp: str | None, cfg: TrainConfig) -> list[str]:
     """The data prefixes the train stage will read: the configured ones, else the tokenize output's."""
     if cfg.data.prefixes:
         return list(cfg.data.prefixes)
-    from selene.io import dataset
-    from selene.manifest import TokenizeManifest
-
     m = dataset.read_manifest(inp, TokenizeManifest) if inp else None
     return [os.path.join(inp, m.prefix)] if inp and m is not None else []

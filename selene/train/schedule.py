@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from selene.config import BatchConfig, OptimConfig
+from selene.train.config import BatchConfig, OptimConfig
 
 
 def lr_at(step: int, cfg: OptimConfig, total_steps: int) -> float:

@@ -15,15 +15,17 @@ from rich.console import Console
 
 from selene import executor
 from selene.artifacts import Artifact, Markdown, svg_image
-from selene.config import TrainConfig
 from selene.errors import ConfigError, InputError
 from selene.executor import Mapper
 from selene.io import dataset
 from selene.io.dataset import StageResult
-from selene.manifest import TokenizeManifest
+from selene.tokenize.manifest import TokenizeManifest
 from selene.train import checkpoint
-from selene.train.launch import launch
+from selene.train.config import TrainConfig
+from selene.train.data import tokenizer_sha256
+from selene.train.launch import expected_model, launch
 from selene.train.metrics import loss_curve_svg, read_metrics
+from selene.train.model import model_args
 
 
 def run_train(
@@ -137,10 +139,6 @@ class _Watch:
 def _check_reuse(path: str, cfg: TrainConfig) -> None:
     """The finished checkpoint `path` is of the model `cfg` asks for (`checkpoint.check_resume`); when
     the vocabulary cannot be known any more (no vocab_size, data gone), the checkpoint's is taken."""
-    from selene.train.data import tokenizer_sha256
-    from selene.train.launch import expected_model
-    from selene.train.model import model_args
-
     try:
         args = expected_model(cfg)
     except ConfigError:

@@ -22,9 +22,10 @@ import traceback
 
 import torch.distributed as dist
 
-from selene.config import TrainConfig
 from selene.errors import InputError, SeleneError
+from selene.executor import die_with
 from selene.train.agent import ERRORS_ENV
+from selene.train.config import TrainConfig
 
 
 def read_config(config_path: str) -> TrainConfig:
@@ -60,11 +61,9 @@ def main(argv: list[str]) -> int:
     config_path, out = argv
     errors_dir = os.environ.get(ERRORS_ENV)
     if errors_dir:  # under `selene train`: a rank dies with the torchrun agent that started it
-        from selene.executor import die_with
-
         die_with(os.getppid())
     try:
-        from selene.train.loop import run
+        from selene.train.loop import run  # lazy: after die_with, and a failed import is this rank's report
 
         run(read_config(config_path), out)
     except (KeyboardInterrupt, SystemExit):

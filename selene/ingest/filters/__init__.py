@@ -10,21 +10,26 @@ only) and ``check`` on the cleaned text.
 * :mod:`.registry`: name → class; the built-ins by name, anyone's as ``module:Class``.
 * :mod:`.doc`: :class:`DocView`, the measurements all filters share, computed once per document.
 * :mod:`.builtin`: ``length``, ``gopher_quality``, ``gopher_repetition``.
+* :mod:`.spec`: :class:`FiltersConfig`, the chain as configured (names, order, settings).
 * :mod:`.chain`: :class:`FilterChain`, the configured filters in order.
 
-Which filters run, in which order and with which settings is :class:`selene.config.FiltersConfig`.
+Which filters run, in which order and with which settings is :class:`FiltersConfig`.
 """
 
-from selene.ingest.filters.base import Filter, Reason, RuleFilter, above, below
+from selene.ingest.filters.base import Filter, FilterConfig, Reason, RuleFilter, above, below
 from selene.ingest.filters.builtin import GopherQualityFilter, GopherRepetitionFilter, LengthFilter
 from selene.ingest.filters.chain import FilterChain
 from selene.ingest.filters.doc import DocView
 from selene.ingest.filters.registry import filter_names, get_filter, register_filter
+from selene.ingest.filters.spec import FiltersConfig, FilterSpec
 
 __all__ = [
     "DocView",
     "Filter",
     "FilterChain",
+    "FilterConfig",
+    "FilterSpec",
+    "FiltersConfig",
     "GopherQualityFilter",
     "GopherRepetitionFilter",
     "LengthFilter",

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
-from selene.config import FilterConfig
+from pydantic import Field
+
+from selene.config.base import Strict
 
 if TYPE_CHECKING:
     from selene.ingest.filters.doc import DocView
 
-__all__ = ["Filter", "Reason", "Rule", "RuleFilter", "above", "below"]
+__all__ = ["Filter", "FilterConfig", "Reason", "Rule", "RuleFilter", "above", "below"]
 
 Reason = tuple[str, str]
 """(reason, detail): ``("filter:gopher_quality.min_words", "words=12 < 50")``. The reason becomes a
@@ -18,11 +20,21 @@ counter in the manifest; the detail (the measurement and the bound) is stored wi
 ``removed.parquet``."""
 
 
+class FilterConfig(Strict):
+    """Settings every filter has; each filter's own config model subclasses this one (see
+    :class:`Filter`)."""
+
+    enabled: bool = Field(default=True, description="Run this filter; false leaves it in the config but off.")
+    exclude_sources: list[str] = Field(
+        default_factory=list, description="Sources this filter does not apply to (e.g. Github for prose rules)."
+    )
+
+
 class Filter:
     """Base of every document filter (datatrove's ``BaseFilter``, returning the reason as data).
 
     A subclass sets `name` (the ``<filter>`` of its reasons; default: the class name) and `Config`
-    (a :class:`selene.config.FilterConfig` subclass: its settings, validated from the YAML), and
+    (a :class:`FilterConfig` subclass, usually nested in the filter class: its settings, validated from the YAML), and
     implements :meth:`filter`. It is built once per worker from its validated config, so expensive
     setup (a word list, a model) belongs in ``__init__``. Sources listed in the config's
     `exclude_sources` never reach it, and a filter with ``enabled: false`` is not built at all.

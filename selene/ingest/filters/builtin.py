@@ -11,8 +11,9 @@ from __future__ import annotations
 import functools
 import operator
 
-from selene.config import GopherQualityConfig, GopherRepetitionConfig, LengthFilterConfig
-from selene.ingest.filters.base import Reason, RuleFilter, above, below
+from pydantic import Field, field_validator
+
+from selene.ingest.filters.base import FilterConfig, Reason, RuleFilter, above, below
 from selene.ingest.filters.doc import DocView
 from selene.ingest.filters.registry import register_filter
 
@@ -31,10 +32,18 @@ class LengthFilter(RuleFilter):
     """Characters (whitespace included) and tokens within bounds; `max_chars` also before cleaning."""
 
     name = "length"
-    Config = LengthFilterConfig
-    cfg: LengthFilterConfig
 
-    def __init__(self, cfg: LengthFilterConfig) -> None:
+    class Config(FilterConfig):
+        """Document length bounds. `max_chars` is checked before cleaning, to bound the work on huge records."""
+
+        min_words: int = Field(default=5, ge=0)
+        max_words: int | None = Field(default=None, ge=1)
+        min_chars: int = Field(default=20, ge=0)
+        max_chars: int | None = Field(default=1_000_000, ge=1)
+
+    cfg: Config
+
+    def __init__(self, cfg: Config) -> None:
         super().__init__(cfg)
         self.rules = [
             ("min_chars", lambda d: below("chars", len(d.text), cfg.min_chars, "d")),
@@ -61,10 +70,24 @@ class GopherQualityFilter(RuleFilter):
     """Gopher's heuristics for prose written by people for people (Rae et al. 2021, A.1.1)."""
 
     name = "gopher_quality"
-    Config = GopherQualityConfig
-    cfg: GopherQualityConfig
 
-    def __init__(self, cfg: GopherQualityConfig) -> None:
+    class Config(FilterConfig):
+        """Gopher quality rules (Rae et al. 2021, appendix A.1.1); defaults are the paper's."""
+
+        min_words: int = 50
+        max_words: int = 100_000
+        min_mean_word_length: float = 3.0
+        max_mean_word_length: float = 10.0
+        max_symbol_word_ratio: float = Field(default=0.1, description="'#' and '...' per word.")
+        max_bullet_lines_ratio: float = Field(default=0.9, description="Lines starting with a bullet.")
+        max_ellipsis_lines_ratio: float = Field(default=0.3, description="Lines ending with an ellipsis.")
+        min_alpha_words_ratio: float = Field(default=0.8, description="Words with at least one letter.")
+        min_stop_words: int = Field(default=2, description="Distinct English stop words required.")
+        stop_words: list[str] = Field(default_factory=lambda: ["the", "be", "to", "of", "and", "that", "have", "with"])
+
+    cfg: Config
+
+    def __init__(self, cfg: Config) -> None:
         super().__init__(cfg)
         self.stop_words = frozenset(w.lower() for w in cfg.stop_words)
         self.rules = [
@@ -136,10 +159,30 @@ class GopherRepetitionFilter(RuleFilter):
     """
 
     name = "gopher_repetition"
-    Config = GopherRepetitionConfig
-    cfg: GopherRepetitionConfig
 
-    def __init__(self, cfg: GopherRepetitionConfig) -> None:
+    class Config(FilterConfig):
+        """Gopher repetition rules (Rae et al. 2021, table A1); defaults are the paper's."""
+
+        max_dup_line_frac: float = 0.30
+        max_dup_para_frac: float = 0.30
+        max_dup_line_char_frac: float = 0.20
+        max_dup_para_char_frac: float = 0.20
+        top_ngram_char_frac: dict[int, float] = Field(default_factory=lambda: {2: 0.20, 3: 0.18, 4: 0.16})
+        dup_ngram_char_frac: dict[int, float] = Field(
+            default_factory=lambda: {5: 0.15, 6: 0.14, 7: 0.13, 8: 0.12, 9: 0.11, 10: 0.10}
+        )
+
+        @field_validator("top_ngram_char_frac", "dup_ngram_char_frac")
+        @classmethod
+        def _ngram_sizes(cls, v: dict[int, float]) -> dict[int, float]:
+            bad = sorted(n for n in v if n < 1)
+            if bad:
+                raise ValueError(f"n-gram sizes must be >= 1, got {bad}")
+            return v
+
+    cfg: Config
+
+    def __init__(self, cfg: Config) -> None:
         super().__init__(cfg)
         dups = (
             ("dup_line_frac", "line_dups", 0, cfg.max_dup_line_frac),

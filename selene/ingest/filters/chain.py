@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from selene.config import FiltersConfig
 from selene.ingest.filters.base import Filter, Reason
 from selene.ingest.filters.doc import DocView
 from selene.ingest.filters.registry import get_filter
+from selene.ingest.filters.spec import FiltersConfig
 
 __all__ = ["FilterChain"]
 

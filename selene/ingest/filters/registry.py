@@ -10,9 +10,8 @@ from __future__ import annotations
 import importlib
 from typing import TypeVar
 
-from selene.config import FilterConfig
 from selene.errors import ConfigError
-from selene.ingest.filters.base import Filter
+from selene.ingest.filters.base import Filter, FilterConfig
 
 __all__ = ["filter_names", "get_filter", "register_filter"]
 

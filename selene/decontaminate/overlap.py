@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import xxhash
 
-from selene.decontam.tasks import TaskText
+from selene.decontaminate.tasks import TaskText
 from selene.hashing import fmix64
 
 _WORD = re.compile(r"[^\W_]+")

@@ -1,4 +1,4 @@
-"""The blend plan: per-source sizes, weights and epochs → passes over each source, sampled with seeds.
+"""The mix: per-source sizes, weights and epochs → passes over each source, sampled with seeds.
 
 MT-NLG gives each source of the mix either a share of the training tokens (a weight) or a number of
 passes over it (epochs: Books3 1.5, Pile-CC 0.5). Both become epochs here: a weighted source gets
@@ -24,9 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from selene.config import BlendConfig
+from selene.blend.config import BlendConfig
+from selene.blend.manifest import BlendSource, BlendSummary, BlendTotals, TokensMethod
 from selene.errors import ConfigError
-from selene.manifest import BlendSource, BlendSummary, BlendTotals, SourceStats, TokensMethod
+from selene.manifest import SourceStats
 
 # Purposes of the random streams: one independent stream per (purpose, source, shard).
 TOKENS, PARTIAL, SAMPLE, SHUFFLE = 1, 2, 3, 4

@@ -1,7 +1,6 @@
-"""Commands around the model: train, eval, export, generate, plan, scaling-study, deploy.
+"""The planner's commands: plan a training run, plan serving, and the scaling study that calibrates them.
 
-Each imports what it needs when it runs (torch, lm_eval, transformers, Prefect); importing this
-module costs no more than typer.
+Each imports the planner when it runs; importing this module costs no more than typer.
 """
 
 from __future__ import annotations
@@ -10,249 +9,8 @@ from typing import Annotated
 
 import typer
 
-from selene.cli.app import app, console, with_overrides
+from selene.cli.app import app, console, note
 from selene.errors import UsageError
-
-
-@app.command()
-def train(
-    config: Annotated[str, typer.Argument(help="Pipeline YAML (its train: section) or a training YAML with out:.")],
-    nproc_per_node: Annotated[
-        int | None, typer.Option("--nproc-per-node", min=1, help="Processes on this node (default: train.nproc_per_node).")
-    ] = None,
-    nnodes: Annotated[int, typer.Option("--nnodes", min=1, help="Nodes.")] = 1,
-    node_rank: Annotated[int, typer.Option("--node-rank", min=0, help="This node's rank.")] = 0,
-    rdzv_endpoint: Annotated[str | None, typer.Option("--rdzv-endpoint", help="HOST:PORT of the rendezvous.")] = None,
-    set_: Annotated[list[str] | None, typer.Option("--set", help="key=value override, e.g. parallel.tp=2.")] = None,
-    force: Annotated[bool, typer.Option("--force", help="Train from step 0 even when the last step's checkpoint exists.")] = False,
-) -> None:
-    """Pretrain with torchrun: data × tensor × pipeline parallel, DCP checkpoints, exact resume.
-
-    This is the pipeline's train stage (a Prefect flow when a server is up, live on the dashboard;
-    skipped when the last step's checkpoint exists). Each node of a multi-node run launches its own
-    torchrun agent; the first node's command (--node-rank 0) is the one the dashboard shows.
-    """
-    from selene.cli.app import note
-    from selene.train.launch import launch, load_train_config
-
-    cfg, out = load_train_config(config, set_ or [])
-    if nproc_per_node:
-        cfg = cfg.model_copy(update={"nproc_per_node": nproc_per_node})
-    if (nnodes > 1 or rdzv_endpoint) and node_rank > 0:  # the first node's command is the one the dashboard shows
-        launch(cfg, out, cfg.nproc_per_node, nnodes, node_rank, rdzv_endpoint)
-        console.print(f"checkpoints in [b]{out}/checkpoints[/b]; metrics in {out}/metrics.jsonl")
-        return
-    if nnodes > 1 or rdzv_endpoint:
-        cfg = cfg.model_copy(update={"nnodes": nnodes, "node_rank": node_rank, "rdzv_endpoint": rdzv_endpoint})
-    from selene.runner import Job, runtime
-    from selene.train.stage import summary
-
-    summary(runtime(say=note).run(Job("train", None, out, cfg), force=force), console)
-
-
-@app.command()
-def deploy(
-    config: Annotated[str, typer.Argument(help="Pipeline YAML; paths in it resolve from the current folder.")],
-    limit: Annotated[int | None, typer.Option(min=1, help="Flow runs at a time.")] = None,
-    only: Annotated[str | None, typer.Option(help="Comma-separated: pipeline and/or stage names.")] = None,
-) -> None:
-    """Serve the pipeline and each stage as Prefect deployments (flow.serve) until Ctrl-C.
-
-    Trigger runs from the dashboard or `prefect deployment run 'selene-pipeline/<name>'`; for work-pool
-    deployments use the repository's prefect.yaml (`prefect deploy --all`).
-    """
-    from selene.runner import runtime
-
-    if runtime().api is None:
-        raise UsageError("deployments live on a Prefect server: run `selene server start` first (or set PREFECT_API_URL)")
-    from selene.flows.deploy import serve_pipeline
-
-    parts = [p.strip() for p in only.split(",") if p.strip()] if only else None
-    serve_pipeline(config, limit=limit, only=parts)
-
-
-@app.command("eval")
-def eval_(
-    checkpoint: Annotated[str, typer.Option("--checkpoint", help="Checkpoint dir (step-NNNNNN), or a train dir: its latest.")],
-    tasks: Annotated[
-        str | None,
-        typer.Option(
-            help="Comma-separated: bundled selene_* tasks (the default), any lm-eval task (piqa, hellaswag, "
-            "lambada_openai, ...), or mt-nlg (the MT-NLG 530B paper's table, its figures beside the run's)."
-        ),
-    ] = None,
-    task_data: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--task-data",
-            metavar="TASK=DIR",
-            help="Repeatable: local files for an lm-eval task's dataset, one <split>.jsonl or "
-            "<split>.parquet per split the task's YAML names (e.g. piqa: validation.jsonl, train.jsonl).",
-        ),
-    ] = None,
-    num_fewshot: Annotated[int | None, typer.Option("--num-fewshot", min=0, help="Few-shot examples (default 0; a suite has its own).")] = None,
-    limit: Annotated[int | None, typer.Option(min=1, help="Documents per task, at most.")] = None,
-    batch_size: Annotated[int | None, typer.Option("--batch-size", min=1, help="Requests per forward (default 8).")] = None,
-    output: Annotated[str | None, typer.Option("--output", "-o", help="Results directory (default: <checkpoint>/eval).")] = None,
-    config: Annotated[str | None, typer.Option("--config", "-c", help="YAML: eval settings or a pipeline file.")] = None,
-    device: Annotated[
-        str | None, typer.Option("--device", help="auto | cpu | cuda (default: eval.device, auto: cuda when there is a GPU).")
-    ] = None,
-) -> None:
-    """Evaluate a checkpoint on lm-evaluation-harness tasks (offline), plus held-out perplexity
-    (the pipeline's eval stage: a Prefect flow when a server is up)."""
-    from selene.config import EvalConfig, load_stage_config
-    from selene.errors import ConfigError
-
-    cfg: EvalConfig = load_stage_config(config, EvalConfig, "eval")
-    data = dict(cfg.task_data)
-    for item in task_data or []:
-        task, sep, directory = item.partition("=")
-        if not sep or not task.strip() or not directory.strip():
-            raise ConfigError(f"--task-data {item!r}: expected TASK=DIR, e.g. --task-data piqa=data/piqa")
-        data[task.strip()] = directory.strip()
-    cfg = with_overrides(
-        cfg, tasks=[t.strip() for t in tasks.split(",") if t.strip()] if tasks else None,
-        num_fewshot=num_fewshot, limit=limit, batch_size=batch_size, checkpoint=checkpoint, device=device,
-        task_data=data or None,
-    )
-    import os
-
-    from selene.cli.app import note
-    from selene.eval.checkpoint_io import resolve
-    from selene.eval.stage import summary
-    from selene.runner import Job, runtime
-
-    ckpt = resolve(checkpoint)
-    job = Job("eval", ckpt, output or os.path.join(ckpt, "eval"), cfg)
-    summary(runtime(say=note).run(job, force=True), console)
-
-
-@app.command()
-def export(
-    checkpoint: Annotated[str, typer.Option("--checkpoint", help="Checkpoint dir (step-NNNNNN), or a train dir.")],
-    output: Annotated[str, typer.Option("--output", "-o", help="Hugging Face model directory to write.")],
-    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace a previous export (never a directory that is not one).")] = False,
-) -> None:
-    """Export a checkpoint (any parallel layout) to Hugging Face transformers format (Llama-style)."""
-    from selene import guard
-    from selene.eval.export import export_hf
-
-    with guard.claim("selene export", [], [output]):  # one writer; export_hf refuses an output over the checkpoint
-        info = export_hf(checkpoint, output, overwrite=overwrite)
-    console.print(f"exported to [b]{output}[/b]: {info}")
-
-
-@app.command()
-def generate(
-    checkpoint: Annotated[str, typer.Option("--checkpoint", help="Checkpoint dir (step-NNNNNN), or a train dir.")],
-    prompt: Annotated[str | None, typer.Option(help="Text to continue.")] = None,
-    prompts: Annotated[
-        str | None,
-        typer.Option("--prompts", help='File of prompts: one per line, or jsonl with a "prompt" per line.'),
-    ] = None,
-    batch: Annotated[int | None, typer.Option("--batch", help="Prompts per forward (with --prompts; default 8).")] = None,
-    max_tokens: Annotated[int, typer.Option("--max-tokens", min=1, help="Tokens to generate.")] = 64,
-    temperature: Annotated[float, typer.Option(min=0.0, help="0: greedy.")] = 1.0,
-    top_p: Annotated[float, typer.Option("--top-p", min=0.0, max=1.0, help="Nucleus sampling.")] = 1.0,
-    seed: Annotated[int | None, typer.Option(help="Seed: the same seed gives the same text.")] = None,
-    json_: Annotated[bool, typer.Option("--json", help="With --prompts: print outputs and timings as one JSON object.")] = False,
-    device: Annotated[str, typer.Option("--device", help="auto | cpu | cuda (auto: cuda when there is a GPU).")] = "auto",
-    dtype: Annotated[
-        str | None, typer.Option("--dtype", help="Weights: fp32 | bf16 (default: bf16 on cuda, fp32 on cpu).")
-    ] = None,
-) -> None:
-    """Sample a continuation with a KV cache; with --prompts, batches of --batch prompts and a timing summary."""
-    if (prompt is None) == (prompts is None):
-        raise UsageError("give --prompt TEXT or --prompts FILE (one of them)")
-    if batch is not None and batch < 1:
-        raise UsageError(f"--batch must be >= 1, got {batch}")
-    if prompt is not None and (json_ or batch is not None):
-        raise UsageError("--batch and --json go with --prompts FILE")
-    if device not in ("auto", "cpu", "cuda"):
-        raise UsageError(f"--device {device!r}: expected auto, cpu or cuda")
-    if dtype not in (None, "auto", "fp32", "bf16"):
-        raise UsageError(f"--dtype {dtype!r}: expected fp32 or bf16")
-    batch = batch or 8
-    from selene.eval.checkpoint_io import eod_id, load_model, pick_device, pick_dtype, tokenizer
-    from selene.eval.generate import generate as sample
-
-    texts = read_prompts(prompts) if prompts is not None else []
-    where = pick_device(device)
-    weights = pick_dtype(dtype, where)
-    loaded = load_model(checkpoint, device=where, dtype=weights)
-    sp = tokenizer(checkpoint)
-    stop = (eod_id(sp, loaded.meta),)
-    if prompt is not None:
-        ids = sample(loaded.model, loaded.args, sp.encode(prompt), max_tokens, temperature=temperature, top_p=top_p,
-                     seed=seed, stop_ids=stop)
-        console.print(prompt + sp.decode(ids), markup=False, highlight=False)
-        return
-    import json
-
-    from selene.eval.generate import generate_batch, timing_summary
-
-    results = []
-    for lo in range(0, len(texts), batch):
-        chunk = texts[lo : lo + batch]
-        results.append(generate_batch(loaded.model, loaded.args, [sp.encode(t) for t in chunk], max_tokens,
-                                      temperature=temperature, top_p=top_p, seed=seed, stop_ids=stop))
-    outputs = [sp.decode(ids) for r in results for ids in r.tokens]
-    counts = [len(ids) for r in results for ids in r.tokens]
-    timing = timing_summary(results)
-    if json_:
-        rows = [{"prompt": t, "output": o, "tokens": n} for t, o, n in zip(texts, outputs, counts, strict=True)]
-        print(json.dumps({"outputs": rows, "batch": batch, "device": where.type,
-                          "dtype": str(weights).removeprefix("torch."), "timing": timing}))
-        return
-    for i, (t, o) in enumerate(zip(texts, outputs, strict=True)):
-        console.print(f"--- {i}", markup=False, highlight=False)
-        console.print(t + o, markup=False, highlight=False)
-
-    def ms(key: str) -> str:
-        value = timing[key]
-        return "n/a" if value is None else f"{value:.1f} ms"
-
-    rate = timing["tokens_per_s"]
-    console.print(
-        f"{timing['prompts']} prompts in {timing['batches']} batches of <= {batch}: "
-        f"{timing['generated_tokens']} tokens in {timing['total_s']:.2f} s "
-        f"({'n/a' if rate is None else f'{rate:.1f}'} tokens/s); "
-        f"TTFT p50 {ms('ttft_ms_p50')} p99 {ms('ttft_ms_p99')}; ITL p50 {ms('itl_ms_p50')} p99 {ms('itl_ms_p99')}; "
-        f"{where.type}, {str(weights).removeprefix('torch.')}"
-        + (f"; decode steps as CUDA graphs (captured in {timing['graph_setup_s']:.2f} s)" if timing["cuda_graphs"] else ""),
-        markup=False,
-        highlight=False,
-    )
-
-
-def read_prompts(path: str) -> list[str]:
-    """Prompts of a --prompts file: jsonl lines with a "prompt" string (when the first non-blank line is
-    a JSON object), else one prompt per non-blank line."""
-    import json
-    from pathlib import Path
-
-    from selene.errors import InputError
-
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"--prompts {path}: cannot read it ({exc})") from exc
-    lines = [line for line in lines if line.strip()]
-    if not lines:
-        raise InputError(f"--prompts {path}: the file has no prompts")
-    if not lines[0].lstrip().startswith("{"):
-        return lines
-    texts = []
-    for n, line in enumerate(lines, 1):
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"--prompts {path}: non-blank line {n} is not JSON ({exc.msg})") from exc
-        if not isinstance(row, dict) or not isinstance(row.get("prompt"), str):
-            raise InputError(f'--prompts {path}: non-blank line {n} has no "prompt" string')
-        texts.append(row["prompt"])
-    return texts
 
 
 @app.command()
@@ -416,16 +174,11 @@ def plan_serve(
 
     from selene.plan.devices import device
     from selene.plan.planner import DEFAULT_VOCAB, shape_from_dims, with_kv_heads
-    from selene.plan.serve import (
-        Efficiency,
-        ServeModel,
-        ServeRequest,
-        load_calibration,
-        make_serve_plan,
-        read_lengths,
-        render,
-    )
-    from selene.plan.serve import shape_from_preset as serve_shape
+    from selene.plan.serve import make_serve_plan, read_lengths
+    from selene.plan.serve_calibration import load_calibration
+    from selene.plan.serve_cost import Efficiency, ServeModel, ServeRequest
+    from selene.plan.serve_cost import shape_from_preset as serve_shape
+    from selene.plan.serve_render import render
 
     prompt_len, prompt_lengths = read_lengths(prompt, "--prompt")
     output_len, output_lengths = read_lengths(output, "--output")
@@ -478,8 +231,8 @@ def scaling_study(
     """Short training runs at several sizes and layouts: measured TFLOP/s and memory, planner calibrated."""
     from rich.table import Table
 
-    from selene.cli.app import note
-    from selene.config import ScalingStudyConfig, load_stage_config
+    from selene.config.pipeline import load_stage_config
+    from selene.plan.config import ScalingStudyConfig
     from selene.runner import runtime
 
     cfg = load_stage_config(config, ScalingStudyConfig, "scaling_study")

@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 from selene.artifacts import Artifact, Table
-from selene.config import DecontamConfig
-from selene.decontam.stage import preflight, report_rows
+from selene.decontaminate.config import DecontaminateConfig
+from selene.decontaminate.manifest import DecontaminateManifest
+from selene.decontaminate.stage import preflight, report_rows
 from selene.errors import UsageError
 from selene.io.dataset import StageResult
-from selene.manifest import DecontamManifest
 
 
-def check(inp: str, out: str, cfg: DecontamConfig) -> None:
+def check(inp: str, out: str, cfg: DecontaminateConfig) -> None:
     if not cfg.tasks:
         raise UsageError("no evaluation tasks: give --tasks PATH (a jsonl file or an lm-eval task directory), "
                          "or decontaminate.tasks in the config")
     preflight(inp, out, cfg)
 
 
-def artifacts(result: StageResult[DecontamManifest], cfg: DecontamConfig) -> list[Artifact]:
+def artifacts(result: StageResult[DecontaminateManifest], cfg: DecontaminateConfig) -> list[Artifact]:
     if not result.manifest:
         return []
     return [Table("decontam-report", report_rows(result.manifest),

@@ -18,35 +18,33 @@ from collections.abc import Sequence
 from typing import Any
 
 from selene import __version__, executor
-from selene.config import DecontamConfig
-from selene.decontam.overlap import NgramIndex, add_to_report, decontaminate, merge_reports
-from selene.decontam.tasks import TaskText, load_tasks
+from selene.decontaminate.config import DecontaminateConfig
+from selene.decontaminate.manifest import (
+    DecontaminateInputs,
+    DecontaminateManifest,
+    DecontaminateStats,
+    DecontaminateTask,
+)
+from selene.decontaminate.overlap import NgramIndex, add_to_report, decontaminate, merge_reports
+from selene.decontaminate.tasks import TaskText, load_tasks
 from selene.errors import InputError
 from selene.executor import Mapper, serial_map
 from selene.faults import failpoint
 from selene.io import dataset, fs
-from selene.manifest import (
-    DecontamInputs,
-    DecontamManifest,
-    DecontamStats,
-    DecontamTask,
-    DocumentManifest,
-    ShardEntry,
-    SourceStats,
-)
+from selene.manifest import DocumentManifest, ShardEntry, SourceStats
 
 WORK = dataset.WORK
 _INDEX_CACHE: dict[str, NgramIndex] = {}
 
 
-DecontamResult = dataset.StageResult[DecontamManifest]
+DecontamResult = dataset.StageResult[DecontaminateManifest]
 
 
 def input_dataset(inp: str) -> DocumentManifest:
     return dataset.require_documents(inp, "decontaminate")
 
 
-def preflight(inp: str, out: str, cfg: DecontamConfig) -> list[TaskText]:
+def preflight(inp: str, out: str, cfg: DecontaminateConfig) -> list[TaskText]:
     """Input dataset complete, tasks readable, output writable — before any work starts."""
     input_dataset(inp)
     tasks = load_tasks(cfg.tasks)
@@ -70,7 +68,7 @@ def _index(path: str) -> NgramIndex:
     return _INDEX_CACHE[path]
 
 
-def decontam_shard(root: str, k: int, shard: str, out: str, cfg: DecontamConfig) -> dict[str, Any]:
+def decontam_shard(root: str, k: int, shard: str, out: str, cfg: DecontaminateConfig) -> dict[str, Any]:
     """Shard `k` → output shard `k` and its removed rows; returns counts and the per-task report."""
     marker = fs.join(root, "done", f"{k:05d}.json")
     target = fs.join(out, dataset.shard_name(k))
@@ -112,15 +110,15 @@ def decontam_shard(root: str, k: int, shard: str, out: str, cfg: DecontamConfig)
     return result
 
 
-def run_decontam(
-    inp: str, out: str, cfg: DecontamConfig, *, mapper: Mapper | None = None, force: bool = False
+def run_decontaminate(
+    inp: str, out: str, cfg: DecontaminateConfig, *, mapper: Mapper | None = None, force: bool = False
 ) -> DecontamResult:
     mapper = mapper or serial_map
     tasks = preflight(inp, out, cfg)
     m_in = input_dataset(inp)
     settings = executor.settings(cfg, "tasks")
     fp = executor.fingerprint([s.sha256 for s in m_in.shards], settings, _tasks_digest(tasks))
-    if (done := dataset.open_output(out, fp, force, DecontamManifest)) is not None:
+    if (done := dataset.open_output(out, fp, force, DecontaminateManifest)) is not None:
         return done
     root = fs.join(out, WORK, fp)
     index = NgramIndex.build(tasks, cfg.ngram, cfg.min_ngram)
@@ -135,8 +133,8 @@ def run_decontam(
 
 def finalize(
     out: str, inp: str, m_in: DocumentManifest, root: str, results: Sequence[dict[str, Any]],
-    index: NgramIndex, cfg: DecontamConfig, fp: str,
-) -> DecontamManifest:
+    index: NgramIndex, cfg: DecontaminateConfig, fp: str,
+) -> DecontaminateManifest:
     removed = dataset.merge_removed(out, [fs.join(root, "removed", f"{k:05d}.parquet") for k in range(len(results))])
     report: dict[str, dict[str, Any]] = {}
     counts: dict[str, Counter[str]] = {}  # source → in, split, dropped, pieces and decontam:<task> → n
@@ -159,15 +157,15 @@ def finalize(
     if totals["in"] != n_in or removed.rows != totals["split"] + totals["dropped"]:
         raise InputError("internal accounting error: documents in/touched differ from the shard counts")
     shards = [ShardEntry.model_validate(r["shard"]) for r in results]
-    manifest = DecontamManifest(
+    manifest = DecontaminateManifest(
         selene_version=__version__,
         fingerprint=fp,
         config=cfg.model_dump(mode="json"),
-        inputs=DecontamInputs(dataset=inp, fingerprint=m_in.fingerprint, tasks=cfg.tasks),
+        inputs=DecontaminateInputs(dataset=inp, fingerprint=m_in.fingerprint, tasks=cfg.tasks),
         shards=shards,
         removed=removed.entry(),
         tasks={t.task: _task_entry(t, report.get(t.task)) for t in index.stats},
-        stats=DecontamStats(
+        stats=DecontaminateStats(
             documents_in=n_in,
             documents_out=sum(s.rows for s in shards),
             documents_removed=totals["dropped"],
@@ -180,9 +178,9 @@ def finalize(
     return manifest
 
 
-def _task_entry(t: Any, rep: dict[str, Any] | None) -> DecontamTask:
+def _task_entry(t: Any, rep: dict[str, Any] | None) -> DecontaminateTask:
     rep = rep or {"ngrams": 0, "documents": 0, "split": 0, "dropped": 0, "examples": []}
-    return DecontamTask(
+    return DecontaminateTask(
         n=t.n,
         examples=t.examples,
         indexed_examples=t.indexed_examples,
@@ -195,7 +193,7 @@ def _task_entry(t: Any, rep: dict[str, Any] | None) -> DecontamTask:
     )
 
 
-def report_rows(manifest: DecontamManifest) -> list[dict[str, Any]]:
+def report_rows(manifest: DecontaminateManifest) -> list[dict[str, Any]]:
     """One row per task for tables: n, task n-grams, matches, documents split and dropped."""
     return [
         {

@@ -1,0 +1,31 @@
+"""`selene deploy`: the pipeline and each stage served as Prefect deployments."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from selene.cli.app import app
+from selene.errors import UsageError
+
+
+@app.command()
+def deploy(
+    config: Annotated[str, typer.Argument(help="Pipeline YAML; paths in it resolve from the current folder.")],
+    limit: Annotated[int | None, typer.Option(min=1, help="Flow runs at a time.")] = None,
+    only: Annotated[str | None, typer.Option(help="Comma-separated: pipeline and/or stage names.")] = None,
+) -> None:
+    """Serve the pipeline and each stage as Prefect deployments (flow.serve) until Ctrl-C.
+
+    Trigger runs from the dashboard or `prefect deployment run 'selene-pipeline/<name>'`; for work-pool
+    deployments use the repository's prefect.yaml (`prefect deploy --all`).
+    """
+    from selene.runner import runtime
+
+    if runtime().api is None:
+        raise UsageError("deployments live on a Prefect server: run `selene server start` first (or set PREFECT_API_URL)")
+    from selene.flows.deploy import serve_pipeline
+
+    parts = [p.strip() for p in only.split(",") if p.strip()] if only else None
+    serve_pipeline(config, limit=limit, only=parts)

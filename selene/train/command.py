@@ -1,0 +1,44 @@
+"""`selene train`: the train stage's own command (it launches torchrun agents, one per node)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from selene.cli.app import console, note
+
+
+def train(
+    config: Annotated[str, typer.Argument(help="Pipeline YAML (its train: section) or a training YAML with out:.")],
+    nproc_per_node: Annotated[
+        int | None, typer.Option("--nproc-per-node", min=1, help="Processes on this node (default: train.nproc_per_node).")
+    ] = None,
+    nnodes: Annotated[int, typer.Option("--nnodes", min=1, help="Nodes.")] = 1,
+    node_rank: Annotated[int, typer.Option("--node-rank", min=0, help="This node's rank.")] = 0,
+    rdzv_endpoint: Annotated[str | None, typer.Option("--rdzv-endpoint", help="HOST:PORT of the rendezvous.")] = None,
+    set_: Annotated[list[str] | None, typer.Option("--set", help="key=value override, e.g. parallel.tp=2.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Train from step 0 even when the last step's checkpoint exists.")] = False,
+) -> None:
+    """Pretrain with torchrun: data × tensor × pipeline parallel, DCP checkpoints, exact resume.
+
+    This is the pipeline's train stage (a Prefect flow when a server is up, live on the dashboard;
+    skipped when the last step's checkpoint exists). Each node of a multi-node run launches its own
+    torchrun agent; the first node's command (--node-rank 0) is the one the dashboard shows.
+    """
+    from selene.train.launch import launch, load_train_config
+
+    cfg, out = load_train_config(config, set_ or [])
+    if nproc_per_node:
+        cfg = cfg.model_copy(update={"nproc_per_node": nproc_per_node})
+    if (nnodes > 1 or rdzv_endpoint) and node_rank > 0:  # the first node's command is the one the dashboard shows
+        launch(cfg, out, cfg.nproc_per_node, nnodes, node_rank, rdzv_endpoint)
+        console.print(f"checkpoints in [b]{out}/checkpoints[/b]; metrics in {out}/metrics.jsonl")
+        return
+    if nnodes > 1 or rdzv_endpoint:
+        cfg = cfg.model_copy(update={"nnodes": nnodes, "node_rank": node_rank, "rdzv_endpoint": rdzv_endpoint})
+    from selene.job import Job
+    from selene.runner import runtime
+    from selene.train.stage import summary
+
+    summary(runtime(say=note).run(Job("train", None, out, cfg), force=force), console)

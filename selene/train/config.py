@@ -1,0 +1,153 @@
+"""`selene train`'s settings: the model, the parallel layout, the optimizer, batches, data, checkpoints."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from selene.config.base import StageConfig, Strict
+
+
+class ModelConfig(Strict):
+    """Decoder-only transformer: a named preset, any field overridable."""
+
+    preset: Literal[
+        "debug", "debug-gqa", "125m", "350m", "1.3b", "7b", "llama3-1b", "gpt3-175b", "mt-nlg-530b"
+    ] = "debug"
+    n_layers: int | None = Field(default=None, ge=1)
+    dim: int | None = Field(default=None, ge=8)
+    n_heads: int | None = Field(default=None, ge=1)
+    n_kv_heads: int | None = Field(
+        default=None,
+        ge=1,
+        description="Key/value heads (grouped-query attention): a divisor of n_heads, each serving "
+        "n_heads / n_kv_heads query heads; with tensor parallelism also a multiple of parallel.tp. "
+        "Default: the preset's (one per query head but for llama3-1b and debug-gqa).",
+    )
+    ffn_dim: int | None = Field(default=None, ge=8)
+    max_seq_len: int | None = Field(default=None, ge=8)
+    norm: Literal["rmsnorm", "layernorm"] | None = None
+    positions: Literal["rope", "learned"] | None = None
+    mlp: Literal["swiglu", "gelu"] | None = None
+    tie_embeddings: bool | None = None
+    dropout: float = Field(default=0.0, ge=0.0, lt=1.0)
+    init_std: float = Field(default=0.02, gt=0.0, description="Std of the normal init (GPT-3/Megatron).")
+    vocab_size: int | None = Field(
+        default=None, ge=8, description="Default: the tokenizer's vocabulary (from the token dataset)."
+    )
+
+
+class ParallelConfig(Strict):
+    """3D layout: pp × dp_replicate × dp_shard × tp must equal the number of processes."""
+
+    dp_replicate: int = Field(default=1, ge=1, description="Replicated data parallel (HSDP outer dimension).")
+    dp_shard: int = Field(default=-1, ge=-1, description="FSDP2 sharding degree; -1: whatever is left.")
+    tp: int = Field(default=1, ge=1, description="Tensor parallel degree (inside a node).")
+    pp: int = Field(default=1, ge=1, description="Pipeline parallel degree.")
+    sequence_parallel: bool = Field(default=True, description="Shard norms/dropout activations over tp.")
+    pp_schedule: Literal["1f1b", "interleaved_1f1b", "gpipe"] = "1f1b"
+    pp_microbatches: int = Field(default=4, ge=1)
+    pp_stages_per_rank: int = Field(default=1, ge=1, description="Virtual stages (interleaved 1F1B: >= 2).")
+    pp_layout: list[int] | None = Field(default=None, description="Layers per stage; default: split evenly.")
+    reshard_after_forward: bool = Field(default=True, description="FSDP: ZeRO-3 (True) or ZeRO-2 (False).")
+    mixed_precision: Literal["bf16", "fp32"] = Field(default="fp32", description="bf16 params on GPU.")
+    recompute: Literal["none", "selective", "full"] = "none"
+    compile: bool = Field(default=False, description="torch.compile each transformer block.")
+
+
+class OptimConfig(Strict):
+    """AdamW with linear warmup and cosine decay to `min_lr_ratio` × lr."""
+
+    lr: float = Field(default=3e-4, gt=0)
+    min_lr_ratio: float = Field(default=0.1, ge=0, le=1)
+    warmup_steps: int = Field(default=100, ge=0)
+    decay_steps: int | None = Field(default=None, ge=1, description="Default: all training steps.")
+    beta1: float = 0.9
+    beta2: float = 0.95
+    eps: float = 1e-8
+    weight_decay: float = 0.1
+    grad_clip: float = Field(default=1.0, gt=0)
+    implementation: Literal["fused", "foreach", "for-loop"] = Field(
+        default="fused",
+        description="AdamW kernel: fused (one kernel over all tensors; CPU and CUDA), foreach, or for-loop.",
+    )
+
+
+class BatchConfig(Strict):
+    """Sequences per optimizer step, and the MT-NLG ramp-up (32 → 1920 in steps of 32 over 12B tokens)."""
+
+    seq_len: int | None = Field(default=None, ge=8, description="Tokens per sequence; default: the model's max_seq_len.")
+    global_batch: int = Field(default=8, ge=1, description="Sequences per optimizer step (after ramp-up).")
+    micro_batch: int = Field(default=2, ge=1, description="Sequences per data-parallel rank per forward.")
+    ramp_start: int | None = Field(default=None, ge=1, description="Global batch at step 0 (ramp-up).")
+    ramp_increment: int = Field(default=32, ge=1)
+    ramp_tokens: int = Field(default=0, ge=0, description="Tokens over which the batch ramps to global_batch.")
+
+
+class TrainDataConfig(Strict):
+    """Token data: one prefix, or Megatron-style weighted prefixes."""
+
+    prefixes: list[str] = Field(default_factory=list, description="Indexed dataset prefixes (.bin/.idx).")
+    weights: list[float] | None = Field(default=None, description="One weight per prefix (blended).")
+    valid_fraction: float = Field(default=0.02, ge=0.0, lt=0.5, description="Documents held out for validation.")
+    seed: int = 1234
+
+
+class CheckpointConfig(Strict):
+    every: int = Field(default=100, ge=1, description="Save every N steps (and at the end, and on SIGTERM).")
+    keep: int = Field(default=2, ge=1, description="Keep the last K checkpoints.")
+    resume: bool = Field(default=True, description="Continue from the latest checkpoint in the run.")
+    load: str | None = Field(default=None, description="Start from this checkpoint directory instead.")
+
+
+class TrainConfig(StageConfig):
+    """`selene train`: 3D-parallel pretraining with torchrun."""
+
+    class WandbConfig(Strict):
+        """Weights & Biases beside metrics.jsonl and TensorBoard (rank 0; needs `pip install 'selene[wandb]'`).
+
+        Offline by default: a run on a machine without credentials or network must never wait on a
+        login prompt or a server; `wandb sync <dir>/wandb/offline-run-*` uploads it later."""
+
+        enabled: bool = False
+        project: str = "selene"
+        entity: str | None = Field(default=None, description="W&B team or user; default: your default entity.")
+        name: str | None = Field(
+            default=None,
+            description="Display name; default: the run directory's name (<run_dir> of <run_dir>/train).",
+        )
+        mode: Literal["online", "offline", "disabled"] = Field(
+            default="offline",
+            description="online (after `wandb login`), offline, or disabled; the WANDB_MODE environment "
+            "variable wins when set, so a cluster or CI can switch every run at once.",
+        )
+        dir: str | None = Field(
+            default=None, description="Folder that holds the run's `wandb/` folder; default: the training output."
+        )
+
+    model: ModelConfig = Field(default_factory=ModelConfig)
+    parallel: ParallelConfig = Field(default_factory=ParallelConfig)
+    optim: OptimConfig = Field(default_factory=OptimConfig)
+    batch: BatchConfig = Field(default_factory=BatchConfig)
+    data: TrainDataConfig = Field(default_factory=TrainDataConfig)
+    checkpoint: CheckpointConfig = Field(default_factory=CheckpointConfig)
+    steps: int = Field(default=100, ge=1, description="Optimizer steps.")
+    eval_every: int = Field(default=50, ge=1)
+    eval_batches: int = Field(default=4, ge=1)
+    log_every: int = Field(default=1, ge=1)
+    seed: int = 1234
+    device: Literal["auto", "cpu", "cuda"] = "auto"
+    peak_tflops: float | None = Field(default=None, gt=0, description="Peak per device for MFU; default by device type.")
+    tensorboard: bool = True
+    wandb: WandbConfig = Field(default_factory=WandbConfig)
+    out: str | None = Field(default=None, description="Output directory; default <run_dir>/train.")
+    nproc_per_node: int = Field(default=1, ge=1, description="Processes `selene run` starts (torchrun).")
+    # a multi-node run (`selene train --nnodes`): set by the command on each node, not in files
+    nnodes: int = Field(default=1, ge=1, description="Nodes of the run (`selene train --nnodes`).")
+    node_rank: int = Field(default=0, ge=0, description="This node's rank (`--node-rank`).")
+    rdzv_endpoint: str | None = Field(default=None, description="HOST:PORT of the rendezvous (`--rdzv-endpoint`).")
+
+
+    def extra_inputs(self) -> list[str]:
+        return list(self.data.prefixes)  # its token data (prefixes of .bin/.idx)

@@ -1,0 +1,61 @@
+"""The import contract of docs/architecture.md: no cycles, no module importing a layer above its
+own (a function-level import counts: a lazy import must not hide either), and every function-level
+import of a selene module outside the command-line layer says why it is lazy."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _graph_module():
+    spec = importlib.util.spec_from_file_location("import_graph", ROOT / "scripts" / "import_graph.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("import_graph", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+ig = _graph_module()
+
+
+def test_no_import_cycles() -> None:
+    assert ig.build().cycles() == []
+
+
+def test_no_upward_imports() -> None:
+    assert [f"{i.source}:{i.line} -> {i.target}" for i in ig.build().upward()] == []
+
+
+def test_the_checker_sees_cycles_and_upward_imports(tmp_path: Path) -> None:
+    pkg = tmp_path / "selene"
+    (pkg / "cli").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "cli" / "__init__.py").write_text("")
+    (pkg / "errors.py").write_text("def f():\n    from selene.cli import x\n")
+    (pkg / "registry.py").write_text("import selene.guard\n")
+    (pkg / "guard.py").write_text("from selene import registry\n")
+    g = ig.build(tmp_path)
+    assert g.cycles() == [["selene.guard", "selene.registry"]]
+    assert [(i.source, i.target, i.lazy) for i in g.upward()] == [("selene.errors", "selene.cli", True)]
+
+
+def test_every_module_is_in_a_layer() -> None:
+    for module in ig.modules():
+        assert ig.layer_of(module) is not None, module
+
+
+def test_lazy_imports_say_why() -> None:
+    """Outside the command-line layer (whose commands import what they need when they run, so that
+    `selene --help` stays fast), a function-level import says on its line why it is lazy."""
+    pragma = ("type:", "noqa", "fmt:")
+    unexplained = [
+        f"{i.source}:{i.line} -> {i.target}"
+        for i in ig.build().lazy()
+        if ig.layer_of(i.source) > 0 and (not i.reason or i.reason.startswith(pragma))
+    ]
+    assert unexplained == []

@@ -1,0 +1,17 @@
+"""A stage that lives outside selene, to show what adding one takes: this package and its
+`Stage(...)` declaration (`CENSUS`), nothing else. `census` counts the documents and characters of
+a document dataset per source into ``census.json``, one mapper item per shard."""
+
+from selene.registry import Option, Stage
+
+CENSUS = Stage(
+    "census",
+    "Count documents and characters per source of a document dataset into OUT/census.json.",
+    config="tests.toy_stage.stage:CensusConfig",
+    run="tests.toy_stage.stage:run_census",
+    reads="documents",
+    writes="evaluation",
+    manifest=None,
+    summary="tests.toy_stage.stage:summary",
+    options=(Option(("--min-chars",), "min_chars", "Count only documents of at least this many characters.", int),),
+)
