@@ -2,7 +2,7 @@
 
     python scripts/import_graph.py            # the report
     python scripts/import_graph.py --check    # exit 1 on a cycle or an upward import (make test runs
-                                              # tests/test_layers.py, which asserts the same)
+                                              # tests/core/test_layers.py, which asserts the same)
 
 Read from the source with `ast`, so nothing is imported. An import inside ``if TYPE_CHECKING:`` is
 for annotations only and never runs: it is not an edge. A function-level import is an edge like any

@@ -3,7 +3,7 @@
     python -m benchmarks.faults [--only PATTERN] [--json PATH] [--work DIR] [--keep] [--list]
 
 Each case runs the real command (``python -m selene.cli ...`` in a subprocess, SELENE_PREFECT=off)
-on tiny inputs built once per campaign (the corpus of tests/test_ingest.py, a 4-layer ``debug``
+on tiny inputs built once per campaign (the corpus of tests/ingest/test_ingest.py, a 4-layer ``debug``
 model trained for 2 steps, a 2-layer one, a second tokenizer), and its outcome is decided
 mechanically:
 

@@ -41,7 +41,7 @@ def build(ctx: Ctx, models: bool = True) -> None:
     """The campaign's inputs: corpus → ing → dd → dc → bl → tok (+ tok2) → train (4 layers) and
     train2 (2 layers); with `models` False, the data stages' only (fast)."""
     sys.path.insert(0, str(ROOT))
-    from tests.test_ingest import build_corpus
+    from tests.ingest.test_ingest import build_corpus
 
     w = ctx.work
     specs, _ = build_corpus(w / "corpus")

@@ -151,7 +151,7 @@ class SeleneLM(TemplateLM):
 
         The same float32 numbers as a log-softmax of the whole batch copied to the host: each position's
         log-softmax depends on its own logits only, and each row sums the same values in the same order
-        (tests/test_eval.py compares them)."""
+        (tests/eval/test_eval.py compares them)."""
         # every continuation token in one tensor, moved before the forward is queued (on CUDA a copy
         # from the host waits for the device; the forward is not queued yet)
         targets = torch.tensor([t for cont in conts for t in cont], dtype=torch.long).to(self._device)

@@ -14,7 +14,7 @@ per GPU):  efficiency(w) = max_efficiency · w / (w + half_work).  Large layers 
 
 - A100: `max_efficiency` 0.536 is calibrated on one published figure, MT-NLG 530B on 2240 A100-80GB at
   60.1 s per iteration (Smith et al. 2022, TP 8 × PP 35, full recomputation); the 2800 and 3360 GPU
-  runs, GPT-3 175B and everything else are predictions from it (see tests/test_plan.py).
+  runs, GPT-3 175B and everything else are predictions from it (see tests/plan/test_plan.py).
 - H100/H200: no published run of ours calibrates them; they carry A100's figure until
   `selene scaling-study` measures them (``--calibration``), which is what the planner says in its output.
 - `half_work` (1e10 FLOPs on A100, 3e10 on H100/H200: a faster chip needs more work per kernel to

@@ -21,8 +21,8 @@ import pytest
 
 from selene.faults import ENV as FAILPOINT_ENV
 from selene.train.metrics import read_metrics
+from tests.ingest.test_ingest import build_corpus
 from tests.pipeline_runs import ROOT, output_hashes, subprocess_env
-from tests.test_ingest import build_corpus
 
 DATA_STAGES = ("ingest", "dedup", "decontaminate", "tokenize")
 

@@ -18,7 +18,7 @@ import pytest
 import zstandard
 from fastwarc.warc import ArchiveIterator, WarcRecord, WarcRecordType
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "data" / "sample"
 SCRIPT = REPO / "scripts" / "build_sample.py"
 WARC = SAMPLE / "cc" / "CC-SAMPLE-00000.warc.gz"

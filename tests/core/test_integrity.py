@@ -289,7 +289,7 @@ def _inputs(stage: str, ds: Path, tmp_path: Path) -> list[str]:
     """The input options of `stage`: the dataset, or (ingest) raw files of the ingest tests."""
     if stage != "ingest":
         return ["-i", str(ds), *STAGE_ARGS[stage]]
-    from tests.test_ingest import build_corpus
+    from tests.ingest.test_ingest import build_corpus
 
     raw = tmp_path / "raw"
     build_corpus(raw)

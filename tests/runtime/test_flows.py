@@ -11,7 +11,7 @@ from selene.cli import main
 from selene.ingest.config import IngestConfig
 from selene.io import dataset
 from selene.manifest import StageManifest as AnyManifest
-from tests.test_ingest import build_corpus
+from tests.ingest.test_ingest import build_corpus
 
 
 def read_finished(directory: Path) -> AnyManifest:
@@ -65,7 +65,7 @@ def test_memory_paths_run_with_processes_requested(specs, mode: str, request: py
 def test_selene_run_writes_each_stage_under_run_dir(specs, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
     cfg = tmp_path / "p.yaml"
     sources = "\n".join(f"    - {{name: {s.name}, glob: '{s.glob}'}}" for s in specs)
-    tasks = Path(__file__).resolve().parents[1] / "data" / "tasks" / "mini_piqa.jsonl"
+    tasks = Path(__file__).resolve().parents[2] / "data" / "tasks" / "mini_piqa.jsonl"
     cfg.write_text(
         f"name: t\nrun_dir: {tmp_path / 'run'}\ningest:\n  sources:\n{sources}\n"
         f"decontaminate:\n  tasks: ['{tasks}']\n"

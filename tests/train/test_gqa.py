@@ -20,7 +20,7 @@ from selene.errors import ConfigError
 from selene.train.config import ModelConfig, ParallelConfig
 from selene.train.model import PRESETS, ModelArgs, Transformer, model_args, num_params
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 VOCAB = 128  # divisible by tp 2 (the output layer is vocabulary-parallel)
 SEQ = 32
 SEED = 5

@@ -26,8 +26,8 @@ from selene.decontaminate.overlap import (
 from selene.decontaminate.tasks import TaskText, load_tasks
 from selene.errors import ConfigError, InputError
 
-DATA = Path(__file__).parent / "data" / "decontam"
-TASKS = Path(__file__).resolve().parents[1] / "data" / "tasks"
+DATA = Path(__file__).resolve().parents[1] / "data" / "decontam"
+TASKS = Path(__file__).resolve().parents[2] / "data" / "tasks"
 PIQA = str(TASKS / "mini_piqa.jsonl")
 LAMBADA_DIR = str(TASKS / "mini_lambada")
 FILLER = (DATA / "filler.txt").read_text()

@@ -18,7 +18,7 @@ from selene.errors import ConfigError
 from tests.corpus import write_dataset
 from tests.toy_stage import CENSUS
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = [("d1", "a short one"), ("d2", "a somewhat longer document"), ("d3", "code()")]
 
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_plan import _plan
+from tests.plan.test_plan import _plan
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_mfu_benchmark_runs_on_cpu_and_its_calibration_plans(tmp_path: Path) -> None:

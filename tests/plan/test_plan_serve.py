@@ -21,7 +21,7 @@ from selene.plan.serve_cost import RESERVE_FRACTION, ServeModel, ServeRequest, _
 from selene.plan.serve_search import pareto
 from selene.train.args import PRESETS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 H100 = DEVICES["h100"]
 SEVEN_B = ServeModel(shape_from_preset("7b"), 32)
 

@@ -15,8 +15,8 @@ from selene.errors import InputError, UsageError
 from selene.io import dataset
 from tests.corpus import write_dataset
 
-DATA = Path(__file__).parent / "data" / "decontam"
-SHIPPED = Path(__file__).resolve().parents[1] / "data" / "tasks"
+DATA = Path(__file__).resolve().parents[1] / "data" / "decontam"
+SHIPPED = Path(__file__).resolve().parents[2] / "data" / "tasks"
 TASKS = [str(SHIPPED / "mini_piqa.jsonl"), str(SHIPPED / "mini_lambada")]
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from selene.train.metrics import read_metrics
+from tests.ingest.test_ingest import build_corpus
 from tests.pipeline_runs import ROOT, output_hashes, subprocess_env, write_token_dataset
-from tests.test_ingest import build_corpus
 
 DATA_STAGES = ("ingest", "dedup", "decontaminate", "blend", "tokenize")
 

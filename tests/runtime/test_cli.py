@@ -10,9 +10,9 @@ from selene.blend.manifest import BlendManifest
 from selene.cli import main
 from selene.dedup.manifest import DedupManifest
 from selene.io import dataset
-from tests.test_ingest import build_corpus
+from tests.ingest.test_ingest import build_corpus
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@ naming the file, a quarantine record, an identical rerun, or a refusal.
 
 A fast subset of the campaign in benchmarks/faults/ (`python -m benchmarks.faults`: every command,
 training and evaluation included): the same cases and the same mechanical judgement, on the small corpus of
-tests/test_ingest.py, every command a real ``python -m selene.cli`` subprocess.
+tests/ingest/test_ingest.py, every command a real ``python -m selene.cli`` subprocess.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from selene.config.pipeline import PipelineConfig, load_pipeline_config, load_st
 from selene.errors import ConfigError
 from selene.ingest.config import IngestConfig, SourceSpec
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def write(tmp_path: Path, text: str) -> Path:

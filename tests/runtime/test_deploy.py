@@ -26,7 +26,7 @@ from selene.config.pipeline import PipelineConfig
 from selene.errors import ConfigError
 from tests.corpus import PROSE, pile_line
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 # ------------------------------------------------------------------------------- unit checks

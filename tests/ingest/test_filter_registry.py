@@ -29,9 +29,9 @@ from selene.ingest.filters.spec import DEFAULT_FILTERS
 from selene.io import dataset
 from tests.corpus import pile_line, write_zst
 from tests.custom_filter import MaxDigits, RejectAll
-from tests.test_filters import PROSE, SENTENCES
+from tests.ingest.test_filters import PROSE, SENTENCES
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 KNOWN = "known: length, gopher_quality, gopher_repetition, or your own as module:Class"
 
 

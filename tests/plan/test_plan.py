@@ -21,7 +21,7 @@ from selene.train.config import ModelConfig
 from selene.train.flops import flops_per_token
 from selene.train.model import model_args
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 A100 = DEVICES["a100-80g"]
 # MT-NLG 530B as trained (Smith et al. 2022): GPT block with dropout, no fused attention in 2021.
 MTNLG = Shape(105, 20480, 128, 81920, 51200, 2048, dropout=True, flash=False, learned_positions=True)

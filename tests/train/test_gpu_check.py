@@ -15,7 +15,7 @@ from pathlib import Path
 from tests.pipeline_runs import subprocess_env
 from tests.tiny_checkpoint import make_token_data
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_gpu_check_runs_every_part_on_cpu(tmp_path: Path) -> None:

@@ -31,10 +31,10 @@ from selene.manifest import MANIFEST_VERSION, StageManifest
 from selene.tokenize.config import TokenizeConfig
 from selene.tokenize.manifest import TokenizeManifest, token_manifest
 from selene.tokenize.stage import run_tokenize
-from tests.test_ingest import build_corpus
+from tests.ingest.test_ingest import build_corpus
 
 M = TypeVar("M", bound=StageManifest)
-TASKS = Path(__file__).resolve().parents[1] / "data" / "tasks"
+TASKS = Path(__file__).resolve().parents[2] / "data" / "tasks"
 MODELS: dict[str, type[StageManifest]] = {
     "ingest": IngestManifest,
     "dedup": DedupManifest,

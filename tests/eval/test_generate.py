@@ -321,7 +321,7 @@ def test_batch_benchmark_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     import runpy
     import sys
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     out = tmp_path / "bench.json"
     argv = ["generate_batch.py", "--preset", "debug", "--batches", "1,2", "--prompts", "8", "--new", "3",
             "--repeats", "1", "--threads", "1", "--json", str(out)]  # fmt: skip

@@ -18,7 +18,7 @@ from selene.plan.config import ScalingStudyConfig, StudyRun
 from selene.plan.devices import DeviceSpec
 from selene.train.config import ModelConfig, ParallelConfig
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CPU = DeviceSpec("cpu", 0.1, 16.0, 40.0, 1.0, 1.0, 2, 0.5, 1e8, collective_latency_s=1e-3, overlap=False)
 
 
