@@ -1,5 +1,6 @@
-"""The `selene` command: one sub-command per registered stage, plus run, server, config and the
-model commands (train, eval, export, generate, plan, scaling-study, deploy).
+"""The `selene` command: one sub-command per registered stage (`selene.cli.stages`; train and eval
+bring their own), plus run, config, server, deploy, the checkpoint commands (export, generate) and
+the planner's (plan, plan serve, scaling-study).
 
 Exit codes: 0 success, 2 bad usage or configuration, 1 runtime failure. Errors print one paragraph;
 ``--debug`` (anywhere on the line) adds the traceback. Importing this package loads typer and

@@ -12,23 +12,34 @@ import typer
 from selene.cli.app import app, console, note
 from selene.errors import UsageError
 
+# The model's shape and the GPU count, as `selene plan` and `selene plan serve` both take them.
+Preset = Annotated[str | None, typer.Option("--model", help="Model preset (selene train's presets).")]
+Layers = Annotated[int | None, typer.Option("--layers", min=1, help="Transformer layers.")]
+Hidden = Annotated[int | None, typer.Option("--hidden", min=1, help="Hidden size.")]
+Heads = Annotated[int | None, typer.Option("--heads", min=1, help="Attention heads.")]
+KvHeads = Annotated[
+    int | None, typer.Option("--kv-heads", min=1, help="Key/value heads (grouped-query attention; default: the model's).")
+]
+Ffn = Annotated[int | None, typer.Option("--ffn", min=1, help="FFN width (default 4 × hidden).")]
+Vocab = Annotated[int | None, typer.Option("--vocab", min=1, help="Vocabulary (default 51200).")]
+Swiglu = Annotated[bool, typer.Option("--swiglu", help="SwiGLU MLP (three FFN matrices) instead of GELU.")]
+Gpus = Annotated[int | None, typer.Option("--gpus", min=1, help="GPUs in all.")]
+
 
 @app.command()
 def plan(
     config: Annotated[
         str | None, typer.Argument(help="Pipeline or training YAML: plan its model, batch and layout (nothing runs).")
     ] = None,
-    model: Annotated[str | None, typer.Option("--model", help="Model preset (selene train's presets).")] = None,
-    layers: Annotated[int | None, typer.Option("--layers", min=1, help="Transformer layers.")] = None,
-    hidden: Annotated[int | None, typer.Option("--hidden", min=1, help="Hidden size.")] = None,
-    heads: Annotated[int | None, typer.Option("--heads", min=1, help="Attention heads.")] = None,
-    kv_heads: Annotated[
-        int | None, typer.Option("--kv-heads", min=1, help="Key/value heads (grouped-query attention; default: the model's).")
-    ] = None,
-    ffn: Annotated[int | None, typer.Option("--ffn", min=1, help="FFN width (default 4 × hidden).")] = None,
-    vocab: Annotated[int | None, typer.Option("--vocab", min=1, help="Vocabulary (default 51200).")] = None,
-    swiglu: Annotated[bool, typer.Option("--swiglu", help="SwiGLU MLP (three FFN matrices) instead of GELU.")] = False,
-    gpus: Annotated[int | None, typer.Option("--gpus", min=1, help="GPUs in all.")] = None,
+    model: Preset = None,
+    layers: Layers = None,
+    hidden: Hidden = None,
+    heads: Heads = None,
+    kv_heads: KvHeads = None,
+    ffn: Ffn = None,
+    vocab: Vocab = None,
+    swiglu: Swiglu = False,
+    gpus: Gpus = None,
     gpu: Annotated[str, typer.Option("--gpu", help="a100-40g | a100-80g | h100 | h200.")] = "a100-80g",
     tokens: Annotated[str | None, typer.Option("--tokens", help="Tokens to train, e.g. 300B or 3e11.")] = None,
     seq: Annotated[int | None, typer.Option("--seq", min=1, help="Sequence length.")] = None,
@@ -128,17 +139,15 @@ def plan(
 
 @app.command("plan-serve", hidden=True)
 def plan_serve(
-    model: Annotated[str | None, typer.Option("--model", help="Model preset (selene train's presets).")] = None,
-    layers: Annotated[int | None, typer.Option("--layers", min=1, help="Transformer layers.")] = None,
-    hidden: Annotated[int | None, typer.Option("--hidden", min=1, help="Hidden size.")] = None,
-    heads: Annotated[int | None, typer.Option("--heads", min=1, help="Attention heads.")] = None,
-    kv_heads: Annotated[
-        int | None, typer.Option("--kv-heads", min=1, help="Key/value heads (grouped-query attention; default: the model's).")
-    ] = None,
-    ffn: Annotated[int | None, typer.Option("--ffn", min=1, help="FFN width (default 4 × hidden).")] = None,
-    vocab: Annotated[int | None, typer.Option("--vocab", min=1, help="Vocabulary (default 51200).")] = None,
-    swiglu: Annotated[bool, typer.Option("--swiglu", help="SwiGLU MLP (three FFN matrices) instead of GELU.")] = False,
-    gpus: Annotated[int | None, typer.Option("--gpus", min=1, help="GPUs in all.")] = None,
+    model: Preset = None,
+    layers: Layers = None,
+    hidden: Hidden = None,
+    heads: Heads = None,
+    kv_heads: KvHeads = None,
+    ffn: Ffn = None,
+    vocab: Vocab = None,
+    swiglu: Swiglu = False,
+    gpus: Gpus = None,
     gpu: Annotated[str, typer.Option("--gpu", help="a100-40g | a100-80g | h100 | h200 | cpu (needs --calibration).")] = "h100",
     prompt: Annotated[
         str, typer.Option("--prompt", help="Prompt tokens per sequence, or a file of lengths (JSON list or one per line).")

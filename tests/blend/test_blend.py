@@ -693,7 +693,7 @@ def test_scatter_writes_one_file_per_shard_with_a_row_group_range_per_bucket(
 
 
 def issue_corpus(directory: Path, seed: int) -> str:
-    """Issue 29's shape: web (even sizes), ManPages (lognormal, sigma 1.5), pydoc (small: its weight
+    """A skewed corpus: web (even sizes), ManPages (lognormal, sigma 1.5), pydoc (small: its weight
     repeats it ~10 times), UsrShareDoc (234 documents, 5 of them hold 30% of its bytes)."""
     gen = np.random.default_rng(seed)
     small = gen.lognormal(7, 1.0, 229)

@@ -224,9 +224,9 @@ def real(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-d
 
 @pytest.mark.parametrize(("threshold", "keep"), [(0.8, "first"), (0.8, "longest"), (0.7, "first")])
 def test_real_text_removes_at_the_users_threshold(real, threshold: float, keep: str) -> None:  # type: ignore[no-untyped-def]
-    """Issue 29, item 9: on real text (licences pasted with small changes, templates), links under
-    the threshold used to chain into removals down to J 0.54 (precision 0.70-0.90). Each removed
-    document must now be within the threshold of the copy kept for it, to the estimator's noise."""
+    """On real text (licences pasted with small changes, templates), links under the threshold can
+    chain into removals far below it (down to J 0.54 when links alone decide). Each removed
+    document must be within the threshold of the copy kept for it, to the estimator's noise."""
     docs, inp, root = real
     cfg = DedupConfig(threshold=threshold, keep=keep)  # type: ignore[arg-type]
     res = run_dedup(inp, str(root / f"out-{threshold}-{keep}"), cfg)

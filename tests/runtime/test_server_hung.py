@@ -1,4 +1,4 @@
-"""A dashboard server that hangs or dies never hangs or fails a command (issue 29).
+"""A dashboard server that hangs or dies never hangs or fails a command.
 
 A stopped server (SIGSTOP: a server swapping or stuck looks the same) still completes TCP connects,
 into its listen backlog; a command must find out by an HTTP health check with a bounded wait, say so

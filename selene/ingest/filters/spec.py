@@ -116,7 +116,7 @@ class FiltersConfig(RootModel[list[FilterSpec]]):
     """The document filters, in the order they run; the first that rejects a document names the reason.
 
     A list chooses the filters and their order: ``[{name: length, min_words: 5}, gopher_quality,
-    {name: "mypkg.filters:MyFilter", param: 1}]``. A mapping (the original form) adjusts the default
+    {name: "mypkg.filters:MyFilter", param: 1}]``. A mapping adjusts the default
     chain length → gopher_quality → gopher_repetition, e.g. ``{gopher_quality: {enabled: false}}``;
     any other filter it names runs after those, in mapping order. Either form resolves to the list,
     with every default filled in, which is what `selene config validate` prints.
