@@ -88,13 +88,17 @@ class Stage:
     summary: str | None = None
     """``summary(result, console)``: what the command prints after the run."""
     report: str | None = None
-    """``report(out, run_dir) -> (title, lines)``: the stage's section of the run report
-    (``<run_dir>/report.md``), read from what it wrote in `out`, its directory in the run."""
+    """``report(out, run_dir) -> (title, lines) | None``: the stage's section of the run report
+    (``<run_dir>/report.md``), read from what it wrote in `out`, its directory in the run (None: no
+    section, e.g. a stage that is off)."""
     options: tuple[Option, ...] = ()
     command: str | None = None
     """Import path of the stage's own typer command function, where the generated one (made from
     `options`) does not fit: training launches torchrun, evaluation takes a checkpoint. The module is
     the stage's command-line layer: it may use the runner, and nothing in the stage imports it."""
+    subcommands: tuple[str, ...] = ()
+    """Import paths of further typer command functions of the stage: ``selene <stage> <name>``, the
+    name being the function's (``selene.quality.command:train`` is ``selene quality train``)."""
     output_inside_input: bool = False
     """The output may sit inside the input (never be it nor contain it), and the input stays out of
     the running-commands list: evaluation writes into a finished checkpoint while training goes on."""
@@ -113,6 +117,10 @@ class Stage:
 
     def run_fn(self) -> Callable[..., Any]:
         return load(self.run)
+
+    def subcommand_names(self) -> dict[str, str]:
+        """``<stage>-<name>`` (the command that ``selene <stage> <name>`` runs) → import path."""
+        return {f"{self.name}-{p.rpartition(':')[2].rstrip('_').replace('_', '-')}": p for p in self.subcommands}
 
 
 _DOCS = "selene.summary:documents"
@@ -140,6 +148,33 @@ STAGES: tuple[Stage, ...] = (
             ),
         ),
         doc="Every input record ends in OUT's shards or in OUT/removed.parquet with a reason.",
+    ),
+    Stage(
+        "quality",
+        "Score documents with fastText classifiers and keep the best by a rule (threshold, top tokens, Pareto).",
+        config="selene.quality.config:QualityConfig",
+        run="selene.quality.stage:run_quality",
+        reads="documents",
+        writes="documents",
+        manifest="selene.quality.manifest:QualityManifest",
+        preflight="selene.quality.hooks:check",
+        active=lambda cfg: bool(cfg.classifiers),
+        artifacts="selene.quality.hooks:artifacts",
+        summary="selene.quality.hooks:summary",
+        report="selene.quality.hooks:report_section",
+        subcommands=("selene.quality.command:train",),
+        options=(
+            Option(("--classifier",), "classifiers", "NAME=MODEL.bin:LABEL (repeatable).", multiple=True,
+                   parse="selene.quality.config:parse_classifiers"),
+            Option(("--rule",), "rule", "threshold | top_fraction | pareto (default threshold)."),
+            Option(("--threshold",), "threshold", "rule threshold: the least score kept (default 0.5).", float),
+            Option(("--fraction",), "fraction", "rule top_fraction: the share of judged tokens kept (default 0.1).", float),
+            Option(("--alpha",), "alpha", "rule pareto: the Pareto shape (default 9, GPT-3's).", float),
+            Option(("--combine",), "combine", "Several classifiers: each | max_bucket | mean (default each)."),
+            Option(("--judge",), "sources", "Sources to judge (repeatable; default: web documents, those with a url).",
+                   multiple=True),
+        ),
+        doc="`selene quality train` makes a classifier from examples of good and other text.",
     ),
     Stage(
         "dedup",

@@ -44,8 +44,9 @@ def build_report(run_dir: str, name: str = "") -> str:
         "",
     ]
     for stage in registry.STAGES:
-        if stage.report:
-            title, lines = registry.load(stage.report)(os.path.join(run_dir, stage.name), run_dir)
+        section = registry.load(stage.report)(os.path.join(run_dir, stage.name), run_dir) if stage.report else None
+        if section is not None:
+            title, lines = section
             parts += [f"## {title}", "", *lines, ""]
     return "\n".join(parts)
 

@@ -21,6 +21,7 @@ import traceback
 import click
 import typer
 
+from selene import registry
 from selene.cli.app import app, err_console
 from selene.errors import SeleneError, Stopped
 
@@ -89,6 +90,8 @@ def _main(argv: list[str] | None = None) -> int:
     args = [a for a in args if a != "--debug"]  # accepted anywhere, not only before the command
     if args[:2] == ["plan", "serve"]:  # `selene plan serve`: its own command (`plan` takes a config path)
         args = ["plan-serve", *args[2:]]
+    if len(args) >= 2 and args[0] in registry.BY_NAME and f"{args[0]}-{args[1]}" in registry.get(args[0]).subcommand_names():
+        args = [f"{args[0]}-{args[1]}", *args[2:]]  # `selene quality train`: a stage's further command
     if debug:
         os.environ["SELENE_DEBUG"] = "1"  # Prefect's console logs keep their tracebacks too
     else:

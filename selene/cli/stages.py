@@ -94,7 +94,9 @@ def register(target: typer.Typer) -> None:
     made from its options."""
     for stage in registry.STAGES:
         fn = registry.load(stage.command) if stage.command else stage_command(stage)
-        target.command(name=stage.name, help=None if stage.command else stage.help, short_help=stage.help)(fn)
+        target.command(name=stage.name, short_help=stage.help)(fn)  # its docstring is the full help
+        for name, path in stage.subcommand_names().items():  # `selene <stage> <name>`, said in the stage's help
+            target.command(name=name, hidden=True)(registry.load(path))
 
 
 register(app)

@@ -31,7 +31,7 @@ from selene.config.pipeline import PipelineConfig, load_pipeline_config
 from selene.errors import ConfigError
 from selene.flows.pipeline import pipeline_flow
 from selene.flows.stage import run_flow
-from selene.pipeline import claim, job
+from selene.pipeline import active_stages, claim, job
 
 
 def _load(config_path: str) -> PipelineConfig:
@@ -83,14 +83,14 @@ def __getattr__(attr: str) -> Any:
 
 
 def build_deployments(config_path: str, *, only: Sequence[str] | None = None) -> list[RunnerDeployment]:
-    """The deployments of `config_path`: `pipeline` and every stage, or the names in `only`.
+    """The deployments of `config_path`: `pipeline` and every stage it runs, or the names in `only`.
 
     The config is loaded (and so validated) here, so a bad file fails before anything is served.
     """
     path = os.path.abspath(config_path)
     cfg = _load(path)
     stages = registry.NAMES
-    names = list(only) if only is not None else ["pipeline", *stages]
+    names = list(only) if only is not None else ["pipeline", *active_stages(cfg)]  # a stage the config leaves off has nothing to run
     unknown = sorted(set(names) - {"pipeline", *stages})
     if unknown:
         raise ConfigError(

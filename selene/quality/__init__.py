@@ -1,0 +1,1 @@
+"""The quality stage: document classifiers (fastText format) and the selection rules that apply them."""
