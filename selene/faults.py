@@ -5,7 +5,8 @@ of that name: the same as a power cut at that instant, but at a chosen, reproduc
 than wherever a polling test happens to notice a file. Unset (always, outside tests) a fail point
 costs one environment lookup.
 
-Points: ``dedup:shards-written``, ``decontaminate:shards-written``, ``tokenize:parts-written``,
+Points: ``quality:scored`` (every shard scored, nothing written), ``quality:shards-written``,
+``dedup:shards-written``, ``decontaminate:shards-written``, ``tokenize:parts-written``,
 ``tokenize:merged`` (each after the stage's outputs or parts exist and before its manifest), and
 ``blend:bucket-published`` (after each shuffle bucket's parts are renamed into the output).
 """

@@ -30,6 +30,7 @@ import xxhash
 from selene import __version__, executor
 from selene.errors import InputError
 from selene.executor import Mapper, serial_map
+from selene.faults import failpoint
 from selene.io import dataset, fs
 from selene.manifest import DocumentManifest, ShardEntry, SourceStats, Stats
 from selene.quality.config import QualityConfig
@@ -315,8 +316,10 @@ def run_quality(inp: str, out: str, cfg: QualityConfig, *, mapper: Mapper | None
     root = fs.join(out, WORK, fp)
     shards = [fs.join(inp, s.name) for s in m_in.shards]
     scored = mapper("quality-score", score_shard, [(root, k, p, cfg) for k, p in enumerate(shards)])
+    failpoint("quality:scored")
     plan = cutoffs(root, len(shards), scored, cfg, mapper)
     results = mapper("quality-write", write_shard, [(root, k, p, out, cfg, plan) for k, p in enumerate(shards)])
+    failpoint("quality:shards-written")
     manifest = finalize(out, inp, m_in, root, scored, results, plan, digests, cfg, fp)
     fs.rm(fs.join(out, WORK), recursive=True)
     return QualityResult(out, skipped=False, manifest=manifest)

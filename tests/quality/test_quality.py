@@ -230,3 +230,28 @@ def test_the_stage_runs_between_ingest_and_dedup_when_configured(tmp_path: Path)
     assert pipeline.active_stages(cfg)[:3] == ["ingest", "quality", "dedup"]
     assert pipeline.job(cfg, "dedup").inp == "r/quality" and pipeline.job(cfg, "quality").inp == "r/ingest"
     assert "m.bin" in pipeline.inputs(cfg)
+
+
+@pytest.mark.parametrize("point", ["quality:scored", "quality:shards-written"])
+def test_a_killed_run_resumes_to_the_same_output(tmp_path: Path, model: str, point: str) -> None:
+    """SIGKILL of the whole command at a fail point, then the same command: the output of one clean run."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    inp = write_web(tmp_path / "in", docs(120, 8), shard_docs=20)
+    args = [sys.executable, "-m", "selene.cli", "quality", "-i", inp, "-o", str(tmp_path / "out"),
+            "--classifier", f"hq={model}:hq", "--rule", "top_fraction", "--fraction", "0.4", "--workers", "2"]  # fmt: skip
+    env = {**os.environ, "SELENE_PREFECT": "off"}
+    killed = subprocess.run(args, env={**env, "SELENE_FAILPOINT": point}, capture_output=True, text=True,
+                            timeout=300, start_new_session=True)  # fmt: skip
+    assert killed.returncode == -signal.SIGKILL and not (tmp_path / "out" / "manifest.json").exists()
+    done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    clean = run_quality(inp, str(tmp_path / "clean"), QualityConfig(
+        classifiers=[ClassifierSpec(name="hq", model=model, label="hq")], rule="top_fraction", fraction=0.4))
+    resumed = dataset.read_manifest(str(tmp_path / "out"))
+    assert resumed is not None and clean.manifest is not None
+    assert [s.sha256 for s in resumed.shards] == [s.sha256 for s in clean.manifest.shards]
+    assert resumed.removed is not None and resumed.removed.sha256 == clean.manifest.removed.sha256
