@@ -30,17 +30,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "selene"
 
-STAGE_PACKAGES = (
-    "selene.ingest",
-    "selene.quality",
-    "selene.dedup",
-    "selene.decontaminate",
-    "selene.blend",
-    "selene.tokenize",
-    "selene.train",
-    "selene.eval",
-    "selene.plan",
-)
+def _stage_packages() -> tuple[str, ...]:
+    """The packages of the registered stages (each declares its run function by import path) and
+    the planner's, which shares their layer. Reading the registry imports nothing heavy."""
+    sys.path.insert(0, str(ROOT))
+    from selene import registry
+
+    packages = [s.run.partition(":")[0].rpartition(".")[0] for s in registry.STAGES]
+    return tuple(dict.fromkeys([*packages, "selene.plan"]))
+
+
+STAGE_PACKAGES = _stage_packages()
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("selene.cli", *(f"{p}.command" for p in STAGE_PACKAGES)),
