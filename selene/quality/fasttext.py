@@ -36,7 +36,7 @@ from typing import IO, Any
 
 import fasttext
 import numpy as np
-from scipy.linalg.blas import sgemv, sger  # scipy comes with datasketch (dedup)
+from scipy.linalg.blas import sgemv, sger
 
 from selene.errors import ConfigError, InputError
 from selene.io import fs
