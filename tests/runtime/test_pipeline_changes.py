@@ -20,7 +20,7 @@ pytestmark = pytest.mark.timeout(600)
 
 
 def test_seeded_sections_are_found_in_the_stage_models() -> None:
-    assert seeded_sections() == ("dedup", "blend", "tokenize", "train", "train.data", "eval")
+    assert seeded_sections() == ("quality", "dedup", "blend", "tokenize", "train", "train.data", "eval")
 
 
 def seeds(cfg: PipelineConfig) -> dict[str, int]:
@@ -35,12 +35,12 @@ def seeds(cfg: PipelineConfig) -> dict[str, int]:
 
 def test_top_level_seed_seeds_each_stage_that_does_not_set_its_own() -> None:
     cfg = PipelineConfig.model_validate({"run_dir": "r", "seed": 7, "blend": {"seed": 3}, "train": {"data": {"seed": 9}}})
-    assert seeds(cfg) == {"dedup": 7, "blend": 3, "tokenize": 7, "train": 7, "train.data": 9, "eval": 7}
+    assert seeds(cfg) == {"quality": 7, "dedup": 7, "blend": 3, "tokenize": 7, "train": 7, "train.data": 9, "eval": 7}
     # a stage given its default value explicitly keeps it: the file set it
     assert PipelineConfig.model_validate({"run_dir": "r", "seed": 7, "tokenize": {"seed": 1234}}).tokenize.seed == 1234
     # without a top-level seed every stage keeps its own default, as before
     defaults = seeds(PipelineConfig.model_validate({"run_dir": "r"}))
-    assert defaults == {"dedup": 1, "blend": 1234, "tokenize": 1234, "train": 1234, "train.data": 1234, "eval": 1234}
+    assert defaults == {"quality": 1234, "dedup": 1, "blend": 1234, "tokenize": 1234, "train": 1234, "train.data": 1234, "eval": 1234}
     # what a dump (a Prefect parameter, `selene config show`) reloads to is the same
     again = PipelineConfig.model_validate(cfg.model_dump())
     assert seeds(again) == seeds(cfg)
