@@ -24,6 +24,8 @@ Ffn = Annotated[int | None, typer.Option("--ffn", min=1, help="FFN width (defaul
 Vocab = Annotated[int | None, typer.Option("--vocab", min=1, help="Vocabulary (default 51200).")]
 Swiglu = Annotated[bool, typer.Option("--swiglu", help="SwiGLU MLP (three FFN matrices) instead of GELU.")]
 Gpus = Annotated[int | None, typer.Option("--gpus", min=1, help="GPUs in all.")]
+PinTp = Annotated[int | None, typer.Option("--tp", min=1, help="Pin the tensor-parallel degree.")]
+PinPp = Annotated[int | None, typer.Option("--pp", min=1, help="Pin the pipeline-parallel degree.")]
 
 
 @app.command()
@@ -47,8 +49,8 @@ def plan(
         int | None, typer.Option("--global-batch", min=1, help="Sequences per iteration (default ≈ 4M tokens).")
     ] = None,
     top: Annotated[int, typer.Option("--top", min=1, help="Layouts to show.")] = 5,
-    tp: Annotated[int | None, typer.Option("--tp", min=1, help="Pin the tensor-parallel degree.")] = None,
-    pp: Annotated[int | None, typer.Option("--pp", min=1, help="Pin the pipeline-parallel degree.")] = None,
+    tp: PinTp = None,
+    pp: PinPp = None,
     micro_batch: Annotated[int | None, typer.Option("--micro-batch", min=1, help="Pin the micro-batch.")] = None,
     virtual: Annotated[int | None, typer.Option("--virtual", min=1, help="Pin virtual stages per rank.")] = None,
     recompute: Annotated[
@@ -162,8 +164,8 @@ def plan_serve(
         str | None, typer.Option("--checkpoint", help="A checkpoint (step dir or train dir): serve the model it holds.")
     ] = None,
     batch: Annotated[int | None, typer.Option("--batch", min=1, help="Pin concurrent sequences per replica.")] = None,
-    tp: Annotated[int | None, typer.Option("--tp", min=1, help="Pin the tensor-parallel degree.")] = None,
-    pp: Annotated[int | None, typer.Option("--pp", min=1, help="Pin the pipeline-parallel degree.")] = None,
+    tp: PinTp = None,
+    pp: PinPp = None,
     weights_dtype: Annotated[str, typer.Option("--weights-dtype", help="fp32 | bf16 | fp16 | fp8 | int8.")] = "bf16",
     kv_dtype: Annotated[str, typer.Option("--kv-dtype", help="fp32 | bf16 | fp16 | fp8 | int8.")] = "bf16",
     ttft_ms: Annotated[float | None, typer.Option("--ttft-ms", min=1e-6, help="Target: time to first token (ms).")] = None,
