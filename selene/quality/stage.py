@@ -28,7 +28,7 @@ import numpy as np
 import xxhash
 
 from selene import __version__, executor
-from selene.errors import InputError
+from selene.errors import ConfigError, InputError
 from selene.executor import Mapper, serial_map
 from selene.faults import failpoint
 from selene.io import dataset, fs
@@ -54,8 +54,10 @@ def classifier(path: str, label: str) -> Classifier:
     return _MODELS[key]
 
 
-def judged(source: str, meta: dict[str, Any], cfg: QualityConfig) -> bool:
-    return source in cfg.sources if cfg.sources is not None else bool(meta.get("url"))
+def judged(source: str, meta: str | None, cfg: QualityConfig) -> bool:
+    """Whether the classifiers judge this document: its source is named, or (by default) it is a
+    web document (a `url` in its meta; the JSON is read only then)."""
+    return source in cfg.sources if cfg.sources is not None else bool(json.loads(meta or "{}").get("url"))
 
 
 def _bin(scores: np.ndarray) -> np.ndarray:
@@ -75,7 +77,7 @@ def score_shard(root: str, k: int, shard: str, cfg: QualityConfig) -> dict[str, 
         texts = batch.column("text").to_pylist()
         srcs = batch.column("source").to_pylist()
         metas = batch.column("meta").to_pylist()
-        mask = np.array([judged(s, json.loads(m or "{}"), cfg) for s, m in zip(srcs, metas, strict=True)], dtype=bool)
+        mask = np.array([judged(s, m, cfg) for s, m in zip(srcs, metas, strict=True)], dtype=bool)
         block = np.full((len(texts), len(models)), np.nan)
         idx = np.flatnonzero(mask)
         if idx.size:
@@ -305,6 +307,11 @@ def run_quality(inp: str, out: str, cfg: QualityConfig, *, mapper: Mapper | None
     m_in = input_dataset(inp)
     if not cfg.classifiers:
         raise InputError("quality: no classifiers configured (quality.classifiers: [{name, model, label}])")
+    missing = sorted(set(cfg.sources or ()) - set(m_in.stats.per_source))
+    if missing:
+        raise ConfigError(
+            f"quality.sources: {', '.join(missing)} not in {inp} (its sources: {', '.join(m_in.stats.per_source)})"
+        )
     for c in cfg.classifiers:
         classifier(c.model, c.label)  # a missing label or a file that is not a model fails here, before any work
     fs.check_writable(out)

@@ -255,3 +255,11 @@ def test_a_killed_run_resumes_to_the_same_output(tmp_path: Path, model: str, poi
     assert resumed is not None and clean.manifest is not None
     assert [s.sha256 for s in resumed.shards] == [s.sha256 for s in clean.manifest.shards]
     assert resumed.removed is not None and resumed.removed.sha256 == clean.manifest.removed.sha256
+
+
+def test_a_judged_source_the_input_lacks_is_an_error(tmp_path: Path, model: str) -> None:
+    inp = write_web(tmp_path / "in", docs(10, 11))
+    cfg = QualityConfig(classifiers=[ClassifierSpec(name="hq", model=model, label="hq")], sources=["cc", "wiki"])
+    with pytest.raises(ConfigError, match=r"quality.sources: wiki not in .*its sources: cc"):
+        run_quality(inp, str(tmp_path / "out"), cfg)
+    assert not (tmp_path / "out" / "part-00000.parquet").exists()
