@@ -46,7 +46,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("selene.cli", *(f"{p}.command" for p in STAGE_PACKAGES)),
     ("selene.runner",),
     ("selene.flows",),
-    ("selene.pipeline", "selene.report"),
+    ("selene.ablate", "selene.pipeline", "selene.report"),
     ("selene.job",),
     (*STAGE_PACKAGES, "selene.summary", "selene.stages"),
     ("selene.registry", "selene.config.pipeline", "selene.executor", "selene.guard", "selene.io", "selene.server", "selene.artifacts"),

@@ -141,7 +141,7 @@ class Runtime:
     def run(self, job: Job, force: bool = False) -> Any:
         """One stage: its flow on Prefect, or `run_direct`; its output claimed (`Job.claim`) before
         anything, the stage's own checks included, touches it. A server lost mid-run: see
-        `_on_prefect`."""
+        `on_prefect`."""
         with job.claim(self.say):
             check(job)
             self.note()
@@ -149,7 +149,7 @@ class Runtime:
                 return run_direct(job, force)
             from selene.flows.stage import run_flow  # lazy: Prefect (~1 s) only when a server is up
 
-            return self._on_prefect(lambda: run_flow(job, force), lambda run: run(job, force), job.stage)
+            return self.on_prefect(lambda: run_flow(job, force), lambda run: run(job, force), job.stage)
 
     def pipeline(self, cfg: Any, force: list[str], from_stage: str | None, until_stage: str | None) -> dict[str, Any]:
         """The pipeline slice: one parent flow with a sub-flow per stage on Prefect, else a loop here."""
@@ -160,13 +160,13 @@ class Runtime:
                 return pipeline.run_pipeline(cfg, checked(run_direct), force, from_stage, until_stage, say=self.say)
             from selene.flows.pipeline import pipeline_flow  # lazy: Prefect (~1 s) only when a server is up
 
-            return self._on_prefect(
+            return self.on_prefect(
                 lambda: pipeline_flow(cfg, force=force, from_stage=from_stage, until_stage=until_stage),
                 lambda run: pipeline.run_pipeline(cfg, checked(run), force, from_stage, until_stage, say=self.say),
                 "the pipeline",
             )
 
-    def _on_prefect(self, flow: Callable[[], Any], direct: Callable[[Callable[[Job, bool], Any]], Any], what: str) -> Any:
+    def on_prefect(self, flow: Callable[[], Any], direct: Callable[[Callable[[Job, bool], Any]], Any], what: str) -> Any:
         """`flow()`, the work on Prefect; when the Prefect client loses the server on the way
         (`lost_server`: it stopped answering or went away; not an error of the stage), one line
         says so and `direct(run)` does the work here, as without a server: `run` returns the
@@ -235,7 +235,7 @@ def abandon_prefect_services(wait: float = 2.0) -> None:
 
 
 class _QuietLoss:
-    """While a flow runs, the console says nothing of a lost server but `Runtime._on_prefect`'s
+    """While a flow runs, the console says nothing of a lost server but `Runtime.on_prefect`'s
     line: Prefect's flow-run logger's "Encountered exception during execution: ReadTimeout(...)"
     is dropped when the error is the API's (`lost_server`), and its log shipper's "--- Error
     logging to API ---" (printed only while ``logging.raiseExceptions``, which is also the flag of

@@ -25,7 +25,7 @@ from selene import registry
 from selene.cli.app import app, err_console
 from selene.errors import SeleneError, Stopped
 
-for _commands in ("stages", "server", "deploy", "checkpoints", "plan"):  # they register their commands, listed in this order
+for _commands in ("stages", "server", "deploy", "checkpoints", "plan", "ablate"):  # they register their commands, listed in this order
     importlib.import_module(f"selene.cli.{_commands}")
 
 # Recent typer versions carry their own copy of click: catch the exceptions of both.

@@ -24,6 +24,7 @@ import logging
 import math
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -249,6 +250,15 @@ def _check_shots(run: suites.Run, cfg: dict[str, Any], task: Any) -> None:
         )
 
 
+def _quiet_git_hash() -> str | None:
+    """`git describe --always` of the working directory, None outside a repository (or without git)."""
+    try:
+        found = subprocess.run(["git", "describe", "--always"], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return found.stdout.strip() or None if found.returncode == 0 else None
+
+
 def _jsonable(obj: Any) -> Any:
     """The harness's results with numpy scalars, tensors, NaN and other strays made JSON-safe."""
     if isinstance(obj, dict):
@@ -367,9 +377,13 @@ def evaluate(
         built = build_tasks(runs, manager, task_data=task_data, scratch=tmp / "hf_home", cache=cache)
 
         import lm_eval
+        import lm_eval.evaluator
 
         from selene.eval.lm import SeleneLM  # lazy: lm_eval (0.3 s) stays out of eval summary/artifacts
 
+        # the harness records `git describe` of the working directory and lets git print
+        # "fatal: not a git repository" wherever it is not one; ask git quietly instead
+        lm_eval.evaluator.get_git_commit_hash = _quiet_git_hash
         lm = SeleneLM(checkpoint, batch_size=batch_size, device=device, seed=seed)
         raw = lm_eval.simple_evaluate(
             model=lm,

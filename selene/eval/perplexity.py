@@ -70,11 +70,7 @@ def heldout_perplexity(
             n_tokens += len(tokens)
             n_bytes += len(lm.tok_decode([t for t in tokens if t != eod]).encode("utf-8"))
             n_docs += 1
-            for ctx, cont in map(
-                make_disjoint_window,
-                get_rolling_token_windows(tokens, prefix_token=eod, max_seq_len=lm.max_length, context_len=1),
-            ):
-                windows.append((None, ctx, cont))
+            windows += _windows(tokens, eod, lm.max_length)
     if not n_tokens:
         raise InputError(
             f"no held-out documents in {prefixes} (valid_fraction={fraction}); train with a larger "
@@ -93,6 +89,45 @@ def heldout_perplexity(
         "valid_fraction": fraction,
         "seed": seed,
     }
+
+
+def text_bits_per_byte(
+    checkpoint: str, texts: list[str], *, batch_size: int = 8, device: str = "auto"
+) -> dict[str, Any]:
+    """{documents, tokens, bytes, loss, bits_per_byte} of a checkpoint on `texts` (a fixed reference
+    set, e.g. the same for models with different tokenizers): each text encoded with the checkpoint's
+    tokenizer and ended with EOD, scored as the held-out documents are; the bytes are those of the
+    texts themselves, so a tokenizer that cannot represent some text gains nothing by it."""
+    if not texts:
+        raise InputError("no reference texts to score")
+    lm = SeleneLM(checkpoint, batch_size=batch_size, device=device)
+    eod = lm.eot_token_id
+    windows: list[tuple[Any, list[int], list[int]]] = []
+    n_tokens = n_bytes = 0
+    for text in texts:
+        tokens = [*lm.tok_encode(text), eod]
+        n_tokens += len(tokens)
+        n_bytes += len(text.encode("utf-8"))
+        windows += _windows(tokens, eod, lm.max_length)
+    nats = -sum(lp for lp, _ in lm._score(windows))
+    return {
+        "documents": len(texts),
+        "tokens": n_tokens,
+        "bytes": n_bytes,
+        "loss": nats / n_tokens,
+        "bits_per_byte": nats / math.log(2) / max(n_bytes, 1),
+    }
+
+
+def _windows(tokens: list[int], eod: int, max_length: int) -> list[tuple[Any, list[int], list[int]]]:
+    """A document's disjoint scoring windows, its first token conditioned on EOD."""
+    return [
+        (None, ctx, cont)
+        for ctx, cont in map(
+            make_disjoint_window,
+            get_rolling_token_windows(tokens, prefix_token=eod, max_seq_len=max_length, context_len=1),
+        )
+    ]
 
 
 def _data_config(lm: Any) -> dict[str, Any]:

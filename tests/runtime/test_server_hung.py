@@ -252,7 +252,7 @@ def test_a_lost_server_leaves_the_finished_stage_and_says_one_line(monkeypatch: 
         job_module._finished[("ingest", "/out")] = "finished on Prefect"  # what `execute` records
         raise api_error()
 
-    assert rt._on_prefect(finished_then_lost, lambda run: run(job, False), "ingest") == "finished on Prefect"
+    assert rt.on_prefect(finished_then_lost, lambda run: run(job, False), "ingest") == "finished on Prefect"
     assert ran == [] and rt.api is None and job_module._finished is None and abandoned == [True]
     assert said == [f"the dashboard at {API} stopped answering (ReadTimeout); ingest goes on without it (this run's records there stay incomplete)"]
     rt.note()  # said already: not "no Prefect server" after it
@@ -263,7 +263,7 @@ def test_a_lost_server_leaves_the_finished_stage_and_says_one_line(monkeypatch: 
         raise api_error(httpx.ConnectError)
 
     rt = runner.Runtime(API, say=said.append)
-    assert rt._on_prefect(lost, lambda run: run(job, False), "ingest") == "ran here" and ran == ["/out"]
+    assert rt.on_prefect(lost, lambda run: run(job, False), "ingest") == "ran here" and ran == ["/out"]
 
     def stage_fails() -> None:
         raise InputError("corrupt shard")
@@ -271,12 +271,12 @@ def test_a_lost_server_leaves_the_finished_stage_and_says_one_line(monkeypatch: 
     logging.raiseExceptions = True
     rt = runner.Runtime(API, say=said.append)
     with pytest.raises(InputError):
-        rt._on_prefect(stage_fails, lambda run: run(job, False), "ingest")
+        rt.on_prefect(stage_fails, lambda run: run(job, False), "ingest")
     assert rt.api == API and logging.raiseExceptions  # the stage's error: as before
 
     monkeypatch.setenv("SELENE_PREFECT", "on")
     with pytest.raises(SeleneError, match=r"SELENE_PREFECT=on and the Prefect server at \S+ stopped answering"):
-        runner.Runtime(API, say=said.append)._on_prefect(lost, lambda run: run(job, False), "ingest")
+        runner.Runtime(API, say=said.append).on_prefect(lost, lambda run: run(job, False), "ingest")
 
 
 

@@ -1,0 +1,205 @@
+"""The ablation's comparison: each metric's mean and spread over seeds, per variant, and which
+differences from the baseline (the first variant) are larger than that spread.
+
+With n seeds per variant, a difference counts as real when it exceeds twice its standard error,
+``2 * sqrt(sd_a² / n_a + sd_b² / n_b)`` (about a 95% interval for normal noise; with two or three
+seeds a rough guide, which is all a proxy ablation claims); with one seed there is no spread and the
+table says so rather than guessing. Metrics where lower is better (bits per byte, perplexity) are
+marked so a "better" reads the right way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import statistics
+from typing import Any
+
+from selene.ablate.config import AblationConfig
+from selene.artifacts import Artifact, Markdown, svg_image
+
+LOWER_IS_BETTER = ("bits/byte", "bits_per_byte", "perplexity", "loss")
+
+
+def lower_is_better(metric: str) -> bool:
+    return any(word in metric for word in LOWER_IS_BETTER)
+
+
+def texts_key(texts: list[str]) -> str:
+    h = hashlib.sha256()
+    for t in texts:
+        h.update(hashlib.sha256(t.encode("utf-8")).digest())
+    return h.hexdigest()
+
+
+def spread(values: list[float]) -> dict[str, Any]:
+    n = len(values)
+    return {
+        "n": n,
+        "mean": statistics.fmean(values),
+        "sd": statistics.stdev(values) if n > 1 else None,
+        "values": values,
+    }
+
+
+def versus(a: dict[str, Any], base: dict[str, Any], metric: str) -> dict[str, Any]:
+    """`a` against the baseline `base` on `metric`: the difference, twice its standard error, and a
+    verdict (better, worse, within spread, or no spread: one seed)."""
+    diff = a["mean"] - base["mean"]
+    if a["sd"] is None or base["sd"] is None:
+        return {"diff": diff, "margin": None, "verdict": "one seed"}
+    margin = 2 * math.sqrt(a["sd"] ** 2 / a["n"] + base["sd"] ** 2 / base["n"])
+    if abs(diff) <= margin:
+        verdict = "within spread"
+    else:
+        verdict = "better" if (diff < 0) == lower_is_better(metric) else "worse"
+    return {"diff": diff, "margin": margin, "verdict": verdict}
+
+
+def summarize(cfg: AblationConfig, records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The result: every variant's record with each metric's spread and its comparison with the first."""
+    metrics = sorted({m for r in records for run in r["runs"] for m in run["metrics"]})
+    for r in records:
+        r["stats"] = {
+            m: spread([run["metrics"][m] for run in r["runs"] if m in run["metrics"]])
+            for m in metrics
+            if any(m in run["metrics"] for run in r["runs"])
+        }
+    base = records[0]
+    for r in records:
+        r["versus"] = (
+            {m: versus(r["stats"][m], base["stats"][m], m) for m in r["stats"] if m in base["stats"]}
+            if r is not base
+            else {}
+        )
+    return {
+        "name": cfg.name,
+        "pipeline": cfg.pipeline,
+        "out": cfg.out,
+        "baseline": base["name"],
+        "seeds": list(cfg.seeds),
+        "proxy": cfg.proxy,
+        "eval": cfg.eval,
+        "reference": list(cfg.reference),
+        "tokenizer": cfg.tokenizer,
+        "metrics": metrics,
+        "variants": records,
+    }
+
+
+def _cell(stat: dict[str, Any] | None, vs: dict[str, Any] | None) -> str:
+    if stat is None:
+        return ""
+    text = f"{stat['mean']:.4f}" + (f" ± {stat['sd']:.4f}" if stat["sd"] is not None else "")
+    if vs:
+        mark = {"better": " **better**", "worse": " **worse**"}.get(vs["verdict"], "")
+        text += f" ({vs['diff']:+.4f}{mark})"
+    return text
+
+
+def markdown(result: dict[str, Any]) -> str:
+    metrics = result["metrics"]
+    seeds = result["seeds"]
+    lines = [
+        f"### Ablation {result['name']}: {len(result['variants'])} variants × {len(seeds)} seeds",
+        "",
+        f"Each cell: mean ± standard deviation over seeds {', '.join(map(str, seeds))}; in brackets the "
+        f"difference from the baseline `{result['baseline']}`, **better** / **worse** where it exceeds twice "
+        "its standard error (otherwise within the seeds' spread). Lower is better for "
+        + ", ".join(m for m in metrics if lower_is_better(m))
+        + "; higher for the others.",
+        "",
+        "| variant | overrides | documents | tokens | " + " | ".join(metrics) + " |",
+        "|---|---|---:|---:|" + "---:|" * len(metrics),
+    ]
+    for r in result["variants"]:
+        overrides = ", ".join(f"{k}: {v}" for k, v in r["overrides"].items()) or "(pipeline as is)"
+        cells = [_cell(r["stats"].get(m), r["versus"].get(m)) for m in metrics]
+        lines.append(
+            f"| {r['name']} | {overrides} | {r['documents']:,} | {r['tokens']:,} | "
+            + " | ".join(cells)
+            + " |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def plot_svg(result: dict[str, Any], width: int = 260, row: int = 18) -> str:
+    """One panel per metric: each variant's seeds as dots and their mean as a bar, on the metric's
+    own scale, side by side."""
+    variants = result["variants"]
+    metrics = result["metrics"]
+    label_w, pad, top = 110, 12, 34
+    height = top + row * len(variants) + 30
+    total = label_w + len(metrics) * (width + pad)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{total}" height="{height}" font-family="sans-serif" font-size="10">'
+    ]
+    for j, r in enumerate(variants):
+        y = top + row * j + row / 2
+        parts.append(f'<text x="{label_w - 6}" y="{y + 3:.1f}" text-anchor="end">{_xml(r["name"])}</text>')
+    for i, metric in enumerate(metrics):
+        x0 = label_w + i * (width + pad)
+        values = [v for r in variants for v in r["stats"].get(metric, {}).get("values", [])]
+        if not values:
+            continue
+        lo, hi = min(values), max(values)
+        if hi - lo < 1e-12:
+            lo, hi = lo - 0.5, hi + 0.5
+        span = hi - lo
+        lo, hi = lo - 0.05 * span, hi + 0.05 * span
+
+        def x(v: float, x0: float = x0, lo: float = lo, hi: float = hi) -> float:
+            return x0 + 8 + (v - lo) / (hi - lo) * (width - 16)
+
+        direction = "lower is better" if lower_is_better(metric) else "higher is better"
+        parts.append(
+            f'<text x="{x0 + width / 2}" y="12" text-anchor="middle" font-weight="bold">{_xml(metric)}</text>'
+        )
+        parts.append(f'<text x="{x0 + width / 2}" y="24" text-anchor="middle" fill="#666">{direction}</text>')
+        parts.append(
+            f'<rect x="{x0}" y="{top}" width="{width}" height="{row * len(variants)}" fill="none" stroke="#999"/>'
+        )
+        for j, r in enumerate(variants):
+            stat = r["stats"].get(metric)
+            if stat is None:
+                continue
+            y = top + row * j + row / 2
+            colour = {"better": "#2a9d3a", "worse": "#d62728"}.get(
+                r["versus"].get(metric, {}).get("verdict", ""), "#1f77b4"
+            )
+            parts.append(
+                f'<line x1="{x(stat["mean"]):.1f}" y1="{y - 6:.1f}" x2="{x(stat["mean"]):.1f}" y2="{y + 6:.1f}" stroke="{colour}" stroke-width="2"/>'
+            )
+            for v in stat["values"]:
+                parts.append(
+                    f'<circle cx="{x(v):.1f}" cy="{y:.1f}" r="2.5" fill="{colour}" fill-opacity="0.6"/>'
+                )
+        yb = top + row * len(variants) + 12
+        parts.append(f'<text x="{x0}" y="{yb}">{lo:.4g}</text>')
+        parts.append(f'<text x="{x0 + width}" y="{yb}" text-anchor="end">{hi:.4g}</text>')
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def _xml(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def write(out: str, result: dict[str, Any]) -> None:
+    """ablation.json, ablation.md and ablation.svg into `out`, each replaced whole."""
+    os.makedirs(out, exist_ok=True)
+    for name, text in (
+        ("ablation.json", json.dumps(result, indent=1)),
+        ("ablation.md", markdown(result) + "\n![ablation](ablation.svg)\n"),
+        ("ablation.svg", plot_svg(result)),
+    ):
+        tmp = os.path.join(out, name + ".tmp")
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, os.path.join(out, name))
+
+
+def artifacts(result: dict[str, Any]) -> list[Artifact]:
+    return [Markdown("ablation", markdown(result) + "\n" + svg_image(plot_svg(result), "ablation") + "\n")]

@@ -1,0 +1,171 @@
+"""The ablation's work, in order: every variant's data stages, then per variant and seed the proxy's
+training, its harness tasks and its bits per byte on the reference texts; then the comparison.
+
+Prefect-free like `selene.pipeline`: `run_job` runs one stage `Job` (here, or as a Prefect sub-flow)
+and `step(name, fn, *args)` runs the other steps (here, or as Prefect tasks). Everything lands in
+directories keyed by its settings (`selene.ablate.plan`), so a rerun, after a kill or with one more
+variant or seed, redoes only what is missing: finished stages and trainings are reused, a training
+cut short resumes from its last checkpoint, an evaluation whose summary matches is read back.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from selene import guard
+from selene.ablate import compare
+from selene.ablate.config import AblationConfig
+from selene.ablate.plan import Variant, chain, link, proxy_config, proxy_dir, variant_configs, with_tokenizer
+from selene.errors import InputError
+from selene.eval.perplexity import text_bits_per_byte
+from selene.io import dataset
+from selene.job import Job
+from selene.pipeline import inputs as pipeline_inputs
+from selene.quality.train import read_examples
+from selene.tokenize.manifest import TokenizeManifest
+
+RunJob = Callable[[Job, bool], Any]
+Step = Callable[..., Any]
+REFERENCE_METRIC = "reference bits/byte"
+
+
+def _direct(name: str, fn: Callable[..., Any], *args: Any) -> Any:
+    return fn(*args)
+
+
+def reference_texts(cfg: AblationConfig) -> list[str]:
+    """The reference documents, in file order, at most `reference_documents`."""
+    texts: list[str] = []
+    for pattern in cfg.reference:
+        for ex in read_examples("reference", pattern, "reference"):
+            if cfg.reference_documents is not None and len(texts) >= cfg.reference_documents:
+                return texts
+            if ex.text.strip():
+                texts.append(ex.text)
+    if cfg.reference and not texts:
+        raise InputError(f"reference {', '.join(cfg.reference)}: no text in these files")
+    return texts
+
+
+def claim(cfg: AblationConfig, variants: dict[str, Any], say: Callable[[str], None] | None = None) -> Any:
+    """The ablation's directory, refused when it overlaps what it reads or another command's work."""
+    reads = [p for pcfg in variants.values() for p in pipeline_inputs(pcfg)] + list(cfg.reference)
+    return guard.claim(f"selene ablate ({cfg.name})", list(dict.fromkeys(reads)), [cfg.out], say)
+
+
+def run_ablation(
+    cfg: AblationConfig,
+    where: str,
+    run_job: RunJob,
+    step: Step | None = None,
+    say: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Run (or finish) the ablation `cfg` (read from `where`) and write its results into ``cfg.out``."""
+    step = step or _direct
+    tell = say or (lambda line: print(line, file=sys.stderr, flush=True))
+    configs = variant_configs(cfg, where)
+    texts = reference_texts(cfg)  # a missing or empty reference fails before any work
+    with claim(cfg, configs, say):
+        variants = _data(cfg, configs, run_job, tell)
+        runs = {
+            v.name: [_proxy(cfg, v, seed, texts, run_job, step, tell) for seed in cfg.seeds] for v in variants
+        }
+        result = compare.summarize(cfg, [_record(cfg, v, runs[v.name]) for v in variants])
+        step("write-results", compare.write, cfg.out, result)
+    return result
+
+
+def _data(
+    cfg: AblationConfig, configs: dict[str, Any], run_job: RunJob, tell: Callable[[str], None]
+) -> list[Variant]:
+    """Every variant's data stages, each shared directory once. With a shared tokenizer, the first
+    variant's tokenize trains it (unless the pipeline names one) and the others tokenize with it."""
+    done: set[str] = set()
+    variants: list[Variant] = []
+    shared: str | None = None
+    for i, (name, pcfg) in enumerate(configs.items()):
+        variant = chain(name, pcfg, cfg.out)
+        first = variants[0] if variants else None
+        # a variant with the first one's documents has its tokens too (same directory); one that
+        # sets tokenize's own settings keeps them
+        if (shared and first is not None and variant.steps[-2].key != first.steps[-2].key
+                and variant.steps[-1].section == first.steps[-1].section):  # fmt: skip
+            variant = with_tokenizer(variant, shared, cfg.out)
+        for s in variant.steps:
+            if s.out not in done:
+                tell(f"ablation {cfg.name}: variant {name}: {s.stage} → {s.out}")
+                run_job(Job(s.stage, s.inp, s.out, s.section, pcfg.executor), False)
+                done.add(s.out)
+            link(cfg.out, name, s.stage, s.out)
+        if i == 0 and cfg.tokenizer == "shared" and not variant.steps[-1].section.tokenizer:
+            m = _tokens(variant)
+            shared = os.path.abspath(os.path.join(variant.tokens_dir, m.tokenizer.file))
+        variants.append(variant)
+    return variants
+
+
+def _tokens(variant: Variant) -> TokenizeManifest:
+    m = dataset.read_manifest(variant.tokens_dir, TokenizeManifest)
+    if m is None:
+        raise InputError(f"{variant.tokens_dir}: the tokenize stage left no manifest")
+    return m
+
+
+def _proxy(
+    cfg: AblationConfig, variant: Variant, seed: int, texts: list[str], run_job: RunJob, step: Step,
+    tell: Callable[[str], None],
+) -> dict[str, Any]:  # fmt: skip
+    """Train, evaluate and score one proxy; its metrics."""
+    out = proxy_dir(variant, seed, cfg.out)
+    link(cfg.out, variant.name, f"seed-{seed}", out)
+    tell(f"ablation {cfg.name}: variant {variant.name}: proxy seed {seed} → {out}")
+    trained = run_job(
+        Job("train", variant.tokens_dir, out, proxy_config(variant, seed), variant.cfg.executor), False
+    )
+    checkpoint = trained.info["checkpoint"]
+    ecfg = variant.cfg.section("eval").model_copy(update={"checkpoint": None, "perplexity": False})
+    evaluated = run_job(Job("eval", out, os.path.join(out, "eval"), ecfg, variant.cfg.executor), False)
+    metrics: dict[str, float] = {}
+    for task, values in evaluated.info["summary"]["tasks"].items():
+        for metric, value in values.items():
+            metrics[f"{task} {metric}"] = value
+    if texts:
+        scored = step(f"reference-{variant.name}-seed-{seed}", _reference, out, checkpoint, texts, ecfg)
+        metrics[REFERENCE_METRIC] = scored["bits_per_byte"]
+    return {"seed": seed, "dir": out, "checkpoint": checkpoint, "metrics": metrics}
+
+
+def _reference(out: str, checkpoint: str, texts: list[str], ecfg: Any) -> dict[str, Any]:
+    """Bits per byte on the reference texts, kept in ``<out>/reference.json`` for this checkpoint
+    and these texts (a rerun reads it back)."""
+    path = os.path.join(out, "reference.json")
+    key = compare.texts_key(texts)
+    if os.path.exists(path):
+        with open(path) as f:
+            old = json.load(f)
+        if old.get("checkpoint") == checkpoint and old.get("texts") == key:
+            return old
+    scored = text_bits_per_byte(checkpoint, texts, batch_size=ecfg.batch_size, device=ecfg.device)
+    record = {"checkpoint": checkpoint, "texts": key, **scored}
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(record, f, indent=1)
+    os.replace(tmp, path)
+    return record
+
+
+def _record(cfg: AblationConfig, variant: Variant, runs: list[dict[str, Any]]) -> dict[str, Any]:
+    m = _tokens(variant)
+    return {
+        "name": variant.name,
+        "overrides": cfg.variants[variant.name],
+        "stages": {s.stage: s.out for s in variant.steps},
+        "documents": m.stats.documents_out,
+        "tokens": m.stats.tokens,
+        "tokenizer": os.path.join(variant.tokens_dir, m.tokenizer.file),
+        "runs": runs,
+    }
