@@ -19,20 +19,114 @@ is the document's score) or ``mean`` (the mean score), the rule then applying to
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from selene.config.base import StageConfig, Strict, format_validation_error
 from selene.errors import ConfigError
 
+_LABEL_PREFIX = "__label__"  # fastText's (`selene.quality.fasttext.LABEL_PREFIX`, not imported: it loads numpy)
+
+
+class Examples(Strict):
+    """One class of a recipe's examples: documents of the stage's input, and files."""
+
+    sources: list[str] = Field(
+        default_factory=list,
+        description="Sources of the stage's own input dataset whose documents are examples (e.g. PythonReference).",
+    )
+    files: list[str] = Field(
+        default_factory=list,
+        description="Globs of example files, as `selene quality train -p NAME=GLOB` reads them: selene datasets, "
+        ".jsonl(.gz/.zst) with a `text` field, .parquet with a `text` column.",
+    )
+
+    @model_validator(mode="after")
+    def _some(self) -> Examples:
+        if not self.sources and not self.files:
+            raise ValueError("give the class's examples: sources (of the input), files (globs), or both")
+        return self
+
+    def described(self) -> list[str]:
+        """Its sources and globs, as a report names them."""
+        return [*self.sources, *self.files]
+
+
+class TrainRecipe(Strict):
+    """A classifier the stage trains before it scores (GPT-3's: a curated source against the crawl),
+    as `selene quality train` would from the same examples and settings. The same input, recipe and
+    seed give the same model, byte for byte."""
+
+    positive: Examples = Field(description="The good text: its documents are the positive label's examples.")
+    negative: Examples = Field(description="The other text (the crawl, say): the negative label's examples.")
+    positive_label: str = Field(default="hq", description="Label of the good class (the score read by default).")
+    negative_label: str = Field(default="lq", description="Label of the other class.")
+    max_bytes: int = Field(
+        default=200_000_000, ge=1, description="Bytes of text per class, at most (both are balanced to the smaller)."
+    )
+    heldout: float = Field(
+        default=0.1, gt=0.0, lt=1.0, description="Share of each class held out for the report (a seeded hash of the id)."
+    )
+    seed: int | None = Field(
+        default=None, description="Sampling, held-out split and training seed; None: the stage's `seed`."
+    )
+    epoch: int | None = Field(
+        default=None, ge=1, description="Passes over the examples; None: 5, more for a small set (100k updates, at most 50)."
+    )
+    dim: int | None = Field(default=None, ge=1, description="Embedding size; None: the trainer's (64).")
+    word_ngrams: int | None = Field(default=None, ge=1, description="Longest word n-gram (2: bigrams); None: the trainer's (2).")
+    # The model is part of the stage's output, kept in every run directory: 100k n-gram buckets make
+    # its table 100,000 × 64 × 4 bytes = 24 MiB, where the trainer's 1M (for `selene quality train` on
+    # up to 200 MB a class) make 244 MiB. Words keep rows of their own whatever the bucket count; only
+    # n-grams share buckets, and what a curated source and a crawl are told apart by lies mostly in
+    # their frequent words and n-grams. Not a power of two, as the trainer's default explains.
+    bucket: int = Field(default=100_003, ge=1, description="Hash buckets of the word n-grams (the model's size).")
+    lr: float | None = Field(default=None, gt=0.0, description="Learning rate; None: the trainer's (0.1).")
+
+    @field_validator("positive_label", "negative_label")
+    @classmethod
+    def _one_token(cls, v: str) -> str:
+        if not v.strip() or any(c.isspace() for c in v):
+            raise ValueError("a label is one non-empty token (no spaces)")
+        return v
+
+    @model_validator(mode="after")
+    def _two_classes(self) -> TrainRecipe:
+        if self.positive_label == self.negative_label:
+            raise ValueError(f"positive_label and negative_label must differ (both {self.positive_label!r})")
+        shared = sorted(set(self.positive.sources) & set(self.negative.sources))
+        shared += sorted(set(self.positive.files) & set(self.negative.files))
+        if shared:
+            raise ValueError(f"positive and negative share {', '.join(shared)}: a document cannot be an example of both")
+        return self
+
 
 class ClassifierSpec(Strict):
-    """One classifier: a fastText `.bin` and the label whose probability is the document's score."""
+    """One classifier: a fastText `.bin` given (`model`) or trained by the stage from a recipe
+    (`train`), and the label whose probability is the document's score."""
 
     name: str = Field(description="Its name: documents get `quality.<name>` in meta; removals say `quality:<name>`.")
-    model: str = Field(description="The fastText supervised model (.bin), selene's or anyone's.")
-    label: str = Field(description="The label to read (`hq` or `__label__hq`): its probability is the score.")
+    model: str | None = Field(default=None, description="The fastText supervised model (.bin), selene's or anyone's.")
+    train: TrainRecipe | None = Field(
+        default=None,
+        description="Train the classifier here instead, into `<output>/classifiers/<name>/` (model.bin, report.json).",
+    )
+    label: str = Field(
+        description="The label to read (`hq` or `__label__hq`): its probability is the score. With `train`, "
+        "by default the recipe's positive_label.",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _label_of_recipe(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("label") is None and data.get("train") is not None:
+            recipe = data["train"]
+            if isinstance(recipe, TrainRecipe):
+                return {**data, "label": recipe.positive_label}
+            if isinstance(recipe, dict):
+                return {**data, "label": recipe.get("positive_label", TrainRecipe.model_fields["positive_label"].default)}
+        return data
 
     @field_validator("name")
     @classmethod
@@ -40,6 +134,15 @@ class ClassifierSpec(Strict):
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_\-]*", v):
             raise ValueError("a classifier name uses letters, digits, '_' and '-' and starts with a letter or digit")
         return v
+
+    @model_validator(mode="after")
+    def _model_or_recipe(self) -> ClassifierSpec:
+        if (self.model is None) == (self.train is None):
+            raise ValueError(f"classifier {self.name}: give exactly one of `model` (a .bin) and `train` (a recipe)")
+        trained = self.train and (self.train.positive_label, self.train.negative_label)
+        if trained and self.label.removeprefix(_LABEL_PREFIX) not in trained:
+            raise ValueError(f"classifier {self.name}: label {self.label!r} is not one its recipe trains ({', '.join(trained)})")
+        return self
 
 
 class QualityConfig(StageConfig):
@@ -74,7 +177,9 @@ class QualityConfig(StageConfig):
         return self
 
     def extra_inputs(self) -> list[str]:
-        return [c.model for c in self.classifiers]
+        """The given models and the recipes' example files; a trained model is an output."""
+        given = [c.model for c in self.classifiers if c.model is not None]
+        return given + [g for c in self.classifiers if c.train for g in (*c.train.positive.files, *c.train.negative.files)]
 
 
 def parse_classifiers(flag: str, values: list[str]) -> list[ClassifierSpec]:

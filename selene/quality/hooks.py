@@ -23,11 +23,13 @@ COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e3
 def check(inp: str, out: str, cfg: QualityConfig) -> None:
     if not cfg.classifiers:
         raise UsageError("give at least one classifier: quality.classifiers: [{name: NAME, model: FILE.bin, label: LABEL}]")
+    from selene.quality import recipe  # lazy: the trainer loads numpy, scipy and fastText's bindings
     from selene.quality.stage import classifier  # lazy: the fastText bindings load with the model
 
     for c in cfg.classifiers:
-        classifier(c.model, c.label)
-    dataset.require_documents(inp, "quality")
+        if c.model is not None:  # a recipe's model does not exist before the stage trains it
+            classifier(c.model, c.label)
+    recipe.check(inp, dataset.require_documents(inp, "quality"), cfg)
     fs.check_writable(out)
 
 
@@ -58,6 +60,7 @@ def histogram_svg(histogram: dict[str, list[int]], title: str, width: int = 480,
 
 
 def _rows(m: QualityManifest) -> list[dict[str, Any]]:
+    """The judged sources: documents and tokens kept."""
     return [
         {
             "source": src,
@@ -67,7 +70,30 @@ def _rows(m: QualityManifest) -> list[dict[str, Any]]:
             "tokens kept": f"{j.tokens_kept / max(j.tokens_in, 1):.1%}",
         }
         for src, j in m.judged.items()
+        if j.judged
     ]
+
+
+def _unjudged(m: QualityManifest) -> str:
+    passed = [src for src, j in m.judged.items() if not j.judged]
+    return f"Not judged (passed as they were): {', '.join(passed)}." if passed else ""
+
+
+def _trained(m: QualityManifest) -> list[str]:
+    """One sentence per classifier the stage trained: its examples and its held-out report."""
+    lines = []
+    for name, c in m.classifiers.items():
+        if (t := c.trained) is None:
+            continue
+        (pos, n_pos), (neg, n_neg) = t.documents.items()
+        auc = "n/a" if t.auc is None else f"{t.auc:.3f}"
+        lines.append(
+            f"Classifier `{name}` trained here from its recipe: {', '.join(t.positive)} ({n_pos} documents, "
+            f"label {pos}) against {', '.join(t.negative)} ({n_neg}, label {neg}); held out "
+            f"{sum(t.heldout.values())}: AUC {auc}, precision {t.precision:.3f} and recall {t.recall:.3f} "
+            f"at {t.threshold:g} (`{t.report}`)."
+        )
+    return lines
 
 
 def _cutoffs(m: QualityManifest) -> str:
@@ -83,9 +109,10 @@ def artifacts(result: StageResult[QualityManifest], cfg: QualityConfig) -> list[
         return []
     plots = "\n\n".join(svg_image(histogram_svg(c.histogram, f"{name}: documents by score"), name) for name, c in m.classifiers.items())
     examples = [{"id": e.id, "source": e.source, "score": round(e.score, 4), "kept": e.kept, "text": e.text[:160]} for e in m.examples]
+    trained = "".join(f"{line}\n\n" for line in _trained(m))
     return [
         Table("quality-kept", _rows(m), f"Judged documents and tokens kept in `{result.out}` ({m.rule}: {_cutoffs(m)})"),
-        Markdown("quality-scores", f"### Scores ({m.rule}: {_cutoffs(m)})\n\n{plots}\n"),
+        Markdown("quality-scores", f"### Scores ({m.rule}: {_cutoffs(m)})\n\n{trained}{plots}\n"),
         Table("quality-examples", examples, "The lowest-scoring documents kept and the highest-scoring dropped"),
     ]
 
@@ -102,6 +129,8 @@ def summary(result: StageResult[QualityManifest], console: Console) -> None:
         for r in rows:
             table.add_row(*(str(v) for v in r.values()))
         console.print(table)
+        for line in _trained(result.manifest):
+            console.print(line, markup=False, highlight=False)
 
     documents(result, console, extra=kept)
 
@@ -112,6 +141,9 @@ def report_section(out: str, run_dir: str) -> tuple[str, list[str]] | None:
     m = dataset.read_manifest(out) if os.path.isdir(out) else None
     if not isinstance(m, QualityManifest):
         return None
-    lines = [f"Rule: {m.rule}; {_cutoffs(m)}.", "", "| source | judged | kept | documents kept | tokens kept |", "|---|---:|---:|---:|---:|"]
+    lines = [f"Rule: {m.rule}; {_cutoffs(m)}.", ""] + [x for line in _trained(m) for x in (line, "")]
+    lines += ["| source | judged | kept | documents kept | tokens kept |", "|---|---:|---:|---:|---:|"]
     lines += ["| " + " | ".join(str(v) for v in r.values()) + " |" for r in _rows(m)]
+    if unjudged := _unjudged(m):
+        lines += ["", unjudged]
     return "Quality", lines

@@ -16,8 +16,25 @@ class QualityInputs(DatasetInputs):
     models: dict[str, str] = Field(description="Classifier name → sha256 of its model file.")
 
 
+class TrainedClassifier(Record):
+    """A classifier the stage trained from its recipe (`train:`), with its held-out report's headline."""
+
+    report: str = Field(description="Its report.json: held-out scores, the words and n-grams that weigh most.")
+    fingerprint: str = Field(description="The recipe's: its examples (by content), settings and seed.")
+    positive: list[str] = Field(description="The positive examples: sources of the input, and file globs.")
+    negative: list[str] = Field(description="The negative examples: sources of the input, and file globs.")
+    documents: dict[str, int] = Field(description="Label → documents sampled (training and held out).")
+    heldout: dict[str, int] = Field(description="Label → of those, held out for the report.")
+    auc: float | None = Field(description="Held-out AUC (None: a class had no held-out document).")
+    precision: float = Field(description="Held-out precision of the positive label at `threshold`.")
+    recall: float = Field(description="Held-out recall of the positive label at `threshold`.")
+    threshold: float = Field(description="The score at which precision and recall are counted.")
+
+
 class ClassifierSummary(Record):
     """One classifier as the run used it."""
+
+    _omit_if_none = ("trained",)
 
     model: str = Field(description="The model file.")
     label: str = Field(description="The label read (fastText's `__label__<name>`).")
@@ -27,6 +44,9 @@ class ClassifierSummary(Record):
     )
     histogram: dict[str, list[int]] = Field(
         description="Source → documents per score bin (20 bins of 0.05 over [0, 1]) among the judged ones."
+    )
+    trained: TrainedClassifier | None = Field(
+        default=None, description="Set when the stage trained the model itself, from the classifier's recipe."
     )
 
 

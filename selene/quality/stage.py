@@ -3,6 +3,9 @@
 Steps through files, so that memory does not grow with the corpus and the result does not depend on
 the workers:
 
+0. The classifiers of the recipes (`train:`), trained in the driver into ``<output>/classifiers/``
+   (`selene.quality.recipe`), or the finished ones there taken; from here on they are used as given
+   models are.
 1. ``quality-score``, per shard: each judged document's score under each classifier, and its tokens
    (whitespace words), written to the work directory; back come token-weighted histograms of the
    scores (`BINS` bins over [0, 1]) and per-source counts.
@@ -33,25 +36,35 @@ from selene.executor import Mapper, serial_map
 from selene.faults import failpoint
 from selene.io import dataset, fs
 from selene.manifest import DocumentManifest, ShardEntry, SourceStats, Stats
-from selene.quality.config import QualityConfig
+from selene.quality import recipe
+from selene.quality.config import ClassifierSpec, QualityConfig
 from selene.quality.fasttext import Classifier
-from selene.quality.manifest import ClassifierSummary, Example, QualityInputs, QualityManifest, SourceTokens
+from selene.quality.manifest import (
+    ClassifierSummary,
+    Example,
+    QualityInputs,
+    QualityManifest,
+    SourceTokens,
+    TrainedClassifier,
+)
 
 WORK = dataset.WORK
 BINS = 1 << 14  # histogram resolution: a cut-off is found to 1/16384, then exactly within its bin
 REPORT_BINS = 20
 EXAMPLES = 3
-_MODELS: dict[tuple[str, str], Classifier] = {}
+_MODELS: dict[tuple[str, str], tuple[str | None, Classifier]] = {}
 
 QualityResult = dataset.StageResult[QualityManifest]
 
 
-def classifier(path: str, label: str) -> Classifier:
-    """The loaded model (once per process: workers score many shards with it)."""
-    key = (path, label)
-    if key not in _MODELS:
-        _MODELS[key] = Classifier.load(path, label)
-    return _MODELS[key]
+def classifier(path: str, label: str, digest: str | None = None) -> Classifier:
+    """The loaded model (once per process: workers score many shards with it). `digest`, the file's
+    sha256 when known, tells a model the stage trained again in place from the one loaded before."""
+    held = _MODELS.get((path, label))
+    stale = held is not None and None not in (digest, held[0]) and held[0] != digest
+    if held is None or stale:
+        held = _MODELS[(path, label)] = (digest, Classifier.load(path, label))
+    return held[1]
 
 
 def judged(source: str, meta: str | None, cfg: QualityConfig) -> bool:
@@ -64,12 +77,12 @@ def _bin(scores: np.ndarray) -> np.ndarray:
     return np.minimum((scores * BINS).astype(np.int64), BINS - 1)
 
 
-def score_shard(root: str, k: int, shard: str, cfg: QualityConfig) -> dict[str, Any]:
+def score_shard(root: str, k: int, shard: str, cfg: QualityConfig, digests: dict[str, str]) -> dict[str, Any]:
     """Scores of shard `k`'s judged documents (NaN: not judged) and the token-weighted histograms."""
     marker = fs.join(root, "scored", f"{k:05d}.json")
     if fs.exists(marker):
         return json.loads(fs.read_text(marker))
-    models = [classifier(c.model, c.label) for c in cfg.classifiers]
+    models = [classifier(_given(c), c.label, digests[c.name]) for c in cfg.classifiers]
     scores: list[np.ndarray] = []
     tokens: list[int] = []
     sources: list[str] = []
@@ -293,16 +306,25 @@ def input_dataset(inp: str) -> DocumentManifest:
     return dataset.require_documents(inp, "quality")
 
 
+def _given(c: ClassifierSpec) -> str:
+    """The model file of a classifier of `recipe.resolved`'s config: every one has it by then."""
+    assert c.model is not None
+    return c.model
+
+
 def model_digests(cfg: QualityConfig) -> dict[str, str]:
     out = {}
     for c in cfg.classifiers:
-        if not fs.exists(c.model):
-            raise InputError(f"quality.classifiers[{c.name}].model: {c.model} does not exist")
-        out[c.name] = fs.sha256_file(c.model)
+        model = _given(c)
+        if not fs.exists(model):
+            raise InputError(f"quality.classifiers[{c.name}].model: {model} does not exist")
+        out[c.name] = fs.sha256_file(model)
     return out
 
 
 def run_quality(inp: str, out: str, cfg: QualityConfig, *, mapper: Mapper | None = None, force: bool = False) -> QualityResult:
+    """Train the recipes' classifiers (`selene.quality.recipe`), then score and decide with `work`:
+    the config with each trained classifier as a given one, its model file in the output."""
     mapper = mapper or serial_map
     m_in = input_dataset(inp)
     if not cfg.classifiers:
@@ -312,22 +334,28 @@ def run_quality(inp: str, out: str, cfg: QualityConfig, *, mapper: Mapper | None
         raise ConfigError(
             f"quality.sources: {', '.join(missing)} not in {inp} (its sources: {', '.join(m_in.stats.per_source)})"
         )
+    recipe.check(inp, m_in, cfg)
     for c in cfg.classifiers:
-        classifier(c.model, c.label)  # a missing label or a file that is not a model fails here, before any work
+        if c.model is not None:
+            classifier(c.model, c.label)  # a missing label or a file that is not a model fails here, before any work
     fs.check_writable(out)
-    digests = model_digests(cfg)
+    trained = recipe.train_all(inp, m_in, out, cfg, force=force)
+    work = recipe.resolved(cfg, out)
+    digests = model_digests(work)
+    for c in work.classifiers:
+        classifier(_given(c), c.label, digests[c.name])  # a trained one too: the label is checked before scoring
     fp = executor.fingerprint([s.sha256 for s in m_in.shards], executor.settings(cfg, "classifiers"),
-                              [(c.name, c.label, digests[c.name]) for c in cfg.classifiers])  # fmt: skip
+                              [(c.name, c.label, digests[c.name]) for c in work.classifiers])  # fmt: skip
     if (done := dataset.open_output(out, fp, force, QualityManifest)) is not None:
         return done
     root = fs.join(out, WORK, fp)
     shards = [fs.join(inp, s.name) for s in m_in.shards]
-    scored = mapper("quality-score", score_shard, [(root, k, p, cfg) for k, p in enumerate(shards)])
+    scored = mapper("quality-score", score_shard, [(root, k, p, work, digests) for k, p in enumerate(shards)])
     failpoint("quality:scored")
-    plan = cutoffs(root, len(shards), scored, cfg, mapper)
-    results = mapper("quality-write", write_shard, [(root, k, p, out, cfg, plan) for k, p in enumerate(shards)])
+    plan = cutoffs(root, len(shards), scored, work, mapper)
+    results = mapper("quality-write", write_shard, [(root, k, p, out, work, plan) for k, p in enumerate(shards)])
     failpoint("quality:shards-written")
-    manifest = finalize(out, inp, m_in, root, scored, results, plan, digests, cfg, fp)
+    manifest = finalize(out, inp, m_in, root, scored, results, plan, digests, work, fp, config=cfg, trained=trained)
     fs.rm(fs.join(out, WORK), recursive=True)
     return QualityResult(out, skipped=False, manifest=manifest)
 
@@ -363,7 +391,9 @@ def cutoffs(root: str, n: int, scored: Sequence[dict[str, Any]], cfg: QualityCon
 def finalize(
     out: str, inp: str, m_in: DocumentManifest, root: str, scored: Sequence[dict[str, Any]],
     results: Sequence[dict[str, Any]], plan: dict[str, Any], digests: dict[str, str], cfg: QualityConfig, fp: str,
+    *, config: QualityConfig, trained: dict[str, TrainedClassifier],
 ) -> QualityManifest:
+    """The manifest; `cfg` has every model file, `config` is the stage's as given (recipes and all)."""
     removed = dataset.merge_removed(out, [fs.join(root, "removed", f"{k:05d}.parquet") for k in range(len(results))])
     counts: dict[str, Counter[str]] = {}
     for r in results:
@@ -394,14 +424,20 @@ def finalize(
     manifest = QualityManifest(
         selene_version=__version__,
         fingerprint=fp,
-        config=cfg.model_dump(mode="json"),
+        config=config.model_dump(mode="json"),
         inputs=QualityInputs(dataset=inp, fingerprint=m_in.fingerprint, shards=[s.sha256 for s in m_in.shards], models=digests),
         shards=shards,
         removed=removed.entry(),
         rule=rule,
         cutoff=plan["cutoff"],
         classifiers={
-            c.name: ClassifierSummary(model=c.model, label=c.label, cutoff=plan["cutoffs"][i], histogram=reports[c.name])
+            c.name: ClassifierSummary(
+                model=_given(c),
+                label=c.label,
+                cutoff=plan["cutoffs"][i],
+                histogram=reports[c.name],
+                trained=trained.get(c.name),
+            )
             for i, c in enumerate(cfg.classifiers)
         },
         judged={

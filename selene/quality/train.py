@@ -3,8 +3,9 @@
 Positives and negatives are named groups of files (selene document datasets, jsonl / jsonl.gz /
 jsonl.zst with a ``text`` field, or Parquet with a ``text`` column). Each class is capped in bytes
 and the two are balanced to the smaller, taking documents in the order of a seeded hash of their id
-(a random sample that does not depend on file order); a seeded hash of the id also puts each
-document in the training or the held-out part. The model is written as fastText's own `.bin`
+(a random sample that does not depend on file order; read once, holding only what it takes); a
+seeded hash of the id also puts each document in the training or the held-out part. The quality
+stage trains its recipes (`selene.quality.recipe`) with the same functions. The model is written as fastText's own `.bin`
 (`selene.quality.fasttext`), with a report: held-out AUC, precision and recall at the cut-off, the
 score distribution of each class, and the words and word n-grams that weigh most each way.
 """
@@ -14,10 +15,12 @@ from __future__ import annotations
 import dataclasses
 import glob as globlib
 import gzip
+import heapq
 import io
+import itertools
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -58,7 +61,8 @@ def parse_groups(flag: str, values: Sequence[str]) -> list[tuple[str, str]]:
     return out
 
 
-def _files(pattern: str, flag: str) -> list[str]:
+def matched_files(pattern: str, flag: str) -> list[str]:
+    """The files (or the one dataset directory) of a glob, sorted; none is an error naming `flag`."""
     if os.path.isdir(pattern):
         return [pattern]
     found = sorted(globlib.glob(pattern))
@@ -81,12 +85,11 @@ def _jsonl_lines(path: str) -> Iterator[bytes]:
 def read_examples(group: str, pattern: str, flag: str) -> Iterator[Example]:
     """The documents of one NAME=GLOB; a file of another kind, or a line without text, is an error
     naming the file and line."""
-    for path in _files(pattern, flag):
+    for path in matched_files(pattern, flag):
         if os.path.isdir(path):
             if not fs.exists(fs.join(path, dataset.MANIFEST)):
                 raise InputError(f"{flag} {path}: a directory that is not a finished selene dataset (no manifest.json)")
-            for doc in dataset.iter_documents(path):
-                yield Example(doc["id"], doc["text"], group)
+            yield from dataset_examples(path, group)
         elif path.endswith(".parquet"):
             table = dataset.open_parquet(path).read()
             if "text" not in table.column_names:
@@ -109,21 +112,52 @@ def read_examples(group: str, pattern: str, flag: str) -> Iterator[Example]:
             raise InputError(f"{flag} {path}: not a selene dataset, .parquet or .jsonl(.gz/.zst) file")
 
 
+def dataset_examples(path: str, group: str, sources: Collection[str] | None = None) -> Iterator[Example]:
+    """The documents of the finished selene dataset at `path`; those of `sources` only, when given."""
+    for doc in dataset.iter_documents(path):
+        if sources is None or doc["source"] in sources:
+            yield Example(doc["id"], doc["text"], group)
+
+
 def _order(ex: Example, seed: int) -> int:
     return int(xxhash.xxh64_intdigest(f"{seed}\0{ex.group}\0{ex.id}".encode()))
 
 
-def sample(examples: Sequence[Example], max_bytes: int, seed: int) -> list[Example]:
-    """Documents in seeded hash order of their id until `max_bytes` of text."""
-    out: list[Example] = []
-    total = 0
-    for ex in sorted(examples, key=lambda e: _order(e, seed)):
+@dataclass
+class Sampled:
+    """What `sample` took from one class, and what it read."""
+
+    examples: list[Example]  # in the order of the seeded hash of their id
+    bytes_read: int  # the text of every document read
+    text: bool  # whether any document read has text (not only whitespace)
+
+
+def sample(examples: Iterable[Example], max_bytes: int, seed: int) -> Sampled:
+    """Documents in seeded hash order of their id until `max_bytes` of text (the first one always).
+
+    One pass that holds at most those documents (plus one), however many are read: a class may be a
+    whole crawl. The documents held are the longest run, in that order, of those read so far that
+    fits in `max_bytes`; the first one that had to leave ends the run for good (documents read later
+    only add to what is ordered before it), so no document ordered after it is taken. Ties keep the
+    reading order."""
+    held: list[tuple[int, int, int, Example]] = []  # a max-heap: (-order, -position, bytes, example)
+    end: tuple[int, int] | None = None  # (order, position) of the first document past the run
+    total = read = 0
+    text = False
+    for position, ex in enumerate(examples):
         size = len(ex.text.encode())
-        if total + size > max_bytes and out:
-            break
-        out.append(ex)
+        read += size
+        text = text or bool(ex.text.strip())
+        key = (_order(ex, seed), position)
+        if end is not None and key > end:
+            continue
+        heapq.heappush(held, (-key[0], -position, size, ex))
         total += size
-    return out
+        while total > max_bytes and len(held) > 1:
+            order, last, dropped, _ = heapq.heappop(held)
+            total -= dropped
+            end = (-order, -last)
+    return Sampled([ex for *_, ex in sorted(held, reverse=True)], read, text)
 
 
 def heldout(ex: Example, fraction: float, seed: int) -> bool:
@@ -165,19 +199,42 @@ def train_classifier(
         raise ConfigError(f"--threshold {threshold}: must be between 0 and 1")
     if positive_label == negative_label:
         raise ConfigError(f"the positive and negative labels must differ (both {positive_label!r})")
-    pos = [e for name, pattern in positives for e in read_examples(name, pattern, "--positive")]
-    neg = [e for name, pattern in negatives for e in read_examples(name, pattern, "--negative")]
-    for flag, found in (("--positive", pos), ("--negative", neg)):
-        if not any(e.text.strip() for e in found):
-            raise InputError(f"{flag}: no documents with text; a classifier needs examples of both classes")
-    cap = min(max_bytes, sum(len(e.text.encode()) for e in pos), sum(len(e.text.encode()) for e in neg))
-    pos, neg = sample(pos, cap, seed), sample(neg, cap, seed)
+    return train_examples(
+        itertools.chain.from_iterable(read_examples(name, pattern, "--positive") for name, pattern in positives),
+        itertools.chain.from_iterable(read_examples(name, pattern, "--negative") for name, pattern in negatives),
+        out, positive_label=positive_label, negative_label=negative_label, max_bytes=max_bytes,
+        heldout_fraction=heldout_fraction, threshold=threshold, seed=seed, settings=settings, epochs=epochs,
+    )  # fmt: skip
+
+
+def train_examples(
+    positives: Iterable[Example],
+    negatives: Iterable[Example],
+    out: str,
+    *,
+    classes: tuple[str, str] = ("--positive", "--negative"),
+    positive_label: str = "hq",
+    negative_label: str = "lq",
+    max_bytes: int = 200_000_000,
+    heldout_fraction: float = 0.1,
+    threshold: float = 0.5,
+    seed: int = 1234,
+    settings: fasttext.Settings | None = None,
+    epochs: int | None = None,
+) -> dict[str, Any]:
+    """`train_classifier` on examples already read: each class is sampled as it is read (`sample`),
+    so memory holds what is trained on, not the classes. `classes` names the two in errors."""
+    found = [sample(positives, max_bytes, seed), sample(negatives, max_bytes, seed)]
+    for name, got in zip(classes, found, strict=True):
+        if not got.text:
+            raise InputError(f"{name}: no documents with text; a classifier needs examples of both classes")
+    cap = min(max_bytes, found[0].bytes_read, found[1].bytes_read)
+    pos, neg = (sample(got.examples, cap, seed).examples for got in found)
     train_set = [(positive_label, e.text) for e in pos if not heldout(e, heldout_fraction, seed)]
     train_set += [(negative_label, e.text) for e in neg if not heldout(e, heldout_fraction, seed)]
     test_pos = [e.text for e in pos if heldout(e, heldout_fraction, seed)]
     test_neg = [e.text for e in neg if heldout(e, heldout_fraction, seed)]
-    os.makedirs(out, exist_ok=True)
-    model_path = os.path.join(out, "model.bin")
+    model_path = fs.join(out, "model.bin")
     settings = dataclasses.replace(settings or fasttext.Settings(), epoch=epochs or auto_epochs(len(train_set)))
     trained = fasttext.train(train_set, settings, model_path, seed=seed)
     clf = fasttext.Classifier.load(model_path, positive_label)
@@ -203,5 +260,5 @@ def train_classifier(
         },
         "settings": {**dataclasses.asdict(trained.settings), "seed": seed, "max_bytes": max_bytes, "heldout_fraction": heldout_fraction},
     }
-    fs.atomic_write(os.path.join(out, "report.json"), json.dumps(report, indent=2) + "\n")
+    fs.atomic_write(fs.join(out, "report.json"), json.dumps(report, indent=2) + "\n")
     return report

@@ -41,7 +41,7 @@ def test_prefect_yaml_parses_and_every_entrypoint_imports(monkeypatch: pytest.Mo
 
     data = yaml.safe_load((REPO / "prefect.yaml").read_text())
     deployments = data["deployments"]
-    assert len(deployments) == 8
+    assert len(deployments) == 9
     flow_names = set()
     for d in deployments:
         assert d["work_pool"]["name"] == "selene"
@@ -63,7 +63,7 @@ def test_build_deployments_names_parameters_and_tags() -> None:
 
     deps = build_deployments(str(REPO / "configs" / "demo.yaml"))
     names = [f"{d.flow_name}/{d.name}" for d in deps]
-    assert names[0] == "selene-pipeline/demo" and "selene-tokenize/demo" in names and len(names) == 8
+    assert names[0] == "selene-pipeline/demo" and "selene-tokenize/demo" in names and len(names) == 9
     for d in deps:
         assert d.parameters == {"config_path": str(REPO / "configs" / "demo.yaml")}
         assert "selene" in d.tags and "config:demo" in d.tags and d.description
