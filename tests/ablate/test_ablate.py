@@ -174,3 +174,14 @@ def test_ablation_runs_shares_resumes_and_compares(
     again = json.loads((out / "ablation.json").read_text())
     assert kept.stat().st_mtime_ns == before and (lost / "eval" / "summary.json").is_file()
     assert again["variants"] == result["variants"]
+
+
+def test_a_missing_reference_or_pipeline_fails_before_any_work(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pipeline = pipeline_file(tmp_path, tmp_path / "c.jsonl.zst")
+    cfg = ablation(tmp_path, pipeline, "  a: {}\n", extra=f"reference: ['{tmp_path / 'nothing-*.jsonl'}']\n")
+    assert main(["ablate", str(cfg)]) != 0
+    assert "nothing-*.jsonl: matches no file" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+    cfg = ablation(tmp_path, tmp_path / "missing.yaml", "  a: {}\n")
+    assert main(["ablate", str(cfg)]) == 2
+    assert "missing.yaml" in capsys.readouterr().err and not (tmp_path / "out").exists()
