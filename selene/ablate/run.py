@@ -27,6 +27,7 @@ from selene.job import Job
 from selene.pipeline import inputs as pipeline_inputs
 from selene.quality.train import read_examples
 from selene.tokenize.manifest import TokenizeManifest
+from selene.train.launch import check_layout
 
 RunJob = Callable[[Job, bool], Any]
 Step = Callable[..., Any]
@@ -69,6 +70,8 @@ def run_ablation(
     tell = say or (lambda line: print(line, file=sys.stderr, flush=True))
     configs = variant_configs(cfg, where)
     texts = reference_texts(cfg)  # a missing or empty reference fails before any work
+    train = next(iter(configs.values())).section("train")
+    check_layout(train, train.nproc_per_node * train.nnodes)  # the proxy's shape and layout, too
     with claim(cfg, configs, say):
         variants = _data(cfg, configs, run_job, tell)
         runs = {

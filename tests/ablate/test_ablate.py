@@ -182,6 +182,9 @@ def test_a_missing_reference_or_pipeline_fails_before_any_work(tmp_path: Path, c
     assert main(["ablate", str(cfg)]) != 0
     assert "nothing-*.jsonl: matches no file" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+    cfg = ablation(tmp_path, pipeline, "  a: {}\n", extra="proxy: {batch: {seq_len: 4096}}\n")
+    assert main(["ablate", str(cfg)]) == 2
+    assert "seq_len 4096 exceeds the model's max_seq_len" in capsys.readouterr().err and not (tmp_path / "out").exists()
     cfg = ablation(tmp_path, tmp_path / "missing.yaml", "  a: {}\n")
     assert main(["ablate", str(cfg)]) == 2
     assert "missing.yaml" in capsys.readouterr().err and not (tmp_path / "out").exists()
