@@ -128,7 +128,7 @@ _DOCS = "selene.summary:documents"
 STAGES: tuple[Stage, ...] = (
     Stage(
         "ingest",
-        "Read Pile jsonl.zst, jsonl(.gz), WARC and WET files; clean, filter, exact-dedup into OUT.",
+        "Read Pile jsonl.zst, jsonl(.gz), Parquet, Arrow (a `datasets` directory), WARC and WET files; clean, filter, exact-dedup into OUT.",
         config="selene.ingest.config:IngestConfig",
         run="selene.ingest.stage:run_ingest",
         reads="sources",
@@ -138,7 +138,7 @@ STAGES: tuple[Stage, ...] = (
         artifacts="selene.ingest.hooks:artifacts",
         summary=_DOCS,
         options=(
-            Option(("--source", "-s"), "sources", "NAME=GLOB; Pile files take their source from meta.pile_set_name.",
+            Option(("--source", "-s"), "sources", "NAME=GLOB, or NAME[text_key=K,id_key=K,meta_keys=A+B]=GLOB; Pile files take their source from meta.pile_set_name.",
                    multiple=True, parse="selene.ingest.config:parse_sources"),
             Option(("--source-override",), "sources", "NAME=GLOB; NAME is the source of every document, Pile too.",
                    multiple=True, parse="selene.ingest.config:parse_sources"),

@@ -3,23 +3,44 @@
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from selene.config.base import StageConfig, Strict, format_validation_error
 from selene.errors import ConfigError
 from selene.ingest.filters.spec import FiltersConfig
+from selene.ingest.records import Fields
 
 
 class SourceSpec(Strict):
-    """One ``--source NAME=GLOB``: a named group of input files."""
+    """One ``--source NAME=GLOB``: a named group of input files, and which of their fields are the
+    text, the id and the meta (jsonl keys, Parquet/Arrow columns)."""
 
     name: str = Field(description="Source name; the `source` column of plain jsonl/WARC documents.")
-    glob: str = Field(description="Local path, glob or fsspec URL (s3://, gs://, memory:// ...).")
+    glob: str = Field(
+        description="Local path, glob or fsspec URL (s3://, gs://, memory:// ...); a `datasets` directory "
+        "saved with save_to_disk is named by its path (or matched by the glob)."
+    )
     source_override: bool = Field(
         default=False,
         description="Use `name` as the source of Pile documents too, instead of meta.pile_set_name.",
+    )
+    text_key: str = Field(
+        default="text",
+        min_length=1,
+        description="The field holding the document text (FineWeb: text; RedPajama: raw_content).",
+    )
+    id_key: str | None = Field(
+        default=None,
+        min_length=1,
+        description="The field holding the document id, kept as it is (it should be unique). Default: "
+        "selene's own `<source>/<file>#<record>`, and an `id` field goes to meta like any other.",
+    )
+    meta_keys: list[str] | None = Field(
+        default=None,
+        description="The fields copied into the document's meta. Default: every field but the text and the id "
+        "(Parquet/Arrow: binary columns excepted); [] for none. A `url` field is what marks a web document.",
     )
 
     @field_validator("name")
@@ -31,14 +52,43 @@ class SourceSpec(Strict):
             )
         return v
 
+    @model_validator(mode="after")
+    def _keys_distinct(self) -> SourceSpec:
+        if self.id_key == self.text_key:
+            raise ValueError(f"id_key and text_key both name {self.text_key!r}")
+        if self.meta_keys is not None:
+            taken = [k for k in self.meta_keys if k in (self.text_key, self.id_key)]
+            if taken:
+                raise ValueError(
+                    f"meta_keys name the text_key or id_key ({', '.join(taken)}): those fields are the text and the id"
+                )
+            if len(set(self.meta_keys)) != len(self.meta_keys):
+                raise ValueError("meta_keys repeat a field")
+        return self
+
+    def fields(self) -> Fields:
+        return Fields(self.text_key, self.id_key, None if self.meta_keys is None else tuple(self.meta_keys))
+
     @classmethod
     def parse(cls, spec: str, *, source_override: bool = False) -> SourceSpec:
-        """Parse the CLI form ``NAME=GLOB``."""
-        name, sep, glob = spec.partition("=")
-        if not sep or not name or not glob:
-            raise ConfigError(f"--source {spec!r}: expected NAME=GLOB, e.g. pile=data/sample/pile/*.jsonl.zst")
+        """Parse the CLI form ``NAME=GLOB``, or ``NAME[KEY=VALUE,...]=GLOB`` with the keys text_key,
+        id_key and meta_keys (fields joined by '+', nothing for none): ``fw[text_key=content,meta_keys=url+dump]=...``."""
+        m = re.fullmatch(r"([^=\[]*)(?:\[([^\]]*)\])?=(.*)", spec, re.S)
+        if not m or not m[1].strip() or not m[3].strip():
+            raise ConfigError(
+                f"--source {spec!r}: expected NAME=GLOB, e.g. pile=data/sample/pile/*.jsonl.zst, or "
+                "NAME[text_key=FIELD,id_key=FIELD,meta_keys=FIELD+FIELD]=GLOB"
+            )
+        keys: dict[str, Any] = {}
+        for item in filter(None, (x.strip() for x in (m[2] or "").split(","))):
+            key, sep, value = (x.strip() for x in item.partition("="))
+            if not sep or key not in ("text_key", "id_key", "meta_keys"):
+                raise ConfigError(
+                    f"--source {spec!r}: {item!r}: expected text_key=FIELD, id_key=FIELD or meta_keys=FIELD+FIELD"
+                )
+            keys[key] = [k for k in value.split("+") if k] if key == "meta_keys" else value
         try:
-            return cls(name=name.strip(), glob=glob.strip(), source_override=source_override)
+            return cls(name=m[1].strip(), glob=m[3].strip(), source_override=source_override, **keys)
         except ValidationError as e:
             raise ConfigError(format_validation_error(e, where=f"--source {spec!r}")) from None
 
@@ -130,5 +180,6 @@ class IngestConfig(StageConfig):
 
 
 def parse_sources(flag: str, values: list[str]) -> list[SourceSpec]:
-    """``--source NAME=GLOB`` options (``--source-override``: NAME wins over the Pile's own source)."""
+    """``--source NAME=GLOB`` or ``NAME[KEY=VALUE,...]=GLOB`` options (``--source-override``: NAME wins
+    over the Pile's own source)."""
     return [SourceSpec.parse(v, source_override=flag == "--source-override") for v in values]

@@ -25,10 +25,13 @@ class IngestInput(Record):
 
     path: str = Field(description="Path or URL.")
     key: str = Field(
-        description="``<source>/<path under the glob root>``; document ids are ``<key>#<index>``."
+        description="``<source>/<path under the glob root>``; document ids are ``<key>#<index>`` unless the "
+        "source names an id_key."
     )
     source: str = Field(description="The --source name it matched.")
-    format: str = Field(description="Detected format, e.g. ``jsonl.zst``, ``warc.gz``.")
+    format: str = Field(
+        description="Detected format, e.g. ``jsonl.zst``, ``warc.gz``, ``parquet``, ``arrow``."
+    )
     bytes: int = Field(description="Its size in bytes (part of the fingerprint).")
 
 

@@ -1,10 +1,11 @@
-"""Streaming readers: jsonl(.zst/.gz), Pile .json.zst, WARC responses and WET conversions.
+"""Streaming readers: jsonl(.zst/.gz), Pile .json.zst, WARC responses, WET conversions, and (in
+`selene.ingest.columnar`) Parquet and Arrow files.
 
 A reader yields one `RawRecord` per input record, in file order: either a document (`text` set) or a
-quarantine entry (`reason` set, e.g. ``malformed:json``) whose `detail` names the file and the line or
-byte offset. Memory is bounded by one record whatever the file size; damage (a truncated .zst, a
-corrupt gzip member, a broken WARC record) becomes a quarantine record and, where the format allows,
-reading resumes after it.
+quarantine entry (`reason` set, e.g. ``malformed:json``) whose `detail` names the file and the line,
+byte offset or row. Memory is bounded by one record (Parquet: one row group) whatever the file size;
+damage (a truncated .zst, a corrupt gzip member, a broken WARC record, an unreadable row group)
+becomes a quarantine record and, where the format allows, reading resumes after it.
 """
 
 from __future__ import annotations
@@ -12,14 +13,15 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import IO, Any
 
 import zstandard
 from fastwarc.warc import ArchiveIterator, WarcRecordType
 
 from selene.errors import UsageError
+from selene.ingest import columnar
 from selene.ingest.html import Extractor, charset_of, html_to_text, is_html, looks_binary
+from selene.ingest.records import Fields, RawRecord, ReadStats, meta_and_source
 from selene.io import fs
 
 CHUNK = 1 << 20
@@ -36,27 +38,9 @@ _FORMATS: dict[str, tuple[str, str | None]] = {
     ".wet": ("wet", None),
     ".wet.gz": ("wet", "gz"),
     ".warc.wet.gz": ("wet", "gz"),
+    ".parquet": ("parquet", None),
+    ".arrow": ("arrow", None),  # Arrow IPC, as `datasets` writes it (directories: `columnar.expand_source`)
 }
-
-
-@dataclass(slots=True)
-class RawRecord:
-    """One input record: a document, or a quarantine entry when `reason` is set."""
-
-    index: int  # line number (jsonl, 1-based) or record ordinal (WARC/WET): stable within the file
-    text: str | None = None
-    meta: dict[str, Any] = field(default_factory=dict)
-    source: str | None = None  # from the record itself (Pile's meta.pile_set_name), if any
-    reason: str | None = None
-    detail: str = ""
-
-
-@dataclass
-class ReadStats:
-    """What a reader saw that is not a document: blank lines, WARC records of other types."""
-
-    blank_lines: int = 0
-    other_records: dict[str, int] = field(default_factory=dict)
 
 
 def detect_format(path: str) -> tuple[str, str | None]:
@@ -64,17 +48,31 @@ def detect_format(path: str) -> tuple[str, str | None]:
     for ext in sorted(_FORMATS, key=len, reverse=True):
         if name.endswith(ext):
             return _FORMATS[ext]
+    if name in columnar.DATASET_FILES:
+        raise UsageError(
+            f"{path}: part of a `datasets` directory saved with save_to_disk: name the directory "
+            "itself as the source (a DatasetDict: the directory of one split)"
+        )
     raise UsageError(
-        f"{path}: unknown input format. Accepted extensions: {', '.join(sorted(_FORMATS))}"
+        f"{path}: unknown input format. Accepted extensions: {', '.join(sorted(_FORMATS))}, "
+        "or a `datasets` directory saved with save_to_disk"
     )
 
 
 def read_records(
-    path: str, max_record_bytes: int, stats: ReadStats, extractor: Extractor = "selene"
+    path: str,
+    max_record_bytes: int,
+    stats: ReadStats,
+    extractor: Extractor = "selene",
+    fields: Fields = Fields(),
 ) -> Iterator[RawRecord]:
     kind, comp = detect_format(path)
     if kind == "jsonl":
-        return read_jsonl(path, comp, max_record_bytes, stats)
+        return read_jsonl(path, comp, max_record_bytes, stats, fields)
+    if kind == "parquet":
+        return columnar.read_parquet(path, max_record_bytes, fields)
+    if kind == "arrow":
+        return columnar.read_arrow(path, max_record_bytes, fields)
     return read_warc(path, kind, max_record_bytes, stats, extractor)
 
 
@@ -177,7 +175,9 @@ def _lines(chunks: Iterator[bytes], max_bytes: int) -> Iterator[tuple[int, int, 
         yield lineno, offset, (b"".join(pieces) if pending <= max_bytes else None), None
 
 
-def read_jsonl(path: str, comp: str | None, max_record_bytes: int, stats: ReadStats) -> Iterator[RawRecord]:
+def read_jsonl(
+    path: str, comp: str | None, max_record_bytes: int, stats: ReadStats, fields: Fields = Fields()
+) -> Iterator[RawRecord]:
     f, p = fs.get_fs(path)
     with f.open(p, "rb") as fh:
         for lineno, off, line, damage in _lines(decompressed_chunks(fh, comp), max_record_bytes):
@@ -193,10 +193,10 @@ def read_jsonl(path: str, comp: str | None, max_record_bytes: int, stats: ReadSt
             if not line.strip():
                 stats.blank_lines += 1
                 continue
-            yield _parse_json_line(line, lineno, where)
+            yield _parse_json_line(line, lineno, where, fields)
 
 
-def _parse_json_line(line: bytes, lineno: int, where: str) -> RawRecord:
+def _parse_json_line(line: bytes, lineno: int, where: str, fields: Fields) -> RawRecord:
     try:
         s = line.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -207,18 +207,40 @@ def _parse_json_line(line: bytes, lineno: int, where: str) -> RawRecord:
         return RawRecord(lineno, reason="malformed:json", detail=f"{where}: {e}")
     if not isinstance(obj, dict):
         return RawRecord(lineno, reason="malformed:json", detail=f"{where}: a JSON {type(obj).__name__}, not an object")
-    text = obj.get("text")
+    text = obj.get(fields.text)
     if text is None:
-        return RawRecord(lineno, reason="malformed:no_text", detail=f"{where}: no 'text' field (keys: {', '.join(list(obj)[:8])})")
+        return RawRecord(
+            lineno,
+            reason="malformed:no_text",
+            detail=f"{where}: no {fields.text!r} field (keys: {', '.join(list(obj)[:8])})",
+        )
     if not isinstance(text, str):
-        return RawRecord(lineno, reason="malformed:text_type", detail=f"{where}: 'text' is a {type(text).__name__}, not a string")
-    raw_meta = obj.get("meta")
-    meta: dict[str, Any] = dict(raw_meta) if isinstance(raw_meta, dict) else ({} if raw_meta is None else {"meta": raw_meta})
-    for k, v in obj.items():  # other top-level fields (id, url ...) travel in meta
-        if k not in ("text", "meta"):
-            meta.setdefault(k, v)
-    pile = meta.get("pile_set_name")
-    return RawRecord(lineno, text=text, meta=meta, source=pile if isinstance(pile, str) and pile else None)
+        return RawRecord(
+            lineno,
+            reason="malformed:text_type",
+            detail=f"{where}: {fields.text!r} is a {type(text).__name__}, not a string",
+        )
+    doc_id = None
+    if fields.id is not None:
+        raw_id = obj.get(fields.id)
+        if raw_id is None:
+            return RawRecord(
+                lineno,
+                reason="malformed:no_id",
+                detail=f"{where}: no {fields.id!r} field (the source's id_key)",
+            )
+        if isinstance(raw_id, bool) or not isinstance(raw_id, str | int):
+            return RawRecord(
+                lineno, reason="malformed:id_type",
+                detail=f"{where}: {fields.id!r} is a {type(raw_id).__name__}, not a string or an integer",
+            )  # fmt: skip
+        doc_id = str(raw_id)
+    if fields.meta is None:
+        selected = {k: v for k, v in obj.items() if k != fields.text and k != fields.id}
+    else:
+        selected = {k: obj[k] for k in fields.meta if k in obj}
+    meta, source = meta_and_source(selected)
+    return RawRecord(lineno, text=text, meta=meta, source=source, id=doc_id)
 
 
 # -------------------------------------------------------------------------------------- WARC

@@ -21,7 +21,7 @@ import json
 from array import array
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from typing import Any
 
 import numpy as np
@@ -31,14 +31,15 @@ import pyarrow.compute as pc
 from selene import __version__, executor
 from selene.errors import InputError, UsageError
 from selene.executor import Mapper, serial_map
-from selene.ingest import exact_dedup
+from selene.ingest import columnar, exact_dedup
 from selene.ingest.clean import clean_text
 from selene.ingest.config import IngestConfig, SourceSpec
 from selene.ingest.filters import FilterChain
 from selene.ingest.html import check_extractor
 from selene.ingest.langid import LanguageIdentifier
 from selene.ingest.manifest import FileStats, IngestInput, IngestManifest, IngestStats
-from selene.ingest.readers import ReadStats, detect_format, read_records
+from selene.ingest.readers import detect_format, read_records
+from selene.ingest.records import Fields, ReadStats
 from selene.io import dataset, fs
 from selene.manifest import ShardEntry, SourceStats, StageManifest
 
@@ -52,10 +53,11 @@ WORK = dataset.WORK
 class InputFile:
     idx: int
     path: str
-    key: str  # "<source name>/<path relative to the glob root>"; document ids are "<key>#<index>"
+    key: str  # "<source name>/<path relative to the glob root>"; selene's document ids are "<key>#<index>"
     source: str
     override: bool
     bytes: int
+    fields: Fields  # the source's text_key, id_key and meta_keys
 
 
 IngestResult = dataset.StageResult[IngestManifest]
@@ -70,34 +72,57 @@ def plan_inputs(sources: Sequence[SourceSpec]) -> list[InputFile]:
     seen: dict[str, str] = {}
     out: list[InputFile] = []
     for spec in sources:
-        files, root = fs.expand(spec.glob)
+        files, root = columnar.expand_source(spec.glob)
         if not files:
             raise UsageError(
                 f"--source {spec.name}={spec.glob}: the pattern matches no file. Paths are {fs.ACCEPTED_FORMS}."
             )
+        fields = spec.fields()
         for path in files:
-            detect_format(path)
+            kind, _ = detect_format(path)
+            if kind in ("warc", "wet") and fields != Fields():
+                raise UsageError(
+                    f"source {spec.name!r}: text_key, id_key and meta_keys apply to jsonl, Parquet and Arrow files; "
+                    f"{path} is a {kind.upper()} file"
+                )
             if path in seen:
                 raise UsageError(f"{path} is matched by both source {seen[path]!r} and {spec.name!r}")
             seen[path] = spec.name
             rel = path[len(root) :].lstrip("/") if root and path.startswith(root) else path.rsplit("/", 1)[-1]
-            out.append(InputFile(len(out), path, f"{spec.name}/{rel}", spec.name, spec.source_override, fs.size(path)))
+            key = f"{spec.name}/{rel}"
+            out.append(InputFile(len(out), path, key, spec.name, spec.source_override, fs.size(path), fields))
     return out
 
 
 def preflight(out: str, cfg: IngestConfig) -> list[InputFile]:
-    """The checks that need no reading: inputs exist and have known formats, `out` is writable."""
+    """The checks that need no reading but a footer: inputs exist and have known formats, Parquet and
+    Arrow sources have the columns they name, `out` is writable."""
     inputs = plan_inputs(cfg.sources)
-    if any(detect_format(i.path)[0] == "warc" for i in inputs):
+    kinds = [detect_format(i.path)[0] for i in inputs]
+    if "warc" in kinds:
         check_extractor(cfg.extractor)
+    check_columns(inputs, kinds)
     fs.check_writable(out)
     return inputs
+
+
+def check_columns(inputs: Sequence[InputFile], kinds: Sequence[str]) -> None:
+    """A source's first readable Parquet/Arrow footer against its fields: a wrong text_key is found
+    before any work, at the cost of one footer per source (not per file: a remote corpus has
+    thousands). Every file is checked again as it is read."""
+    done: set[str] = set()
+    for inp, kind in zip(inputs, kinds, strict=True):
+        if kind not in ("parquet", "arrow") or inp.source in done:
+            continue
+        if columnar.check_columns(inp.path, kind, inp.fields):
+            done.add(inp.source)
 
 
 def fingerprint(inputs: Sequence[InputFile], cfg: IngestConfig) -> str:
     """Identity of an ingest run: inputs (path, size) and every setting that changes the output."""
     settings = executor.settings(cfg, "sources")
-    return executor.fingerprint([(i.key, i.path, i.source, i.override, i.bytes) for i in inputs], settings)
+    files = [(i.key, i.path, i.source, i.override, i.bytes, *astuple(i.fields)) for i in inputs]
+    return executor.fingerprint(files, settings)
 
 
 class Work:
@@ -155,9 +180,9 @@ def process_file(inp: InputFile, cfg: IngestConfig, work_root: str) -> dict[str,
     removed = dataset.ParquetSink(work.removed(inp.idx), dataset.REMOVED_SCHEMA, cfg.row_group_docs, cfg.row_group_bytes)
     lengths = array("q")  # UTF-8 bytes of each candidate's text: shards are cut by size
     try:
-        for rec in read_records(inp.path, cfg.max_record_bytes, read_stats, cfg.extractor):
+        for rec in read_records(inp.path, cfg.max_record_bytes, read_stats, cfg.extractor, inp.fields):
             source = rec.source if (rec.source and not inp.override) else inp.source
-            doc_id = f"{inp.key}#{rec.index}"
+            doc_id = rec.id if rec.id is not None else f"{inp.key}#{rec.index}"
             reject = (rec.reason, rec.detail) if rec.reason else None
             text = rec.text or ""
             if reject is None:

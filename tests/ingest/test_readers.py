@@ -25,8 +25,12 @@ def test_detect_format() -> None:
     assert detect_format("00.json.zst") == ("jsonl", "zst")
     assert detect_format("x.warc.gz") == ("warc", "gz")
     assert detect_format("CC.warc.wet.gz") == ("wet", "gz")
+    assert detect_format("train-00000-of-00042.parquet") == ("parquet", None)
+    assert detect_format("data-00000-of-00001.arrow") == ("arrow", None)
     with pytest.raises(UsageError, match=r"unknown input format.*\.jsonl\.zst"):
-        detect_format("x.parquet")
+        detect_format("x.csv")
+    with pytest.raises(UsageError, match=r"save_to_disk: name the directory"):
+        detect_format("ds/state.json")
 
 
 def test_pile_zst_source_and_meta(tmp_path: Path) -> None:
