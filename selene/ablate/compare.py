@@ -2,9 +2,10 @@
 differences from the baseline (the first variant) are larger than that spread.
 
 With n seeds per variant, a difference counts as real when it exceeds twice its standard error,
-``2 * sqrt(sd_a² / n_a + sd_b² / n_b)`` (about a 95% interval for normal noise; with two or three
-seeds a rough guide, which is all a proxy ablation claims); with one seed there is no spread and the
-table says so rather than guessing. Metrics where lower is better (bits per byte, perplexity) are
+``2 * sqrt(sd_a² / n_a + sd_b² / n_b + se_a² + se_b²)``: the seeds' spread of each mean and, for a
+harness task, the standard error of its finite items (about a 95% interval for normal noise; with
+two or three seeds a rough guide, which is all a proxy ablation claims); with one seed there is no
+spread and the table says so rather than guessing. Metrics where lower is better (bits per byte, perplexity) are
 marked so a "better" reads the right way.
 """
 
@@ -34,23 +35,29 @@ def texts_key(texts: list[str]) -> str:
     return h.hexdigest()
 
 
-def spread(values: list[float]) -> dict[str, Any]:
+def spread(values: list[float], stderrs: list[float] | None = None) -> dict[str, Any]:
+    """Mean and standard deviation over seeds; `stderr`, the root mean square of the runs' own
+    standard errors (a harness task's finite items), or None."""
     n = len(values)
     return {
         "n": n,
         "mean": statistics.fmean(values),
         "sd": statistics.stdev(values) if n > 1 else None,
+        "stderr": math.sqrt(statistics.fmean(e * e for e in stderrs)) if stderrs else None,
         "values": values,
     }
 
 
 def versus(a: dict[str, Any], base: dict[str, Any], metric: str) -> dict[str, Any]:
-    """`a` against the baseline `base` on `metric`: the difference, twice its standard error, and a
-    verdict (better, worse, within spread, or no spread: one seed)."""
+    """`a` against the baseline `base` on `metric`: the difference, twice its standard error (the
+    seeds' spread of each mean, plus the items' own standard error where the harness gives one: a
+    40-item task moves by 0.025 for one item, which two seeds that happen to agree cannot show), and
+    a verdict (better, worse, within spread, or no spread: one seed)."""
     diff = a["mean"] - base["mean"]
     if a["sd"] is None or base["sd"] is None:
         return {"diff": diff, "margin": None, "verdict": "one seed"}
-    margin = 2 * math.sqrt(a["sd"] ** 2 / a["n"] + base["sd"] ** 2 / base["n"])
+    items = (a.get("stderr") or 0.0) ** 2 + (base.get("stderr") or 0.0) ** 2
+    margin = 2 * math.sqrt(a["sd"] ** 2 / a["n"] + base["sd"] ** 2 / base["n"] + items)
     if abs(diff) <= margin:
         verdict = "within spread"
     else:
@@ -63,7 +70,10 @@ def summarize(cfg: AblationConfig, records: list[dict[str, Any]]) -> dict[str, A
     metrics = sorted({m for r in records for run in r["runs"] for m in run["metrics"]})
     for r in records:
         r["stats"] = {
-            m: spread([run["metrics"][m] for run in r["runs"] if m in run["metrics"]])
+            m: spread(
+                [run["metrics"][m] for run in r["runs"] if m in run["metrics"]],
+                [run["stderr"][m] for run in r["runs"] if m in run.get("stderr", {})],
+            )
             for m in metrics
             if any(m in run["metrics"] for run in r["runs"])
         }
@@ -107,7 +117,8 @@ def markdown(result: dict[str, Any]) -> str:
         "",
         f"Each cell: mean ± standard deviation over seeds {', '.join(map(str, seeds))}; in brackets the "
         f"difference from the baseline `{result['baseline']}`, **better** / **worse** where it exceeds twice "
-        "its standard error (otherwise within the seeds' spread). Lower is better for "
+        "its standard error (the seeds' spread and, for a harness task, its items'; otherwise within the spread). "
+        "Lower is better for "
         + ", ".join(m for m in metrics if lower_is_better(m))
         + "; higher for the others.",
         "",
@@ -115,7 +126,7 @@ def markdown(result: dict[str, Any]) -> str:
         "|---|---|---:|---:|" + "---:|" * len(metrics),
     ]
     for r in result["variants"]:
-        overrides = ", ".join(f"{k}: {v}" for k, v in r["overrides"].items()) or "(pipeline as is)"
+        overrides = ", ".join(f"{k}: {_setting(v)}" for k, v in r["overrides"].items()) or "(pipeline as is)"
         cells = [_cell(r["stats"].get(m), r["versus"].get(m)) for m in metrics]
         lines.append(
             f"| {r['name']} | {overrides} | {r['documents']:,} | {r['tokens']:,} | "
@@ -181,6 +192,10 @@ def plot_svg(result: dict[str, Any], width: int = 260, row: int = 18) -> str:
         parts.append(f'<text x="{x0 + width}" y="{yb}" text-anchor="end">{hi:.4g}</text>')
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def _setting(value: Any) -> str:
+    return "off" if value is False else json.dumps(value) if isinstance(value, dict | list) else str(value)
 
 
 def _xml(text: str) -> str:

@@ -32,6 +32,7 @@ from selene.train.launch import check_layout
 RunJob = Callable[[Job, bool], Any]
 Step = Callable[..., Any]
 REFERENCE_METRIC = "reference bits/byte"
+BINARY = ("acc", "acc_norm", "exact_match")  # harness metrics that are means of 0/1 item scores
 
 
 def _direct(name: str, fn: Callable[..., Any], *args: Any) -> Any:
@@ -139,7 +140,29 @@ def _proxy(
     if texts:
         scored = step(f"reference-{variant.name}-seed-{seed}", _reference, out, checkpoint, texts, ecfg)
         metrics[REFERENCE_METRIC] = scored["bits_per_byte"]
-    return {"seed": seed, "dir": out, "checkpoint": checkpoint, "metrics": metrics}
+    errors = harness_errors(os.path.join(out, "eval", "results.json"))
+    return {"seed": seed, "dir": out, "checkpoint": checkpoint, "metrics": metrics, "stderr": errors}
+
+
+def harness_errors(path: str) -> dict[str, float]:
+    """Each harness metric's standard error from its finite items ("task metric" → value): the
+    harness's own, else, for a 0/1 metric it did not bootstrap (a run with `limit`), the standard
+    error of a mean of n Bernoulli items, sqrt(p(1 - p) / (n - 1)), as the harness computes it."""
+    with open(path) as f:
+        results = json.load(f).get("results", {})
+    out: dict[str, float] = {}
+    for task, values in results.items():
+        n = values.get("sample_len")
+        for key, value in values.items():
+            metric, _, _ = key.partition(",")
+            if "stderr" in metric or not isinstance(value, int | float) or key in ("sample_len",):
+                continue
+            se = values.get(key.replace(metric, f"{metric}_stderr", 1))
+            if isinstance(se, int | float):
+                out[f"{task} {metric}"] = float(se)
+            elif metric in BINARY and isinstance(n, int) and n > 1 and 0.0 <= value <= 1.0:
+                out[f"{task} {metric}"] = (value * (1.0 - value) / (n - 1)) ** 0.5
+    return out
 
 
 def _reference(out: str, checkpoint: str, texts: list[str], ecfg: Any) -> dict[str, Any]:

@@ -111,6 +111,13 @@ def test_versus_says_better_or_worse_only_beyond_the_spread() -> None:
     )
     assert compare.versus(compare.spread([0.90, 0.91, 0.89]), base, "piqa acc")["verdict"] == "worse"
     assert compare.versus(compare.spread([1.01, 0.99, 1.03]), base, "piqa acc")["verdict"] == "within spread"
+    # two seeds that agree on a 40-item task: one item (0.025) is within the items' standard error
+    same = compare.versus(
+        compare.spread([0.65, 0.65], [0.077, 0.077]), compare.spread([0.625] * 2, [0.078] * 2), "piqa acc"
+    )
+    assert same["verdict"] == "within spread" and same["margin"] == pytest.approx(
+        2 * (0.077**2 + 0.078**2) ** 0.5
+    )
     one = compare.versus(compare.spread([0.5]), compare.spread([0.9]), "piqa acc")
     assert one["verdict"] == "one seed" and one["margin"] is None and one["diff"] == pytest.approx(-0.4)
 
@@ -160,6 +167,9 @@ def test_ablation_runs_shares_resumes_and_compares(
     metas = [json.loads((Path(r["checkpoint"]) / "meta.json").read_text())["config"] for r in runs]
     assert [m["seed"] for m in metas] == [1, 2] and metas[0]["model"] == metas[1]["model"]
     assert loose["versus"]["reference bits/byte"]["verdict"] in ("better", "worse", "within spread")
+    # the harness ran 6 items without bootstrap: acc's standard error is a Bernoulli mean's
+    p = runs[0]["metrics"]["selene_piqa acc"]
+    assert runs[0]["stderr"]["selene_piqa acc"] == pytest.approx((p * (1 - p) / 5) ** 0.5)
     assert "| loose | dedup.threshold: 0.9 |" in (out / "ablation.md").read_text() and "| loose |" in printed
     assert (out / "ablation.svg").read_text().startswith("<svg")
 
@@ -176,7 +186,9 @@ def test_ablation_runs_shares_resumes_and_compares(
     assert again["variants"] == result["variants"]
 
 
-def test_a_missing_reference_or_pipeline_fails_before_any_work(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_missing_reference_or_pipeline_fails_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     pipeline = pipeline_file(tmp_path, tmp_path / "c.jsonl.zst")
     cfg = ablation(tmp_path, pipeline, "  a: {}\n", extra=f"reference: ['{tmp_path / 'nothing-*.jsonl'}']\n")
     assert main(["ablate", str(cfg)]) != 0
@@ -184,7 +196,10 @@ def test_a_missing_reference_or_pipeline_fails_before_any_work(tmp_path: Path, c
     assert not (tmp_path / "out").exists()
     cfg = ablation(tmp_path, pipeline, "  a: {}\n", extra="proxy: {batch: {seq_len: 4096}}\n")
     assert main(["ablate", str(cfg)]) == 2
-    assert "seq_len 4096 exceeds the model's max_seq_len" in capsys.readouterr().err and not (tmp_path / "out").exists()
+    assert (
+        "seq_len 4096 exceeds the model's max_seq_len" in capsys.readouterr().err
+        and not (tmp_path / "out").exists()
+    )
     cfg = ablation(tmp_path, tmp_path / "missing.yaml", "  a: {}\n")
     assert main(["ablate", str(cfg)]) == 2
     assert "missing.yaml" in capsys.readouterr().err and not (tmp_path / "out").exists()
