@@ -22,7 +22,7 @@ demo: $(STAMP)
 # mypy (about 50 s from a cold cache) runs beside the test suite, not before it; either failing fails
 test: $(STAMP)
 	$(BIN)/ruff check selene tests benchmarks scripts
-	$(BIN)/mypy & typecheck=$$!; $(BIN)/python -m pytest -q; tests=$$?; wait $$typecheck; types=$$?; \
+	$(BIN)/mypy & typecheck=$$!; $(BIN)/python -m pytest -q --durations=15; tests=$$?; wait $$typecheck; types=$$?; \
 	  test $$tests -eq 0 && test $$types -eq 0
 
 lint: $(STAMP)

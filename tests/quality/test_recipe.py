@@ -144,7 +144,9 @@ def test_a_rerun_reuses_the_classifier_until_its_recipe_or_model_changes(
     assert sha(model) != first.manifest.inputs.models["hq"] and "hq trained" in capfd.readouterr().err
 
 
-@pytest.mark.parametrize("point", ["quality:scored", "quality:shards-written"])
+# killed after scoring: the classifier trained before it is reused (a kill at the other fail point
+# is the stage's own resume, tests/quality/test_quality.py)
+@pytest.mark.parametrize("point", ["quality:scored"])
 def test_a_killed_run_resumes_with_its_trained_classifier(tmp_path: Path, point: str) -> None:
     import os
     import signal
