@@ -1,4 +1,5 @@
-"""Tokenization throughput per core, next to raw sentencepiece batch encoding of the same texts.
+"""Tokenization throughput per core, next to the raw library's batch encoding of the same texts
+(sentencepiece, and Hugging Face tokenizers with a tokenizer.json).
 
     python benchmarks/tokenization.py [--repeat N]
 
@@ -6,9 +7,11 @@
 Python's own `tokenize` module for every benchmark.)
 
 Corpus: the sample's Pile documents ×`--repeat` (a counter appended so copies differ), as a document
-dataset. A tokenizer (vocab 8192) is trained once on it, then, in one process (= one core):
-- limit: sentencepiece's batched encode (numpy ids, one thread) over the same texts, in memory, in
-  batches of the stage's size in bytes (best of two passes);
+dataset. A sentencepiece model and a byte-level BPE tokenizer.json (vocab 8192 each) are trained on it,
+then, for each, in one process (= one core):
+- limit: the library's batched encode (sentencepiece: numpy ids, one thread; tokenizers:
+  `encode_batch_fast`, parallelism off) over the same texts, in memory, in batches of the stage's size in
+  bytes (best of two passes);
 - selene: `run_tokenize` end to end with that tokenizer (read Parquet, batched encode, EOD,
   write .bin/.idx parts, merge, manifest). Goal: >= 0.85 of the limit.
 Then the GPT sample index for 1B tokens and the random sample read rate (benchmarks/sample_index.py).
@@ -37,7 +40,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import sentencepiece as spm
 import zstandard
@@ -208,6 +213,40 @@ def run_scale(sizes: list[int], data: Path, workers: int, code: list[str]) -> No
         sys.stdout.flush()
 
 
+def train_hf_bpe(texts: list[str], path: str) -> Any:
+    """A byte-level BPE tokenizer.json (GPT-2's kind, vocab 8192, EOS <|endoftext|>) trained on `texts`."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=8192, special_tokens=["<|endoftext|>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+    )
+    tok.train_from_iterator(texts[:3000], trainer)
+    tok.save(path)
+    return tok
+
+
+def compare(
+    name: str, limit: Callable[[list[str]], int], batches: list[list[str]], mb: float, inp: str, out: Path, model: str
+) -> int:
+    """Print the library's batched encode in memory (the limit: best of two passes, so it is not
+    flattered by a slow first one) and `run_tokenize` with the same tokenizer; returns the tokens."""
+    t_limit, n_tokens = float("inf"), 0
+    for _ in range(2):
+        t = time.perf_counter()
+        n_tokens = sum(limit(b) for b in batches)
+        t_limit = min(t_limit, time.perf_counter() - t)
+    t = time.perf_counter()
+    res = run_tokenize(inp, str(out), TokenizeConfig(tokenizer=model))
+    t_sel = time.perf_counter() - t
+    assert res.manifest.stats.tokens == n_tokens
+    print(f"{'limit: ' + name + ' batch encode, in memory':<46}{n_tokens / t_limit:>12,.0f}{mb / t_limit:>8.2f}{1:>10.1%}")
+    print(f"{'selene run_tokenize (Parquet → .bin/.idx)':<46}{n_tokens / t_sel:>12,.0f}{mb / t_sel:>8.2f}{t_limit / t_sel:>10.1%}")
+    return n_tokens
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=3)
@@ -227,6 +266,14 @@ def main() -> None:
     docs = corpus(args.repeat)
     texts = [t for _, t in docs]
     mb = sum(len(t.encode()) for t in texts) / 1e6
+    batches, size = [[]], 0  # the stage's batches: encode_batch_bytes of text (a longer text alone)
+    for text in texts:
+        n = len(text.encode())
+        if batches[-1] and size + n > TokenizeConfig().encode_batch_bytes:
+            batches.append([])
+            size = 0
+        batches[-1].append(text)
+        size += n
     tmp = Path(tempfile.mkdtemp(prefix="selene-bench-tok-"))
     try:
         inp = write_dataset(str(tmp / "in"), docs, shard_docs=1000)
@@ -235,35 +282,22 @@ def main() -> None:
         t_train = time.perf_counter() - t
         model = str(tmp / "train" / "tokenizer.model")
         sp = spm.SentencePieceProcessor(model_file=model)
-        batches, size = [[]], 0  # the stage's batches: encode_batch_bytes of text (a longer text alone)
-        for text in texts:
-            n = len(text.encode())
-            if batches[-1] and size + n > TokenizeConfig().encode_batch_bytes:
-                batches.append([])
-                size = 0
-            batches[-1].append(text)
-            size += n
-        t_limit, n_tokens = float("inf"), 0
-        for _ in range(2):  # the best of two: the limit should not be flattered by a slow first pass
-            t = time.perf_counter()
-            n_tokens = sum(len(x) + 1 for b in batches for x in selene_spm.encode(sp, b, threads=1))
-            t_limit = min(t_limit, time.perf_counter() - t)
-        t = time.perf_counter()
-        res = run_tokenize(inp, str(tmp / "out"), TokenizeConfig(tokenizer=model))
-        t_sel = time.perf_counter() - t
+        print(f"corpus: {len(docs)} documents, {mb:.1f} MB (sentencepiece vocab 8192: training took {t_train:.1f} s)")
+        print(f"\n{'1 core':<46}{'tokens/s':>12}{'MB/s':>8}{'vs limit':>10}")
+        spm_tokens = compare(
+            "sentencepiece", lambda b: sum(len(x) + 1 for x in selene_spm.encode(sp, b, threads=1)),
+            batches, mb, inp, tmp / "out", model,
+        )
+        assert spm_tokens == first.manifest.stats.tokens
+        hf_model = str(tmp / "tokenizer.json")
+        hf = train_hf_bpe(texts, hf_model)
+        os.environ["TOKENIZERS_PARALLELISM"] = "false"  # one core, as sentencepiece's threads=1
+        compare(
+            "HF tokenizers", lambda b: sum(len(e.ids) + 1 for e in hf.encode_batch_fast(b, add_special_tokens=False)),
+            batches, mb, inp, tmp / "out-hf", hf_model,
+        )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    assert res.manifest.stats.tokens == n_tokens == first.manifest.stats.tokens
-    print(
-        f"corpus: {len(docs)} documents, {mb:.1f} MB, {n_tokens:,} tokens (vocab 8192; training took {t_train:.1f} s)"
-    )
-    print(f"\n{'1 core':<44}{'tokens/s':>12}{'MB/s':>8}{'vs limit':>10}")
-    print(
-        f"{'limit: sentencepiece encode, in memory':<44}{n_tokens / t_limit:>12,.0f}{mb / t_limit:>8.2f}{1:>10.1%}"
-    )
-    print(
-        f"{'selene run_tokenize (Parquet → .bin/.idx)':<44}{n_tokens / t_sel:>12,.0f}{mb / t_sel:>8.2f}{t_limit / t_sel:>10.1%}"
-    )
     print("(goal: >= 85% of the limit)\n")
     sys.stdout.flush()
     subprocess.run([sys.executable, str(ROOT / "benchmarks" / "sample_index.py")], check=True)

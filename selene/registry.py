@@ -258,12 +258,13 @@ STAGES: tuple[Stage, ...] = (
         summary="selene.tokenize.hooks:summary",
         report="selene.tokenize.hooks:report_section",
         options=(
-            Option(("--tokenizer",), "tokenizer", "An existing sentencepiece .model (else one is trained)."),
+            Option(("--tokenizer",), "tokenizer", "An existing sentencepiece .model, Hugging Face tokenizer.json or its directory (else one is trained)."),
+            Option(("--eod-token",), "eod_token", "End-of-document token of a given tokenizer (default: its EOS)."),
             Option(("--vocab-size",), "vocab_size", "Vocabulary of a trained tokenizer (default 32000).", int),
             Option(("--allow-smaller-vocab",), "allow_smaller_vocab", "Accept a smaller vocabulary when the sample supports no more.", bool),
             Option(("--model-type",), "model_type", "bpe | unigram (default bpe)."),
         ),
-        output_help="Output directory: <prefix>.bin/.idx, tokenizer.model.",
+        output_help="Output directory: <prefix>.bin/.idx, tokenizer.model (or tokenizer.json).",
     ),
     Stage(
         "train",

@@ -49,30 +49,34 @@ def make_checkpoint(tmp_path: Path | str, **model: Any) -> str:
 
     `model` overrides fields of the `debug` preset (e.g. ``tie_embeddings=True``, ``mlp="gelu"``).
     """
+    root = Path(tmp_path)
+    return train_checkpoint(root / "train", make_token_data(root / "tokens"), STEPS, **model)
+
+
+def train_checkpoint(out: Path, prefix: str, steps: int, **model: Any) -> str:
+    """Train the `debug` preset for `steps` steps on the token data `prefix` into `out`; returns the
+    step directory of its checkpoint."""
     from selene.train.config import TrainConfig
     from selene.train.launch import launch
 
-    root = Path(tmp_path)
-    prefix = make_token_data(root / "tokens")
-    out = root / "train"
     cfg = TrainConfig.model_validate(
         {
             "model": {"preset": "debug", **model},
             "parallel": {"dp_shard": 1},
-            "steps": STEPS,
+            "steps": steps,
             "batch": {"seq_len": SEQ_LEN, "global_batch": 4, "micro_batch": 4},
             "optim": {"lr": 3e-3, "warmup_steps": 1},
             "data": {"prefixes": [prefix]},
             "eval_every": 1000,
             "eval_batches": 1,
-            "checkpoint": {"every": STEPS, "keep": 1},
+            "checkpoint": {"every": steps, "keep": 1},
             "tensorboard": False,
             "device": "cpu",
             "out": str(out),
         }
     )
     launch(cfg, str(out), 1)
-    step = out / "checkpoints" / f"step-{STEPS:06d}"
+    step = out / "checkpoints" / f"step-{steps:06d}"
     if not (step / "meta.json").exists():
         raise RuntimeError(f"training did not leave a checkpoint at {step}: {os.listdir(out)}")
     return str(step)

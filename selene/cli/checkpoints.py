@@ -66,12 +66,12 @@ def generate(
     where = pick_device(device)
     weights = pick_dtype(dtype, where)
     loaded = load_model(checkpoint, device=where, dtype=weights)
-    sp = tokenizer(checkpoint)
-    stop = (eod_id(sp, loaded.meta),)
+    tok = tokenizer(checkpoint)
+    stop = (eod_id(tok, loaded.meta),)
     if prompt is not None:
-        ids = sample(loaded.model, loaded.args, sp.encode(prompt), max_tokens, temperature=temperature, top_p=top_p,
+        ids = sample(loaded.model, loaded.args, tok.encode(prompt), max_tokens, temperature=temperature, top_p=top_p,
                      seed=seed, stop_ids=stop)
-        console.print(prompt + sp.decode(ids), markup=False, highlight=False)
+        console.print(prompt + tok.decode(ids), markup=False, highlight=False)
         return
     import json
 
@@ -80,9 +80,9 @@ def generate(
     results = []
     for lo in range(0, len(texts), batch):
         chunk = texts[lo : lo + batch]
-        results.append(generate_batch(loaded.model, loaded.args, [sp.encode(t) for t in chunk], max_tokens,
+        results.append(generate_batch(loaded.model, loaded.args, [tok.encode(t) for t in chunk], max_tokens,
                                       temperature=temperature, top_p=top_p, seed=seed, stop_ids=stop))
-    outputs = [sp.decode(ids) for r in results for ids in r.tokens]
+    outputs = [tok.decode(ids) for r in results for ids in r.tokens]
     counts = [len(ids) for r in results for ids in r.tokens]
     timing = timing_summary(results)
     if json_:

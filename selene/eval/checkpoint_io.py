@@ -25,13 +25,13 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-import sentencepiece
 import torch
 from pydantic import ValidationError
 
 from selene.errors import ConfigError, InputError
 from selene.io.dataset import MANIFEST
 from selene.tokenize.manifest import TokenizeManifest, token_manifest
+from selene.tokenize.tokenizer import Tokenizer, load_file
 from selene.train import checkpoint as ckpt
 from selene.train.checkpoint import META, complete_steps, step_dir
 from selene.train.config import ModelConfig
@@ -150,7 +150,7 @@ def tokenizer_path(path: str, meta: dict[str, Any] | None = None) -> str | None:
     if not os.path.exists(tok):
         raise InputError(
             f"checkpoint {path} names tokenizer {rel!r} but {tok} does not exist; copy the run's "
-            "tokenizer.model next to its checkpoints/ directory"
+            f"{os.path.basename(tok)} next to its checkpoints/ directory"
         )
     return tok
 
@@ -208,10 +208,10 @@ def _token_manifest(meta: dict[str, Any]) -> tuple[TokenizeManifest, str] | None
     return None
 
 
-def check_vocab(sp: sentencepiece.SentencePieceProcessor, args: ModelArgs, meta: dict[str, Any], where: str) -> None:
+def check_vocab(tok: Tokenizer, args: ModelArgs, meta: dict[str, Any], where: str) -> None:
     """The tokenizer must fit the model (ids < model vocab; a padded model vocabulary is fine) and be
     the one the data was tokenized with (equal to the manifest's size, when the manifest is still there)."""
-    n = int(sp.vocab_size())
+    n = tok.vocab_size
     if n > args.vocab_size:
         raise ConfigError(
             f"{where}: the tokenizer has {n} pieces but the model's vocabulary is {args.vocab_size}; "
@@ -226,30 +226,26 @@ def check_vocab(sp: sentencepiece.SentencePieceProcessor, args: ModelArgs, meta:
         )
 
 
-def tokenizer(checkpoint: str) -> sentencepiece.SentencePieceProcessor:
-    """The checkpoint's sentencepiece tokenizer, checked against the model's vocabulary."""
+def tokenizer(checkpoint: str) -> Tokenizer:
+    """The checkpoint's tokenizer (a sentencepiece model or a tokenizer.json) with the end-of-document
+    piece its data was made with (the tokenize manifest's, else the tokenizer's own EOS), checked
+    against the model's vocabulary."""
     path = resolve(checkpoint)
     meta = read_meta(path)
-    tok = tokenizer_path(path, meta)
-    if tok is None:
-        raise InputError(f"checkpoint {path} has no tokenizer (it was trained on data without tokenizer.model)")
-    sp = sentencepiece.SentencePieceProcessor()
-    try:
-        with open(tok, "rb") as f:
-            sp.load_from_serialized_proto(f.read())
-    except (RuntimeError, OSError) as e:
-        raise InputError(f"{tok}: not a sentencepiece model ({e})") from None
-    check_vocab(sp, model_args_of(meta, path), meta, path)
-    ckpt.check_tokenizer(meta, path, ckpt.sha256_of(tok), tok, InputError)
-    return sp
+    file = tokenizer_path(path, meta)
+    if file is None:
+        raise InputError(f"checkpoint {path} has no tokenizer (it was trained on data without a tokenizer file)")
+    found = _token_manifest(meta)
+    tok = load_file(file, found[0].tokenizer.eod_piece if found is not None else None)
+    check_vocab(tok, model_args_of(meta, path), meta, path)
+    ckpt.check_tokenizer(meta, path, ckpt.sha256_of(file), file, InputError)
+    return tok
 
 
-def eod_id(sp: sentencepiece.SentencePieceProcessor, meta: dict[str, Any]) -> int:
-    """The end-of-document id: the tokenize manifest's, else sentencepiece's eos (selene trains its
-    tokenizers with the EOD piece as eos)."""
+def eod_id(tok: Tokenizer, meta: dict[str, Any]) -> int:
+    """The end-of-document id: the tokenize manifest's, else the tokenizer's (selene trains its
+    sentencepiece models with the EOD piece as eos)."""
     found = _token_manifest(meta)
     if found is not None and found[0].tokenizer.eod_id >= 0:
         return found[0].tokenizer.eod_id
-    if sp.eos_id() < 0:
-        raise InputError("the tokenizer has no end-of-document (eos) piece")
-    return int(sp.eos_id())
+    return tok.eod_id

@@ -1,5 +1,9 @@
 """Export a checkpoint to Hugging Face transformers format (`LlamaForCausalLM` + a fast tokenizer).
 
+A model trained on data made with a Hugging Face tokenizer.json gets that tokenizer back, with the EOD
+as its eos token and without its post-processor: selene's data has no BOS, so one that Llama 3's
+tokenizer.json would add is not added to the export's encodings either.
+
 Only the Llama-style architecture (RMSNorm, RoPE, SwiGLU) has an exact transformers counterpart;
 the GPT/Megatron presets (LayerNorm, learned positions, GELU) are refused rather than approximated.
 
@@ -11,7 +15,7 @@ Two conversions are not just renames:
   (pair i's two rows go to rows i and i + head_dim/2) makes q·k identical — Meta's `permute` in
   transformers' `convert_llama_weights_to_hf.py`. v and o are untouched (the dot product is
   invariant to a shared permutation of q and k).
-- The tokenizer. selene's sentencepiece models prepend one "▁" to the whole text, keep runs of
+- A sentencepiece tokenizer. selene's sentencepiece models prepend one "▁" to the whole text, keep runs of
   spaces as pieces, and have "\\n" / "\\t" as ordinary pieces. transformers' `LlamaTokenizer` treats
   those two as added tokens and re-prefixes every segment between them, so it encodes differently.
   We write a `tokenizers` pipeline that reproduces sentencepiece exactly: normalizer Prepend("▁") +
@@ -33,6 +37,7 @@ import torch
 
 from selene.errors import ConfigError, OutputError, SeleneError
 from selene.eval.checkpoint_io import check_vocab, eod_id, load_model, tokenizer
+from selene.tokenize.tokenizer import Tokenizer
 from selene.train.dims import whole
 from selene.train.model import ModelArgs, Transformer
 
@@ -151,6 +156,21 @@ def hf_tokenizer(model_file: str, eos_piece: str) -> Any:
     )
 
 
+def hf_tokenizer_of(tok: Tokenizer, model_file: str, eos_piece: str) -> Any:
+    """The `PreTrainedTokenizerFast` that encodes and decodes as `tok` does (ids with no special token
+    added; the EOD piece as eos)."""
+    if tok.kind == "sentencepiece":
+        return hf_tokenizer(model_file, eos_piece)
+    from tokenizers import Tokenizer as RustTokenizer
+    from transformers import PreTrainedTokenizerFast
+
+    spec = json.loads(tok.data)
+    spec["post_processor"] = None
+    return PreTrainedTokenizerFast(
+        tokenizer_object=RustTokenizer.from_str(json.dumps(spec)), eos_token=eos_piece, clean_up_tokenization_spaces=False
+    )
+
+
 def is_export(path: str) -> bool:
     """`path` is a directory that `export_hf` wrote: its marker is there and names a checkpoint."""
     try:
@@ -216,11 +236,11 @@ def export_hf(checkpoint: str, out_dir: str, overwrite: bool = False) -> dict[st
     check_exportable(args)
     check_output(out_dir, overwrite, loaded.path)
     eos: int | None = None
-    sp = None
+    tok = None
     if loaded.tokenizer_path is not None:
-        sp = tokenizer(loaded.path)
-        check_vocab(sp, args, loaded.meta, loaded.path)
-        eos = eod_id(sp, loaded.meta)
+        tok = tokenizer(loaded.path)
+        check_vocab(tok, args, loaded.meta, loaded.path)
+        eos = eod_id(tok, loaded.meta)
     config = hf_config(args, eos)
     parent = os.path.dirname(os.path.abspath(out_dir))
     try:
@@ -232,8 +252,8 @@ def export_hf(checkpoint: str, out_dir: str, overwrite: bool = False) -> dict[st
         config.save_pretrained(tmp)
         save_file(hf_state_dict(loaded.model, args), os.path.join(tmp, "model.safetensors"), metadata={"format": "pt"})
         GenerationConfig(eos_token_id=eos, bos_token_id=None, max_length=args.max_seq_len).save_pretrained(tmp)
-        if sp is not None and loaded.tokenizer_path is not None and eos is not None:
-            hf_tokenizer(loaded.tokenizer_path, sp.id_to_piece(eos)).save_pretrained(tmp)
+        if tok is not None and loaded.tokenizer_path is not None and eos is not None:
+            hf_tokenizer_of(tok, loaded.tokenizer_path, tok.eod_piece).save_pretrained(tmp)
         with open(os.path.join(tmp, EXPORT_MARKER), "w") as f:
             json.dump({"checkpoint": os.path.abspath(loaded.path), "step": loaded.meta.get("step"),
                        "model_args": loaded.meta.get("model_args")}, f, indent=1)
@@ -264,7 +284,7 @@ def export_hf(checkpoint: str, out_dir: str, overwrite: bool = False) -> dict[st
         "step": loaded.meta.get("step"),
         "parameters": sum(p.numel() for p in loaded.model.parameters()),
         "vocab_size": args.vocab_size,
-        "tokenizer": sp is not None,
+        "tokenizer": tok is not None,
         "eos_token_id": eos,
         "files": sorted(os.listdir(out_dir)),
     }

@@ -68,8 +68,8 @@ class SeleneLM(TemplateLM):
         self.model = loaded.model
         self.args = loaded.args
         self.checkpoint = loaded.path
-        self.sp = checkpoint_io.tokenizer(loaded.path)
-        self._eod = checkpoint_io.eod_id(self.sp, loaded.meta)
+        self.tok = checkpoint_io.tokenizer(loaded.path)
+        self._eod = checkpoint_io.eod_id(self.tok, loaded.meta)
         limit = self.args.max_seq_len
         self._max_length = min(int(max_length), limit) if max_length else limit
         # "auto" (the harness's batch-size search) has nothing to search on CPU; fall back to 8.
@@ -87,11 +87,11 @@ class SeleneLM(TemplateLM):
         return self._max_length
 
     def tok_encode(self, string: str, add_special_tokens: bool | None = None, **kwargs: Any) -> list[int]:
-        """sentencepiece ids of `string`; no BOS/EOS is ever added (training data had none but EOD)."""
-        return list(self.sp.encode(string))
+        """Token ids of `string`; no BOS/EOS is ever added (training data had none but EOD)."""
+        return self.tok.encode(string)
 
     def tok_decode(self, tokens: list[int]) -> str:
-        return str(self.sp.decode(tokens))
+        return self.tok.decode(tokens)
 
     @torch.no_grad()
     def _logits(self, batch: list[list[int]]) -> torch.Tensor:

@@ -10,9 +10,13 @@ from selene.config.base import StageConfig
 
 
 class TokenizeConfig(StageConfig):
-    """`selene tokenize`: sentencepiece, then Megatron-LM indexed shards (.bin + .idx)."""
+    """`selene tokenize`: a tokenizer, then Megatron-LM indexed shards (.bin + .idx)."""
 
-    tokenizer: str | None = Field(default=None, description="An existing sentencepiece .model; else one is trained.")
+    tokenizer: str | None = Field(
+        default=None,
+        description="An existing tokenizer: a sentencepiece .model, a Hugging Face tokenizer.json or a directory "
+        "holding one (with tokenizer_config.json naming its eos_token); else a sentencepiece model is trained.",
+    )
     vocab_size: int = Field(default=32_000, ge=64, le=1_000_000)
     allow_smaller_vocab: bool = Field(
         default=False,
@@ -33,19 +37,25 @@ class TokenizeConfig(StageConfig):
         "that fits (training memory is up to ~10x this); null: no cap, the first sample_chars in corpus order.",
     )
     max_sentence_length: int = Field(default=16_384, ge=256, description="Longer training lines are cut.")
-    eod_piece: str = Field(default="</s>", description="End-of-document piece (a control symbol).")
+    eod_piece: str = Field(
+        default="</s>", description="End-of-document piece of a sentencepiece model (a control symbol)."
+    )
+    eod_token: str | None = Field(
+        default=None,
+        description="End-of-document token of a given tokenizer; default: its own EOS (a sentencepiece model: eod_piece).",
+    )
     prefix: str = Field(default="data_text_document", description="Output prefix: <prefix>.bin, <prefix>.idx.")
     encode_batch_bytes: int = Field(
         default=4 << 20,
         ge=1,
-        description="UTF-8 bytes of text per sentencepiece batch call (a longer document alone).",
+        description="UTF-8 bytes of text per batch encode call (a longer document alone).",
     )
     encode_batch: int | None = Field(
         default=None,
         ge=1,
-        description="Documents per sentencepiece batch call, at most (batches are sized in bytes).",
+        description="Documents per batch encode call, at most (batches are sized in bytes).",
     )
-    threads: int = Field(default=1, ge=1, description="sentencepiece threads per worker.")
+    threads: int = Field(default=1, ge=1, description="Encoding threads per worker.")
     seed: int = 1234
 
 

@@ -13,10 +13,13 @@ from selene.io.dataset import StageResult
 from selene.summary import documents
 from selene.tokenize.config import TokenizeConfig
 from selene.tokenize.manifest import TokenizeManifest
+from selene.tokenize.tokenizer import load
 
 
 def check(inp: str, out: str, cfg: TokenizeConfig) -> None:
     dataset.require_documents(inp, "tokenize")
+    if cfg.tokenizer:  # a tokenizer that does not load, or lacks its EOD token, is refused before any work
+        load(cfg.tokenizer, cfg.eod_token, cfg.eod_piece)
     fs.check_writable(out)
 
 
@@ -44,5 +47,6 @@ def report_section(out: str, run_dir: str) -> tuple[str, list[str]]:
 
 def summary(result: StageResult[TokenizeManifest], console: Console) -> None:
     """The documents table with the token counts; the files are the token data and the tokenizer."""
-    prefix = result.manifest.prefix if result.manifest is not None else ""
-    documents(result, console, files=f"{prefix}.bin/.idx and tokenizer.model")
+    m = result.manifest
+    prefix, file = (m.prefix, m.tokenizer.file) if m is not None else ("", "tokenizer.model")
+    documents(result, console, files=f"{prefix}.bin/.idx and {file}")

@@ -12,10 +12,13 @@ from selene.manifest import DatasetInputs, FileEntry, Record, StageManifest, Sta
 
 
 class TokenizerInfo(Record):
-    """tokenize: the sentencepiece model next to the token data."""
+    """tokenize: the tokenizer next to the token data."""
 
+    kind: Literal["sentencepiece", "huggingface"] = Field(
+        default="sentencepiece", description="sentencepiece (a .model) or huggingface (a tokenizer.json)."
+    )
     file: str = Field(description="Its file name in the output directory.")
-    sha256: str = Field(description="sha256 of the serialized model.")
+    sha256: str = Field(description="sha256 of that file.")
     _omit_if_none = ("vocab_size_requested",)
 
     vocab_size: int = Field(description="Pieces in the vocabulary (what the model has).")
@@ -44,7 +47,7 @@ class TokenizeManifest(StageManifest):
     shards: list[FileEntry] = Field(description="``<prefix>.bin`` and ``<prefix>.idx``.")
     removed: None = Field(default=None, exclude=True, description="Nothing is removed (not written).")
     prefix: str = Field(description="The data prefix, relative to the output directory.")
-    tokenizer: TokenizerInfo = Field(description="The sentencepiece model: vocabulary and EOD id.")
+    tokenizer: TokenizerInfo = Field(description="The tokenizer: kind, file, vocabulary and EOD id.")
     dtype: str = Field(description="Token dtype of the .bin (uint16 below 65,500 pieces, else int32).")
     stats: TokenizeStats = Field(description="Documents and tokens per source.")
 

@@ -30,6 +30,16 @@ _NUMPY_OUT = hasattr(spm.SentencePieceProcessor, "EncodeAsNumpy")  # out_type="n
 
 def load(path: str, eod_piece: str) -> spm.SentencePieceProcessor:
     """A sentencepiece model from `path`, checked to have the end-of-document piece."""
+    sp = load_processor(path)
+    if eod_piece_id(sp, eod_piece) < 0:
+        raise ConfigError(
+            f"{path}: the tokenizer has no piece {eod_piece!r} to end documents with (tokenize.eod_piece)"
+        )
+    return sp
+
+
+def load_processor(path: str) -> spm.SentencePieceProcessor:
+    """A sentencepiece model from `path` (`InputError` naming it when it is missing or not one)."""
     if not fs.exists(path):
         raise InputError(f"tokenizer {path!r} does not exist")
     sp = spm.SentencePieceProcessor()
@@ -37,10 +47,6 @@ def load(path: str, eod_piece: str) -> spm.SentencePieceProcessor:
         sp.load_from_serialized_proto(fs.read_bytes(path))
     except (RuntimeError, OSError) as e:
         raise InputError(f"{path}: not a sentencepiece model ({e})") from None
-    if eod_piece_id(sp, eod_piece) < 0:
-        raise ConfigError(
-            f"{path}: the tokenizer has no piece {eod_piece!r} to end documents with (tokenize.eod_piece)"
-        )
     return sp
 
 

@@ -1,16 +1,17 @@
-"""The tokenize stage: documents → sentencepiece ids → Megatron-LM indexed dataset (.bin + .idx).
+"""The tokenize stage: documents → token ids → Megatron-LM indexed dataset (.bin + .idx).
 
-1. Tokenizer: the given model, or one trained on a seeded sample of the input (`spm.train`).
-2. `encode_shard` per input shard (parallel): sentencepiece encoding in batches sized in bytes
+1. Tokenizer: the given one (a sentencepiece model or a Hugging Face tokenizer.json, `tokenizer.load`),
+   or a sentencepiece model trained on a seeded sample of the input (`spm.train`).
+2. `encode_shard` per input shard (parallel): batched encoding in batches sized in bytes
    (`encode_batch_bytes`), ids as numpy arrays, the end-of-document id appended to every document, one
    document per sequence, streamed into an indexed part. Memory is one batch, whatever the corpus.
-3. The parts are merged, in shard order, into ``OUT/<prefix>.bin`` / ``.idx``; ``tokenizer.model`` is
-   copied next to them; the manifest (written last) has vocabulary, EOD id, dtype and tokens per source.
+3. The parts are merged, in shard order, into ``OUT/<prefix>.bin`` / ``.idx``; the tokenizer's file
+   (``tokenizer.model`` or ``tokenizer.json``) is copied next to them; the manifest (written last) has
+   the tokenizer's kind, vocabulary, EOD id, dtype and tokens per source.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -20,7 +21,7 @@ import numpy as np
 import pyarrow.compute as pc
 
 from selene import __version__, executor
-from selene.errors import InputError
+from selene.errors import ConfigError, InputError
 from selene.executor import Mapper, serial_map
 from selene.faults import failpoint
 from selene.io import dataset, fs
@@ -28,24 +29,38 @@ from selene.manifest import DatasetInputs, DocumentManifest, FileEntry, SourceSt
 from selene.tokenize import indexed, spm
 from selene.tokenize.config import TokenizeConfig
 from selene.tokenize.manifest import TokenizeManifest, TokenizerInfo, TokenizeStats
+from selene.tokenize.tokenizer import FILES, SentencePieceTokenizer, Tokenizer, load, load_file
 
 WORK = dataset.WORK
-TOKENIZER = "tokenizer.model"
-_SP_CACHE: dict[str, Any] = {}
+TOKENIZER = FILES["sentencepiece"]
+_CACHE: dict[tuple[str, str], Tokenizer] = {}
 _READ_ROWS = 64  # rows per Parquet read while filling a batch: small, documents can be megabytes each
 
 
 TokenizeResult = dataset.StageResult[TokenizeManifest]
 
 
-def _processor(path: str, eod_piece: str) -> Any:
-    if path not in _SP_CACHE:
-        _SP_CACHE.clear()
-        _SP_CACHE[path] = spm.load(path, eod_piece)
-    return _SP_CACHE[path]
+def _tokenizer(root: str, eod_piece: str) -> Tokenizer:
+    """The tokenizer of the work directory `root`, loaded once per worker process."""
+    path = next((p for name in FILES.values() if fs.exists(p := fs.join(root, name))), fs.join(root, TOKENIZER))
+    if (path, eod_piece) not in _CACHE:
+        _CACHE.clear()
+        _CACHE[path, eod_piece] = load_file(path, eod_piece)
+    return _CACHE[path, eod_piece]
 
 
-def encode_shard(root: str, k: int, shard: str, cfg: TokenizeConfig) -> dict[str, Any]:
+def token_dtype(tok: Tokenizer, where: str) -> np.dtype[Any]:
+    """The token dtype of the .bin for `tok` (`indexed.choose_dtype`); a vocabulary past int32, the
+    widest type Megatron's format has, is a `ConfigError`."""
+    if tok.vocab_size > np.iinfo(np.int32).max:
+        raise ConfigError(
+            f"{where}: a vocabulary of {tok.vocab_size:,} ids does not fit int32, the widest token type of "
+            "Megatron's indexed format"
+        )
+    return indexed.choose_dtype(tok.vocab_size)
+
+
+def encode_shard(root: str, k: int, shard: str, cfg: TokenizeConfig, eod_piece: str) -> dict[str, Any]:
     """Encode input shard `k` into the indexed part ``<root>/parts/NNNNN``; returns its counts.
 
     Memory is one batch of about `encode_batch_bytes` of text (a longer document alone) and its ids,
@@ -55,15 +70,15 @@ def encode_shard(root: str, k: int, shard: str, cfg: TokenizeConfig) -> dict[str
     marker = prefix + ".json"
     if fs.exists(marker):
         return json.loads(fs.read_text(marker))
-    sp = _processor(fs.join(root, TOKENIZER), cfg.eod_piece)
-    eod = np.array([spm.eod_piece_id(sp, cfg.eod_piece)], dtype=np.int32)
-    dtype = indexed.choose_dtype(sp.vocab_size())
+    tok = _tokenizer(root, eod_piece)
+    eod = np.array([tok.eod_id], dtype=np.int32)
+    dtype = indexed.choose_dtype(tok.vocab_size)
     docs: Counter[str] = Counter()
     tokens: Counter[str] = Counter()
     writer = indexed.IndexedWriter(prefix, dtype)
     try:
         for texts, sources in text_batches(shard, cfg.encode_batch_bytes, cfg.encode_batch):
-            ids = spm.encode(sp, texts, cfg.threads)
+            ids = tok.encode_batch(texts, cfg.threads)
             lengths = np.fromiter((len(a) + 1 for a in ids), dtype=np.int64, count=len(ids))
             writer.add_documents(np.concatenate([x for a in ids for x in (a, eod)]), lengths)
             for src, n in zip(sources, lengths.tolist(), strict=True):
@@ -107,18 +122,25 @@ def text_batches(
         yield texts, sources
 
 
-def prepare_tokenizer(inp: str, root: str, m_in: DocumentManifest, cfg: TokenizeConfig) -> bytes:
-    """The serialized model: the given one, or one trained on a seeded sample of `inp`."""
-    if cfg.tokenizer:
-        spm.load(cfg.tokenizer, cfg.eod_piece)  # validates
-        return fs.read_bytes(cfg.tokenizer)
+def given_tokenizer(cfg: TokenizeConfig) -> Tokenizer | None:
+    """The tokenizer `cfg.tokenizer` names, with its end-of-document token; None: one is trained."""
+    return load(cfg.tokenizer, cfg.eod_token, cfg.eod_piece) if cfg.tokenizer else None
+
+
+def prepare_tokenizer(
+    inp: str, root: str, m_in: DocumentManifest, cfg: TokenizeConfig, given: Tokenizer | None
+) -> Tokenizer:
+    """The `given` tokenizer, or a sentencepiece model trained on a seeded sample of `inp`."""
+    if given is not None:
+        return given
     cached = fs.join(root, TOKENIZER)
     if fs.exists(cached):
         model = fs.read_bytes(cached)
         spm.check_vocab_size(model, cfg)  # trained by a run that allowed a smaller vocabulary
-        return model
-    shards = [fs.join(inp, s.name) for s in m_in.shards]
-    return spm.train(spm.sample_lines(shards, [s.rows for s in m_in.shards], cfg), cfg)
+    else:
+        shards = [fs.join(inp, s.name) for s in m_in.shards]
+        model = spm.train(spm.sample_lines(shards, [s.rows for s in m_in.shards], cfg), cfg)
+    return SentencePieceTokenizer.from_bytes(model, cfg.eod_piece)
 
 
 def run_tokenize(
@@ -126,23 +148,34 @@ def run_tokenize(
 ) -> TokenizeResult:
     mapper = mapper or serial_map
     m_in = dataset.require_documents(inp, "tokenize")
-    given = hashlib.sha256(fs.read_bytes(cfg.tokenizer)).hexdigest() if cfg.tokenizer else None
+    given = given_tokenizer(cfg)
+    # a sentencepiece model's identity is its bytes (fingerprints of earlier versions); a Hugging Face
+    # tokenizer's EOD may come from the tokenizer_config.json beside it
+    identity = None if given is None else given.sha256 if given.kind == "sentencepiece" else [given.sha256, given.eod_piece]
     # batch sizes change speed and memory, never the output (tests check): a new size reuses the output
     # allow_smaller_vocab decides whether a short vocabulary is an error, never what is written
-    settings = executor.settings(cfg, "tokenizer", "encode_batch", "encode_batch_bytes", "allow_smaller_vocab")
-    fp = executor.fingerprint([s.sha256 for s in m_in.shards], settings, given)
+    excluded = ["tokenizer", "encode_batch", "encode_batch_bytes", "allow_smaller_vocab"]
+    if cfg.eod_token is None:  # unset changes nothing: outputs written before the option stay reusable
+        excluded.append("eod_token")
+    settings = executor.settings(cfg, *excluded)
+    fp = executor.fingerprint([s.sha256 for s in m_in.shards], settings, identity)
     if (done := dataset.open_output(out, fp, force, TokenizeManifest)) is not None:
         return done
     root = fs.join(out, WORK, fp)
-    model = prepare_tokenizer(inp, root, m_in, cfg)
-    fs.atomic_write(fs.join(root, TOKENIZER), model)
+    tok = prepare_tokenizer(inp, root, m_in, cfg, given)
+    token_dtype(tok, cfg.tokenizer or fs.join(root, TOKENIZER))
+    fs.atomic_write(fs.join(root, tok.file_name), tok.data)
     shards = [fs.join(inp, s.name) for s in m_in.shards]
-    parts = mapper("tokenize-shard", encode_shard, [(root, k, p, cfg) for k, p in enumerate(shards)])
+    jobs = [(root, k, p, cfg, tok.eod_piece) for k, p in enumerate(shards)]
+    parts = mapper("tokenize-shard", encode_shard, jobs)
     failpoint("tokenize:parts-written")
     merged = indexed.merge([p["prefix"] for p in parts], fs.join(out, cfg.prefix))
-    fs.atomic_write(fs.join(out, TOKENIZER), model)
+    for name in FILES.values():  # a rerun with another kind of tokenizer must not leave the old file
+        if name != tok.file_name:
+            fs.rm(fs.join(out, name))
+    fs.atomic_write(fs.join(out, tok.file_name), tok.data)
     failpoint("tokenize:merged")
-    manifest = finalize(out, inp, m_in, parts, merged, model, cfg, fp)
+    manifest = finalize(out, inp, m_in, parts, merged, tok, cfg, fp)
     fs.rm(fs.join(out, WORK), recursive=True)
     return TokenizeResult(out, skipped=False, manifest=manifest)
 
@@ -153,7 +186,7 @@ def finalize(
     m_in: DocumentManifest,
     parts: Sequence[dict[str, Any]],
     merged: dict[str, Any],
-    model: bytes,
+    tok: Tokenizer,
     cfg: TokenizeConfig,
     fp: str,
 ) -> TokenizeManifest:
@@ -167,7 +200,6 @@ def finalize(
         raise InputError(
             f"internal accounting error: {sum(docs.values())} documents encoded, {n_in} in the input"
         )
-    sp = spm.load(fs.join(out, TOKENIZER), cfg.eod_piece)
     files = []
     for ext in (".bin", ".idx"):
         path = fs.join(out, cfg.prefix + ext)
@@ -181,15 +213,16 @@ def finalize(
         shards=files,
         prefix=cfg.prefix,
         tokenizer=TokenizerInfo(
-            file=TOKENIZER,
-            sha256=hashlib.sha256(model).hexdigest(),
-            vocab_size=int(sp.vocab_size()),
+            kind=tok.kind,
+            file=tok.file_name,
+            sha256=tok.sha256,
+            vocab_size=tok.vocab_size,
             vocab_size_requested=None if cfg.tokenizer else cfg.vocab_size,
-            eod_id=spm.eod_piece_id(sp, cfg.eod_piece),
-            eod_piece=cfg.eod_piece,
+            eod_id=tok.eod_id,
+            eod_piece=tok.eod_piece,
             trained=cfg.tokenizer is None,
         ),
-        dtype=str(indexed.choose_dtype(sp.vocab_size())),
+        dtype=str(indexed.choose_dtype(tok.vocab_size)),
         stats=TokenizeStats(
             documents_in=n_in,
             documents_out=n_in,

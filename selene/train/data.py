@@ -22,6 +22,7 @@ from selene.errors import ConfigError, InputError
 from selene.tokenize.gpt_dataset import BlendedDataset, GPTDataset, SampleDataset
 from selene.tokenize.indexed import IndexedDataset
 from selene.tokenize.manifest import token_manifest
+from selene.tokenize.tokenizer import FILES
 from selene.train.checkpoint import sha256_of
 from selene.train.config import TrainDataConfig
 
@@ -99,18 +100,28 @@ def describe(data: TrainData) -> dict[str, Any]:
     }
 
 
+def prefix_tokenizer(prefix: str) -> str | None:
+    """The tokenizer file next to the token data `prefix`: the one its tokenize manifest names, else a
+    ``tokenizer.model`` or ``tokenizer.json`` there; None when there is none."""
+    folder = os.path.dirname(prefix) or "."
+    m = token_manifest(prefix)
+    for name in [m.tokenizer.file] if m is not None else list(FILES.values()):
+        if os.path.exists(src := os.path.join(folder, name)):
+            return src
+    return None
+
+
 def tokenizer_file(prefixes: list[str]) -> str | None:
-    """The ``tokenizer.model`` next to the first data prefix that has one (what the data was made with)."""
+    """The tokenizer file next to the first data prefix that has one (what the data was made with)."""
     for prefix in prefixes:
-        src = os.path.join(os.path.dirname(prefix) or ".", "tokenizer.model")
-        if os.path.exists(src):
+        if (src := prefix_tokenizer(prefix)) is not None:
             return src
     return None
 
 
 def tokenizer_sha256(prefixes: list[str]) -> str | None:
-    """The fingerprint of the data's tokenizer: sha256 of its ``tokenizer.model``, else the one its
-    tokenize manifest records; None for token data that has neither."""
+    """The fingerprint of the data's tokenizer: sha256 of its file, else the one its tokenize manifest
+    records; None for token data that has neither."""
     if (tok := tokenizer_file(prefixes)) is not None:
         return sha256_of(tok)
     for prefix in prefixes:

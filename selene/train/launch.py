@@ -47,7 +47,7 @@ from selene.train import checkpoint
 from selene.train.agent import ERRORS_ENV, LAUNCHER_ENV
 from selene.train.checkpoint import complete_steps, sha256_of, step_dir
 from selene.train.config import TrainConfig
-from selene.train.data import tokenizer_sha256
+from selene.train.data import prefix_tokenizer, tokenizer_sha256
 from selene.train.dims import ParallelDims, check_tp_heads
 from selene.train.host import allocator_choice
 from selene.train.metrics import read_metrics
@@ -136,8 +136,8 @@ def check_data(cfg: TrainConfig) -> None:
                 f"train.model.vocab_size {cfg.model.vocab_size} is smaller than the tokenizer's "
                 f"{m.tokenizer.vocab_size} pieces ({where}); leave it unset to use the tokenizer's"
             )
-        model_file = os.path.join(os.path.dirname(prefix) or ".", "tokenizer.model")
-        if os.path.exists(model_file) and (digest := sha256_of(model_file)) != m.tokenizer.sha256:
+        model_file = prefix_tokenizer(prefix)
+        if model_file is not None and (digest := sha256_of(model_file)) != m.tokenizer.sha256:
             raise InputError(
                 f"{model_file}: sha256 {digest[:16]}..., but {where} records {m.tokenizer.sha256[:16]}... for the "
                 f"tokenizer that made this data: the file changed after `selene tokenize` wrote it; restore it "

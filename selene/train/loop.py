@@ -212,12 +212,13 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
 
 def _copy_tokenizer(cfg: TrainConfig, out: str) -> str | None:
     """The tokenizer of the training data, copied next to the checkpoints so that a checkpoint
-    directory is self-contained for evaluation and export (``../../tokenizer.model``)."""
+    directory is self-contained for evaluation and export (``../../tokenizer.model`` or ``.json``)."""
     src = tokenizer_file(cfg.data.prefixes)
     if src is None:
         return None
-    shutil.copyfile(src, os.path.join(out, "tokenizer.model"))
-    return "../../tokenizer.model"
+    name = os.path.basename(src)
+    shutil.copyfile(src, os.path.join(out, name))
+    return f"../../{name}"
 
 
 def resume_state(meta: dict[str, Any], source: str) -> tuple[int, int, Cursor]:

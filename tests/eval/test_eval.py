@@ -49,7 +49,7 @@ def _direct(lm: Any, ctx: list[int], cont: list[int]) -> float:
 
 
 def test_loglikelihood_matches_direct_computation(lm: Any) -> None:
-    sp = lm.sp
+    sp = lm.tok
     cases = [
         ("The function returns a val", "ue of the"),  # boundary inside a word
         ("A class definition is an ", "executable statement."),  # trailing space moves to the continuation
@@ -71,7 +71,7 @@ def test_loglikelihood_matches_direct_computation(lm: Any) -> None:
 
 
 def test_is_greedy(lm: Any) -> None:
-    ctx = lm.sp.encode("The return statement may only occur")
+    ctx = lm.tok.encode("The return statement may only occur")
     seq = list(ctx)
     with torch.no_grad():
         for _ in range(3):
@@ -85,13 +85,13 @@ def test_is_greedy(lm: Any) -> None:
 
 def test_rolling_equals_per_token_sum_and_long_continuations(lm: Any) -> None:
     short = "Names refer to objects."
-    toks = lm.sp.encode(short)
+    toks = lm.tok.encode(short)
     assert len(toks) < lm.max_length
     (rolling,) = lm.loglikelihood_rolling([_inst("loglikelihood_rolling", short)])
     assert rolling == pytest.approx(_direct(lm, [lm.eot_token_id], toks), abs=1e-4)
     # a text longer than the context: rolling windows and the long-continuation pieces agree
     long = " ".join(["Objects are Python's abstraction for data, and every object has an identity."] * 6)
-    assert len(lm.sp.encode(long)) > 2 * lm.max_length
+    assert len(lm.tok.encode(long)) > 2 * lm.max_length
     (r_long,) = lm.loglikelihood_rolling([_inst("loglikelihood_rolling", long)])
     ((ll_long, _),) = lm.loglikelihood([_inst("loglikelihood", "", long)])
     assert r_long == pytest.approx(ll_long, rel=1e-5)
@@ -123,7 +123,7 @@ def test_device_side_scoring_equals_the_full_log_softmax(lm: Any) -> None:
     ones and rolling windows."""
     from lm_eval.utils import get_rolling_token_windows, make_disjoint_window
 
-    enc = lm.sp.encode
+    enc = lm.tok.encode
     ctx = enc("The return statement may only occur")
     seq = list(ctx)
     with torch.no_grad():
@@ -256,7 +256,7 @@ def test_cuda_scoring_equals_the_cpu(ckpt: str, lm: Any) -> None:
 
     gpu = SeleneLM(ckpt, batch_size=3)  # device auto
     assert gpu._device.type == "cuda" and next(gpu.model.parameters()).dtype == torch.float32
-    enc = lm.sp.encode
+    enc = lm.tok.encode
     requests = [(None, enc("The function returns a"), enc(" value of the")), (None, [lm.eot_token_id], enc("Names"))]
     long = enc(" ".join(["Objects are Python's abstraction for data."] * 8))
     requests.append((None, long, enc(" The end.")))

@@ -1,0 +1,202 @@
+"""The tokenizers selene encodes with, behind one interface: a sentencepiece model or a Hugging Face
+``tokenizer.json`` (Llama 3, Mistral, GPT-2, Qwen, ...).
+
+A `Tokenizer` encodes a batch into int32 arrays, encodes and decodes one text, and knows its
+vocabulary size, its end-of-document token and the bytes of the file that is copied next to the token
+data (``tokenizer.model`` or ``tokenizer.json``), from which training, evaluation and export load it
+again. No BOS or other special token is ever added: documents are separated by the EOD id alone, as
+selene's own tokenizers and datatrove's tokenizer do (Megatron's HF tokenizer would add Llama 3's BOS).
+
+tiktoken encodings are not supported: tiktoken is not a dependency, and its BPE file would have to be
+downloaded; transformers converts them to a ``tokenizer.json``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+import sentencepiece
+
+from selene.errors import ConfigError, InputError
+from selene.io import fs
+from selene.tokenize import spm
+
+Kind = Literal["sentencepiece", "huggingface"]
+FILES: dict[str, str] = {"sentencepiece": "tokenizer.model", "huggingface": "tokenizer.json"}
+# The end-of-text tokens of published tokenizer.json files, for one given without its tokenizer_config.json
+# (GPT-2 / Qwen, Llama 3, Llama 2 / Mistral, Gemma); the first the vocabulary has is the EOD.
+_KNOWN_EOS = ("<|endoftext|>", "<|end_of_text|>", "</s>", "<eos>")
+
+
+class Tokenizer(ABC):
+    """A loaded tokenizer with its end-of-document token (`eod_id`, `eod_piece`)."""
+
+    kind: ClassVar[Kind]
+
+    def __init__(self, data: bytes, eod_piece: str, eod_id: int, vocab_size: int) -> None:
+        self.data = data
+        self.eod_piece = eod_piece
+        self.eod_id = eod_id
+        self.vocab_size = vocab_size
+
+    @property
+    def file_name(self) -> str:
+        """The name of its file next to the token data and the checkpoints."""
+        return FILES[self.kind]
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.data).hexdigest()
+
+    @abstractmethod
+    def encode_batch(self, texts: list[str], threads: int) -> list[np.ndarray]:
+        """Token ids of each text as int32 arrays (no special tokens), `threads` threads at most."""
+
+    @abstractmethod
+    def encode(self, text: str) -> list[int]:
+        """Token ids of one text (no special tokens)."""
+
+    @abstractmethod
+    def decode(self, ids: Sequence[int]) -> str:
+        """The text of `ids`, special tokens included as their text."""
+
+
+class SentencePieceTokenizer(Tokenizer):
+    kind: ClassVar[Kind] = "sentencepiece"
+
+    def __init__(self, data: bytes, sp: sentencepiece.SentencePieceProcessor, eod_piece: str) -> None:
+        super().__init__(data, eod_piece, spm.eod_piece_id(sp, eod_piece), int(sp.vocab_size()))
+        self.sp = sp
+
+    @classmethod
+    def from_bytes(cls, data: bytes, eod_piece: str) -> SentencePieceTokenizer:
+        """A serialized model selene just trained (valid by construction)."""
+        sp = sentencepiece.SentencePieceProcessor()
+        sp.load_from_serialized_proto(data)
+        return cls(data, sp, eod_piece)
+
+    def encode_batch(self, texts: list[str], threads: int) -> list[np.ndarray]:
+        return spm.encode(self.sp, texts, threads)
+
+    def encode(self, text: str) -> list[int]:
+        return list(self.sp.encode(text))
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return str(self.sp.decode(list(ids)))
+
+
+class HFTokenizer(Tokenizer):
+    kind: ClassVar[Kind] = "huggingface"
+
+    def __init__(self, data: bytes, tok: Any, eod_piece: str) -> None:
+        # ids of added tokens may lie past the model's vocabulary: the size is what an embedding needs
+        size = max(tok.get_vocab(with_added_tokens=True).values()) + 1
+        super().__init__(data, eod_piece, int(tok.token_to_id(eod_piece)), size)
+        self.tok = tok
+
+    def encode_batch(self, texts: list[str], threads: int) -> list[np.ndarray]:
+        # tokenizers reads this at each call: one thread keeps a worker process on its own core; more
+        # use its rayon pool (RAYON_NUM_THREADS sizes it)
+        os.environ["TOKENIZERS_PARALLELISM"] = "true" if threads > 1 else "false"
+        # the fast variant skips character offsets, which EOD-separated ids never need
+        encs = self.tok.encode_batch_fast(texts, add_special_tokens=False)
+        return [np.array(e.ids, dtype=np.int32) for e in encs]
+
+    def encode(self, text: str) -> list[int]:
+        return list(self.tok.encode(text, add_special_tokens=False).ids)
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return str(self.tok.decode(list(ids), skip_special_tokens=False))
+
+
+def kind_of(path: str) -> Kind:
+    """What `path` holds, by its name: a Hugging Face tokenizer (``*.json`` or a directory holding
+    ``tokenizer.json``), else a sentencepiece model."""
+    if path.endswith(".tiktoken"):
+        raise ConfigError(
+            f"{path}: tiktoken encodings are not supported; convert it to a Hugging Face tokenizer.json "
+            "(transformers' TikTokenConverter) and pass that"
+        )
+    if path.endswith(".json") or fs.exists(fs.join(path, FILES["huggingface"])):
+        return "huggingface"
+    return "sentencepiece"
+
+
+def load(path: str, eod_token: str | None = None, sp_eod_piece: str = "</s>") -> Tokenizer:
+    """The tokenizer at `path` (a ``.model``, a ``tokenizer.json`` or a directory holding one), its
+    end-of-document token `eod_token`, else its own EOS (a sentencepiece model: `sp_eod_piece`).
+
+    A file that does not load is an `InputError` naming it; a missing EOD token a `ConfigError` naming
+    the file and the token."""
+    if not fs.exists(path):
+        raise InputError(f"tokenizer {path!r} does not exist")
+    if kind_of(path) == "huggingface":
+        return _load_hf(path, eod_token)
+    sp = spm.load(path, eod_token or sp_eod_piece)
+    return SentencePieceTokenizer(fs.read_bytes(path), sp, eod_token or sp_eod_piece)
+
+
+def _load_hf(path: str, eod_token: str | None) -> HFTokenizer:
+    from tokenizers import Tokenizer as RustTokenizer
+
+    folder = None if path.endswith(".json") else path
+    file = fs.join(path, FILES["huggingface"]) if folder else path
+    data = fs.read_bytes(file)
+    try:
+        tok = RustTokenizer.from_str(data.decode("utf-8"))
+    except Exception as e:  # tokenizers raises a bare Exception for JSON it cannot read
+        raise InputError(f"{file}: not a Hugging Face tokenizer.json ({str(e).splitlines()[0][:200]})") from None
+    vocab = tok.get_vocab(with_added_tokens=True)
+    if eod_token is not None:
+        if eod_token not in vocab:
+            raise ConfigError(
+                f"{file}: the tokenizer has no token {eod_token!r} to end documents with (tokenize.eod_token)"
+            )
+        return HFTokenizer(data, tok, eod_token)
+    named = _configured_eos(folder) if folder else None
+    if named is not None:
+        if named not in vocab:
+            raise ConfigError(f"{file}: the eos_token {named!r} of {folder}'s tokenizer_config.json is not in its vocabulary")
+        return HFTokenizer(data, tok, named)
+    for piece in _KNOWN_EOS:
+        if piece in vocab:
+            return HFTokenizer(data, tok, piece)
+    raise ConfigError(
+        f"{file}: no end-of-document token found (no tokenizer_config.json with an eos_token beside it, none "
+        f"of {', '.join(_KNOWN_EOS)}); name one with tokenize.eod_token (--eod-token)"
+    )
+
+
+def _configured_eos(folder: str) -> str | None:
+    """The eos_token of a Hugging Face tokenizer directory: tokenizer_config.json's, else
+    special_tokens_map.json's (a string, or an AddedToken's dict)."""
+    for name in ("tokenizer_config.json", "special_tokens_map.json"):
+        file = fs.join(folder, name)
+        if not fs.exists(file):
+            continue
+        try:
+            eos = json.loads(fs.read_text(file)).get("eos_token")
+        except (ValueError, AttributeError) as e:
+            raise InputError(f"{file}: not a JSON object ({e})") from None
+        if isinstance(eos, dict):
+            eos = eos.get("content")
+        if isinstance(eos, str) and eos:
+            return eos
+    return None
+
+
+def load_file(path: str, eod_piece: str | None) -> Tokenizer:
+    """A tokenizer copied next to token data or checkpoints (``tokenizer.model`` / ``tokenizer.json``),
+    with the EOD piece its tokenize manifest records (None: the tokenizer's own EOS)."""
+    if kind_of(path) == "sentencepiece" and eod_piece is None:
+        sp = spm.load_processor(path)
+        if sp.eos_id() < 0:
+            raise InputError(f"{path}: the tokenizer has no end-of-document (eos) piece")
+        eod_piece = str(sp.id_to_piece(sp.eos_id()))
+    return load(path, eod_piece, eod_piece or "</s>")
