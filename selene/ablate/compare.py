@@ -136,62 +136,73 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plot_svg(result: dict[str, Any], width: int = 260, row: int = 18) -> str:
-    """One panel per metric: each variant's seeds as dots and their mean as a bar, on the metric's
-    own scale, side by side."""
+def plot_svg(result: dict[str, Any], width: int = 260, row: int = 18, columns: int = 4) -> str:
+    """One panel per metric, `columns` to a row: each variant's seeds as dots and their mean as a
+    bar, on the metric's own scale; green or red where the variant is better or worse."""
     variants = result["variants"]
     metrics = result["metrics"]
     label_w, pad, top = 110, 12, 34
-    height = top + row * len(variants) + 30
-    total = label_w + len(metrics) * (width + pad)
+    panel_h = top + row * len(variants) + 30
+    cols = max(1, min(columns, len(metrics)))
+    rows = -(-len(metrics) // cols)
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{total}" height="{height}" font-family="sans-serif" font-size="10">'
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{label_w + cols * (width + pad)}" height="{rows * panel_h}" '
+        'font-family="sans-serif" font-size="10">'
     ]
-    for j, r in enumerate(variants):
-        y = top + row * j + row / 2
-        parts.append(f'<text x="{label_w - 6}" y="{y + 3:.1f}" text-anchor="end">{_xml(r["name"])}</text>')
-    for i, metric in enumerate(metrics):
-        x0 = label_w + i * (width + pad)
-        values = [v for r in variants for v in r["stats"].get(metric, {}).get("values", [])]
-        if not values:
-            continue
-        lo, hi = min(values), max(values)
-        if hi - lo < 1e-12:
-            lo, hi = lo - 0.5, hi + 0.5
-        span = hi - lo
-        lo, hi = lo - 0.05 * span, hi + 0.05 * span
-
-        def x(v: float, x0: float = x0, lo: float = lo, hi: float = hi) -> float:
-            return x0 + 8 + (v - lo) / (hi - lo) * (width - 16)
-
-        direction = "lower is better" if lower_is_better(metric) else "higher is better"
-        parts.append(
-            f'<text x="{x0 + width / 2}" y="12" text-anchor="middle" font-weight="bold">{_xml(metric)}</text>'
-        )
-        parts.append(f'<text x="{x0 + width / 2}" y="24" text-anchor="middle" fill="#666">{direction}</text>')
-        parts.append(
-            f'<rect x="{x0}" y="{top}" width="{width}" height="{row * len(variants)}" fill="none" stroke="#999"/>'
-        )
+    for band in range(rows):
         for j, r in enumerate(variants):
-            stat = r["stats"].get(metric)
-            if stat is None:
-                continue
-            y = top + row * j + row / 2
-            colour = {"better": "#2a9d3a", "worse": "#d62728"}.get(
-                r["versus"].get(metric, {}).get("verdict", ""), "#1f77b4"
-            )
+            y = band * panel_h + top + row * j + row / 2
             parts.append(
-                f'<line x1="{x(stat["mean"]):.1f}" y1="{y - 6:.1f}" x2="{x(stat["mean"]):.1f}" y2="{y + 6:.1f}" stroke="{colour}" stroke-width="2"/>'
+                f'<text x="{label_w - 6}" y="{y + 3:.1f}" text-anchor="end">{_xml(r["name"])}</text>'
             )
-            for v in stat["values"]:
-                parts.append(
-                    f'<circle cx="{x(v):.1f}" cy="{y:.1f}" r="2.5" fill="{colour}" fill-opacity="0.6"/>'
-                )
-        yb = top + row * len(variants) + 12
-        parts.append(f'<text x="{x0}" y="{yb}">{lo:.4g}</text>')
-        parts.append(f'<text x="{x0 + width}" y="{yb}" text-anchor="end">{hi:.4g}</text>')
+    for i, metric in enumerate(metrics):
+        parts += _panel(
+            metric, variants, label_w + (i % cols) * (width + pad), (i // cols) * panel_h, width, row, top
+        )
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+def _panel(
+    metric: str, variants: list[dict[str, Any]], x0: float, y0: float, width: int, row: int, top: int
+) -> list[str]:
+    values = [v for r in variants for v in r["stats"].get(metric, {}).get("values", [])]
+    if not values:
+        return []
+    lo, hi = min(values), max(values)
+    if hi - lo < 1e-12:
+        lo, hi = lo - 0.5, hi + 0.5
+    span = hi - lo
+    lo, hi = lo - 0.05 * span, hi + 0.05 * span
+
+    def x(v: float) -> float:
+        return x0 + 8 + (v - lo) / (hi - lo) * (width - 16)
+
+    direction = "lower is better" if lower_is_better(metric) else "higher is better"
+    parts = [
+        f'<text x="{x0 + width / 2}" y="{y0 + 12}" text-anchor="middle" font-weight="bold">{_xml(metric)}</text>',
+        f'<text x="{x0 + width / 2}" y="{y0 + 24}" text-anchor="middle" fill="#666">{direction}</text>',
+        f'<rect x="{x0}" y="{y0 + top}" width="{width}" height="{row * len(variants)}" fill="none" stroke="#999"/>',
+    ]
+    for j, r in enumerate(variants):
+        stat = r["stats"].get(metric)
+        if stat is None:
+            continue
+        y = y0 + top + row * j + row / 2
+        verdict = r["versus"].get(metric, {}).get("verdict", "")
+        colour = {"better": "#2a9d3a", "worse": "#d62728"}.get(verdict, "#1f77b4")
+        m = x(stat["mean"])
+        parts.append(
+            f'<line x1="{m:.1f}" y1="{y - 6:.1f}" x2="{m:.1f}" y2="{y + 6:.1f}" stroke="{colour}" stroke-width="2"/>'
+        )
+        parts += [
+            f'<circle cx="{x(v):.1f}" cy="{y:.1f}" r="2.5" fill="{colour}" fill-opacity="0.6"/>'
+            for v in stat["values"]
+        ]
+    yb = y0 + top + row * len(variants) + 12
+    parts.append(f'<text x="{x0}" y="{yb}">{lo:.4g}</text>')
+    parts.append(f'<text x="{x0 + width}" y="{yb}" text-anchor="end">{hi:.4g}</text>')
+    return parts
 
 
 def _setting(value: Any) -> str:
