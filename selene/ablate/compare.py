@@ -147,7 +147,8 @@ def plot_svg(result: dict[str, Any], width: int = 260, row: int = 18, columns: i
     rows = -(-len(metrics) // cols)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{label_w + cols * (width + pad)}" height="{rows * panel_h}" '
-        'font-family="sans-serif" font-size="10">'
+        'font-family="sans-serif" font-size="10">',
+        '<rect width="100%" height="100%" fill="white"/>',  # legible on a dark dashboard too
     ]
     for band in range(rows):
         for j, r in enumerate(variants):
