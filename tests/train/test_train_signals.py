@@ -107,6 +107,10 @@ def leftovers(tmp_path: Path) -> Iterator[None]:
             os.kill(pid, signal.SIGKILL)
 
 
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def train_processes(out: Path, log: Path, running: Callable[[], bool]) -> dict[int, str]:
     """Once the run has saved its first checkpoint: its agent and ranks (their command lines name `out`)."""
 
@@ -204,8 +208,10 @@ def test_ctrl_c_in_a_terminal_checkpoints_and_leaves_nothing(tokens: str, tmp_pa
     config = write_config(tokens, tmp_path)
     out, log = tmp_path / "out", tmp_path / "log.txt"
     with open(log, "wb") as f:
+        # a terminal's foreground command has SIGINT at its default; a suite run as a background job
+        # (nohup ... &) hands its children SIGINT ignored, which a command rightly keeps ignoring
         proc = subprocess.Popen(selene_cmd(config), env=subprocess_env(tmp_path), stdout=f, stderr=subprocess.STDOUT,
-                                start_new_session=True)  # fmt: skip
+                                start_new_session=True, preexec_fn=_sigint_default)  # fmt: skip
     try:
         started = train_processes(out, log, lambda: proc.poll() is None)
         os.killpg(proc.pid, signal.SIGINT)
