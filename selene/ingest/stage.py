@@ -44,7 +44,11 @@ from selene.io import dataset, fs
 from selene.manifest import ShardEntry, SourceStats, StageManifest
 
 CANDIDATE_SCHEMA = pa.schema(
-    [*dataset.DOC_SCHEMA, pa.field("h1", pa.uint64(), nullable=False), pa.field("h2", pa.uint64(), nullable=False)]
+    [
+        *dataset.DOC_SCHEMA,
+        pa.field("h1", pa.uint64(), nullable=False),
+        pa.field("h2", pa.uint64(), nullable=False),
+    ]
 )
 WORK = dataset.WORK
 
@@ -68,7 +72,9 @@ IngestResult = dataset.StageResult[IngestManifest]
 
 def plan_inputs(sources: Sequence[SourceSpec]) -> list[InputFile]:
     if not sources:
-        raise UsageError("no inputs: give at least one --source NAME=GLOB (or `ingest.sources` in the config)")
+        raise UsageError(
+            "no inputs: give at least one --source NAME=GLOB (or `ingest.sources` in the config)"
+        )
     seen: dict[str, str] = {}
     out: list[InputFile] = []
     for spec in sources:
@@ -122,7 +128,18 @@ def fingerprint(inputs: Sequence[InputFile], cfg: IngestConfig) -> str:
     """Identity of an ingest run: inputs (path, size) and every setting that changes the output."""
     settings = executor.settings(cfg, "sources")
     files = [(i.key, i.path, i.source, i.override, i.bytes, *astuple(i.fields)) for i in inputs]
-    return executor.fingerprint(files, settings)
+    # A block or word list edited in place changes the output under the same setting.
+    lists = [(p, _list_digest(p)) for p in cfg.filters.input_files()]
+    return executor.fingerprint(files, settings, lists)
+
+
+def _list_digest(path: str) -> str:
+    """Digest of a list file, or of the files of a UT1 category directory."""
+    fsys, p = fs.get_fs(path)
+    if fsys.isdir(p):
+        files = sorted(f for f in fsys.find(p) if not fsys.isdir(f))
+        return executor.fingerprint([(f[len(p) :], fs.sha256_file(fs.unstrip(fsys, f))) for f in files])
+    return fs.sha256_file(path) if fsys.exists(p) else ""
 
 
 class Work:
@@ -176,8 +193,11 @@ def process_file(inp: InputFile, cfg: IngestConfig, work_root: str) -> dict[str,
     langid = LanguageIdentifier(cfg.langid) if cfg.langid.enabled else None
     read_stats = ReadStats()
     counts: dict[str, Counter[str]] = defaultdict(Counter)  # source → reason (or "kept") → n
+    edits: dict[str, Counter[str]] = defaultdict(Counter)  # source → <filter>.<kind> → n, of kept documents
     docs = dataset.ParquetSink(work.docs(inp.idx), CANDIDATE_SCHEMA, cfg.row_group_docs, cfg.row_group_bytes)
-    removed = dataset.ParquetSink(work.removed(inp.idx), dataset.REMOVED_SCHEMA, cfg.row_group_docs, cfg.row_group_bytes)
+    removed = dataset.ParquetSink(
+        work.removed(inp.idx), dataset.REMOVED_SCHEMA, cfg.row_group_docs, cfg.row_group_bytes
+    )
     lengths = array("q")  # UTF-8 bytes of each candidate's text: shards are cut by size
     try:
         for rec in read_records(inp.path, cfg.max_record_bytes, read_stats, cfg.extractor, inp.fields):
@@ -189,7 +209,12 @@ def process_file(inp: InputFile, cfg: IngestConfig, work_root: str) -> dict[str,
                 reject = chain.precheck(text, source)
             if reject is None:
                 text = clean_text(text, cfg.clean)
-                reject = _langid(langid, text, source, rec.meta) or chain.check(text, source)
+                reject = _langid(langid, text, source, rec.meta)
+                if reject is None:
+                    verdict = chain.run(text, source, rec.meta)
+                    text, reject = verdict.text, verdict.reason
+                    if reject is None and verdict.edits:
+                        edits[source].update(verdict.edits)
             if reject is not None:
                 counts[source][reject[0]] += 1
                 removed.add(
@@ -213,6 +238,7 @@ def process_file(inp: InputFile, cfg: IngestConfig, work_root: str) -> dict[str,
         "key": inp.key,
         "bytes": inp.bytes,
         "counts": {s: dict(sorted(c.items())) for s, c in sorted(counts.items())},
+        "edits": {s: dict(sorted(c.items())) for s, c in sorted(edits.items())},
         "blank_lines": read_stats.blank_lines,
         "other_records": dict(sorted(read_stats.other_records.items())),
     }
@@ -220,7 +246,9 @@ def process_file(inp: InputFile, cfg: IngestConfig, work_root: str) -> dict[str,
     return stats
 
 
-def _langid(lid: LanguageIdentifier | None, text: str, source: str, meta: dict[str, Any]) -> tuple[str, str] | None:
+def _langid(
+    lid: LanguageIdentifier | None, text: str, source: str, meta: dict[str, Any]
+) -> tuple[str, str] | None:
     if lid is None or source in lid.cfg.exclude_sources:
         return None
     lang, score = lid.predict(text)
@@ -274,7 +302,12 @@ def plan_shards(
 
 
 def write_shard(
-    plan: ShardPlan, work_root: str, dups: dict[int, str], out: str, row_group: int | None, row_group_bytes: int
+    plan: ShardPlan,
+    work_root: str,
+    dups: dict[int, str],
+    out: str,
+    row_group: int | None,
+    row_group_bytes: int,
 ) -> dict[str, Any]:
     """Write output shard `plan.index` from the candidate files, skipping duplicates."""
     work = Work.at(work_root)
@@ -323,6 +356,7 @@ def run_ingest(
 ) -> IngestResult:
     """Ingest `cfg.sources` into the document dataset `out`. Skipped when `out` is already complete."""
     mapper = mapper or serial_map
+    FilterChain(cfg.filters)  # a missing or empty block list, a bad word list: errors before any work
     inputs = plan_inputs(cfg.sources)
     fp = fingerprint(inputs, cfg)
     if (done := dataset.open_output(out, fp, force, IngestManifest)) is not None:
@@ -342,7 +376,10 @@ def run_ingest(
             [(b, nb, work.docs_pattern(), len(inputs), work.bucket(b, nb)) for b in range(nb)],
         )
         dup_files = exact_dedup.resolve(buckets, dict(docs_files), work.dups_dir())
-    dup_rows = {f: dataset.open_parquet(p).read(columns=["row"]).column("row").to_numpy() for f, p in dup_files.items()}
+    dup_rows = {
+        f: dataset.open_parquet(p).read(columns=["row"]).column("row").to_numpy()
+        for f, p in dup_files.items()
+    }
 
     lengths = {i.idx: work.lengths(i.idx) for i in inputs}
     plans = plan_shards(n_candidates, dup_rows, lengths, cfg.shard_bytes, cfg.shard_docs)
@@ -389,9 +426,12 @@ def finalize(
     input_n: Counter[str] = Counter()
     kept_n: Counter[str] = Counter()
     removed_n: dict[str, Counter[str]] = defaultdict(Counter)
+    edits_n: dict[str, Counter[str]] = defaultdict(Counter)
     sink = dataset.ParquetSink(fs.join(out, dataset.REMOVED), dataset.REMOVED_SCHEMA)
     try:
         for inp, st in zip(inputs, file_stats, strict=True):
+            for src, c in st.get("edits", {}).items():
+                edits_n[src].update(c)
             for src, c in st["counts"].items():
                 for reason, n in c.items():
                     input_n[src] += n
@@ -403,7 +443,9 @@ def finalize(
                 sink.add_table(group)
             if inp.idx in dup_files:
                 dups = dataset.open_parquet(dup_files[inp.idx]).read()
-                cand = dataset.take_rows(work.docs(inp.idx), dups.column("row").to_numpy(), ["id", "source", "meta"])
+                cand = dataset.take_rows(
+                    work.docs(inp.idx), dups.column("row").to_numpy(), ["id", "source", "meta"]
+                )
                 for src, n in dataset.value_counts(cand.column("source")).items():
                     kept_n[src] -= n
                     removed_n[src]["exact_dup"] += n
@@ -412,7 +454,9 @@ def finalize(
                         {
                             "id": cand.column("id"),
                             "source": cand.column("source"),
-                            "reason": pc.binary_join_element_wise("exact_dup_of:", dups.column("kept_id"), ""),
+                            "reason": pc.binary_join_element_wise(
+                                "exact_dup_of:", dups.column("kept_id"), ""
+                            ),
                             "detail": pa.repeat(pa.scalar("same normalised text"), dups.num_rows),
                             "meta": cand.column("meta"),
                         },
@@ -431,7 +475,13 @@ def finalize(
         fingerprint=fp,
         config=cfg.model_dump(mode="json"),
         inputs=[
-            IngestInput(path=i.path, key=i.key, source=i.source, format=".".join(filter(None, detect_format(i.path))), bytes=i.bytes)
+            IngestInput(
+                path=i.path,
+                key=i.key,
+                source=i.source,
+                format=".".join(filter(None, detect_format(i.path))),
+                bytes=i.bytes,
+            )
             for i in inputs
         ],
         shards=[ShardEntry.model_validate(s) for s in shards],
@@ -441,7 +491,12 @@ def finalize(
             documents_out=shard_rows,
             documents_removed=removed_file.rows,
             per_source={
-                s: SourceStats(documents_in=input_n[s], kept=kept_n[s], removed=dict(sorted(removed_n[s].items())))
+                s: SourceStats(
+                    documents_in=input_n[s],
+                    kept=kept_n[s],
+                    removed=dict(sorted(removed_n[s].items())),
+                    edits=dict(sorted(edits_n[s].items())) or None,
+                )
                 for s in sources
             },
             files=[FileStats.model_validate(st) for st in file_stats],
@@ -452,7 +507,11 @@ def finalize(
 
 
 def _check_accounting(
-    input_n: Counter[str], kept_n: Counter[str], removed_n: dict[str, Counter[str]], shard_rows: int, removed_rows: int
+    input_n: Counter[str],
+    kept_n: Counter[str],
+    removed_n: dict[str, Counter[str]],
+    shard_rows: int,
+    removed_rows: int,
 ) -> None:
     for s in input_n:
         if input_n[s] != kept_n[s] + sum(removed_n[s].values()):

@@ -32,7 +32,7 @@ from tests.custom_filter import MaxDigits, RejectAll
 from tests.ingest.test_filters import PROSE, SENTENCES
 
 ROOT = Path(__file__).resolve().parents[2]
-KNOWN = "known: length, gopher_quality, gopher_repetition, or your own as module:Class"
+KNOWN = "known: length, gopher_quality, gopher_repetition, c4, fineweb, pii, url, or your own as module:Class"
 
 
 def ingest_error(tmp_path: Path, filters_yaml: str) -> str:

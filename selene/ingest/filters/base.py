@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from pydantic import Field
@@ -12,12 +13,22 @@ from selene.config.base import Strict
 if TYPE_CHECKING:
     from selene.ingest.filters.doc import DocView
 
-__all__ = ["Filter", "FilterConfig", "Reason", "Rule", "RuleFilter", "above", "below"]
+__all__ = ["Edit", "Filter", "FilterConfig", "Reason", "Rule", "RuleFilter", "above", "below"]
 
 Reason = tuple[str, str]
 """(reason, detail): ``("filter:gopher_quality.min_words", "words=12 < 50")``. The reason becomes a
 counter in the manifest; the detail (the measurement and the bound) is stored with the document in
 ``removed.parquet``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """A filter's rewrite of a document it keeps: the new text and what changed, counted by kind
+    (``{"email": 2}``, ``{"lines_removed": 7}``). The chain counts each kind as ``<filter>.<kind>``
+    in the manifest, and the filters after this one see the new text."""
+
+    text: str
+    changes: dict[str, int]
 
 
 class FilterConfig(Strict):
@@ -26,8 +37,13 @@ class FilterConfig(Strict):
 
     enabled: bool = Field(default=True, description="Run this filter; false leaves it in the config but off.")
     exclude_sources: list[str] = Field(
-        default_factory=list, description="Sources this filter does not apply to (e.g. Github for prose rules)."
+        default_factory=list,
+        description="Sources this filter does not apply to (e.g. Github for prose rules).",
     )
+
+    def input_files(self) -> list[str]:
+        """Files the filter reads (word and block lists): part of the stage's inputs and fingerprint."""
+        return []
 
 
 class Filter:
@@ -52,9 +68,10 @@ class Filter:
         self.cfg = cfg
         self.exclude_sources = frozenset(cfg.exclude_sources)
 
-    def filter(self, doc: DocView) -> Reason | None:
-        """None to keep `doc` (cleaned text: ``doc.text``), else (reason, detail). The view also
-        carries measurements shared with the other filters (``doc.tokens``, ``doc.lines`` ...)."""
+    def filter(self, doc: DocView) -> Reason | Edit | None:
+        """None to keep `doc` (cleaned text: ``doc.text``), else (reason, detail) to remove it, or an
+        :class:`Edit` to keep it rewritten (C4's line removal, PII redaction). The view also carries
+        measurements shared with the other filters (``doc.tokens``, ``doc.lines``, ``doc.meta`` ...)."""
         raise NotImplementedError
 
     def precheck(self, text: str) -> Reason | None:

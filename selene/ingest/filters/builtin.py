@@ -83,7 +83,9 @@ class GopherQualityFilter(RuleFilter):
         max_ellipsis_lines_ratio: float = Field(default=0.3, description="Lines ending with an ellipsis.")
         min_alpha_words_ratio: float = Field(default=0.8, description="Words with at least one letter.")
         min_stop_words: int = Field(default=2, description="Distinct English stop words required.")
-        stop_words: list[str] = Field(default_factory=lambda: ["the", "be", "to", "of", "and", "that", "have", "with"])
+        stop_words: list[str] = Field(
+            default_factory=lambda: ["the", "be", "to", "of", "and", "that", "have", "with"]
+        )
 
     cfg: Config
 
@@ -215,4 +217,3 @@ def _dup_ngram_rule(n: int, name: str, bound: float, doc: DocView) -> str | None
     if not doc.tokens or doc.ngrams.dup_char_frac_bound(n) <= bound:
         return None
     return above(name, doc.ngrams.dup_char_frac(n), bound)
-

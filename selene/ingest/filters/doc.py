@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Mapping
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -69,8 +71,9 @@ def _dup_fracs(items: list[str]) -> tuple[float, float]:
 class DocView:
     """One document, with the measurements the rules share, each computed on first use."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, meta: Mapping[str, Any] | None = None) -> None:
         self.text = text
+        self.meta: Mapping[str, Any] = {} if meta is None else meta  # the record's metadata (url, ...)
 
     @cached_property
     def tokens(self) -> list[str]:
@@ -135,6 +138,12 @@ class DocView:
         return list(filter(None, map(str.strip, self.text.splitlines())))
 
     @cached_property
+    def raw_lines(self) -> list[str]:
+        """The non-blank lines as split on "\\n", unstripped (FineWeb's rules: a line ending in a
+        space does not end in punctuation)."""
+        return [line for line in self.text.split("\n") if line.strip()]
+
+    @cached_property
     def paragraphs(self) -> list[str]:
         return list(filter(None, map(str.strip, _PARA_BREAK.split(self.text))))
 
@@ -156,5 +165,3 @@ class DocView:
         lens_by_id = np.zeros(len(self.tokens), dtype=np.int64)
         lens_by_id[self._distinct_ids] = self._vocab_stats[1]
         return NGrams(self.ids, len(self.tokens), lens_by_id[self.ids])
-
-

@@ -29,7 +29,9 @@ def register_filter(cls: F) -> F:
         raise ValueError(f"register_filter: {cls.__qualname__}.name must be non-empty and without ':'")
     known = _REGISTRY.get(cls.name)
     if known is not None and (known.__module__, known.__qualname__) != (cls.__module__, cls.__qualname__):
-        raise ValueError(f"register_filter: the name {cls.name!r} is taken by {known.__module__}.{known.__qualname__}")
+        raise ValueError(
+            f"register_filter: the name {cls.name!r} is taken by {known.__module__}.{known.__qualname__}"
+        )
     _REGISTRY[cls.name] = cls
     return cls
 
@@ -56,7 +58,9 @@ def get_filter(ref: str) -> type[Filter]:
     try:
         obj: object = importlib.import_module(module_name)
     except Exception as e:  # the user's module: any error in it is a configuration problem
-        raise ConfigError(f"filter {ref!r}: cannot import module {module_name!r}: {type(e).__name__}: {e}") from None
+        raise ConfigError(
+            f"filter {ref!r}: cannot import module {module_name!r}: {type(e).__name__}: {e}"
+        ) from None
     for part in attr.split("."):
         if not hasattr(obj, part):
             raise ConfigError(f"filter {ref!r}: module {module_name!r} has no attribute {attr!r}")

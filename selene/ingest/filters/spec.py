@@ -91,7 +91,9 @@ def _resolve_filter(name: Any, params: Any, *, name_loc: tuple, keys: tuple[str,
     try:
         filt = get_filter(str(name))
     except ConfigError as e:
-        raise _filter_errors([{"type": "filter_name", "loc": name_loc, "input": name, "msg": str(e)}]) from None
+        raise _filter_errors(
+            [{"type": "filter_name", "loc": name_loc, "input": name, "msg": str(e)}]
+        ) from None
     model = filt.Config
     if isinstance(params, FilterConfig):
         if not isinstance(params, model):
@@ -106,7 +108,9 @@ def _resolve_filter(name: Any, params: Any, *, name_loc: tuple, keys: tuple[str,
             typ, loc, msg = err["type"], err["loc"], err["msg"]
             parent = model_at(model, loc[:-1])
             if typ == "extra_forbidden" and parent is not None:
-                accepted = ", ".join((*keys, *parent.model_fields) if parent is model else parent.model_fields)
+                accepted = ", ".join(
+                    (*keys, *parent.model_fields) if parent is model else parent.model_fields
+                )
                 typ, msg = "unknown_key", f"unknown key of filter {name}; accepted keys here: {accepted}"
             errors.append({"type": typ, "loc": loc, "input": err["input"], "msg": msg})
         raise _filter_errors(errors) from None
@@ -122,7 +126,9 @@ class FiltersConfig(RootModel[list[FilterSpec]]):
     with every default filled in, which is what `selene config validate` prints.
     """
 
-    root: list[FilterSpec] = Field(default_factory=lambda: [FilterSpec.model_validate(n) for n in DEFAULT_FILTERS])
+    root: list[FilterSpec] = Field(
+        default_factory=lambda: [FilterSpec.model_validate(n) for n in DEFAULT_FILTERS]
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -149,6 +155,10 @@ class FiltersConfig(RootModel[list[FilterSpec]]):
 
     def __iter__(self) -> Iterator[FilterSpec]:  # type: ignore[override]
         return iter(self.root)
+
+    def input_files(self) -> list[str]:
+        """The files the enabled filters read (word and block lists)."""
+        return [p for spec in self.root if spec.config.enabled for p in spec.config.input_files()]
 
     def __getitem__(self, name: str) -> FilterConfig:
         """The settings of filter `name` (as written in the config: a registered name or module:Class)."""
