@@ -203,7 +203,10 @@ STAGES: tuple[Stage, ...] = (
                 ("--verify-margin",), "verify_margin",
                 "Keep pairs whose estimated Jaccard is >= threshold - margin (default 3 standard deviations of the estimate).", float,
             ),
-            Option(("--keep",), "keep", "first | longest (default first)."),
+            Option(("--keep",), "keep", "first | longest | priority | score: the copy kept of a cluster (default first)."),
+            Option(("--priority",), "priority", "keep priority: a source, most trusted first (repeatable).", multiple=True),
+            Option(("--score-key",), "score_key", "keep score: the meta field holding the score (e.g. quality.hq)."),
+            Option(("--strict",), "strict", "keep priority: a listed source the data lacks is an error.", bool),
         ),
     ),
     Stage(

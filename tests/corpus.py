@@ -6,7 +6,7 @@ import gzip
 import io
 import json
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 # Real prose (the Python language reference, via pydoc_data), so the Gopher rules see real text.
@@ -78,26 +78,32 @@ def wet_bytes(docs: list[tuple[str, str]]) -> bytes:
     return buf.getvalue()
 
 
-def write_dataset(directory: str, docs: list[tuple[str, str]], shard_docs: int = 100, source: str = "s") -> str:
-    """A finished document dataset (shards + empty removed.parquet + manifest) of (id, text) pairs."""
+def write_dataset(
+    directory: str, docs: Sequence[tuple[str, ...]], shard_docs: int = 100, source: str = "s"
+) -> str:
+    """A finished document dataset (shards + empty removed.parquet + manifest) of (id, text) pairs, or
+    of (id, text, source, meta JSON) tuples."""
     import pyarrow as pa
 
     from selene.io import dataset
 
+    rows = [(d[0], d[1], source, "{}") if len(d) == 2 else d for d in docs]
     shards = []
-    for k in range(0, max(len(docs), 1), shard_docs):
-        part = docs[k : k + shard_docs]
+    for k in range(0, max(len(rows), 1), shard_docs):
+        part = rows[k : k + shard_docs]
         table = pa.table(
-            {"id": [d[0] for d in part], "text": [d[1] for d in part], "source": [source] * len(part), "meta": ["{}"] * len(part)},
+            {name: [d[i] for d in part] for i, name in enumerate(["id", "text", "source", "meta"])},
             schema=dataset.DOC_SCHEMA,
         )
         shards.append(dataset.write_table(f"{directory}/{dataset.shard_name(len(shards))}", table))
     removed = dataset.write_table(f"{directory}/{dataset.REMOVED}", dataset.REMOVED_SCHEMA.empty_table())
-    dataset.write_manifest(directory, document_manifest(shards, removed, Counter({source: len(docs)} if docs else {})))
+    dataset.write_manifest(directory, document_manifest(shards, removed, Counter(d[2] for d in rows)))
     return directory
 
 
-def document_manifest(shards: list[WrittenFile], removed: WrittenFile, sources: Mapping[str, int]) -> IngestManifest:
+def document_manifest(
+    shards: list[WrittenFile], removed: WrittenFile, sources: Mapping[str, int]
+) -> IngestManifest:
     """A valid manifest for a document dataset written by hand: an ingest manifest without inputs,
     every document kept (`sources`: documents per source)."""
     from selene import __version__
@@ -116,7 +122,9 @@ def document_manifest(shards: list[WrittenFile], removed: WrittenFile, sources: 
             documents_in=n,
             documents_out=n,
             documents_removed=removed.rows,
-            per_source={s: SourceStats(documents_in=k, kept=k, removed={}) for s, k in sorted(sources.items())},
+            per_source={
+                s: SourceStats(documents_in=k, kept=k, removed={}) for s, k in sorted(sources.items())
+            },
             files=[],
         ),
     )

@@ -15,11 +15,15 @@ VERIFY_SIGMAS = 3.0
 class DedupConfig(StageConfig):
     """`selene dedup`: fuzzy near-duplicate removal with MinHash LSH."""
 
-    threshold: float = Field(default=0.8, gt=0.0, lt=1.0, description="Jaccard similarity that makes a duplicate.")
+    threshold: float = Field(
+        default=0.8, gt=0.0, lt=1.0, description="Jaccard similarity that makes a duplicate."
+    )
     num_perm: int = Field(default=128, ge=8, le=1024, description="MinHash permutations (signature length).")
     ngram: int = Field(default=5, ge=1, le=64, description="Shingle size, in words or characters.")
     shingle: Literal["word", "char"] = Field(default="word", description="Shingle on words or on characters.")
-    bands: int | None = Field(default=None, ge=1, description="LSH bands; chosen from `threshold` when unset.")
+    bands: int | None = Field(
+        default=None, ge=1, description="LSH bands; chosen from `threshold` when unset."
+    )
     rows: int | None = Field(default=None, ge=1, description="Rows per band; set together with `bands`.")
     band_sets: int = Field(
         default=2,
@@ -70,10 +74,26 @@ class DedupConfig(StageConfig):
         "permutations), leaves the estimate to decide only where it errs with probability < 0.2%. "
         "0: decide on the estimate alone (at the threshold, without margin).",
     )
-    keep: Literal["first", "longest"] = Field(
+    keep: Literal["first", "longest", "priority", "score"] = Field(
         default="first",
-        description="Which document of a linked component stays (the first in corpus order, or the longest); "
-        "members below the threshold to it repeat the choice among themselves.",
+        description="Which document of a linked component stays: the first in corpus order, the longest, the "
+        "one from the source earliest in `priority` (MT-NLG's rule: the copy from the best dataset), or the "
+        "one with the highest `score_key` in meta (a quality score); ties by corpus order. Members below the "
+        "threshold to it repeat the choice among themselves.",
+    )
+    priority: list[str] = Field(
+        default_factory=list,
+        description="keep: priority — sources, most trusted first (e.g. [Wikipedia, Books3, CommonCrawl]); "
+        "sources not listed come after all listed ones.",
+    )
+    score_key: str | None = Field(
+        default=None,
+        description="keep: score — the meta field holding a document's score (e.g. `quality.hq` written by "
+        "`selene quality`; dots reach into nested objects); higher is kept, a document without it comes last.",
+    )
+    strict: bool = Field(
+        default=False,
+        description="keep: priority — a source in `priority` that the data lacks is an error (default: a warning).",
     )
     seed: int = Field(default=1, description="MinHash permutation seed (datasketch's `seed`).")
 
@@ -93,9 +113,26 @@ class DedupConfig(StageConfig):
         return self.threshold - within, self.threshold + within
 
     @model_validator(mode="after")
+    def _keep_rule(self) -> DedupConfig:
+        if self.keep == "priority" and not self.priority:
+            raise ValueError("keep: priority needs `priority`, the sources most trusted first")
+        if self.keep != "priority" and self.priority:
+            raise ValueError(f"`priority` is only used with keep: priority (keep is {self.keep})")
+        if self.keep == "score" and not self.score_key:
+            raise ValueError("keep: score needs `score_key`, the meta field holding the score")
+        if self.keep != "score" and self.score_key:
+            raise ValueError(f"`score_key` is only used with keep: score (keep is {self.keep})")
+        dup = sorted({s for s in self.priority if self.priority.count(s) > 1})
+        if dup:
+            raise ValueError(f"`priority` names a source more than once: {', '.join(dup)}")
+        return self
+
+    @model_validator(mode="after")
     def _bands_rows(self) -> DedupConfig:
         if (self.bands is None) != (self.rows is None):
-            raise ValueError("set both `bands` and `rows`, or neither (they are then chosen from `threshold`)")
+            raise ValueError(
+                "set both `bands` and `rows`, or neither (they are then chosen from `threshold`)"
+            )
         if self.bands is not None and self.rows is not None and self.bands * self.rows > self.num_perm:
             raise ValueError(f"bands × rows = {self.bands * self.rows} exceeds num_perm = {self.num_perm}")
         return self

@@ -25,6 +25,7 @@ byte for byte, for any number of workers, executor or memory budget.
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -39,7 +40,7 @@ from selene.dedup import lsh, minhash, shingle
 from selene.dedup.config import DedupConfig
 from selene.dedup.manifest import ClusterStats, DedupInputs, DedupManifest, DedupStats, LshSummary
 from selene.dedup.report import cluster_examples
-from selene.errors import InputError
+from selene.errors import ConfigError, InputError
 from selene.executor import Mapper, serial_map
 from selene.faults import failpoint
 from selene.io import dataset, fs
@@ -65,6 +66,12 @@ SMALL_RUN = 8  # documents sharing a band key are all compared pairwise up to th
 # in the fingerprint: outputs and work files of an older decision rule are never taken as done
 # (2: each removed document checked against the document kept for it, not only linked to it)
 ALGORITHM = 2
+KEEP_RULE = {
+    "first": "the first in corpus order is kept",
+    "longest": "the longest is kept (ties: the first in corpus order)",
+    "priority": "the copy from the source earliest in `priority` is kept (ties: the first in corpus order)",
+    "score": "the copy with the highest score is kept (ties: the first in corpus order)",
+}
 
 
 DedupResult = dataset.StageResult[DedupManifest]
@@ -125,9 +132,12 @@ def signature_shard(work: Work, k: int, cfg: DedupConfig) -> int:
     if fs.exists(len_path):
         return int(fs.load_npy(len_path).size)
     perms = minhash.Permutations.from_seed(cfg.num_perm, cfg.seed)
-    sigs, keys, lengths = [], [], []
-    for group in dataset.iter_row_groups(work.shards[k], columns=["text"]):
+    sigs, keys, lengths, ranks = [], [], [], []
+    columns = ["text", *{"priority": ["source"], "score": ["meta"]}.get(cfg.keep, [])]
+    for group in dataset.iter_row_groups(work.shards[k], columns=columns):
         texts = group.column(0).to_pylist()
+        if len(columns) > 1:
+            ranks.append(keep_rank(group.column(1), cfg))
         values, counts = shingle.batch_hashes(texts, cfg.ngram, cfg.shingle)
         sig = minhash.signatures_flat(values, counts, perms)
         key = lsh.band_keys(sig, work.bands, work.rows, work.sets)
@@ -142,8 +152,36 @@ def signature_shard(work: Work, k: int, cfg: DedupConfig) -> int:
         if keys
         else np.empty((work.sets * work.bands, 0), np.uint64),
     )
+    if len(columns) > 1:
+        fs.save_npy(work.path("rank", k), np.concatenate(ranks) if ranks else np.empty(0, dtype=np.float64))
     fs.save_npy(len_path, np.concatenate(lengths) if lengths else np.empty(0, dtype=np.int64))
     return sum(len(x) for x in lengths)
+
+
+def keep_rank(column: pa.ChunkedArray, cfg: DedupConfig) -> np.ndarray:
+    """Per document, its place in the order of `keep` (lower is kept first; ties go by corpus order):
+    `priority`: the index of its source in the list (unlisted sources after every listed one);
+    `score`: minus its score (a document without one, or with a score that is not a number, last)."""
+    if cfg.keep == "priority":
+        order = {src: i for i, src in enumerate(cfg.priority)}
+        unlisted = float(len(cfg.priority))
+        return np.array([order.get(src, unlisted) for src in column.to_pylist()], dtype=np.float64)
+    assert cfg.score_key is not None
+    return np.array([-_score(meta, cfg.score_key) for meta in column.to_pylist()], dtype=np.float64)
+
+
+def _score(meta: str | None, key: str) -> float:
+    """The number at `key` of a document's meta JSON (the key itself, as `quality.<name>` is written,
+    else a dotted path into nested objects); -inf when absent or not a finite number."""
+    value: Any = json.loads(meta) if meta else {}
+    if isinstance(value, dict) and key in value:
+        value = value[key]
+    else:
+        for part in key.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
+        return float("-inf")
+    return float(value)
 
 
 # -------------------------------------------------------------------------------- 2. bands
@@ -366,7 +404,8 @@ def assign(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Which document each linked document (`linked`: in a component of two or more) is a copy of.
 
-    Per component, in the order of `keep` (corpus order, or the longest first, ties by corpus order):
+    Per component, in the order of `keep` (corpus order; or the longest, the highest-priority source or
+    the highest score first, ties by corpus order):
     the first undecided member is kept, and every undecided member whose similarity to it is at least
     the threshold is its duplicate; the members left repeat this among themselves until none is left.
     All components advance together, one vectorised round at a time (a round compares each undecided
@@ -389,6 +428,8 @@ def assign(
     comp = roots[linked]
     if cfg.keep == "longest" and linked.size:
         order = np.lexsort((linked, -_rows(work, "len", linked), comp))
+    elif cfg.keep in ("priority", "score") and linked.size:
+        order = np.lexsort((linked, _rows(work, "rank", linked), comp))
     else:
         order = np.lexsort((linked, comp))
     members, comp = linked[order], comp[order]
@@ -499,19 +540,43 @@ def write_shard(work: Work, k: int, dup_file: str | None, out: str) -> dict[str,
     return written
 
 
-def _examples(work: Work, examples: list[tuple[int, list[int]]]) -> list[tuple[int, list[tuple[str, str]]]]:
-    """(size, [(id, text) of the kept document, then up to three duplicates]) per example cluster."""
+def _examples(
+    work: Work, examples: list[tuple[int, list[int]]], cfg: DedupConfig
+) -> list[tuple[int, list[tuple[str, str, str]]]]:
+    """(size, [(id, text, why) of the kept document, then up to three duplicates]) per example
+    cluster; `why` is what `keep` compared (the source's priority, the score, the length)."""
     wanted = np.array(sorted({g for _, members in examples for g in members}), dtype=np.int64)
-    found: dict[int, tuple[str, str]] = {}
+    found: dict[int, tuple[str, str, str]] = {}
     shard, row = work.locate(wanted)
     for k in np.unique(shard).tolist():
         sel = shard == k
-        t = dataset.open_parquet(work.shards[k]).read(columns=["id", "text"]).take(pa.array(row[sel]))
-        for g, i, x in zip(
-            wanted[sel].tolist(), t.column("id").to_pylist(), t.column("text").to_pylist(), strict=True
-        ):
-            found[g] = (i, x)
+        t = (
+            dataset.open_parquet(work.shards[k])
+            .read(columns=["id", "text", "source", "meta"])
+            .take(pa.array(row[sel]))
+        )
+        for g, doc in zip(wanted[sel].tolist(), t.to_pylist(), strict=True):
+            found[g] = (doc["id"], doc["text"], _why(doc, cfg))
     return [(size, [found[g] for g in members]) for size, members in examples]
+
+
+def _why(doc: dict[str, Any], cfg: DedupConfig) -> str:
+    """What the `keep` rule saw of a document, for clusters.md."""
+    if cfg.keep == "priority":
+        src = doc["source"]
+        rank = (
+            f"priority {cfg.priority.index(src) + 1} of {len(cfg.priority)}"
+            if src in cfg.priority
+            else "not in priority"
+        )
+        return f"source {src}, {rank}"
+    if cfg.keep == "score":
+        assert cfg.score_key is not None
+        score = _score(doc["meta"], cfg.score_key)
+        return f"{cfg.score_key}={score:g}" if np.isfinite(score) else f"no {cfg.score_key}"
+    if cfg.keep == "longest":
+        return f"{len(doc['text'])} characters"
+    return f"source {doc['source']}"
 
 
 # ---------------------------------------------------------------------------------- stage
@@ -522,6 +587,7 @@ def run_dedup(
 ) -> DedupResult:
     mapper = mapper or serial_map
     m_in = input_dataset(inp)
+    check_priority(m_in, cfg)
     bands, rows = bands_rows(cfg)
     settings = executor.settings(cfg)
     fp = executor.fingerprint([s.sha256 for s in m_in.shards], settings, bands, rows, ALGORITHM)
@@ -550,10 +616,25 @@ def run_dedup(
     )
     failpoint("dedup:shards-written")
     manifest = finalize(
-        out, inp, m_in, work, written, found["stats"], _examples(work, found["examples"]), cfg, fp
+        out, inp, m_in, work, written, found["stats"], _examples(work, found["examples"], cfg), cfg, fp
     )
     fs.rm(fs.join(out, WORK), recursive=True)
     return DedupResult(out, skipped=False, manifest=manifest)
+
+
+def check_priority(m_in: DocumentManifest, cfg: DedupConfig) -> None:
+    """`priority` naming a source the data lacks (a typo would silently rank it last): a warning
+    listing the data's sources, or an error with `strict`."""
+    if cfg.keep != "priority":
+        return
+    have = sorted(m_in.stats.per_source)
+    missing = [s for s in cfg.priority if s not in have]
+    if not missing:
+        return
+    msg = f"dedup.priority names {', '.join(map(repr, missing))}, not a source of the input; its sources: {', '.join(have)}"
+    if cfg.strict:
+        raise ConfigError(msg)
+    print(f"warning: {msg}", file=sys.stderr)
 
 
 def finalize(
@@ -563,7 +644,7 @@ def finalize(
     work: Work,
     written: Sequence[dict[str, Any]],
     stats: dict[str, Any],
-    examples: list[tuple[int, list[tuple[str, str]]]],
+    examples: list[tuple[int, list[tuple[str, str, str]]]],
     cfg: DedupConfig,
     fp: str,
 ) -> DedupManifest:
@@ -611,6 +692,6 @@ def finalize(
         ),
     )
     lsh.plot_s_curve(work.bands, work.rows, cfg.threshold, fs.join(out, "s_curve.svg"), work.sets)
-    fs.atomic_write(fs.join(out, "clusters.md"), cluster_examples(examples))
+    fs.atomic_write(fs.join(out, "clusters.md"), cluster_examples(examples, KEEP_RULE[cfg.keep]))
     dataset.write_manifest(out, manifest)
     return manifest

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -9,7 +10,7 @@ import pytest
 
 from selene.dedup.config import DedupConfig
 from selene.dedup.stage import run_dedup
-from selene.errors import InputError, UsageError
+from selene.errors import ConfigError, InputError, UsageError
 from selene.io import dataset, fs
 from tests.corpus import write_dataset
 from tests.dedup_corpus import (
@@ -93,6 +94,87 @@ def test_keep_longest(tmp_path: Path) -> None:
     assert [d["id"] for d in dataset.iter_documents(res.out)] == ["b"]
     first = run_dedup(inp, str(tmp_path / "out2"), DedupConfig(keep="first", threshold=0.7))
     assert [d["id"] for d in dataset.iter_documents(first.out)] == ["a"]
+
+
+BASE = " ".join(f"word{i} common text about the python language reference" for i in range(40))
+
+
+def test_keep_priority_keeps_the_copy_from_the_most_trusted_source(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = [
+        ("cc-1", BASE + " crawl", "CommonCrawl", "{}"),
+        ("books-1", BASE + " book", "Books3", "{}"),
+        ("wiki-1", BASE + " wiki", "Wikipedia", "{}"),
+        ("wiki-2", BASE + " wiki again", "Wikipedia", "{}"),
+        ("other", " ".join(f"unrelated{i} words" for i in range(200)), "CommonCrawl", "{}"),
+    ]
+    inp = write_dataset(str(tmp_path / "in"), docs, shard_docs=2)
+    cfg = DedupConfig(keep="priority", priority=["Wikipedia", "Books3"], threshold=0.7)
+    res = run_dedup(inp, str(tmp_path / "out"), cfg)
+    assert [d["id"] for d in dataset.iter_documents(res.out)] == ["wiki-1", "other"]  # ties: corpus order
+    assert clusters_of(res.out)["cc-1"] == "wiki-1"
+    md = fs.read_text(fs.join(res.out, "clusters.md"))
+    assert "the copy from the source earliest in `priority` is kept" in md
+    assert "kept `wiki-1` (source Wikipedia, priority 1 of 2)" in md
+    assert "source CommonCrawl, not in priority" in md and "source Books3, priority 2 of 2" in md
+    assert res.manifest.config["keep"] == "priority" and res.manifest.config["priority"] == [
+        "Wikipedia",
+        "Books3",
+    ]
+    assert capsys.readouterr().err == ""
+    # An unlisted source ranks after every listed one: with Books3 alone listed, Books3 stays.
+    books = run_dedup(
+        inp, str(tmp_path / "books"), DedupConfig(keep="priority", priority=["Books3"], threshold=0.7)
+    )
+    assert [d["id"] for d in dataset.iter_documents(books.out)] == ["books-1", "other"]
+
+    typo = DedupConfig(keep="priority", priority=["Wikipedia", "Bookz"], threshold=0.7)
+    run_dedup(inp, str(tmp_path / "typo"), typo)
+    err = capsys.readouterr().err
+    assert "warning: dedup.priority names 'Bookz', not a source of the input" in err
+    assert "its sources: Books3, CommonCrawl, Wikipedia" in err
+    with pytest.raises(ConfigError, match="names 'Bookz'"):
+        run_dedup(inp, str(tmp_path / "strict"), typo.model_copy(update={"strict": True}))
+    assert not fs.exists(str(tmp_path / "strict"))
+
+
+def test_keep_score_keeps_the_best_scored_copy(tmp_path: Path) -> None:
+    docs = [
+        ("a", BASE + " one", "web", json.dumps({"quality.hq": 0.2})),
+        ("b", BASE + " two", "web", json.dumps({"quality.hq": 0.9})),
+        ("c", BASE + " three", "web", "{}"),  # no score: last
+        ("d", BASE + " four", "web", json.dumps({"quality.hq": "high"})),  # not a number: last
+    ]
+    inp = write_dataset(str(tmp_path / "in"), docs)
+    res = run_dedup(
+        inp, str(tmp_path / "out"), DedupConfig(keep="score", score_key="quality.hq", threshold=0.7)
+    )
+    assert [d["id"] for d in dataset.iter_documents(res.out)] == ["b"]
+    assert "kept `b` (quality.hq=0.9)" in fs.read_text(fs.join(res.out, "clusters.md"))
+    nested = [
+        (i, t, s, json.dumps({"scores": {"q": n}}))
+        for (i, t, s, _), n in zip(docs, [3, 1, 2, 5], strict=True)
+    ]
+    inp2 = write_dataset(str(tmp_path / "in2"), nested)
+    res2 = run_dedup(
+        inp2, str(tmp_path / "out2"), DedupConfig(keep="score", score_key="scores.q", threshold=0.7)
+    )
+    assert [d["id"] for d in dataset.iter_documents(res2.out)] == ["d"]
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"keep": "priority"}, "keep: priority needs `priority`"),
+        ({"keep": "score"}, "keep: score needs `score_key`"),
+        ({"priority": ["A"]}, "`priority` is only used with keep: priority"),
+        ({"keep": "priority", "priority": ["A", "B", "A"]}, "names a source more than once: A"),
+    ],
+)
+def test_keep_rule_settings_are_checked(settings: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        DedupConfig.model_validate(settings)
 
 
 def test_rerun_skips_and_parameters_are_not_reused(planted, deduped) -> None:  # type: ignore[no-untyped-def]
