@@ -207,6 +207,11 @@ STAGES: tuple[Stage, ...] = (
             Option(("--priority",), "priority", "keep priority: a source, most trusted first (repeatable).", multiple=True),
             Option(("--score-key",), "score_key", "keep score: the meta field holding the score (e.g. quality.hq)."),
             Option(("--strict",), "strict", "keep priority: a listed source the data lacks is an error.", bool),
+            Option(
+                ("--against",), "against",
+                "An earlier dedup output (repeatable): remove this input's duplicates of its documents; it is not changed.",
+                multiple=True,
+            ),
         ),
     ),
     Stage(

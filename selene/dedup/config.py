@@ -96,6 +96,20 @@ class DedupConfig(StageConfig):
         description="keep: priority — a source in `priority` that the data lacks is an error (default: a warning).",
     )
     seed: int = Field(default=1, description="MinHash permutation seed (datasketch's `seed`).")
+    against: list[str] = Field(
+        default_factory=list,
+        description="Earlier dedup outputs (an old crawl, curated): this run's documents that duplicate a "
+        "document kept there, or each other, are removed; theirs are read, never changed, and none of them is "
+        "removed. Their stored signatures are reused (same MinHash settings required).",
+    )
+    store_signatures: bool = Field(
+        default=True,
+        description="Keep the kept documents' signatures and band keys in OUT/minhash/ (~0.8 KB a document at "
+        "128 permutations) so a later run can be deduplicated --against this output.",
+    )
+
+    def extra_inputs(self) -> list[str]:
+        return list(self.against)
 
     def verify_cutoff(self) -> float:
         """The estimated Jaccard a candidate pair needs to link under `verify: signature`."""

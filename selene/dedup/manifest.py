@@ -27,7 +27,9 @@ class SimilarityStats(Record):
     histogram: dict[str, int] = Field(
         default_factory=dict, description='Lower bin edge (bins of 0.05; "1.00" is exactly 1) → documents.'
     )
-    below_threshold: int = Field(default=0, description="Removed below the threshold (only with `verify: none`).")
+    below_threshold: int = Field(
+        default=0, description="Removed below the threshold (only with `verify: none`)."
+    )
 
 
 class ClusterStats(Record):
@@ -42,7 +44,8 @@ class ClusterStats(Record):
     cluster_sizes: dict[str, int] = Field(description="Cluster size (as a string) → number of clusters.")
     largest_cluster: int = Field(description="Documents in the largest cluster (1 when there are none).")
     documents_linked: int | None = Field(
-        default=None, description="Documents joined to another by verified pairs (before the check against the kept one)."
+        default=None,
+        description="Documents joined to another by verified pairs (before the check against the kept one).",
     )
     kept_by_check: int | None = Field(
         default=None,
@@ -62,7 +65,12 @@ class ClusterStats(Record):
 class DedupInputs(DatasetInputs):
     """The document dataset dedup read, with its shards."""
 
+    _omit_if_none = ("against",)
+
     shards: list[str] = Field(description="sha256 of each input shard.")
+    against: list[DatasetInputs] | None = Field(
+        default=None, description="--against: the earlier dedup outputs whose documents were kept first."
+    )
 
 
 class LshSummary(Record):

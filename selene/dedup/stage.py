@@ -36,7 +36,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from selene import __version__, executor
-from selene.dedup import lsh, minhash, shingle
+from selene.dedup import lsh, minhash, shingle, stored
 from selene.dedup.config import DedupConfig
 from selene.dedup.manifest import ClusterStats, DedupInputs, DedupManifest, DedupStats, LshSummary
 from selene.dedup.report import cluster_examples
@@ -44,7 +44,7 @@ from selene.errors import ConfigError, InputError
 from selene.executor import Mapper, serial_map
 from selene.faults import failpoint
 from selene.io import dataset, fs
-from selene.manifest import DocumentManifest, ShardEntry, SourceStats
+from selene.manifest import DatasetInputs, DocumentManifest, ShardEntry, SourceStats
 
 WORK = dataset.WORK
 EDGE_DTYPE = np.dtype([("a", "<i8"), ("b", "<i8"), ("j", "<f4")])
@@ -92,9 +92,21 @@ class Work:
     root: str
     partitions: int = 1
     sets: int = 1  # band sets cut from one signature (`lsh.band_positions`); keys per document: sets × bands
+    # --against: the first shards are earlier outputs' (output directory, shard number): their
+    # signatures, keys and lengths are read where those outputs stored them, and their documents
+    # (global index < `protected`) are never removed
+    prior: tuple[tuple[str, int], ...] = ()
+    protected: int = 0
 
     def path(self, kind: str, i: int, ext: str = "npy") -> str:
+        if i < len(self.prior) and kind in stored.STORED_KINDS:
+            return stored.path(*self.prior[i][:1], kind, self.prior[i][1])
         return fs.join(self.root, kind, f"{i:05d}.{ext}")
+
+    @property
+    def new_shards(self) -> range:
+        """The shards of this run's input (after the earlier outputs' shards)."""
+        return range(len(self.prior), len(self.shards))
 
     def edges(self, band: int, part: int) -> str:
         return fs.join(self.root, f"edges-p{self.partitions}", f"b{band:04d}-p{part:05d}.npy")
@@ -216,6 +228,9 @@ def band_pairs(work: Work, band: int, part: int, cfg: DedupConfig) -> str:
     del order
     a, b = candidate_pairs(key, idx)
     del key, idx
+    if work.protected:  # two earlier outputs' documents: both stay whatever their similarity (a < b)
+        new = b >= work.protected
+        a, b = a[new], b[new]
     edges = np.empty(a.size, dtype=EDGE_DTYPE)
     edges["a"], edges["b"] = a, b
     for lo in range(0, a.size, VERIFY_CHUNK):
@@ -426,12 +441,13 @@ def assign(
     it (0 for kept ones) and whether exact Jaccard decided. Depends on the components only, never on
     the order the edges came in."""
     comp = roots[linked]
-    if cfg.keep == "longest" and linked.size:
-        order = np.lexsort((linked, -_rows(work, "len", linked), comp))
-    elif cfg.keep in ("priority", "score") and linked.size:
-        order = np.lexsort((linked, _rows(work, "rank", linked), comp))
-    else:
-        order = np.lexsort((linked, comp))
+    old = linked < work.protected  # earlier outputs' documents: first, and never removed
+    rank = np.zeros(linked.size, dtype=np.float64)
+    if cfg.keep in ("longest", "priority", "score") and (~old).any():
+        rank[~old] = (
+            -_rows(work, "len", linked[~old]) if cfg.keep == "longest" else _rows(work, "rank", linked[~old])
+        )
+    order = np.lexsort((linked, rank, ~old, comp))
     members, comp = linked[order], comp[order]
     keeper = members.copy()
     sim = np.zeros(members.size, dtype=np.float64)
@@ -450,6 +466,7 @@ def assign(
                 j[near] = _exact_jaccard(work, members[rest[near]], members[head[near]], cfg)
                 exact[rest[near]] = True
         close = np.ones(rest.size, dtype=bool) if cfg.verify == "none" else j >= cfg.threshold
+        close &= members[rest] >= work.protected
         keeper[rest[close]], sim[rest[close]] = members[head[close]], j[close]
         todo = rest[~close]
     return members, keeper, sim, exact
@@ -492,21 +509,23 @@ def _ids(work: Work, k: int) -> pa.ChunkedArray:
     return dataset.open_parquet(work.shards[k]).read(columns=["id"]).column("id")
 
 
-def write_shard(work: Work, k: int, dup_file: str | None, out: str) -> dict[str, Any]:
-    """Shard `k` without its duplicates, plus its part of removed.parquet. `dup_file` holds this
-    shard's duplicates only (DUP_DTYPE): a task gets a path, never a corpus-sized mapping (an
+def write_shard(work: Work, k: int, dup_file: str | None, out: str, store: bool = True) -> dict[str, Any]:
+    """Shard `k` without its duplicates, plus its part of removed.parquet, and (`store`) the
+    signatures, band keys and lengths of the documents it keeps, for a later ``--against``. `dup_file`
+    holds this shard's duplicates only (DUP_DTYPE): a task gets a path, never a corpus-sized mapping (an
     executor copies every parameter of every task). The ids of the kept documents are read from
     their shards' id columns."""
+    j_out = k - len(work.prior)  # the output shard: earlier outputs' shards come first in `work`
     marker = work.path("done", k, "json")
-    target = fs.join(out, dataset.shard_name(k))
+    target = fs.join(out, dataset.shard_name(j_out))
     removed_path = work.path("removed", k, "parquet")
     if fs.exists(marker) and fs.exists(target) and fs.exists(removed_path):
         return json.loads(fs.read_text(marker))
     table = dataset.open_parquet(work.shards[k]).read(columns=dataset.DOC_SCHEMA.names)
+    keep = np.ones(table.num_rows, dtype=bool)
     if dup_file is not None:
         dups = fs.load_npy(dup_file)
         rows = dups["row"]
-        keep = np.ones(table.num_rows, dtype=bool)
         keep[rows] = False
         gone = table.take(pa.array(rows))
         kept_ids = np.empty(rows.size, dtype=object)
@@ -521,8 +540,13 @@ def write_shard(work: Work, k: int, dup_file: str | None, out: str) -> dict[str,
                 "reason": pc.binary_join_element_wise("dup_of:", pa.array(kept_ids, pa.string()), ""),
                 "detail": [
                     f"cluster={c} size={n} j={j:.3f}"
-                    for c, n, j in zip(
-                        dups["cluster"].tolist(), dups["size"].tolist(), dups["j"].tolist(), strict=True
+                    + (f" against={work.prior[s][0]}" if s < len(work.prior) else "")
+                    for c, n, j, s in zip(
+                        dups["cluster"].tolist(),
+                        dups["size"].tolist(),
+                        dups["j"].tolist(),
+                        dups["kept_shard"].tolist(),
+                        strict=True,
                     )
                 ],
                 "meta": gone.column("meta"),
@@ -532,6 +556,14 @@ def write_shard(work: Work, k: int, dup_file: str | None, out: str) -> dict[str,
         table = table.filter(pa.array(keep))
     else:
         removed = dataset.REMOVED_SCHEMA.empty_table()
+    if store:
+        kept = np.flatnonzero(keep)
+        for kind in stored.STORED_KINDS:
+            arr = fs.load_npy(work.path(kind, k), mmap=True)
+            fs.save_npy(
+                stored.path(out, kind, j_out),
+                np.ascontiguousarray(arr[:, kept] if kind == "keys" else arr[kept]),
+            )
     dataset.write_table(removed_path, removed)
     written = dataset.write_table(target, table).to_json()
     written["sources"] = dataset.value_counts(table.column("source"))
@@ -589,21 +621,38 @@ def run_dedup(
     m_in = input_dataset(inp)
     check_priority(m_in, cfg)
     bands, rows = bands_rows(cfg)
+    minhash_settings = stored.settings_of(
+        cfg, bands, rows, str(minhash.Permutations.from_seed(cfg.num_perm, cfg.seed).dtype)
+    )
+    priors = stored.load_priors(cfg.against, inp, out, minhash_settings)
     settings = executor.settings(cfg)
-    fp = executor.fingerprint([s.sha256 for s in m_in.shards], settings, bands, rows, ALGORITHM)
+    fp = executor.fingerprint(
+        [s.sha256 for s in m_in.shards],
+        settings,
+        bands,
+        rows,
+        ALGORITHM,
+        [(p.out, p.fingerprint) for p in priors],
+    )
     if (done := dataset.open_output(out, fp, force, DedupManifest)) is not None:
         return done
-    shards = [fs.join(inp, s.name) for s in m_in.shards]
-    offsets = np.concatenate([[0], np.cumsum([s.rows for s in m_in.shards])])
+    # Earlier outputs' shards first: their documents come first in corpus order and are never removed.
+    prior = tuple((p.out, j) for p in priors for j in range(len(p.shards)))
+    shards = [*(s for p in priors for s in p.shards), *(fs.join(inp, s.name) for s in m_in.shards)]
+    sizes = [*(r for p in priors for r in p.rows), *(s.rows for s in m_in.shards)]
+    offsets = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)])
     n_docs = int(offsets[-1])
+    protected = int(offsets[len(prior)])
     work = Work(
         tuple(shards), tuple(int(x) for x in offsets[:-1]), bands, rows, fs.join(out, WORK, fp),
-        partitions_for(n_docs), cfg.band_sets,
+        partitions_for(n_docs), cfg.band_sets, prior, protected,
     )  # fmt: skip
 
-    counts = mapper("dedup-signatures", signature_shard, [(work, k, cfg) for k in range(len(shards))])
-    if sum(counts) != n_docs:
-        raise InputError(f"{inp}: the shards hold {sum(counts)} documents, its manifest says {n_docs}")
+    counts = mapper("dedup-signatures", signature_shard, [(work, k, cfg) for k in work.new_shards])
+    if sum(counts) != n_docs - protected:
+        raise InputError(
+            f"{inp}: the shards hold {sum(counts)} documents, its manifest says {n_docs - protected}"
+        )
     edge_files = mapper(
         "dedup-band",
         band_pairs,
@@ -612,12 +661,25 @@ def run_dedup(
     found = cluster(work, edge_files, n_docs, cfg)
     dup_files: dict[int, str] = found["dup_files"]
     written = mapper(
-        "dedup-write", write_shard, [(work, k, dup_files.get(k), out) for k in range(len(shards))]
+        "dedup-write",
+        write_shard,
+        [(work, k, dup_files.get(k), out, cfg.store_signatures) for k in work.new_shards],
     )
     failpoint("dedup:shards-written")
     manifest = finalize(
-        out, inp, m_in, work, written, found["stats"], _examples(work, found["examples"], cfg), cfg, fp
+        out,
+        inp,
+        m_in,
+        work,
+        written,
+        found["stats"],
+        _examples(work, found["examples"], cfg),
+        cfg,
+        fp,
+        priors,
     )
+    if cfg.store_signatures:
+        stored.write_index(out, minhash_settings, [s.sha256 for s in manifest.shards])
     fs.rm(fs.join(out, WORK), recursive=True)
     return DedupResult(out, skipped=False, manifest=manifest)
 
@@ -647,10 +709,9 @@ def finalize(
     examples: list[tuple[int, list[tuple[str, str, str]]]],
     cfg: DedupConfig,
     fp: str,
+    priors: Sequence[stored.Prior] = (),
 ) -> DedupManifest:
-    removed = dataset.merge_removed(
-        out, [work.path("removed", k, "parquet") for k in range(len(work.shards))]
-    )
+    removed = dataset.merge_removed(out, [work.path("removed", k, "parquet") for k in work.new_shards])
     kept: Counter[str] = Counter()
     gone: Counter[str] = Counter()
     for w in written:
@@ -673,7 +734,12 @@ def finalize(
         selene_version=__version__,
         fingerprint=fp,
         config=cfg.model_dump(mode="json"),
-        inputs=DedupInputs(dataset=inp, fingerprint=m_in.fingerprint, shards=[s.sha256 for s in m_in.shards]),
+        inputs=DedupInputs(
+            dataset=inp,
+            fingerprint=m_in.fingerprint,
+            shards=[s.sha256 for s in m_in.shards],
+            against=[DatasetInputs(dataset=p.out, fingerprint=p.fingerprint) for p in priors] or None,
+        ),
         shards=shards,
         removed=removed.entry(),
         lsh=LshSummary(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -353,3 +354,128 @@ def test_the_threshold_is_applied_to_the_kept_copy(tmp_path: Path) -> None:
     assert res.manifest is not None
     st = res.manifest.stats.clusters
     assert st.documents_linked == 3 and st.kept_by_check == 1 and st.duplicates == 1
+
+
+# ------------------------------------------------------------------------ incremental: --against
+
+
+def family(f: int, tail: str) -> str:
+    """A document of near-duplicate family `f` (J ≈ 0.9 between two tails of a few words)."""
+    return " ".join(f"fam{f} word{i} shared text of this family" for i in range(30)) + " " + tail
+
+
+def tree_digest(directory: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()
+    }
+
+
+@pytest.fixture(scope="module")
+def crawls(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    root = tmp_path_factory.mktemp("crawls")
+    old = [
+        ("old-0", family(0, "first copy"), "CC-2023", "{}"),
+        ("old-1", family(0, "second copy"), "CC-2023", "{}"),  # removed in the old run
+        ("old-2", family(1, "only copy"), "CC-2023", "{}"),
+        ("old-3", family(2, "only copy"), "CC-2023", "{}"),
+    ]
+    new = [
+        ("new-0", family(3, "brand new"), "CC-2024", "{}"),
+        ("new-1", family(1, "recrawled"), "CC-2024", "{}"),  # a copy of a kept old document
+        ("new-2", family(4, "one"), "CC-2024", "{}"),
+        ("new-3", family(4, "two"), "CC-2024", "{}"),  # a copy of another new document
+        ("new-4", family(0, "third copy"), "CC-2024", "{}"),
+    ]
+    later = [
+        ("later-0", family(4, "three"), "CC-2025", "{}"),
+        ("later-1", family(5, "fresh"), "CC-2025", "{}"),
+    ]
+    paths = {
+        "old_in": write_dataset(str(root / "old_in"), old, shard_docs=2),
+        "new_in": write_dataset(str(root / "new_in"), new, shard_docs=2),
+        "later_in": write_dataset(str(root / "later_in"), later),
+        "root": str(root),
+    }
+    paths["old"] = run_dedup(paths["old_in"], str(root / "old"), DedupConfig(threshold=THRESHOLD)).out
+    return paths
+
+
+def test_against_removes_copies_of_earlier_outputs_and_never_changes_them(crawls: dict[str, str]) -> None:
+    old = Path(crawls["old"])
+    before = tree_digest(old)
+    assert [d["id"] for d in dataset.iter_documents(str(old))] == ["old-0", "old-2", "old-3"]
+    inc = run_dedup(
+        crawls["new_in"], crawls["root"] + "/new", DedupConfig(threshold=THRESHOLD, against=[str(old)])
+    )
+    assert tree_digest(old) == before
+    assert [d["id"] for d in dataset.iter_documents(inc.out)] == ["new-0", "new-2"]
+    removed = {r["id"]: (r["reason"], r["detail"]) for r in dataset.read_removed(inc.out).to_pylist()}
+    assert removed["new-1"][0] == "dup_of:old-2" and removed["new-1"][1].endswith(f"against={old}")
+    assert removed["new-3"][0] == "dup_of:new-2" and "against" not in removed["new-3"][1]
+    assert removed["new-4"][0] == "dup_of:old-0"
+    m = inc.manifest
+    assert m.stats.documents_in == 5 and m.stats.documents_removed == 3
+    assert [a.dataset for a in m.inputs.against or []] == [str(old)]
+    assert run_dedup(crawls["new_in"], inc.out, DedupConfig(threshold=THRESHOLD, against=[str(old)])).skipped
+
+    # The same decisions as one full dedup with the old documents first (keep: priority).
+    both = [
+        *[(d["id"], d["text"], "old", "{}") for d in dataset.iter_documents(str(old))],
+        *[(d["id"], d["text"], "new", "{}") for d in dataset.iter_documents(crawls["new_in"])],
+    ]
+    full_in = write_dataset(crawls["root"] + "/full_in", both, shard_docs=3)
+    full = run_dedup(
+        full_in,
+        crawls["root"] + "/full",
+        DedupConfig(threshold=THRESHOLD, keep="priority", priority=["old", "new"]),
+    )
+    assert {d["id"] for d in dataset.iter_documents(full.out)} == {
+        "old-0",
+        "old-2",
+        "old-3",
+        "new-0",
+        "new-2",
+    }
+
+    # A chain: a later crawl against both earlier outputs.
+    later = run_dedup(
+        crawls["later_in"],
+        crawls["root"] + "/later",
+        DedupConfig(threshold=THRESHOLD, against=[str(old), inc.out]),
+    )
+    assert [d["id"] for d in dataset.iter_documents(later.out)] == ["later-1"]
+    assert dataset.read_removed(later.out).to_pylist()[0]["reason"] == "dup_of:new-2"
+
+
+def test_against_refuses_what_it_cannot_use(crawls: dict[str, str]) -> None:
+    root, old = crawls["root"], crawls["old"]
+
+    def error(against: list[str], **settings: object) -> str:
+        with pytest.raises((ConfigError, InputError)) as e:
+            run_dedup(
+                crawls["new_in"], root + "/x", DedupConfig(threshold=THRESHOLD, against=against, **settings)
+            )  # type: ignore[arg-type]
+        assert not Path(root, "x").exists()  # refused before any work
+        return str(e.value)
+
+    assert "the output of `ingest`, not of `dedup`" in error([crawls["old_in"]])
+    Path(root, "unfinished").mkdir()
+    assert "not a finished output" in error([root + "/unfinished"])
+    assert "no such directory" in error([root + "/nowhere"])
+    msg = error([old], num_perm=64)
+    assert "other MinHash settings: num_perm=128 (this run: 64)" in msg and "bands=" in msg
+    assert "this run's input or output" in error([crawls["new_in"]])
+    bare = run_dedup(
+        crawls["later_in"], root + "/bare", DedupConfig(threshold=THRESHOLD, store_signatures=False)
+    )
+    assert "holds no stored signatures" in error([bare.out])
+    copy = Path(root, "tampered")
+    shutil.copytree(old, copy)
+    shard = copy / "part-00000.parquet"
+    shard.write_bytes(Path(crawls["later_in"], "part-00000.parquet").read_bytes())
+    assert "missing or changed since it was written: part-00000.parquet" in error([str(copy)])
+    index = copy / "minhash" / "minhash.json"
+    data = json.loads(index.read_text())
+    data["shards"][0] = "0" * 64
+    index.write_text(json.dumps(data))
+    assert "its shards changed since their signatures were stored" in error([str(copy)])
