@@ -1,5 +1,5 @@
 """Tokenization throughput per core, next to the raw library's batch encoding of the same texts
-(sentencepiece, and Hugging Face tokenizers with a tokenizer.json).
+(sentencepiece, Hugging Face tokenizers with a tokenizer.json, and tiktoken with a .tiktoken file).
 
     python benchmarks/tokenization.py [--repeat N]
 
@@ -14,6 +14,11 @@ then, for each, in one process (= one core):
   bytes (best of two passes);
 - selene: `run_tokenize` end to end with that tokenizer (read Parquet, batched encode, EOD,
   write .bin/.idx parts, merge, manifest). Goal: >= 0.85 of the limit.
+tiktoken needs an encoding, and none can be downloaded: the byte-level BPE above is trained again with
+a real-sized vocabulary (`--tiktoken-vocab`, default 32768) and its tokens, in merge order, become the
+ranks of a .tiktoken file, split by cl100k_base's pattern. Its limit is tiktoken's own
+`encode_ordinary_batch` (num_threads=1, then 2 on a machine with 2 cores or more, per core), selene
+runs with `threads` 1, then 2.
 Then the GPT sample index for 1B tokens and the random sample read rate (benchmarks/sample_index.py).
 
     python benchmarks/tokenization.py --scale 100,400 [--data DIR] [--workers N]
@@ -229,27 +234,69 @@ def train_hf_bpe(texts: list[str], path: str) -> Any:
 
 
 def compare(
-    name: str, limit: Callable[[list[str]], int], batches: list[list[str]], mb: float, inp: str, out: Path, model: str
+    name: str,
+    limit: Callable[[list[str]], int],
+    batches: list[list[str]],
+    mb: float,
+    inp: str,
+    out: Path,
+    model: str,
+    threads: int = 1,
 ) -> int:
     """Print the library's batched encode in memory (the limit: best of two passes, so it is not
-    flattered by a slow first one) and `run_tokenize` with the same tokenizer; returns the tokens."""
+    flattered by a slow first one) and `run_tokenize` with the same tokenizer; returns the tokens.
+    With `threads` > 1 both use that many threads and the rates are per core (divided by `threads`)."""
     t_limit, n_tokens = float("inf"), 0
     for _ in range(2):
         t = time.perf_counter()
         n_tokens = sum(limit(b) for b in batches)
         t_limit = min(t_limit, time.perf_counter() - t)
     t = time.perf_counter()
-    res = run_tokenize(inp, str(out), TokenizeConfig(tokenizer=model))
+    res = run_tokenize(inp, str(out), TokenizeConfig(tokenizer=model, threads=threads))
     t_sel = time.perf_counter() - t
+    shutil.rmtree(out, ignore_errors=True)
     assert res.manifest.stats.tokens == n_tokens
-    print(f"{'limit: ' + name + ' batch encode, in memory':<46}{n_tokens / t_limit:>12,.0f}{mb / t_limit:>8.2f}{1:>10.1%}")
-    print(f"{'selene run_tokenize (Parquet → .bin/.idx)':<46}{n_tokens / t_sel:>12,.0f}{mb / t_sel:>8.2f}{t_limit / t_sel:>10.1%}")
+    if threads > 1:
+        print(f"{f'{threads} threads, per core':<46}{'tokens/s':>12}{'MB/s':>8}{'vs limit':>10}")
+    print(f"{'limit: ' + name + ' batch encode, in memory':<46}{n_tokens / t_limit / threads:>12,.0f}"
+          f"{mb / t_limit / threads:>8.2f}{1:>10.1%}")  # fmt: skip
+    print(f"{'selene run_tokenize (Parquet → .bin/.idx)':<46}{n_tokens / t_sel / threads:>12,.0f}"
+          f"{mb / t_sel / threads:>8.2f}{t_limit / t_sel:>10.1%}")  # fmt: skip
     return n_tokens
+
+
+def tiktoken_encoding(texts: list[str], vocab: int, path: Path) -> Any:
+    """A real-sized tiktoken encoding built here (nothing can be downloaded): a byte-level BPE of
+    `vocab` tokens trained on `texts`, its tokens in id order (the 256 bytes, then each merge in the
+    order it was learned: tiktoken's rank order) as the ranks of `path` (a .tiktoken file), split by
+    cl100k_base's pattern, with <|endoftext|> after the ranks (in `path`.json). Returns tiktoken's
+    own Encoding of it."""
+    import tiktoken
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    from selene.tokenize.tiktoken_encodings import dump_ranks, published
+    from selene.tokenize.tiktoken_hf import byte_chars
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    alphabet = pre_tokenizers.ByteLevel.alphabet()
+    trainer = trainers.BpeTrainer(vocab_size=vocab, initial_alphabet=alphabet, show_progress=False)
+    tok.train_from_iterator(texts, trainer)
+    byte_of = {c: b for b, c in enumerate(byte_chars())}
+    order = sorted((i, t) for t, i in tok.get_vocab().items())
+    ranks = {bytes(byte_of[c] for c in t): r for r, (_, t) in enumerate(order)}
+    special = {"<|endoftext|>": len(ranks)}
+    pattern = published()["cl100k_base"].spec.pat_str
+    path.write_bytes(dump_ranks(ranks))
+    spec = {"name": "bench", "pat_str": pattern, "special_tokens": special}
+    Path(f"{path}.json").write_text(json.dumps(spec))
+    return tiktoken.Encoding("bench", pat_str=pattern, mergeable_ranks=ranks, special_tokens=special)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--tiktoken-vocab", type=int, default=32768, help="tokens of the tiktoken encoding built")
     ap.add_argument(
         "--scale", help="comma-separated MB of text: time `selene tokenize` per phase at those sizes"
     )
@@ -296,6 +343,18 @@ def main() -> None:
             "HF tokenizers", lambda b: sum(len(e.ids) + 1 for e in hf.encode_batch_fast(b, add_special_tokens=False)),
             batches, mb, inp, tmp / "out-hf", hf_model,
         )
+        t = time.perf_counter()
+        tik_model = tmp / "bench.tiktoken"
+        enc = tiktoken_encoding(texts, args.tiktoken_vocab, tik_model)
+        print(f"\ntiktoken: a {enc.n_vocab:,}-token byte-level BPE built on the corpus in {time.perf_counter() - t:.1f} s, "
+              "cl100k_base's pattern")  # fmt: skip
+        print(f"{'1 core':<46}{'tokens/s':>12}{'MB/s':>8}{'vs limit':>10}")
+        for threads in (1, 2) if (os.cpu_count() or 1) >= 2 else (1,):
+
+            def limit(b: list[str], n: int = threads) -> int:
+                return sum(len(x) + 1 for x in enc.encode_ordinary_batch(b, num_threads=n))
+
+            compare("tiktoken", limit, batches, mb, inp, tmp / "out-tik", str(tik_model), threads)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("(goal: >= 85% of the limit)\n")

@@ -23,7 +23,9 @@ class BlendConfig(StageConfig):
         "what the epoch sources ask for.",
     )
     tokenizer: str | None = Field(
-        default=None, description="sentencepiece model to count tokens with; else tokens are estimated."
+        default=None,
+        description="Tokenizer to count tokens with, any that tokenize takes (a sentencepiece .model, a Hugging "
+        "Face tokenizer.json or its directory, a .tiktoken file or tiktoken:NAME); else tokens are estimated.",
     )
     bytes_per_token: float = Field(
         default=4.0, gt=0, description="Token estimate without a tokenizer (GPT-2-like BPE: ~4 bytes/token)."
@@ -52,4 +54,5 @@ class BlendConfig(StageConfig):
 
 
     def extra_inputs(self) -> list[str]:
-        return [self.tokenizer] if self.tokenizer else []
+        # tiktoken:NAME is no path: it names a file in tiktoken's own cache
+        return [self.tokenizer] if self.tokenizer and not self.tokenizer.startswith("tiktoken:") else []

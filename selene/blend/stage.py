@@ -63,6 +63,8 @@ from selene.executor import Mapper, serial_map
 from selene.faults import failpoint
 from selene.io import dataset, fs
 from selene.manifest import DocumentManifest, ShardEntry, Stats
+from selene.tokenize.tokenizer import Tokenizer
+from selene.tokenize.tokenizer import load as load_tokenizer
 
 WORK = dataset.WORK
 BLEND_JSON = "blend.json"
@@ -78,7 +80,7 @@ the Parquet reader and the allocator keep around them, the key order. Measured 1
 SHUFFLE_MEMORY_FIXED = 64 << 20
 """Plus what does not grow with the bucket: the row group being taken and written (4 MiB of strings,
 a few copies) and the Parquet writer's pages (measured: ~55 MiB over 2 × bucket on 30 MiB buckets)."""
-_SP_CACHE: dict[str, Any] = {}
+_TOKENIZERS: dict[str, Tokenizer] = {}
 
 
 BlendResult = dataset.StageResult[BlendManifest]
@@ -89,26 +91,26 @@ def input_dataset(inp: str) -> DocumentManifest:
 
 
 def _tokenizer_digest(cfg: BlendConfig) -> str | None:
+    """What fixes the token counts: the tokenizer's identity (a sentencepiece model: sha256 of its
+    file, as before any other kind was accepted); loading it here refuses a bad one before any work."""
     if cfg.tokenizer is None:
         return None
-    if not fs.exists(cfg.tokenizer):
+    if not cfg.tokenizer.startswith("tiktoken:") and not fs.exists(cfg.tokenizer):
         raise ConfigError(
-            f"blend.tokenizer: {cfg.tokenizer!r} does not exist; give a sentencepiece .model, or unset it "
-            f"to estimate tokens as bytes / bytes_per_token ({cfg.bytes_per_token})"
+            f"blend.tokenizer: {cfg.tokenizer!r} does not exist; give a sentencepiece .model, a Hugging Face "
+            "tokenizer.json (or its directory), a .tiktoken file or tiktoken:NAME, or unset it to estimate "
+            f"tokens as bytes / bytes_per_token ({cfg.bytes_per_token})"
         )
-    return fs.sha256_file(cfg.tokenizer)
+    return _tokenizer(cfg.tokenizer).identity
 
 
-def _tokenizer(path: str) -> Any:
-    """The sentencepiece model at `path`, loaded once per process (read through fsspec)."""
-    if path not in _SP_CACHE:
-        import sentencepiece as spm
-
-        try:
-            _SP_CACHE[path] = spm.SentencePieceProcessor(model_proto=fs.read_bytes(path))
-        except (RuntimeError, OSError) as e:
-            raise ConfigError(f"blend.tokenizer: {path!r} is not a sentencepiece model ({e})") from None
-    return _SP_CACHE[path]
+def _tokenizer(path: str) -> Tokenizer:
+    """The tokenizer at `path`, loaded once per process by the tokenize stage's loader (the same kinds
+    and errors). Counting appends no end-of-document token, so one without an EOD is accepted."""
+    if path not in _TOKENIZERS:
+        _TOKENIZERS.clear()
+        _TOKENIZERS[path] = load_tokenizer(path, require_eod=False)
+    return _TOKENIZERS[path]
 
 
 def _sources_of(table: pa.Table) -> tuple[list[str], np.ndarray]:
@@ -175,7 +177,7 @@ def token_shard(
     if fs.exists(marker):
         return json.loads(fs.read_text(marker))
     assert cfg.tokenizer is not None
-    sp = _tokenizer(cfg.tokenizer)
+    tok = _tokenizer(cfg.tokenizer)
     table = dataset.open_parquet(shard).read(columns=["source", "text"])
     names, codes = _sources_of(table)
     out: dict[str, list[int]] = {}
@@ -184,7 +186,7 @@ def token_shard(
         gen = mix.rng(mix.source_seed(cfg.seed, src, mix.TOKENS, k))
         chosen = rows[np.sort(gen.choice(rows.size, size=n, replace=False))]
         texts = table.column("text").take(pa.array(chosen))
-        tokens = sum(len(ids) for ids in sp.encode(texts.to_pylist()))
+        tokens = sum(len(ids) for ids in tok.encode_batch(texts.to_pylist(), threads=1))
         out[src] = [int(n), int(pc.sum(pc.binary_length(texts)).as_py() or 0), int(tokens)]
     return _finish(marker, out)
 
@@ -580,7 +582,7 @@ def _token_samples(
     root: str, shards: Sequence[str], per_shard: dict[str, list[int]], cfg: BlendConfig, mapper: Mapper
 ) -> dict[str, mix.TokenSample]:
     assert cfg.tokenizer is not None
-    _tokenizer(cfg.tokenizer)  # a bad model file fails here, once, with its path
+    _tokenizer(cfg.tokenizer)  # a bad tokenizer fails here, once, with its path
     split = mix.token_sample_split(per_shard, cfg)
     picks = [{s: int(split[s][k]) for s in split if split[s][k]} for k in range(len(shards))]
     jobs = [(root, k, p, picks[k], cfg) for k, p in enumerate(shards) if picks[k]]

@@ -31,6 +31,7 @@ from pydantic import ValidationError
 from selene.errors import ConfigError, InputError
 from selene.io.dataset import MANIFEST
 from selene.tokenize.manifest import TokenizeManifest, token_manifest
+from selene.tokenize.tiktoken_encodings import Spec
 from selene.tokenize.tokenizer import Tokenizer, load_file
 from selene.train import checkpoint as ckpt
 from selene.train.checkpoint import META, complete_steps, step_dir
@@ -227,7 +228,7 @@ def check_vocab(tok: Tokenizer, args: ModelArgs, meta: dict[str, Any], where: st
 
 
 def tokenizer(checkpoint: str) -> Tokenizer:
-    """The checkpoint's tokenizer (a sentencepiece model or a tokenizer.json) with the end-of-document
+    """The checkpoint's tokenizer (a sentencepiece model, a tokenizer.json or a tiktoken encoding) with the end-of-document
     piece its data was made with (the tokenize manifest's, else the tokenizer's own EOS), checked
     against the model's vocabulary."""
     path = resolve(checkpoint)
@@ -236,7 +237,12 @@ def tokenizer(checkpoint: str) -> Tokenizer:
     if file is None:
         raise InputError(f"checkpoint {path} has no tokenizer (it was trained on data without a tokenizer file)")
     found = _token_manifest(meta)
-    tok = load_file(file, found[0].tokenizer.eod_piece if found is not None else None)
+    info = found[0].tokenizer if found is not None else None
+    spec = None
+    if found is not None and found[0].tokenizer.tiktoken is not None:
+        # a tiktoken encoding's pattern and special tokens are not in its file: the tokenize manifest has them
+        spec = Spec.from_json(found[0].tokenizer.tiktoken.to_json(), found[1])
+    tok = load_file(file, info.eod_piece if info is not None else None, spec)
     check_vocab(tok, model_args_of(meta, path), meta, path)
     ckpt.check_tokenizer(meta, path, ckpt.sha256_of(file), file, InputError)
     return tok

@@ -2,7 +2,8 @@
 
 A model trained on data made with a Hugging Face tokenizer.json gets that tokenizer back, with the EOD
 as its eos token and without its post-processor: selene's data has no BOS, so one that Llama 3's
-tokenizer.json would add is not added to the export's encodings either.
+tokenizer.json would add is not added to the export's encodings either. A tiktoken encoding becomes
+the byte-level BPE tokenizer.json that gives its ids (`selene.tokenize.tiktoken_hf`).
 
 Only the Llama-style architecture (RMSNorm, RoPE, SwiGLU) has an exact transformers counterpart;
 the GPT/Megatron presets (LayerNorm, learned positions, GELU) are refused rather than approximated.
@@ -37,7 +38,9 @@ import torch
 
 from selene.errors import ConfigError, OutputError, SeleneError
 from selene.eval.checkpoint_io import check_vocab, eod_id, load_model, tokenizer
-from selene.tokenize.tokenizer import Tokenizer
+from selene.tokenize import tiktoken_hf
+from selene.tokenize.tiktoken_encodings import parse_ranks
+from selene.tokenize.tokenizer import TiktokenTokenizer, Tokenizer
 from selene.train.dims import whole
 from selene.train.model import ModelArgs, Transformer
 
@@ -163,6 +166,17 @@ def hf_tokenizer_of(tok: Tokenizer, model_file: str, eos_piece: str) -> Any:
         return hf_tokenizer(model_file, eos_piece)
     from tokenizers import Tokenizer as RustTokenizer
     from transformers import PreTrainedTokenizerFast
+
+    if isinstance(tok, TiktokenTokenizer):
+        # a byte-level BPE with tiktoken's ranks and pattern; its special tokens' text inside a document
+        # stays text, as in tiktoken's encode_ordinary (split_special_tokens)
+        spec = tiktoken_hf.tokenizer_json(parse_ranks(tok.data, model_file), tok.spec)
+        return PreTrainedTokenizerFast(
+            tokenizer_object=RustTokenizer.from_str(spec),
+            eos_token=eos_piece,
+            split_special_tokens=True,
+            clean_up_tokenization_spaces=False,
+        )
 
     spec = json.loads(tok.data)
     spec["post_processor"] = None

@@ -15,7 +15,9 @@ class TokenizeConfig(StageConfig):
     tokenizer: str | None = Field(
         default=None,
         description="An existing tokenizer: a sentencepiece .model, a Hugging Face tokenizer.json or a directory "
-        "holding one (with tokenizer_config.json naming its eos_token); else a sentencepiece model is trained.",
+        "holding one (with tokenizer_config.json naming its eos_token), a tiktoken .tiktoken file (a published "
+        "encoding by name, else with NAME.tiktoken.json beside it) or tiktoken:NAME from tiktoken's cache; else a "
+        "sentencepiece model is trained.",
     )
     vocab_size: int = Field(default=32_000, ge=64, le=1_000_000)
     allow_smaller_vocab: bool = Field(
@@ -60,4 +62,5 @@ class TokenizeConfig(StageConfig):
 
 
     def extra_inputs(self) -> list[str]:
-        return [self.tokenizer] if self.tokenizer else []
+        # tiktoken:NAME is no path: it names a file in tiktoken's own cache
+        return [self.tokenizer] if self.tokenizer and not self.tokenizer.startswith("tiktoken:") else []

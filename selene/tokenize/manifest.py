@@ -11,15 +11,24 @@ from selene.io.dataset import read_manifest
 from selene.manifest import DatasetInputs, FileEntry, Record, StageManifest, Stats
 
 
+class TiktokenInfo(Record):
+    """tokenize: what a tiktoken encoding's ``.tiktoken`` file (ranks only) does not hold."""
+
+    name: str = Field(description="The encoding's name (cl100k_base ...; empty for an unnamed one).")
+    pat_str: str = Field(description="Its split pattern (the regex that cuts text before BPE).")
+    special_tokens: dict[str, int] = Field(description="Its special tokens and their ids.")
+
+
 class TokenizerInfo(Record):
     """tokenize: the tokenizer next to the token data."""
 
-    kind: Literal["sentencepiece", "huggingface"] = Field(
-        default="sentencepiece", description="sentencepiece (a .model) or huggingface (a tokenizer.json)."
+    kind: Literal["sentencepiece", "huggingface", "tiktoken"] = Field(
+        default="sentencepiece",
+        description="sentencepiece (a .model), huggingface (a tokenizer.json) or tiktoken (a .tiktoken file).",
     )
     file: str = Field(description="Its file name in the output directory.")
     sha256: str = Field(description="sha256 of that file.")
-    _omit_if_none = ("vocab_size_requested",)
+    _omit_if_none = ("vocab_size_requested", "tiktoken")
 
     vocab_size: int = Field(description="Pieces in the vocabulary (what the model has).")
     vocab_size_requested: int | None = Field(
@@ -30,6 +39,10 @@ class TokenizerInfo(Record):
     eod_id: int = Field(description="The end-of-document id appended to every document.")
     eod_piece: str = Field(description="The piece of that id.")
     trained: bool = Field(description="True: trained on the input; False: given (tokenize.tokenizer).")
+    tiktoken: TiktokenInfo | None = Field(
+        default=None,
+        description="A tiktoken encoding's name, pattern and special tokens (also in <file>.json beside it).",
+    )
 
 
 class TokenizeStats(Stats):

@@ -1,12 +1,14 @@
 """The tokenize stage: documents → token ids → Megatron-LM indexed dataset (.bin + .idx).
 
-1. Tokenizer: the given one (a sentencepiece model or a Hugging Face tokenizer.json, `tokenizer.load`),
+1. Tokenizer: the given one (a sentencepiece model, a Hugging Face tokenizer.json or a tiktoken
+   encoding, `tokenizer.load`),
    or a sentencepiece model trained on a seeded sample of the input (`spm.train`).
 2. `encode_shard` per input shard (parallel): batched encoding in batches sized in bytes
    (`encode_batch_bytes`), ids as numpy arrays, the end-of-document id appended to every document, one
    document per sequence, streamed into an indexed part. Memory is one batch, whatever the corpus.
 3. The parts are merged, in shard order, into ``OUT/<prefix>.bin`` / ``.idx``; the tokenizer's file
-   (``tokenizer.model`` or ``tokenizer.json``) is copied next to them; the manifest (written last) has
+   (``tokenizer.model``, ``tokenizer.json`` or ``tokenizer.tiktoken`` with its ``.json``) is copied
+   next to them; the manifest (written last) has
    the tokenizer's kind, vocabulary, EOD id, dtype and tokens per source.
 """
 
@@ -28,8 +30,16 @@ from selene.io import dataset, fs
 from selene.manifest import DatasetInputs, DocumentManifest, FileEntry, SourceStats
 from selene.tokenize import indexed, spm
 from selene.tokenize.config import TokenizeConfig
-from selene.tokenize.manifest import TokenizeManifest, TokenizerInfo, TokenizeStats
-from selene.tokenize.tokenizer import FILES, SentencePieceTokenizer, Tokenizer, load, load_file
+from selene.tokenize.manifest import TiktokenInfo, TokenizeManifest, TokenizerInfo, TokenizeStats
+from selene.tokenize.tokenizer import (
+    EXTRA_FILES,
+    FILES,
+    SentencePieceTokenizer,
+    TiktokenTokenizer,
+    Tokenizer,
+    load,
+    load_file,
+)
 
 WORK = dataset.WORK
 TOKENIZER = FILES["sentencepiece"]
@@ -150,8 +160,11 @@ def run_tokenize(
     m_in = dataset.require_documents(inp, "tokenize")
     given = given_tokenizer(cfg)
     # a sentencepiece model's identity is its bytes (fingerprints of earlier versions); a Hugging Face
-    # tokenizer's EOD may come from the tokenizer_config.json beside it
-    identity = None if given is None else given.sha256 if given.kind == "sentencepiece" else [given.sha256, given.eod_piece]
+    # tokenizer's EOD may come from the tokenizer_config.json beside it; a tiktoken encoding's pattern
+    # and special tokens are not in its file (`Tokenizer.identity`)
+    identity: str | list[str] | None = None
+    if given is not None:
+        identity = given.sha256 if given.kind == "sentencepiece" else [given.identity, given.eod_piece]
     # batch sizes change speed and memory, never the output (tests check): a new size reuses the output
     # allow_smaller_vocab decides whether a short vocabulary is an error, never what is written
     excluded = ["tokenizer", "encode_batch", "encode_batch_bytes", "allow_smaller_vocab"]
@@ -164,16 +177,20 @@ def run_tokenize(
     root = fs.join(out, WORK, fp)
     tok = prepare_tokenizer(inp, root, m_in, cfg, given)
     token_dtype(tok, cfg.tokenizer or fs.join(root, TOKENIZER))
-    fs.atomic_write(fs.join(root, tok.file_name), tok.data)
+    for name, data in tok.files().items():  # the workers load it from here
+        fs.atomic_write(fs.join(root, name), data)
     shards = [fs.join(inp, s.name) for s in m_in.shards]
     jobs = [(root, k, p, cfg, tok.eod_piece) for k, p in enumerate(shards)]
     parts = mapper("tokenize-shard", encode_shard, jobs)
     failpoint("tokenize:parts-written")
     merged = indexed.merge([p["prefix"] for p in parts], fs.join(out, cfg.prefix))
-    for name in FILES.values():  # a rerun with another kind of tokenizer must not leave the old file
-        if name != tok.file_name:
+    files = tok.files()
+    # a rerun with another kind of tokenizer must not leave the old file
+    for name in (*FILES.values(), *EXTRA_FILES):
+        if name not in files:
             fs.rm(fs.join(out, name))
-    fs.atomic_write(fs.join(out, tok.file_name), tok.data)
+    for name, data in files.items():
+        fs.atomic_write(fs.join(out, name), data)
     failpoint("tokenize:merged")
     manifest = finalize(out, inp, m_in, parts, merged, tok, cfg, fp)
     fs.rm(fs.join(out, WORK), recursive=True)
@@ -221,6 +238,7 @@ def finalize(
             eod_id=tok.eod_id,
             eod_piece=tok.eod_piece,
             trained=cfg.tokenizer is None,
+            tiktoken=TiktokenInfo(**tok.spec.to_json()) if isinstance(tok, TiktokenTokenizer) else None,
         ),
         dtype=str(indexed.choose_dtype(tok.vocab_size)),
         stats=TokenizeStats(

@@ -212,12 +212,15 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
 
 def _copy_tokenizer(cfg: TrainConfig, out: str) -> str | None:
     """The tokenizer of the training data, copied next to the checkpoints so that a checkpoint
-    directory is self-contained for evaluation and export (``../../tokenizer.model`` or ``.json``)."""
+    directory is self-contained for evaluation and export (``../../tokenizer.model``, ``.json`` or ``.tiktoken``)."""
     src = tokenizer_file(cfg.data.prefixes)
     if src is None:
         return None
     name = os.path.basename(src)
     shutil.copyfile(src, os.path.join(out, name))
+    sidecar = src + ".json"  # a tiktoken encoding's pattern and special tokens (tokenizer.tiktoken.json)
+    if os.path.exists(sidecar):
+        shutil.copyfile(sidecar, os.path.join(out, name + ".json"))
     return f"../../{name}"
 
 

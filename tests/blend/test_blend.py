@@ -622,6 +622,51 @@ def test_sampled_token_counts_with_a_tokenizer(corpus: str, tmp_path: Path) -> N
         )
 
 
+@pytest.mark.parametrize("kind", ["tiktoken", "huggingface"])
+def test_token_counts_with_any_tokenizer_kind(kind: str, small: str, tmp_path: Path) -> None:
+    """blend takes what tokenize takes (here a .tiktoken file and a tokenizer.json directory) and counts
+    with the library's own ids; every document of these sources is counted."""
+    from tests.tokenize.tiktoken_files import learn_ranks, write_encoding
+
+    table = read_out_input(small)
+    if kind == "tiktoken":
+        import tiktoken
+
+        from tests.tokenize.tiktoken_files import EOS, PATTERN
+
+        ranks = learn_ranks(WORDS[:3000], 200)
+        path = write_encoding(tmp_path / "tiny.tiktoken", ranks)
+        enc = tiktoken.Encoding(
+            "tiny", pat_str=PATTERN, mergeable_ranks=ranks, special_tokens={EOS: len(ranks)}
+        )
+        count: Callable[[str], int] = lambda t: len(enc.encode_ordinary(t))  # noqa: E731
+    else:
+        from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+        tok = Tokenizer(models.BPE())
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        tok.decoder = decoders.ByteLevel()
+        trainer = trainers.BpeTrainer(vocab_size=400, initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+        tok.train_from_iterator([" ".join(WORDS[i : i + 50]) for i in range(0, 20_000, 50)], trainer)
+        tok.save(str(tmp_path / "tokenizer.json"))  # no special token at all: counting needs no EOD
+        path = str(tmp_path)
+        count = lambda t: len(tok.encode(t, add_special_tokens=False).ids)  # noqa: E731
+    cfg = BlendConfig(weights=dict.fromkeys(SIZES, 1.0), tokenizer=path, token_sample_docs=1000)
+    b = run_blend(small, str(tmp_path / "out"), cfg).manifest.blend.sources
+    for src in SIZES:
+        texts = [t for t, s in zip(table["text"], table["source"], strict=True) if s == src]
+        assert b[src].tokens_method == "counted"
+        assert b[src].tokens == sum(count(t) for t in texts)
+
+
+def read_out_input(directory: str) -> dict[str, list[str]]:
+    """The text and source columns of a document dataset, in shard order."""
+    t = pa.concat_tables(
+        dataset.open_parquet(p).read(columns=["text", "source"]) for p in dataset.list_shards(directory)
+    )
+    return {"text": t.column("text").to_pylist(), "source": t.column("source").to_pylist()}
+
+
 # ------------------------------------------------------------------------------------ errors
 
 
