@@ -34,7 +34,7 @@ _progress: list[ProgressHook] = []
 
 RETRIES = 1
 """Attempts after the first for a failed item, in every executor (Prefect tasks use the same)."""
-INLINE_SECONDS = 0.3
+INLINE_SECONDS = float(os.environ.get("SELENE_INLINE_SECONDS", "0.3"))
 GIB = 1 << 30
 _budget: tuple[float, int] = (4.0, 1)  # (memory_gb, workers) of the running stage: `set_budget`
 
@@ -338,6 +338,25 @@ class LocalMapper:
             if cluster is not None:
                 cluster.close()
             self._dask = None
+
+
+DASK_CONNECT_SECONDS = float(os.environ.get("SELENE_DASK_CONNECT_SECONDS", "10"))
+
+
+def check_scheduler(address: str, timeout: float = DASK_CONNECT_SECONDS) -> int:
+    """The number of workers of the Dask scheduler at `address`; a `UsageError` naming the address
+    when none answers within `timeout` seconds. Run before a stage's work: a small stage runs its
+    few tasks inline and would never notice a wrong address, a large one would fail halfway."""
+    from distributed import Client
+
+    try:
+        with Client(address, timeout=f"{timeout}s") as client:
+            return len(client.scheduler_info(n_workers=-1).get("workers", {}))
+    except (OSError, TimeoutError, ValueError) as e:
+        raise UsageError(
+            f"no Dask scheduler answers at {address} ({type(e).__name__}: {e}); start one (`dask scheduler`, "
+            "then `dask worker ADDRESS`) or run without --dask-address"
+        ) from None
 
 
 def local_kind(kind: str, paths: Sequence[str]) -> str:

@@ -5,7 +5,13 @@ of that name: the same as a power cut at that instant, but at a chosen, reproduc
 than wherever a polling test happens to notice a file. Unset (always, outside tests) a fail point
 costs one environment lookup.
 
-Points: ``quality:scored`` (every shard scored, nothing written), ``quality:shards-written``,
+``SELENE_KILL_ONCE=<name>:<marker file>`` (several joined by ``;``) SIGKILLs only the process that
+first reaches point `name` (the marker file, created atomically, says it happened; later arrivals
+pass): a Dask worker
+lost in the middle of a task, as ``kill -9`` of that worker would. Points: ``ingest:file`` (a file
+being read) and ``dedup:band`` (a band task verifying its candidates).
+
+Points of ``SELENE_FAILPOINT``: ``quality:scored`` (every shard scored, nothing written), ``quality:shards-written``,
 ``dedup:shards-written``, ``decontaminate:shards-written``, ``tokenize:parts-written``,
 ``tokenize:merged`` (each after the stage's outputs or parts exist and before its manifest), and
 ``blend:bucket-published`` (after each shuffle bucket's parts are renamed into the output).
@@ -23,3 +29,22 @@ def failpoint(name: str) -> None:
     """SIGKILL this process group if ``SELENE_FAILPOINT`` names this point."""
     if os.environ.get(ENV) == name:
         os.killpg(os.getpgrp(), signal.SIGKILL)
+
+
+KILL_ONCE_ENV = "SELENE_KILL_ONCE"
+
+
+def kill_once(name: str) -> None:
+    """SIGKILL this process alone, the first time any process reaches point `name` under
+    ``SELENE_KILL_ONCE=<name>:<marker file>``."""
+    specs = [s for s in os.environ.get(KILL_ONCE_ENV, "").split(";") if s.startswith(name + ":")]
+    if not specs:
+        return
+    marker = specs[0][len(name) + 1 :]
+    try:
+        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        return
+    os.write(fd, str(os.getpid()).encode())
+    os.close(fd)
+    os.kill(os.getpid(), signal.SIGKILL)

@@ -8,13 +8,14 @@ runtime above (`selene.runner`) decides only where the parallel steps go and wha
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from selene import guard, registry
 from selene.config import ExecutorConfig
-from selene.executor import LocalMapper, local_kind, set_budget
+from selene.executor import LocalMapper, check_scheduler, local_kind, set_budget
 
 
 @dataclass
@@ -86,6 +87,11 @@ def check(job: Job) -> None:
     stage = registry.get(job.stage)
     if stage.preflight:
         registry.load(stage.preflight)(job.inp, job.out, job.cfg)
+    ex = job.executor_config()
+    if ex.kind == "dask" and ex.address and local_kind(ex.kind, job.paths()) == "dask":
+        workers = check_scheduler(ex.address)
+        if workers == 0:
+            print(f"warning: the Dask scheduler at {ex.address} has no workers yet; tasks wait for one", file=sys.stderr)
 
 
 def run_direct(job: Job, force: bool) -> Any:

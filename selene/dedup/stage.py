@@ -42,7 +42,7 @@ from selene.dedup.manifest import ClusterStats, DedupInputs, DedupManifest, Dedu
 from selene.dedup.report import cluster_examples
 from selene.errors import ConfigError, InputError
 from selene.executor import Mapper, serial_map
-from selene.faults import failpoint
+from selene.faults import failpoint, kill_once
 from selene.io import dataset, fs
 from selene.manifest import DatasetInputs, DocumentManifest, ShardEntry, SourceStats
 
@@ -210,6 +210,7 @@ def band_pairs(work: Work, band: int, part: int, cfg: DedupConfig) -> str:
     out = work.edges(band, part)
     if fs.exists(out):
         return out
+    kill_once("dedup:band")
     keys, gidx = [], []
     for k in range(len(work.shards)):
         col = fs.load_npy(work.path("keys", k), mmap=True)[band]

@@ -31,6 +31,7 @@ import pyarrow.compute as pc
 from selene import __version__, executor
 from selene.errors import InputError, UsageError
 from selene.executor import Mapper, serial_map
+from selene.faults import kill_once
 from selene.ingest import columnar, exact_dedup
 from selene.ingest.clean import clean_text
 from selene.ingest.config import IngestConfig, SourceSpec
@@ -189,6 +190,7 @@ def process_file(inp: InputFile, cfg: IngestConfig, work_root: str) -> dict[str,
     marker = work.stats(inp.idx)
     if fs.exists(marker):
         return json.loads(fs.read_text(marker))
+    kill_once("ingest:file")
     chain = FilterChain(cfg.filters)
     langid = LanguageIdentifier(cfg.langid) if cfg.langid.enabled else None
     read_stats = ReadStats()

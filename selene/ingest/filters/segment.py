@@ -1,12 +1,13 @@
-"""Sentences of a line of English prose, counted the way Punkt (NLTK's sentence splitter, which C4
-and datatrove use) splits them, without its trained model file.
+"""Sentences of a line of English prose, counted the way Punkt (NLTK's sentence splitter, which
+TensorFlow Datasets' C4 used) splits them, without its trained model file.
 
 A sentence ends at ``?`` or ``!``, and at a ``.`` that closes a word which is not an abbreviation
-("Mr.", "e.g.", "U.S.") nor a lone initial ("J. Smith"), when more text follows after whitespace
+("Mr.", "e.g.", "U.S.") nor a lone initial ("J. Smith"), when a word follows after whitespace
 (closing quotes and brackets stay with the sentence they close). An ellipsis ends a sentence only
 when the next word is capitalised. These are Punkt's first-pass rules with a fixed list of the
-abbreviations its English model knows best; rare abbreviations it learned from its corpus are where
-the counts can differ (measured in ``benchmarks/filters_vs_datatrove.py``).
+abbreviations its English model knows best. datatrove counts with spaCy's rule-based sentencizer
+instead, which also splits at dots inside tokens (``io.StringIO``) and at every ``?`` token; the
+difference is measured in ``benchmarks/filters_vs_datatrove.py``.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ ABBREVIATIONS = frozenset(_ABBREVIATIONS.split())
 # A candidate end: terminal punctuation, closing quotes/brackets, then whitespace and what follows.
 _END = re.compile(r"([.?!]+)[\"'”’)\]]*\s+(\S)")
 _WORD_BEFORE = re.compile(r"(\S+)$")
+_WORDY = re.compile(r"\w")
 
 
 def count_sentences(line: str) -> int:
@@ -37,6 +39,8 @@ def count_sentences(line: str) -> int:
     n = 1
     for m in _END.finditer(line):
         marks, nxt = m.group(1), m.group(2)
+        if not line[: m.start(1)].strip() or not _WORDY.search(line, m.start(2)):
+            continue  # nothing before it ("... and so"), or no word after it ('Done. "')
         if "?" in marks or "!" in marks:
             n += 1
             continue
