@@ -357,27 +357,44 @@ def union(parent: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
             parent[:] = up
 
 
+def linked_nodes(edge_files: Sequence[str]) -> np.ndarray:
+    """The documents some verified pair joins (sorted global indices), one edge file at a time."""
+    nodes = np.empty(0, dtype=np.int64)
+    pending: list[np.ndarray] = []
+    held = 0
+    for path in edge_files:
+        edges = fs.load_npy(path)
+        pending += [np.unique(edges["a"]), np.unique(edges["b"])]
+        held += pending[-1].size + pending[-2].size
+        if held > 2 * nodes.size + (1 << 20):  # merge now and then: linear in the files, bounded memory
+            nodes, pending, held = np.unique(np.concatenate([nodes, *pending])), [], 0
+    return np.unique(np.concatenate([nodes, *pending]))
+
+
 def cluster(work: Work, edge_files: Sequence[str], n_docs: int, cfg: DedupConfig) -> dict[str, Any]:
     """Union-find over the verified pairs, one edge file at a time, then `assign` within each
     component; writes each shard's duplicates (DUP_DTYPE, sorted by row) as ``dups/NNNNN.npy``;
     returns cluster statistics, the per-shard dup files and the largest clusters (for clusters.md).
     A cluster is a kept document and the documents removed as its duplicates. Memory: a few int64
-    arrays over the documents, plus one edge file."""
-    parent = np.arange(n_docs, dtype=np.int64)
+    arrays over the linked documents (those in some verified pair, not the whole corpus), plus one
+    edge file."""
+    linked = linked_nodes(edge_files)  # every document of an edge is in a component of two or more
+    parent = np.arange(linked.size, dtype=np.int64)
     pairs = 0
     for path in edge_files:
         edges = fs.load_npy(path)
         pairs += int(edges.size)
-        union(parent, edges["a"], edges["b"])
+        union(parent, np.searchsorted(linked, edges["a"]), np.searchsorted(linked, edges["b"]))
         del edges
-    roots = parent
-    comp_sizes = np.bincount(roots, minlength=n_docs)
-    linked = np.flatnonzero(comp_sizes[roots] > 1)
-    members, keeper, sim, exact = assign(work, roots, linked, cfg)
+    comp = linked[parent]  # each linked document's component, named by its smallest global index
+    members, keeper, sim, exact = assign(work, comp, linked, cfg)
     is_dup = keeper != members
     order = np.argsort(members[is_dup], kind="stable")
     dup, kept_of_dup, j_dup = members[is_dup][order], keeper[is_dup][order], sim[is_dup][order]
-    sizes = np.bincount(kept_of_dup, minlength=n_docs) + 1  # a cluster: its kept document + duplicates
+    # a cluster: its kept document and its duplicates
+    heads, n_dups = np.unique(kept_of_dup, return_counts=True)
+    head_sizes = n_dups + 1
+    dup_sizes = head_sizes[np.searchsorted(heads, kept_of_dup)]
     s_dup, r_dup = work.locate(dup)
     s_kept, r_kept = work.locate(kept_of_dup)
     dup_files: dict[int, str] = {}
@@ -387,16 +404,18 @@ def cluster(work: Work, edge_files: Sequence[str], n_docs: int, cfg: DedupConfig
         if hi > lo:
             rec = np.empty(hi - lo, dtype=DUP_DTYPE)
             rec["row"], rec["kept_shard"], rec["kept_row"] = r_dup[lo:hi], s_kept[lo:hi], r_kept[lo:hi]
-            rec["cluster"], rec["size"] = kept_of_dup[lo:hi], sizes[kept_of_dup[lo:hi]]
+            rec["cluster"], rec["size"] = kept_of_dup[lo:hi], dup_sizes[lo:hi]
             rec["j"] = j_dup[lo:hi]
             dup_files[k] = work.path("dups", k)
             fs.save_npy(dup_files[k], rec)
-    heads = np.unique(kept_of_dup)
-    hist = np.bincount(sizes[heads]) if heads.size else np.empty(0, dtype=np.int64)
+    hist = np.bincount(head_sizes) if heads.size else np.empty(0, dtype=np.int64)
     # the largest clusters, ties by kept document: the kept document and up to three duplicates
-    top = heads[np.lexsort((heads, -sizes[heads]))][:EXAMPLES]
-    examples = [(int(sizes[h]), [int(h), *[int(m) for m in dup[kept_of_dup == h][:3]]]) for h in top.tolist()]
-    components = int(np.count_nonzero(comp_sizes > 1))
+    top = np.lexsort((heads, -head_sizes))[:EXAMPLES]
+    examples = [
+        (int(head_sizes[t]), [int(heads[t]), *[int(m) for m in dup[kept_of_dup == heads[t]][:3]]])
+        for t in top.tolist()
+    ]
+    components = int(np.unique(comp).size)
     return {
         "stats": {
             "pairs_verified": pairs,
@@ -404,7 +423,7 @@ def cluster(work: Work, edge_files: Sequence[str], n_docs: int, cfg: DedupConfig
             "documents_in_clusters": int(heads.size + dup.size),
             "duplicates": int(dup.size),
             "cluster_sizes": {str(s): int(n) for s, n in enumerate(hist.tolist()) if n},
-            "largest_cluster": int(sizes[heads].max()) if heads.size else int(n_docs > 0),
+            "largest_cluster": int(head_sizes.max()) if heads.size else int(n_docs > 0),
             "documents_linked": int(linked.size),
             "kept_by_check": int(np.count_nonzero(~is_dup)) - components,
             "exact_checks": int(np.count_nonzero(exact)),
@@ -416,9 +435,10 @@ def cluster(work: Work, edge_files: Sequence[str], n_docs: int, cfg: DedupConfig
 
 
 def assign(
-    work: Work, roots: np.ndarray, linked: np.ndarray, cfg: DedupConfig
+    work: Work, comp: np.ndarray, linked: np.ndarray, cfg: DedupConfig
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Which document each linked document (`linked`: in a component of two or more) is a copy of.
+    """Which document each linked document (`linked`: in a component of two or more; `comp`: its
+    component) is a copy of.
 
     Per component, in the order of `keep` (corpus order; or the longest, the highest-priority source or
     the highest score first, ties by corpus order):
@@ -441,7 +461,6 @@ def assign(
     order: the global index of each, of the document kept for it (itself when kept), the similarity to
     it (0 for kept ones) and whether exact Jaccard decided. Depends on the components only, never on
     the order the edges came in."""
-    comp = roots[linked]
     old = linked < work.protected  # earlier outputs' documents: first, and never removed
     rank = np.zeros(linked.size, dtype=np.float64)
     if cfg.keep in ("longest", "priority", "score") and (~old).any():
