@@ -42,9 +42,9 @@ SENTENCE_TERMINAL = (
     "\U00016d6f\U00016e98\U0001bc9f\U0001da88"
 )
 # Words as datatrove's English word tokenizer (spaCy's rules) counts them, near enough for a ratio:
-# numbers with their decimal points, runs of word characters, and each punctuation mark apart
-# ("file-like" is three, "():" three).
-_WORDS = re.compile(r"\d+(?:[.,]\d+)*|\w+|[^\w\s]")
+# runs of word characters, joined by a dot or comma unless a capital follows ("3.14", "os.path" are
+# one word, "io.StringIO" three), and each punctuation mark apart ("file-like" is three, "():" three).
+_WORDS = re.compile(r"\w+(?:[.,](?![A-Z])\w+)*|[^\w\s]")
 
 
 @register_filter
