@@ -100,6 +100,20 @@ def test_c4_rules_switch_off_one_by_one() -> None:
     assert run("c4", quoted, end_punctuation=[".", "?", "!", '"', "'"]).text == quoted
 
 
+def test_c4_on_sentences_instead_of_lines() -> None:
+    page = (
+        "The committee met on Tuesday to discuss the budget. Several members raised concerns about the "
+        "cost. Home | About\nAfter a long debate the proposal was accepted by a narrow margin. Read more "
+        "about it in our news pages today. Click here"
+    )
+    v = run("c4", page, split_paragraph=False)
+    assert v.text == (
+        "The committee met on Tuesday to discuss the budget. Several members raised concerns about the cost. "
+        "After a long debate the proposal was accepted by a narrow margin. Read more about it in our news pages today."
+    )
+    assert v.edits == {"c4.lines_removed": 2}  # "Home | About" and "Click here", each a sentence here
+
+
 def test_c4_bad_words_from_a_list_file(tmp_path: Path) -> None:
     words = tmp_path / "en"
     words.write_text("# LDNOOBW-style list\nbadword\ntwo words\n")
