@@ -27,33 +27,30 @@ __all__ = ["URLFilter", "normalize_url"]
 def normalize_url(url: str) -> str:
     """``host/path?query`` of `url`: lowercase host without ``www.``, user or port; no scheme,
     fragment or trailing slash."""
-    url = url.strip()
-    start = url.find("://")
-    rest = (url[start + 3 :] if start >= 0 else url).partition("#")[0]
-    cut = len(rest)
-    for sep in "/?":
-        k = rest.find(sep, 0, cut)
-        if k >= 0:
-            cut = k
-    return (_host(rest[:cut]).removeprefix("www.") + rest[cut:]).rstrip("/")
+    host, rest = _parts(url.strip())
+    return _normalized(host, rest)
 
 
-def _host(url: str) -> str:
-    """The host of `url`, lowercase, without user, port or trailing dot ("" when there is none). By
-    string operations, not `urlsplit`: this runs once per web page."""
+def _normalized(host: str, rest: str) -> str:
+    return (host.removeprefix("www.") + rest).rstrip("/")
+
+
+def _parts(url: str) -> tuple[str, str]:
+    """(host, path?query) of `url`: the host lowercase, without user, port or trailing dot ("" when
+    there is none). By string operations, not `urlsplit`: this runs once per web page."""
     start = url.find("://")
     rest = url[start + 3 :] if start >= 0 else url
     end = len(rest)
     for sep in "/?#":
-        i = rest.find(sep, 0, end)
-        if i >= 0:
-            end = i
-    host = rest[:end]
+        k = rest.find(sep, 0, end)
+        if k >= 0:
+            end = k
+    host, path = rest[:end], rest[end:].partition("#")[0]
     if "@" in host:
         host = host.rpartition("@")[2]
     if host.startswith("["):  # an IPv6 literal, with or without a port
-        return host[1:].partition("]")[0].lower()
-    return host.partition(":")[0].rstrip(".").lower()
+        return host[1:].partition("]")[0].lower(), path
+    return host.partition(":")[0].rstrip(".").lower(), path
 
 
 @register_filter
@@ -122,15 +119,15 @@ class URLFilter(Filter):
             if self.cfg.missing_url == "remove":
                 return self.reject("missing_url", f"no {self.cfg.url_key!r} in the record's metadata")
             return None
+        host, rest = _parts(url.strip())
         if self.domains:
-            host = _host(url)
             cand = host
             while "." in cand:  # the host, then each parent domain (not the bare TLD)
                 if cand in self.domains:
                     return self.reject("domain", f"host={host} matches {cand!r} in {self.domains[cand]}")
                 cand = cand.partition(".")[2]
         if self.urls:
-            norm = normalize_url(url)
+            norm = _normalized(host, rest)
             if norm in self.urls:
                 return self.reject("url", f"url={_clip(url)} listed in {self.urls[norm]}")
         if self.sub_re is not None and (m := self.sub_re.search(url.lower())):
@@ -143,7 +140,7 @@ class URLFilter(Filter):
 def _domain(entry: str) -> str:
     """A domain list entry as a host: lowercase, no scheme, path, port or trailing dot (a listed
     ``www.example.com`` blocks that host and its subdomains, not ``example.com``)."""
-    return _host(entry.strip())
+    return _parts(entry.strip())[0]
 
 
 def _clip(url: str, n: int = 120) -> str:
