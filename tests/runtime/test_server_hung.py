@@ -184,8 +184,10 @@ def test_stopped_selene_server_is_said_once_and_the_command_runs_without_it(
     assert "no Prefect server" not in err  # one note, not two
     assert took < BOUND
 
-    # SELENE_PREFECT=on fails, at once, instead of running unrecorded
+    # SELENE_PREFECT=on fails, at once, instead of running unrecorded (the health check's wait
+    # shortened: the default's was tested above)
     env["SELENE_PREFECT"] = "on"
+    env[server.TIMEOUT_ENV] = "1"
     proc, took = selene(env, "ingest", "-o", str(tmp_path / "out2"), "--source", f"prose={tmp_path}/data/*.jsonl")
     assert proc.returncode == 2 and "SELENE_PREFECT=on but the dashboard" in said(proc), proc.stderr
     assert not (tmp_path / "out2" / "manifest.json").exists()
@@ -194,9 +196,10 @@ def test_stopped_selene_server_is_said_once_and_the_command_runs_without_it(
 def test_stopped_server_at_the_users_api_url_is_said_at_once(tmp_path: Path, stopped_server: tuple[int, str]) -> None:
     _, url = stopped_server
     env = subprocess_env(tmp_path, SELENE_HOME=str(tmp_path / "home"), PREFECT_API_URL=url)
+    env[server.TIMEOUT_ENV] = "1"  # a stopped server never answers: any wait shows it
     proc, took = ingest(tmp_path, env)
     assert proc.returncode == 2, proc.stderr
-    assert f"PREFECT_API_URL is {url}, which does not answer" in said(proc)
+    assert f"PREFECT_API_URL is {url}, which does not answer (no health check answer in 1 s" in said(proc)
     assert "Traceback" not in proc.stderr
     assert took < BOUND
 
@@ -355,6 +358,14 @@ class Proxy:
                 s.close()
 
 
+# A server lost mid-run: `runner.use_prefect` derives the Prefect client's request timeout from the
+# health check's (twice it: 2 s here), and each of the ~3 calls to the lost server waits that long.
+# One try a call here (Prefect's own backoff between tries is 2 s): the loss is found in seconds, not
+# the 20-30 s that retries take. Without the derived timeout (Prefect's default: 60 s a call) the
+# hung calls still run past `bound`.
+LOST_ENV = {"SELENE_DASHBOARD_TIMEOUT": "1", "PREFECT_CLIENT_MAX_RETRIES": "0"}
+
+
 @pytest.mark.parametrize(
     ("marker", "mode", "force", "ran_here"),
     [
@@ -369,9 +380,8 @@ def test_server_lost_mid_run_costs_the_records_not_the_run(
     assert health(prefect_api, timeout=30)
     proxy = Proxy(prefect_api, marker, mode)
     try:
-        env = subprocess_env(
-            tmp_path, SELENE_HOME=str(tmp_path / "home"), PREFECT_API_URL=proxy.url, SELENE_DASHBOARD_TIMEOUT="2"
-        )
+        env = subprocess_env(tmp_path, SELENE_HOME=str(tmp_path / "home"), PREFECT_API_URL=proxy.url,
+                             **LOST_ENV)  # fmt: skip
         args = ["ingest", "-o", str(tmp_path / "out"), "--source", f"prose={corpus(tmp_path)}/*.jsonl"]
         proc, _ = selene(env, *args, *(["--force"] if force else []), bound=120)
     finally:
@@ -390,9 +400,8 @@ def test_server_lost_between_pipeline_stages(tmp_path: Path, prefect_api: str) -
     # set_state: the pipeline's flow run, ingest's, ingest's end (its artifacts sent): then gone
     proxy = Proxy(prefect_api, b"/set_state", "hang", nth=3)
     try:
-        env = subprocess_env(
-            tmp_path, SELENE_HOME=str(tmp_path / "home"), PREFECT_API_URL=proxy.url, SELENE_DASHBOARD_TIMEOUT="2"
-        )
+        env = subprocess_env(tmp_path, SELENE_HOME=str(tmp_path / "home"), PREFECT_API_URL=proxy.url,
+                             **LOST_ENV)  # fmt: skip
         cfg = tmp_path / "pipeline.yaml"
         data = corpus(tmp_path)
         run = tmp_path / "run"

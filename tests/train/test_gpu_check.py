@@ -13,18 +13,13 @@ import sys
 from pathlib import Path
 
 from tests.pipeline_runs import subprocess_env
-from tests.tiny_checkpoint import make_token_data
+from tests.train.conftest import GpuCheckRun
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_gpu_check_runs_every_part_on_cpu(tmp_path: Path) -> None:
-    prefix = make_token_data(tmp_path / "tokens")
-    out = tmp_path / "out"
-    cmd = [sys.executable, str(ROOT / "benchmarks/gpu_check.py"), "--cpu-smoke", "--out", str(out),
-           "--work", str(tmp_path / "work"), "--data", str(Path(prefix).parent)]  # fmt: skip
-    # from another folder, as a user runs it
-    proc = subprocess.run(cmd, cwd=tmp_path, env=subprocess_env(tmp_path), capture_output=True, text=True, timeout=1500)
+def test_gpu_check_runs_every_part_on_cpu(gpu_check_smoke: GpuCheckRun) -> None:
+    proc, out = gpu_check_smoke.proc, gpu_check_smoke.out  # run once a session: tests/train/conftest.py
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "== summary ==" in proc.stdout
     parts = json.loads((out / "results.json").read_text())["parts"]
