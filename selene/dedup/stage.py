@@ -307,8 +307,9 @@ def _texts(work: Work, gidx: np.ndarray) -> dict[int, str]:
     out: dict[int, str] = {}
     for k in np.unique(shard):
         sel = shard == k
-        col = dataset.open_parquet(work.shards[int(k)]).read(columns=["text"]).column("text")
-        for g, t in zip(wanted[sel].tolist(), col.take(pa.array(row[sel])).to_pylist(), strict=True):
+        # only the row groups holding wanted rows: a round of exact checks reads a few documents of a shard
+        col = dataset.take_rows(work.shards[int(k)], row[sel], ["text"]).column("text")
+        for g, t in zip(wanted[sel].tolist(), col.to_pylist(), strict=True):
             out[g] = t
     return out
 
