@@ -1,6 +1,7 @@
 """Near-duplicate removal end to end: `selene dedup` against datatrove's MinHash pipeline.
 
     python benchmarks/dedup.py [--bases N] [--scale 4] [--repeats 2] [--bands 16 --rows 8] [--profile]
+    python benchmarks/dedup.py --against [--gb 0.5 ...]   (benchmarks/dedup_against.py: incremental dedup)
 
 datatrove runs in its own venv (it is not a dependency of selene); create it once with
 
@@ -458,7 +459,16 @@ def main() -> None:
         "--real-per-source", type=int, default=300,
         help="real text: files per kind (licences, copyright x2, changelogs, man pages, pydoc); 0 skips it",
     )  # fmt: skip
+    ap.add_argument(
+        "--against", nargs=argparse.REMAINDER,
+        help="measure `dedup --against` instead (benchmarks/dedup_against.py); the options after it are its own",
+    )  # fmt: skip
     args = ap.parse_args()
+    if args.against is not None:
+        import dedup_against
+
+        dedup_against.main(args.against)
+        return
 
     t = time.perf_counter()
     corpus = build_corpus(args.bases * args.scale, args.copies, args.threshold - 0.1)
