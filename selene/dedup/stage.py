@@ -25,7 +25,6 @@ byte for byte, for any number of workers, executor or memory budget.
 from __future__ import annotations
 
 import json
-import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,9 +37,10 @@ import pyarrow.compute as pc
 from selene import __version__, executor
 from selene.dedup import lsh, minhash, shingle, stored
 from selene.dedup.config import DedupConfig
+from selene.dedup.keep import KEEP_RULE, check_priority, keep_rank, kept_because
 from selene.dedup.manifest import ClusterStats, DedupInputs, DedupManifest, DedupStats, LshSummary
 from selene.dedup.report import cluster_examples
-from selene.errors import ConfigError, InputError
+from selene.errors import InputError
 from selene.executor import Mapper, serial_map
 from selene.faults import failpoint, kill_once
 from selene.io import dataset, fs
@@ -66,12 +66,6 @@ SMALL_RUN = 8  # documents sharing a band key are all compared pairwise up to th
 # in the fingerprint: outputs and work files of an older decision rule are never taken as done
 # (2: each removed document checked against the document kept for it, not only linked to it)
 ALGORITHM = 2
-KEEP_RULE = {
-    "first": "the first in corpus order is kept",
-    "longest": "the longest is kept (ties: the first in corpus order)",
-    "priority": "the copy from the source earliest in `priority` is kept (ties: the first in corpus order)",
-    "score": "the copy with the highest score is kept (ties: the first in corpus order)",
-}
 
 
 DedupResult = dataset.StageResult[DedupManifest]
@@ -168,32 +162,6 @@ def signature_shard(work: Work, k: int, cfg: DedupConfig) -> int:
         fs.save_npy(work.path("rank", k), np.concatenate(ranks) if ranks else np.empty(0, dtype=np.float64))
     fs.save_npy(len_path, np.concatenate(lengths) if lengths else np.empty(0, dtype=np.int64))
     return sum(len(x) for x in lengths)
-
-
-def keep_rank(column: pa.ChunkedArray, cfg: DedupConfig) -> np.ndarray:
-    """Per document, its place in the order of `keep` (lower is kept first; ties go by corpus order):
-    `priority`: the index of its source in the list (unlisted sources after every listed one);
-    `score`: minus its score (a document without one, or with a score that is not a number, last)."""
-    if cfg.keep == "priority":
-        order = {src: i for i, src in enumerate(cfg.priority)}
-        unlisted = float(len(cfg.priority))
-        return np.array([order.get(src, unlisted) for src in column.to_pylist()], dtype=np.float64)
-    assert cfg.score_key is not None
-    return np.array([-_score(meta, cfg.score_key) for meta in column.to_pylist()], dtype=np.float64)
-
-
-def _score(meta: str | None, key: str) -> float:
-    """The number at `key` of a document's meta JSON (the key itself, as `quality.<name>` is written,
-    else a dotted path into nested objects); -inf when absent or not a finite number."""
-    value: Any = json.loads(meta) if meta else {}
-    if isinstance(value, dict) and key in value:
-        value = value[key]
-    else:
-        for part in key.split("."):
-            value = value.get(part) if isinstance(value, dict) else None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
-        return float("-inf")
-    return float(value)
 
 
 # -------------------------------------------------------------------------------- 2. bands
@@ -609,27 +577,8 @@ def _examples(
             .take(pa.array(row[sel]))
         )
         for g, doc in zip(wanted[sel].tolist(), t.to_pylist(), strict=True):
-            found[g] = (doc["id"], doc["text"], _why(doc, cfg))
+            found[g] = (doc["id"], doc["text"], kept_because(doc, cfg))
     return [(size, [found[g] for g in members]) for size, members in examples]
-
-
-def _why(doc: dict[str, Any], cfg: DedupConfig) -> str:
-    """What the `keep` rule saw of a document, for clusters.md."""
-    if cfg.keep == "priority":
-        src = doc["source"]
-        rank = (
-            f"priority {cfg.priority.index(src) + 1} of {len(cfg.priority)}"
-            if src in cfg.priority
-            else "not in priority"
-        )
-        return f"source {src}, {rank}"
-    if cfg.keep == "score":
-        assert cfg.score_key is not None
-        score = _score(doc["meta"], cfg.score_key)
-        return f"{cfg.score_key}={score:g}" if np.isfinite(score) else f"no {cfg.score_key}"
-    if cfg.keep == "longest":
-        return f"{len(doc['text'])} characters"
-    return f"source {doc['source']}"
 
 
 # ---------------------------------------------------------------------------------- stage
@@ -703,21 +652,6 @@ def run_dedup(
         stored.write_index(out, minhash_settings, [s.sha256 for s in manifest.shards])
     fs.rm(fs.join(out, WORK), recursive=True)
     return DedupResult(out, skipped=False, manifest=manifest)
-
-
-def check_priority(m_in: DocumentManifest, cfg: DedupConfig) -> None:
-    """`priority` naming a source the data lacks (a typo would silently rank it last): a warning
-    listing the data's sources, or an error with `strict`."""
-    if cfg.keep != "priority":
-        return
-    have = sorted(m_in.stats.per_source)
-    missing = [s for s in cfg.priority if s not in have]
-    if not missing:
-        return
-    msg = f"dedup.priority names {', '.join(map(repr, missing))}, not a source of the input; its sources: {', '.join(have)}"
-    if cfg.strict:
-        raise ConfigError(msg)
-    print(f"warning: {msg}", file=sys.stderr)
 
 
 def finalize(
