@@ -191,7 +191,7 @@ def process_file(inp: InputFile, cfg: IngestConfig, work_root: str) -> dict[str,
     if fs.exists(marker):
         return json.loads(fs.read_text(marker))
     kill_once("ingest:file")
-    chain = FilterChain(cfg.filters)
+    chain = _filter_chain(work_root, cfg)
     langid = LanguageIdentifier(cfg.langid) if cfg.langid.enabled else None
     read_stats = ReadStats()
     counts: dict[str, Counter[str]] = defaultdict(Counter)  # source → reason (or "kept") → n
@@ -246,6 +246,19 @@ def process_file(inp: InputFile, cfg: IngestConfig, work_root: str) -> dict[str,
     }
     fs.atomic_write(marker, json.dumps(stats, indent=1))
     return stats
+
+
+_chain: tuple[str, FilterChain] | None = None
+
+
+def _filter_chain(work_root: str, cfg: IngestConfig) -> FilterChain:
+    """The run's filter chain, built once per process rather than once per input file: a block list
+    of millions of domains takes seconds to read. The work root names the run's fingerprint, which
+    covers the filter settings and the lists' contents, so a chain is never reused for other ones."""
+    global _chain
+    if _chain is None or _chain[0] != work_root:
+        _chain = (work_root, FilterChain(cfg.filters))
+    return _chain[1]
 
 
 def _langid(
