@@ -226,8 +226,9 @@ def test_workers_and_dask_give_identical_bytes(planted, deduped, tmp_path: Path,
             assert ([s.sha256 for s in m.shards], m.removed.sha256) == want, (kind, name)
 
 
+@pytest.mark.parametrize("step", ["dedup-band", "dedup-large-star", "dedup-clusters"])
 def test_resume_after_a_kill_gives_identical_output(
-    planted, deduped, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    planted, deduped, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: str
 ) -> None:  # type: ignore[no-untyped-def]
     from selene.dedup import stage
 
@@ -235,7 +236,7 @@ def test_resume_after_a_kill_gives_identical_output(
     cfg = DedupConfig(threshold=THRESHOLD)
 
     def dying_map(name, fn, args):  # type: ignore[no-untyped-def]
-        if name == "dedup-band":  # "killed" after the signatures, before any band finished
+        if name == step:  # "killed" after the signatures, before the step finished
             raise KeyboardInterrupt
         return [fn(*a) for a in args]
 
@@ -253,7 +254,7 @@ def test_resume_after_a_kill_gives_identical_output(
 
 
 def test_union_find_matches_a_reference_on_random_graphs() -> None:
-    from selene.dedup.stage import union
+    from selene.dedup.components import union
 
     rng = np.random.default_rng(5)
     for n, m in ((1, 0), (10, 3), (200, 150), (2000, 1900), (500, 3000)):
@@ -276,16 +277,18 @@ def test_union_find_matches_a_reference_on_random_graphs() -> None:
 
 
 def test_a_small_memory_budget_splits_bands_without_changing_the_output(
-    planted, deduped, tmp_path: Path
+    planted, deduped, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
     from selene import executor
-    from selene.dedup import stage
+    from selene.dedup import components, stage
 
     _, inp, _ = planted
     n_docs = sum(s.rows for s in dataset.read_manifest(inp).shards)  # type: ignore[union-attr]
     executor.set_budget(n_docs * stage.BAND_BYTES_PER_DOC / 7 / 2**30, 1)  # a seventh of one band
     try:
         assert stage.partitions_for(n_docs) >= 7
+        monkeypatch.setattr(components, "MIN_PAIRS_PER_PART", 64)  # the graph's steps split as well
+        assert components.parts_for(n_docs) >= 3
         res = run_dedup(inp, str(tmp_path / "out"), DedupConfig(threshold=THRESHOLD))
     finally:
         executor.set_budget(4.0, 1)

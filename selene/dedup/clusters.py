@@ -1,0 +1,252 @@
+"""The cluster step: per group of components, which copy is kept and which documents are its
+duplicates (`assign`); each group's duplicates written sorted by (shard, row) for the write step, and
+its statistics, merged in the main process without any array over documents.
+
+Components come from `components` split by their smallest document's part; a group task holds its
+components' documents only. Everything a group decides depends on its components alone, so the output
+is the same for any number of groups.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from selene.dedup.components import gather
+from selene.dedup.config import DedupConfig
+from selene.dedup.work import Work, exact_jaccard, rows_of, similarity
+from selene.io import fs
+
+# a group's duplicates, sorted by (shard, row): where each is, where the document it duplicates is,
+# its cluster (the kept document's global index) and size, and its similarity to the kept document
+DUP_DTYPE = np.dtype(
+    [
+        ("shard", "<i8"),
+        ("row", "<i8"),
+        ("kept_shard", "<i8"),
+        ("kept_row", "<i8"),
+        ("cluster", "<i8"),
+        ("size", "<i8"),
+        ("j", "<f8"),
+    ]
+)
+EXAMPLES = 5  # clusters shown in clusters.md
+HIST_BINS = 20  # the manifest's histogram of removed-vs-kept similarity: bins of 0.05, plus 1.0 alone
+
+
+def assign(
+    work: Work, comp: np.ndarray, linked: np.ndarray, cfg: DedupConfig
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Which document each linked document (`linked`: in a component of two or more; `comp`: its
+    component) is a copy of.
+
+    Per component, in the order of `keep` (corpus order; or the longest, the highest-priority source or
+    the highest score first, ties by corpus order):
+    the first undecided member is kept, and every undecided member whose similarity to it is at least
+    the threshold is its duplicate; the members left repeat this among themselves until none is left.
+    All components advance together, one vectorised round at a time (a round compares each undecided
+    member with its component's current kept document), so the cost is the linked documents times
+    the kept documents per component, usually one or two rounds. The similarity is `verify`'s, and
+    the check is at the threshold itself, with no margin. `verify: signature` estimates it from the
+    signatures, and where the estimate is within `exact_within` of the threshold (where it cannot
+    tell one side from the other: one standard deviation is 0.035 at 0.8 with 128 permutations)
+    takes exact Jaccard instead, from the two texts: outside that band an unbiased estimate errs
+    with probability < 0.2%, and real corpora hold many pairs just under the threshold (licences,
+    templates), so deciding them on the estimate alone would remove some below it, linking on
+    looser pairs (`DedupConfig.verify_margin`) or not. `verify: exact` is exact throughout;
+    `verify: none` removes every member for its component's first document (the similarity is
+    still estimated, for the manifest).
+
+    Returns (members, keeper, similarity, exact) over the linked documents, in component-then-`keep`
+    order: the global index of each, of the document kept for it (itself when kept), the similarity to
+    it (0 for kept ones) and whether exact Jaccard decided. Depends on the components only, never on
+    the order the edges came in."""
+    old = linked < work.protected  # earlier outputs' documents: first, and never removed
+    rank = np.zeros(linked.size, dtype=np.float64)
+    if cfg.keep in ("longest", "priority", "score") and (~old).any():
+        rank[~old] = (
+            -rows_of(work, "len", linked[~old])
+            if cfg.keep == "longest"
+            else rows_of(work, "rank", linked[~old])
+        )
+    order = np.lexsort((linked, rank, ~old, comp))
+    members, comp = linked[order], comp[order]
+    keeper = members.copy()
+    sim = np.zeros(members.size, dtype=np.float64)
+    exact = np.zeros(members.size, dtype=bool)
+    todo = np.arange(members.size)
+    while todo.size:
+        c = comp[todo]
+        first = np.concatenate([[True], c[1:] != c[:-1]])
+        head = todo[np.flatnonzero(first)][np.cumsum(first) - 1]  # each one's kept document (position)
+        rest, head = todo[~first], head[~first]
+        j = similarity(work, members[rest], members[head], cfg)
+        if cfg.verify == "signature":
+            low, high = cfg.exact_band()
+            near = np.flatnonzero((j >= low) & (j < high))
+            if near.size:  # the estimate cannot decide: exact Jaccard does (texts read again)
+                j[near] = exact_jaccard(work, members[rest[near]], members[head[near]], cfg)
+                exact[rest[near]] = True
+        close = np.ones(rest.size, dtype=bool) if cfg.verify == "none" else j >= cfg.threshold
+        close &= members[rest] >= work.protected
+        keeper[rest[close]], sim[rest[close]] = members[head[close]], j[close]
+        todo = rest[~close]
+    return members, keeper, sim, exact
+
+
+def cluster_group(work: Work, g: int, stars: Sequence[str], cfg: DedupConfig) -> dict[str, Any]:
+    """Group g's components (`stars`: their (centre, leaf) pair files): `assign` decides each document;
+    the duplicates go to ``dups/gNNNNN.npy`` (DUP_DTYPE, by shard and row) and their similarities, sorted,
+    to ``dups/jNNNNN.npy``. Returns the group's statistics, the shards its duplicates are in and its
+    largest clusters (`merge` adds groups up)."""
+    centre, leaf = gather(stars)
+    centres = np.unique(centre)
+    linked = np.concatenate([centres, leaf])
+    order = np.argsort(linked)
+    comp = np.concatenate([centres, centre])[order]
+    linked = linked[order]
+    members, keeper, sim, exact = assign(work, comp, linked, cfg)
+    del comp, linked
+    is_dup = keeper != members
+    order = np.argsort(members[is_dup], kind="stable")
+    dup, kept_of_dup, j_dup = members[is_dup][order], keeper[is_dup][order], sim[is_dup][order]
+    # a cluster: its kept document and its duplicates
+    heads, n_dups = np.unique(kept_of_dup, return_counts=True)
+    head_sizes = n_dups + 1
+    s_dup, r_dup = work.locate(dup)
+    s_kept, r_kept = work.locate(kept_of_dup)
+    dups, js = fs.join(work.root, "dups", f"g{g:05d}.npy"), fs.join(work.root, "dups", f"j{g:05d}.npy")
+    if dup.size:
+        rec = np.empty(dup.size, dtype=DUP_DTYPE)
+        rec["shard"], rec["row"], rec["kept_shard"], rec["kept_row"] = s_dup, r_dup, s_kept, r_kept
+        rec["cluster"], rec["size"] = kept_of_dup, head_sizes[np.searchsorted(heads, kept_of_dup)]
+        rec["j"] = j_dup
+        fs.save_npy(dups, rec)
+        fs.save_npy(js, np.sort(j_dup))
+    top = np.lexsort((heads, -head_sizes))[:EXAMPLES]  # the largest clusters, ties by kept document
+    return {
+        "dups": dups if dup.size else None,
+        "j": js if dup.size else None,
+        "shards": np.unique(s_dup).tolist(),
+        "clusters": int(heads.size),
+        "duplicates": int(dup.size),
+        "sizes": dict(Counter(head_sizes.tolist())),
+        "linked": int(members.size),
+        "kept_by_check": int(np.count_nonzero(~is_dup)) - int(centres.size),
+        "exact_checks": int(np.count_nonzero(exact)),
+        "j_sum": math.fsum(j_dup.tolist()),
+        "j_bins": _bins(j_dup).tolist(),
+        "below": int(np.count_nonzero(j_dup < cfg.threshold)),
+        "examples": [
+            (int(head_sizes[t]), [int(heads[t]), *[int(m) for m in dup[kept_of_dup == heads[t]][:3]]])
+            for t in top.tolist()
+        ],
+    }
+
+
+def _bins(j: np.ndarray) -> np.ndarray:
+    """Similarities per bin of 1/HIST_BINS, with 1.0 alone in the last."""
+    return np.bincount(
+        np.minimum(np.floor(j * HIST_BINS + 1e-9).astype(np.int64), HIST_BINS), minlength=HIST_BINS + 1
+    )
+
+
+def dups_of_shard(files: Sequence[str], k: int) -> np.ndarray | None:
+    """Shard k's duplicates (DUP_DTYPE, sorted by row) from the group files holding some."""
+    parts = []
+    for path in files:
+        rec = fs.load_npy(path, mmap=True)
+        shard = rec["shard"]
+        lo, hi = np.searchsorted(shard, k, side="left"), np.searchsorted(shard, k, side="right")
+        parts.append(np.array(rec[lo:hi]))
+    if not parts:
+        return None
+    out = np.concatenate(parts)
+    return out[np.argsort(out["row"], kind="stable")]
+
+
+def merge(groups: Sequence[dict[str, Any]], pairs: int, n_docs: int, cfg: DedupConfig) -> dict[str, Any]:
+    """The groups' results as one: cluster statistics, each shard's group files, the largest clusters."""
+    sizes: Counter[int] = Counter()
+    for grp in groups:
+        sizes.update(grp["sizes"])
+    files: dict[int, list[str]] = {}
+    for grp in groups:
+        for k in grp["shards"]:
+            files.setdefault(k, []).append(grp["dups"])
+    examples = sorted((ex for grp in groups for ex in grp["examples"]), key=lambda e: (-e[0], e[1][0]))
+    clusters = sum(grp["clusters"] for grp in groups)
+    return {
+        "stats": {
+            "pairs_verified": pairs,
+            "clusters": clusters,
+            "documents_in_clusters": clusters + sum(grp["duplicates"] for grp in groups),
+            "duplicates": sum(grp["duplicates"] for grp in groups),
+            "cluster_sizes": {str(s): sizes[s] for s in sorted(sizes)},
+            "largest_cluster": max(sizes) if sizes else int(n_docs > 0),
+            "documents_linked": sum(grp["linked"] for grp in groups),
+            "kept_by_check": sum(grp["kept_by_check"] for grp in groups),
+            "exact_checks": sum(grp["exact_checks"] for grp in groups),
+            "removed_similarity": similarity_summary(groups, cfg),
+        },
+        "dup_files": files,
+        "examples": examples[:EXAMPLES],
+    }
+
+
+def similarity_summary(groups: Sequence[dict[str, Any]], cfg: DedupConfig) -> dict[str, Any]:
+    """The similarity of each removed document to the document kept for it (as decided: estimated, or
+    exact where `assign` took it), summarised for audit:
+    quantiles, a histogram (lower bin edge → documents; "1.00" is exactly 1) and how many are below
+    the threshold (none unless `verify: none`). Quantiles are numpy's (linear), of order statistics
+    selected from the groups' sorted files, so no process holds the similarities of every removal."""
+    measure = {"exact": "exact", "signature": "estimate, exact near the threshold"}.get(
+        cfg.verify, "estimate"
+    )
+    n = sum(grp["duplicates"] for grp in groups)
+    if not n:
+        return {"measure": measure, "count": 0, "histogram": {}, "below_threshold": 0}
+    sorted_j = [fs.load_npy(grp["j"], mmap=True) for grp in groups if grp["j"]]
+    bins = np.sum([grp["j_bins"] for grp in groups], axis=0)
+    p1, p5, p50 = (_quantile(sorted_j, n, q) for q in (0.01, 0.05, 0.5))
+    return {
+        "measure": measure,
+        "count": n,
+        "min": float(min(float(j[0]) for j in sorted_j)),
+        "p1": p1,
+        "p5": p5,
+        "p50": p50,
+        "mean": math.fsum(grp["j_sum"] for grp in groups) / n,
+        "histogram": {f"{b / HIST_BINS:.2f}": int(c) for b, c in enumerate(bins.tolist()) if c},
+        "below_threshold": sum(grp["below"] for grp in groups),
+    }
+
+
+def _kth(sorted_j: Sequence[np.ndarray], k: int) -> float:
+    """The k-th smallest (from 0) of the values of several sorted arrays of non-negative floats:
+    bisection over the bit patterns (ordered as the values are), counting by binary search."""
+    lo, hi = 0, max(int(np.float64(j[-1]).view(np.int64)) for j in sorted_j)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        x = np.int64(mid).view(np.float64)
+        if sum(int(np.searchsorted(j, x, side="right")) for j in sorted_j) > k:
+            hi = mid
+        else:
+            lo = mid + 1
+    return float(np.int64(lo).view(np.float64))
+
+
+def _quantile(sorted_j: Sequence[np.ndarray], n: int, q: float) -> float:
+    """`np.quantile(all values, q)` (method "linear", computed as numpy does) from order statistics."""
+    at = np.float64(n - 1) * q
+    below = int(np.floor(at))
+    above = min(below + 1, n - 1)
+    gamma = at - np.float64(below)
+    a = np.float64(_kth(sorted_j, below))
+    b = np.float64(_kth(sorted_j, above)) if above != below else a
+    diff = b - a
+    return float(b - diff * (1.0 - gamma) if gamma >= 0.5 else a + diff * gamma)
