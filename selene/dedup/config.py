@@ -104,7 +104,7 @@ class DedupConfig(StageConfig):
     )
     store_signatures: bool = Field(
         default=True,
-        description="Keep the kept documents' signatures and band keys in OUT/minhash/ (~0.8 KB a document at "
+        description="Keep the kept documents' signatures and a sorted index of their band keys in OUT/minhash/ (~1.1 KB a document at "
         "128 permutations) so a later run can be deduplicated --against this output.",
     )
 

@@ -41,7 +41,7 @@ from selene.dedup.config import DedupConfig
 from selene.dedup.keep import KEEP_RULE, check_priority, keep_rank, kept_because
 from selene.dedup.manifest import ClusterStats, DedupInputs, DedupManifest, DedupStats, LshSummary
 from selene.dedup.report import cluster_examples
-from selene.dedup.work import VERIFY_CHUNK, Work, similarity
+from selene.dedup.work import KEY_DTYPE, VERIFY_CHUNK, Work, similarity
 from selene.errors import InputError
 from selene.executor import Mapper, serial_map
 from selene.faults import failpoint, kill_once
@@ -80,10 +80,11 @@ def partitions_for(n_docs: int) -> int:
 
 
 def signature_shard(work: Work, k: int, cfg: DedupConfig) -> int:
-    """Signatures (n × num_perm, in the scheme's dtype), band keys (bands × n, band-major so a band
-    task reads one contiguous row) and text lengths of shard `k`; returns its number of documents.
-    Reads one row group at a time (row groups are sized in bytes)."""
-    sig_path, key_path, len_path = work.path("sig", k), work.path("keys", k), work.path("len", k)
+    """Signatures (n × num_perm, in the scheme's dtype), band keys and text lengths of shard `k`;
+    returns its number of documents. The keys go to one file per band and key partition (`Work.keys`:
+    key and row, sorted), so a band task reads its own keys and nothing else. Reads one row group at
+    a time (row groups are sized in bytes); the lengths file, written last, marks the shard done."""
+    sig_path, len_path = work.path("sig", k), work.path("len", k)
     if fs.exists(len_path):
         return int(fs.load_npy(len_path).size)
     perms = minhash.Permutations.from_seed(cfg.num_perm, cfg.seed)
@@ -101,12 +102,18 @@ def signature_shard(work: Work, k: int, cfg: DedupConfig) -> int:
         keys.append(key)
         lengths.append(np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts)))
     fs.save_npy(sig_path, np.concatenate(sigs) if sigs else np.empty((0, cfg.num_perm), dtype=perms.dtype))
-    fs.save_npy(
-        key_path,
-        np.ascontiguousarray(np.concatenate(keys).T)
-        if keys
-        else np.empty((work.sets * work.bands, 0), np.uint64),
-    )
+    key = np.concatenate(keys) if keys else np.empty((0, work.sets * work.bands), np.uint64)
+    for band in range(key.shape[1]):
+        col = key[:, band]
+        live = np.flatnonzero(col != 0).astype(np.uint32)
+        part = _partition(col[live], work.partitions)
+        order = np.lexsort((live, col[live], part))
+        bounds = np.searchsorted(part[order], np.arange(work.partitions + 1))
+        for p in range(work.partitions):
+            sel = order[bounds[p] : bounds[p + 1]]
+            rec = np.empty(sel.size, dtype=KEY_DTYPE)
+            rec["key"], rec["row"] = col[live[sel]], live[sel]
+            fs.save_npy(work.keys(band, p, k), rec)
     if len(columns) > 1:
         fs.save_npy(work.path("rank", k), np.concatenate(ranks) if ranks else np.empty(0, dtype=np.float64))
     fs.save_npy(len_path, np.concatenate(lengths) if lengths else np.empty(0, dtype=np.int64))
@@ -130,18 +137,16 @@ def band_pairs(work: Work, band: int, part: int, cfg: DedupConfig) -> tuple[str,
         return out, int(fs.load_npy(out, mmap=True).size)
     kill_once("dedup:band")
     keys, gidx = [], []
-    for k in range(len(work.shards)):
-        col = fs.load_npy(work.path("keys", k), mmap=True)[band]
-        live = (
-            np.flatnonzero(col != 0)
-            if work.partitions == 1
-            else np.flatnonzero((col != 0) & (_partition(col, work.partitions) == part))
-        )
-        keys.append(np.asarray(col[live]))
-        gidx.append(live + work.offsets[k])
+    for k in work.new_shards:
+        rec = fs.load_npy(work.keys(band, part, k))
+        keys.append(rec["key"])
+        gidx.append(rec["row"].astype(np.int64) + work.offsets[k])
     key = np.concatenate(keys)
     idx = np.concatenate(gidx)
     del keys, gidx
+    if work.indexes:  # earlier outputs' documents sharing a key with one of this run's
+        old_key, old_idx = _earlier(work, band, np.unique(key))
+        key, idx = np.concatenate([old_key, key]), np.concatenate([old_idx, idx])
     order = np.lexsort((idx, key))
     key, idx = key[order], idx[order]
     del order
@@ -161,6 +166,27 @@ def band_pairs(work: Work, band: int, part: int, cfg: DedupConfig) -> tuple[str,
         edges = edges[edges["j"] >= cfg.verify_cutoff()]
     fs.save_npy(out, edges)
     return out, int(edges.size)
+
+
+def _earlier(work: Work, band: int, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The keys and global indices of the earlier outputs' documents whose key in `band` is one of
+    `wanted` (sorted), found by binary search in each output's sorted key index (memory-mapped: a few
+    pages per key, not the whole index). Documents of earlier outputs that share a key with no new
+    document would only pair among themselves, and such pairs are never compared."""
+    keys, gidx = [np.empty(0, np.uint64)], [np.empty(0, np.int64)]
+    offsets = np.asarray(work.offsets)
+    for out, first, parts in work.indexes:
+        their_part = _partition(wanted, parts)
+        for p in np.unique(their_part).tolist():
+            want = wanted[their_part == p]
+            index = fs.load_npy(stored.key_index(out, band, p), mmap=True)
+            lo = np.searchsorted(index["key"], want, side="left")
+            n = np.searchsorted(index["key"], want, side="right") - lo
+            at = np.repeat(lo - np.cumsum(n) + n, n) + np.arange(int(n.sum()))
+            rec = np.asarray(index[at])
+            keys.append(rec["key"])
+            gidx.append(offsets[first + rec["shard"].astype(np.int64)] + rec["row"].astype(np.int64))
+    return np.concatenate(keys), np.concatenate(gidx)
 
 
 def candidate_pairs(key: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -269,17 +295,34 @@ def write_shard(work: Work, k: int, dup_files: Sequence[str], out: str, store: b
     if store:
         kept = np.flatnonzero(keep)
         for kind in stored.STORED_KINDS:
-            arr = fs.load_npy(work.path(kind, k), mmap=True)
-            fs.save_npy(
-                stored.path(out, kind, j_out),
-                np.ascontiguousarray(arr[:, kept] if kind == "keys" else arr[kept]),
-            )
+            fs.save_npy(stored.path(out, kind, j_out), fs.load_npy(work.path(kind, k), mmap=True)[kept])
+        fs.save_npy(work.path("gone", k), np.flatnonzero(~keep))  # for the key index
     dataset.write_table(removed_path, removed)
     written = dataset.write_table(target, table).to_json()
     written["sources"] = dataset.value_counts(table.column("source"))
     written["removed_sources"] = dataset.value_counts(removed.column("source"))
     fs.atomic_write(marker, json.dumps(written))
     return written
+
+
+def index_keys(work: Work, band: int, part: int, out: str) -> None:
+    """The output's sorted key index of one band and key partition (`stored.key_index`): the keys of
+    the documents it kept, with their output shard and row. Memory: as a band task."""
+    target = stored.key_index(out, band, part)
+    if fs.exists(target):
+        return
+    recs = []
+    for k in work.new_shards:
+        rec = fs.load_npy(work.keys(band, part, k))
+        gone = fs.load_npy(work.path("gone", k))
+        kept = ~np.isin(rec["row"], gone)
+        at = np.searchsorted(gone, rec["row"])  # rows removed before it
+        idx = np.empty(int(kept.sum()), dtype=stored.INDEX_DTYPE)
+        idx["key"], idx["shard"] = rec["key"][kept], k - len(work.prior)
+        idx["row"] = rec["row"][kept] - at[kept]  # its row in the output shard
+        recs.append(idx)
+    index = np.concatenate(recs) if recs else np.empty(0, dtype=stored.INDEX_DTYPE)
+    fs.save_npy(target, index[np.lexsort((index["row"], index["shard"], index["key"]))])
 
 
 def _examples(
@@ -334,9 +377,12 @@ def run_dedup(
     offsets = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)])
     n_docs = int(offsets[-1])
     protected = int(offsets[len(prior)])
+    firsts = np.cumsum([0, *(len(p.shards) for p in priors)])
+    indexes = tuple((p.out, int(first), p.key_partitions) for p, first in zip(priors, firsts, strict=False))
+    # a band task holds this run's keys and the earlier documents that share one (not all of them)
     work = Work(
         tuple(shards), tuple(int(x) for x in offsets[:-1]), bands, rows, fs.join(out, WORK, fp),
-        partitions_for(n_docs), cfg.band_sets, prior, protected,
+        partitions_for(n_docs - protected), cfg.band_sets, prior, protected, indexes,
     )  # fmt: skip
 
     counts = mapper("dedup-signatures", signature_shard, [(work, k, cfg) for k in work.new_shards])
@@ -357,6 +403,12 @@ def run_dedup(
         [(work, k, dup_files.get(k, []), out, cfg.store_signatures) for k in work.new_shards],
     )
     failpoint("dedup:shards-written")
+    if cfg.store_signatures:
+        mapper(
+            "dedup-key-index",
+            index_keys,
+            [(work, b, p, out) for b in range(work.sets * bands) for p in range(work.partitions)],
+        )
     manifest = finalize(
         out,
         inp,
@@ -370,7 +422,7 @@ def run_dedup(
         priors,
     )
     if cfg.store_signatures:
-        stored.write_index(out, minhash_settings, [s.sha256 for s in manifest.shards])
+        stored.write_index(out, minhash_settings, [s.sha256 for s in manifest.shards], work.partitions)
     fs.rm(fs.join(out, WORK), recursive=True)
     return DedupResult(out, skipped=False, manifest=manifest)
 

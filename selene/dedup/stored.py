@@ -2,12 +2,15 @@
 is deduplicated against (``selene dedup --against``).
 
 Every dedup output holds, next to its shards, ``minhash/``: per output shard ``NNNNN.sig.npy`` (the
-signatures of its documents, row for row), ``NNNNN.keys.npy`` (their LSH band keys, band-major) and
-``NNNNN.len.npy`` (text lengths), and ``minhash.json``: the format version, the settings that made
-them (a signature is only comparable with one of the same permutations, shingles and banding) and the
-sha256 of each shard they belong to. An incremental run reads them instead of hashing the old corpus
-again, and refuses, before any work, an output that is not a finished dedup output, that stored no
-signatures, that was made with other MinHash settings, or whose shards changed since.
+signatures of its documents, row for row) and ``NNNNN.len.npy`` (text lengths); per band and key
+partition ``keys/bBBBB-pPPPPP.npy``, the LSH keys of that band and key range of the whole output,
+sorted (key, shard, row), so a later run finds the old documents sharing a key with its own by binary
+search, reading a few pages of the old index rather than all of it; and ``minhash.json``: the format
+version, the settings that made them (a signature is only comparable with one of the same
+permutations, shingles and banding), the key partitions and the sha256 of each shard they belong to.
+An incremental run reads them instead of hashing the old corpus again, and refuses, before any work,
+an output that is not a finished dedup output, that stored no signatures, that was made with other
+MinHash settings or by an older format, or whose shards changed since.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from selene.dedup.config import DedupConfig
 from selene.dedup.manifest import DedupManifest
@@ -25,8 +30,9 @@ __all__ = ["FORMAT", "STORED_KINDS", "Prior", "load_priors", "settings_of", "wri
 
 DIR = "minhash"
 INDEX = "minhash.json"
-FORMAT = 1
-STORED_KINDS = ("sig", "keys", "len")
+FORMAT = 2  # 1: band keys per shard, band-major (no index; refused with what to do)
+STORED_KINDS = ("sig", "len")
+INDEX_DTYPE = np.dtype([("key", "<u8"), ("shard", "<u4"), ("row", "<u4")])
 
 
 def settings_of(cfg: DedupConfig, bands: int, rows: int, dtype: str) -> dict[str, Any]:
@@ -44,14 +50,27 @@ def settings_of(cfg: DedupConfig, bands: int, rows: int, dtype: str) -> dict[str
 
 
 def path(out: str, kind: str, shard: int) -> str:
-    """The stored file `kind` (sig, keys, len) of output shard `shard`."""
+    """The stored file `kind` (sig, len) of output shard `shard`."""
     return fs.join(out, DIR, f"{shard:05d}.{kind}.npy")
 
 
-def write_index(out: str, settings: dict[str, Any], shard_sha256: list[str]) -> None:
+def key_index(out: str, band: int, part: int) -> str:
+    """The sorted keys (INDEX_DTYPE) of band `band`, key partition `part`, of output `out`."""
+    return fs.join(out, DIR, "keys", f"b{band:04d}-p{part:05d}.npy")
+
+
+def write_index(out: str, settings: dict[str, Any], shard_sha256: list[str], key_partitions: int) -> None:
     fs.atomic_write(
         fs.join(out, DIR, INDEX),
-        json.dumps({"format": FORMAT, "settings": settings, "shards": shard_sha256}, indent=1),
+        json.dumps(
+            {
+                "format": FORMAT,
+                "settings": settings,
+                "key_partitions": key_partitions,
+                "shards": shard_sha256,
+            },
+            indent=1,
+        ),
     )
 
 
@@ -63,6 +82,7 @@ class Prior:
     fingerprint: str
     shards: tuple[str, ...]
     rows: tuple[int, ...]
+    key_partitions: int
 
 
 def load_priors(against: list[str], inp: str, out: str, settings: dict[str, Any]) -> list[Prior]:
@@ -91,10 +111,14 @@ def load_priors(against: list[str], inp: str, out: str, settings: dict[str, Any]
         try:
             index = json.loads(fs.read_text(index_path))
             fmt, theirs, shas = index["format"], index["settings"], index["shards"]
+            parts = int(index.get("key_partitions", 0))
         except (ValueError, KeyError, TypeError) as e:
             raise InputError(f"{index_path}: corrupt signature index ({type(e).__name__}: {e})") from None
         if fmt != FORMAT:
-            raise InputError(f"{where}: stored signatures of format {fmt}; this selene reads format {FORMAT}")
+            raise InputError(
+                f"{where}: stored signatures of format {fmt}; this selene reads format {FORMAT} (band keys "
+                "in a sorted index): run that dedup again with this selene (its output stays the same)"
+            )
         diff = [f"{k}={theirs.get(k)!r} (this run: {v!r})" for k, v in settings.items() if theirs.get(k) != v]
         if diff:
             raise ConfigError(
@@ -115,6 +139,12 @@ def load_priors(against: list[str], inp: str, out: str, settings: dict[str, Any]
             for kind in STORED_KINDS
             if not fs.exists(path(prev, kind, j))
         ]
+        bad += [
+            f"{DIR}/keys/b{b:04d}-p{p:05d}.npy"
+            for b in range(settings["bands"] * settings["band_sets"])
+            for p in range(parts)
+            if not fs.exists(key_index(prev, b, p))
+        ]
         if bad:
             raise InputError(f"{where}: missing or changed since it was written: {', '.join(bad[:5])}")
         priors.append(
@@ -123,6 +153,7 @@ def load_priors(against: list[str], inp: str, out: str, settings: dict[str, Any]
                 m.fingerprint,
                 tuple(fs.join(prev, s.name) for s in m.shards),
                 tuple(s.rows for s in m.shards),
+                parts,
             )
         )
     return priors

@@ -12,6 +12,7 @@ from selene.dedup import minhash, shingle, stored
 from selene.dedup.config import DedupConfig
 from selene.io import dataset, fs
 
+KEY_DTYPE = np.dtype([("key", "<u8"), ("row", "<u4")])  # one band's keys of a shard: key, row in the shard
 VERIFY_CHUNK = 1 << 16  # candidate pairs verified at once: two (chunk × num_perm) blocks of signatures
 
 
@@ -35,6 +36,8 @@ class Work:
     # (global index < `protected`) are never removed
     prior: tuple[tuple[str, int], ...] = ()
     protected: int = 0
+    # per earlier output: (its directory, its first shard's number here, its key index's partitions)
+    indexes: tuple[tuple[str, int, int], ...] = ()
 
     def path(self, kind: str, i: int, ext: str = "npy") -> str:
         if i < len(self.prior) and kind in stored.STORED_KINDS:
@@ -45,6 +48,10 @@ class Work:
     def new_shards(self) -> range:
         """The shards of this run's input (after the earlier outputs' shards)."""
         return range(len(self.prior), len(self.shards))
+
+    def keys(self, band: int, part: int, k: int) -> str:
+        """Shard k's LSH keys of one band and key partition (`KEY_DTYPE`, sorted), from its signature task."""
+        return fs.join(self.root, f"keys-p{self.partitions}", f"b{band:04d}-p{part:05d}", f"{k:05d}.npy")
 
     def edges(self, band: int, part: int) -> str:
         return fs.join(self.root, f"edges-p{self.partitions}", f"b{band:04d}-p{part:05d}.npy")

@@ -482,3 +482,51 @@ def test_against_refuses_what_it_cannot_use(crawls: dict[str, str]) -> None:
     data["shards"][0] = "0" * 64
     index.write_text(json.dumps(data))
     assert "its shards changed since their signatures were stored" in error([str(copy)])
+    older = Path(root, "older-format")
+    shutil.copytree(old, older)
+    index = older / "minhash" / "minhash.json"
+    index.write_text(json.dumps({**json.loads(index.read_text()), "format": 1}))
+    assert "stored signatures of format 1; this selene reads format 2" in error([str(older)])
+    gap = Path(root, "no-key-index")
+    shutil.copytree(old, gap)
+    (gap / "minhash" / "keys" / "b0003-p00000.npy").unlink()
+    assert "missing or changed since it was written: minhash/keys/b0003-p00000.npy" in error([str(gap)])
+
+
+def test_a_band_task_reads_only_its_own_keys(
+    planted, deduped, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """Each band task loads its band's and key partition's key files (one per shard) and signatures to
+    verify with, never another band's keys; the output does not depend on how keys are split."""
+    from selene import executor
+    from selene.dedup import stage
+
+    _, inp, _ = planted
+    n_docs = sum(s.rows for s in dataset.read_manifest(inp).shards)  # type: ignore[union-attr]
+    loaded: list[str] = []
+    load = fs.load_npy
+    monkeypatch.setattr(stage.fs, "load_npy", lambda p, mmap=False: loaded.append(p) or load(p, mmap))
+    tasks: list[tuple[int, int, list[str]]] = []
+
+    def mapper(name, fn, args):  # type: ignore[no-untyped-def]
+        out = []
+        for a in args:
+            loaded.clear()
+            out.append(fn(*a))
+            if name == "dedup-band":
+                tasks.append((a[1], a[2], list(loaded)))
+        return out
+
+    executor.set_budget(n_docs * stage.BAND_BYTES_PER_DOC / 3 / 2**30, 1)
+    try:
+        res = run_dedup(inp, str(tmp_path / "out"), DedupConfig(threshold=THRESHOLD), mapper=mapper)
+    finally:
+        executor.set_budget(4.0, 1)
+    n_shards = len(res.manifest.shards)
+    assert len({p for _, p, _ in tasks}) >= 3
+    for band, part, paths in tasks:
+        keys = [p for p in paths if "/keys-" in p]
+        assert len(keys) == n_shards and all(f"/b{band:04d}-p{part:05d}/" in p for p in keys)
+        assert all("/keys-" in p or "/sig/" in p for p in paths), paths
+    assert [s.sha256 for s in res.manifest.shards] == [s.sha256 for s in deduped.manifest.shards]
+    assert res.manifest.removed.sha256 == deduped.manifest.removed.sha256
