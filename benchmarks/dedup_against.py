@@ -17,7 +17,7 @@ BOTH is OLD's shards then NEW's (hard links).
 
 Timed, whole commands as users run them (``python -m selene.cli dedup ... --workers W``,
 ``SELENE_PREFECT=off``; wall clock, user+sys CPU of the command's process tree and peak RSS of its
-largest process, from `os.wait4`: the machine may be shared), each the fastest of `--repeats`:
+largest process, from `os.wait4` and a poll of the process tree: the machine may be shared), each the fastest of `--repeats`:
   a. ``dedup -i OLD -o OLD_D``: the earlier curated output;
   b. ``dedup -i NEW -o NEW_D --against OLD_D``: the incremental run;
   c. ``dedup -i BOTH -o BOTH_D --keep priority --priority old --priority new``: what a user would run
@@ -466,7 +466,7 @@ def markdown(results: dict[str, dict[str, Any]]) -> str:
         "it (fresh documents, and 15% copies of OLD documents: half exact, half near at J ~0.9). a = `dedup -i OLD -o "
         "OLD_D`; b = `dedup -i NEW -o NEW_D --against OLD_D`; c = `dedup -i OLD+NEW -o BOTH_D --keep priority "
         "--priority old --priority new`. Whole commands, `SELENE_PREFECT=off`, wall and CPU of the process tree "
-        "(os.wait4), peak RSS of its largest process.",
+        "(the larger of os.wait4 and a 0.1 s poll of the tree: a pool's workers are not waited for), peak RSS of its largest process.",
         "",
         "| GB | NEW share | workers | OLD docs / MB / shards | NEW docs / MB / shards | a wall s / CPU s / RSS MiB "
         "| b wall s / CPU s / RSS MiB | c wall s / CPU s / RSS MiB | b/c wall | b/c CPU | b/a wall | b/a CPU |",

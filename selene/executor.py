@@ -267,8 +267,10 @@ class LocalMapper:
 
     One item, or one worker, runs in this process. Otherwise items run here until the map has taken
     `INLINE_SECONDS`, and the rest go to a pool started on first need and kept for the stage's later
-    maps (processes: `process_pool`; dask: a LocalCluster of `workers` single-threaded processes, or
-    the scheduler at `address`).
+    maps (processes: `process_pool`; dask: a LocalCluster of `workers` single-threaded processes).
+    With the scheduler at `address` every item goes to the cluster: it is up already, so there is no
+    start-up to save, and the command's own process (often a login node) stays small whatever the
+    corpus size.
     """
 
     def __init__(self, kind: str = "processes", workers: int = 1, address: str | None = None) -> None:
@@ -281,9 +283,12 @@ class LocalMapper:
         report(name, 0, total)
         results: list[T] = []
         parallel = self.workers > 1 or self.kind == "dask"
+        remote = self.kind == "dask" and self.address is not None
         start = time.perf_counter()
-        while len(results) < total and (
-            not parallel or total - len(results) == 1 or time.perf_counter() - start < INLINE_SECONDS
+        while (
+            len(results) < total
+            and not remote
+            and (not parallel or total - len(results) == 1 or time.perf_counter() - start < INLINE_SECONDS)
         ):
             results.append(with_retries(fn, args[len(results)]))
             report(name, len(results), total)

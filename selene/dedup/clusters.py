@@ -79,6 +79,7 @@ def assign(
     sim = np.zeros(members.size, dtype=np.float64)
     exact = np.zeros(members.size, dtype=bool)
     todo = np.arange(members.size)
+    shingled: dict[int, np.ndarray] = {}  # shingle sets read for exact checks, kept across rounds
     while todo.size:
         c = comp[todo]
         first = np.concatenate([[True], c[1:] != c[:-1]])
@@ -89,7 +90,7 @@ def assign(
             low, high = cfg.exact_band()
             near = np.flatnonzero((j >= low) & (j < high))
             if near.size:  # the estimate cannot decide: exact Jaccard does (texts read again)
-                j[near] = exact_jaccard(work, members[rest[near]], members[head[near]], cfg)
+                j[near] = exact_jaccard(work, members[rest[near]], members[head[near]], cfg, shingled)
                 exact[rest[near]] = True
         close = np.ones(rest.size, dtype=bool) if cfg.verify == "none" else j >= cfg.threshold
         close &= members[rest] >= work.protected

@@ -105,10 +105,20 @@ def texts_of(work: Work, gidx: np.ndarray) -> dict[int, str]:
     return out
 
 
-def exact_jaccard(work: Work, a: np.ndarray, b: np.ndarray, cfg: DedupConfig) -> np.ndarray:
-    """Exact Jaccard of the shingle sets of the pairs (a, b), from their texts."""
-    texts = texts_of(work, np.concatenate([a, b]))
-    cache: dict[int, np.ndarray] = {}
+SHINGLE_CACHE_DOCS = 1 << 14  # shingle sets an `exact_jaccard` cache keeps (~8 KB each for 1,000 words)
+
+
+def exact_jaccard(
+    work: Work, a: np.ndarray, b: np.ndarray, cfg: DedupConfig, cache: dict[int, np.ndarray] | None = None
+) -> np.ndarray:
+    """Exact Jaccard of the shingle sets of the pairs (a, b), from their texts. `cache` (global index →
+    shingle set) carries sets from one call to the next: `assign`'s rounds compare the same
+    documents again, and a text is read from its row group, not from memory."""
+    cache = {} if cache is None else cache
+    if len(cache) > SHINGLE_CACHE_DOCS:
+        cache.clear()
+    need = np.setdiff1d(np.concatenate([a, b]), np.fromiter(cache, dtype=np.int64, count=len(cache)))
+    texts = texts_of(work, need) if need.size else {}
 
     def sh(g: int) -> np.ndarray:
         if g not in cache:

@@ -42,7 +42,10 @@ def test_chunks_cover_every_item_once_in_order() -> None:
             assert len(groups) == (min(n, 1) if workers == 1 else min(n, 2 * workers))
 
 
-@pytest.mark.parametrize(("kind", "workers", "inline"), [("processes", 1, 0.3), ("processes", 2, 0.0), ("threads", 2, 0.0), ("processes", 2, 60.0)])
+@pytest.mark.parametrize(
+    ("kind", "workers", "inline"),
+    [("processes", 1, 0.3), ("processes", 2, 0.0), ("threads", 2, 0.0), ("processes", 2, 60.0)],
+)
 def test_local_mapper_order_retries_and_user_errors(
     kind: str, workers: int, inline: float, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -61,6 +64,23 @@ def test_local_mapper_order_retries_and_user_errors(
     finally:
         m.close()
         executor.set_progress_hook(None)
+
+
+def test_a_running_dask_cluster_gets_every_item(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a scheduler address nothing runs in the command's own process, not even a lone item;
+    a local pool still runs the first items here (no start-up for tiny maps)."""
+    monkeypatch.setattr(executor, "INLINE_SECONDS", 60.0)
+    for address, here in (("tcp://127.0.0.1:1", 0), (None, 5)):
+        m = LocalMapper("dask", 2, address)
+        sent: list[int] = []
+        monkeypatch.setattr(
+            m,
+            "_parallel",
+            lambda name, fn, args, done, total: sent.extend(a[0] for a in args) or [fn(*a) for a in args],
+        )
+        assert m("sq", square, [(i,) for i in range(5)]) == [i * i for i in range(5)]
+        assert m("one", square, [(3,)]) == [9]
+        assert len(sent) == 6 - here - (1 if address is None else 0)
 
 
 def test_prefect_mapper_groups_tasks_and_retries_alike(tmp_path: Path, prefect_api: str) -> None:
@@ -89,9 +109,13 @@ def test_prefect_mapper_groups_tasks_and_retries_alike(tmp_path: Path, prefect_a
     assert a == [i * i for i in range(9)] and b == [0, 1, 2] and "corrupt" in err
     assert (tmp_path / "calls").read_text().count("call") == 1
     with get_client(sync_client=True) as client:
-        tasks = client.read_task_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[state.state_details.flow_run_id])))
+        tasks = client.read_task_runs(
+            flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[state.state_details.flow_run_id]))
+        )
     names = sorted(t.name for t in tasks)
-    assert names.count("sq-000") == 1 and len([n for n in names if n.startswith("sq-")]) == 4  # 9 items, 2 workers
+    assert (
+        names.count("sq-000") == 1 and len([n for n in names if n.startswith("sq-")]) == 4
+    )  # 9 items, 2 workers
     assert len([n for n in names if n.startswith("flaky")]) == 3
 
 
@@ -110,7 +134,9 @@ def test_no_server_no_prefect(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_user_api_url_must_answer_and_off_wins(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")  # discard port: nothing listens
-    with pytest.raises(UsageError, match=re.escape("PREFECT_API_URL is http://127.0.0.1:9/api, which does not answer")):
+    with pytest.raises(
+        UsageError, match=re.escape("PREFECT_API_URL is http://127.0.0.1:9/api, which does not answer")
+    ):
         runner.prefect_api()
     monkeypatch.setenv("SELENE_PREFECT", "off")
     assert runner.prefect_api() is None
