@@ -530,3 +530,24 @@ def test_a_band_task_reads_only_its_own_keys(
         assert all("/keys-" in p or "/sig/" in p for p in paths), paths
     assert [s.sha256 for s in res.manifest.shards] == [s.sha256 for s in deduped.manifest.shards]
     assert res.manifest.removed.sha256 == deduped.manifest.removed.sha256
+
+
+def test_against_an_output_whose_key_index_is_split_otherwise(crawls: dict[str, str], tmp_path: Path) -> None:
+    """An earlier output made under a small memory budget (its key index in several key ranges) gives
+    the same decisions as one made in one range."""
+    from selene import executor
+
+    executor.set_budget(1e-8, 1)  # every band in as many key ranges as the budget asks
+    try:
+        split = run_dedup(crawls["old_in"], str(tmp_path / "old-split"), DedupConfig(threshold=THRESHOLD))
+    finally:
+        executor.set_budget(4.0, 1)
+    index = json.loads(Path(split.out, "minhash", "minhash.json").read_text())
+    assert index["key_partitions"] > 1
+    runs = [
+        run_dedup(crawls["new_in"], str(tmp_path / name), DedupConfig(threshold=THRESHOLD, against=[old]))
+        for name, old in (("vs-split", split.out), ("vs-one", crawls["old"]))
+    ]
+    kept = [[d["id"] for d in dataset.iter_documents(r.out)] for r in runs]
+    removed = [[(r["id"], r["reason"]) for r in dataset.read_removed(r.out).to_pylist()] for r in runs]
+    assert kept[0] == kept[1] == ["new-0", "new-2"] and removed[0] == removed[1]
