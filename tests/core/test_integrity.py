@@ -348,13 +348,14 @@ def test_file_size_limit_in_a_subprocess_then_rerun_resumes(ds: Path, tmp_path: 
 
 @pytest.fixture
 def small_tmpfs(tmp_path: Path):  # type: ignore[no-untyped-def]
-    """A 1 MiB tmpfs (root and a kernel that allows it; else the test is skipped)."""
+    """An 8 MiB tmpfs (root and a kernel that allows it; else the test is skipped): room for a small
+    dedup's work files (many small ones: a page each) once the filler is gone."""
     mnt = tmp_path / f"tmpfs-{uuid.uuid4().hex[:6]}"
     mnt.mkdir()
     if os.geteuid() != 0:
         pytest.skip("mounting a tmpfs needs root")
     done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)], capture_output=True, check=False
+        ["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(mnt)], capture_output=True, check=False
     )
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
@@ -373,7 +374,7 @@ def test_real_full_disk_on_tmpfs_then_free_space_and_resume(
     assert main(["dedup", "-i", str(src), "-o", str(ref)]) == 0
     need = sum(p.stat().st_size for p in ref.rglob("*") if p.is_file())
     filler = small_tmpfs / "filler"
-    filler.write_bytes(b"\0" * ((1 << 20) - need // 2))  # leaves about half of what dedup writes
+    filler.write_bytes(b"\0" * ((8 << 20) - need // 2))  # leaves about half of what dedup writes
     out = small_tmpfs / "out"
     assert main(["dedup", "-i", str(src), "-o", str(out)]) == 1
     err = capsys.readouterr().err
