@@ -22,7 +22,12 @@ largest process, from `os.wait4` and a poll of the process tree: the machine may
   b. ``dedup -i NEW -o NEW_D --against OLD_D``: the incremental run;
   c. ``dedup -i BOTH -o BOTH_D --keep priority --priority old --priority new``: what a user would run
      otherwise, everything again with OLD's copies preferred.
-Reported: cost b/c and b/a (goal: b/c near the NEW share); NEW's documents removed by b and by c
+  d. ``dedup -i OLD_D+NEW -o CURATED_D --keep priority ...``: the same over the curated corpus (OLD_D's
+     shards then NEW's), the run whose decisions b must repeat exactly: both see the same documents.
+     c also sees the copies a removed, which can link a NEW document to a kept one that no band
+     of theirs joins directly, so c may remove a few NEW documents more than b and d.
+`--reuse` takes a, b and c (outputs and timings) from an earlier run of the same size and runs d only.
+Reported: cost b/c and b/a (goal: b/c near the NEW share); NEW's documents removed by b and by d, and by c
 (any difference listed with both removal records and the exact Jaccard to the copy each kept);
 OLD's documents c removes that a did not (b never removes any); OLD_D byte-identical before and
 after b (sha256 of the tree); the planted copies of OLD documents that b caught. Results go to
@@ -318,9 +323,12 @@ def texts(data: Path, ids: set[str]) -> dict[str, str]:
     return out
 
 
-def compare(data: Path, old_d: Path, new_d: Path, both_d: Path, plan: dict[str, Any]) -> dict[str, Any]:
-    """NEW's documents removed by b and by c, OLD's removed by a and by c, the planted copies b caught."""
+def compare(
+    data: Path, old_d: Path, new_d: Path, both_d: Path, curated_d: Path, plan: dict[str, Any]
+) -> dict[str, Any]:
+    """NEW's documents removed by b, c and d, OLD's removed by a and by c, the planted copies b caught."""
     a, b, c = removed(old_d), removed(new_d), removed(both_d)
+    d_new = {i: r for i, r in removed(curated_d).items() if r["source"] == "new"}
     c_new = {i: r for i, r in c.items() if r["source"] == "new"}
     c_old = {i: r for i, r in c.items() if r["source"] == "old"}
     only_b, only_c = sorted(set(b) - set(c_new)), sorted(set(c_new) - set(b))
@@ -380,6 +388,10 @@ def compare(data: Path, old_d: Path, new_d: Path, both_d: Path, plan: dict[str, 
             "removed_by_c": sum(p["id"] in c_new for p in ps),
         }
     return {
+        "new_removed_d": len(d_new),
+        "new_only_b_vs_d": len(set(b) - set(d_new)),
+        "new_only_d": len(set(d_new) - set(b)),
+        "new_same_kept_copy_d": sum(b[i]["reason"] == d_new[i]["reason"] for i in set(b) & set(d_new)),
         "new_removed_b": len(b),
         "new_removed_c": len(c_new),
         "new_removed_both": len(both),
@@ -416,22 +428,35 @@ def run_size(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     runs_dir = work / f"runs-{args.gb:g}g-s{args.seed}"
     runs_dir.mkdir(parents=True, exist_ok=True)
     old_d, new_d, both_d = runs_dir / "old_d", runs_dir / "new_d", runs_dir / "both_d"
+    curated, curated_d = runs_dir / "curated", runs_dir / "curated_d"
     priority = ("--keep", "priority", "--priority", "old", "--priority", "new")
     cmds = {
         "a": dedup_cmd(data / "old", old_d, args),
         "b": dedup_cmd(data / "new", new_d, args, "--against", str(old_d)),
         "c": dedup_cmd(data / "both", both_d, args, *priority),
     }
+    cmds["d"] = dedup_cmd(curated, curated_d, args, *priority)
     runs: dict[str, Run] = {}
-    runs["a"] = fastest(args.repeats, cmds["a"], old_d, runs_dir / "a.log")
-    print(f"  a. full OLD      {runs['a'].wall:7.1f} s wall {runs['a'].cpu:7.1f} s CPU", flush=True)
-    before = tree_sha256(old_d)
-    runs["b"] = fastest(args.repeats, cmds["b"], new_d, runs_dir / "b.log")
-    print(f"  b. NEW --against {runs['b'].wall:7.1f} s wall {runs['b'].cpu:7.1f} s CPU", flush=True)
-    after = tree_sha256(old_d)
-    runs["c"] = fastest(args.repeats, cmds["c"], both_d, runs_dir / "c.log")
-    print(f"  c. full OLD+NEW  {runs['c'].wall:7.1f} s wall {runs['c'].cpu:7.1f} s CPU", flush=True)
-    cmp = compare(data, old_d, new_d, both_d, plan)
+    earlier = json.loads((RESULTS / "dedup_against.json").read_text())["results"].get(f"{args.gb:g}", {})
+    if args.reuse and earlier and all((o / "manifest.json").exists() for o in (old_d, new_d, both_d)):
+        for k in "abc":
+            e = earlier["runs"][k]
+            runs[k] = Run(e["wall_s"], e["cpu_s"], e["peak_rss_mib"])
+        before, after = earlier["old_d_sha256"]["before_b"], earlier["old_d_sha256"]["after_b"]
+        print("  a, b, c: outputs and timings of the earlier run (--reuse)", flush=True)
+    else:
+        runs["a"] = fastest(args.repeats, cmds["a"], old_d, runs_dir / "a.log")
+        print(f"  a. full OLD      {runs['a'].wall:7.1f} s wall {runs['a'].cpu:7.1f} s CPU", flush=True)
+        before = tree_sha256(old_d)
+        runs["b"] = fastest(args.repeats, cmds["b"], new_d, runs_dir / "b.log")
+        print(f"  b. NEW --against {runs['b'].wall:7.1f} s wall {runs['b'].cpu:7.1f} s CPU", flush=True)
+        after = tree_sha256(old_d)
+        runs["c"] = fastest(args.repeats, cmds["c"], both_d, runs_dir / "c.log")
+        print(f"  c. full OLD+NEW  {runs['c'].wall:7.1f} s wall {runs['c'].cpu:7.1f} s CPU", flush=True)
+    link_both(old_d, data / "new", curated)
+    runs["d"] = fastest(args.repeats, cmds["d"], curated_d, runs_dir / "d.log")
+    print(f"  d. OLD_D+NEW     {runs['d'].wall:7.1f} s wall {runs['d'].cpu:7.1f} s CPU", flush=True)
+    cmp = compare(data, old_d, new_d, both_d, curated_d, plan)
     return {
         "gb": args.gb,
         "new_share": args.new_share,
@@ -481,6 +506,24 @@ def markdown(results: dict[str, dict[str, Any]]) -> str:
             f"{q['b/c wall']:.3f} | {q['b/c cpu']:.3f} | {q['b/a wall']:.3f} | {q['b/a cpu']:.3f} |"
         )
     lines += [
+        "",
+        "d = `dedup -i OLD_D+NEW --keep priority` (the curated corpus and the snapshot: the same documents b "
+        "sees), against b:",
+        "",
+        "| GB | d wall s / CPU s / RSS MiB | NEW removed by b | by d | b only | d only | same kept copy |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in results.values():
+        c, d = r["compare"], r["runs"].get("d")
+        if d is None or "new_removed_d" not in c:
+            continue
+        lines.append(
+            f"| {r['gb']:g} | {d['wall_s']:.1f} / {d['cpu_s']:.1f} / {d['peak_rss_mib']} | {c['new_removed_b']:,} | "
+            f"{c['new_removed_d']:,} | {c['new_only_b_vs_d']} | {c['new_only_d']} | {c['new_same_kept_copy_d']:,} |"
+        )
+    lines += [
+        "",
+        "b against c (c = everything again, OLD's removed copies included):",
         "",
         "| GB | NEW removed by b | by c | by both | same kept copy | b only | c only | OLD removed by a | by c "
         "| c only | a only | OLD_D unchanged by b | exact copies caught by b | near copies caught by b (J >= 0.8) |",
@@ -532,6 +575,9 @@ def main(argv: list[str] | None = None) -> None:
         "--work", type=Path, default=Path("/tmp/selene-dedup-against"), help="corpora and outputs"
     )
     ap.add_argument("--no-save", action="store_true", help="do not write benchmarks/results/dedup_against.*")
+    ap.add_argument(
+        "--reuse", action="store_true", help="a, b, c from the earlier run of this size; run d only"
+    )
     args = ap.parse_args(argv)
 
     args.work.mkdir(parents=True, exist_ok=True)

@@ -50,10 +50,17 @@ def memory_budget() -> int:
     return int(_budget[0] * GIB)
 
 
+def workers() -> int:
+    """Tasks the running stage runs at once (its `executor.workers`)."""
+    return _budget[1]
+
+
 def task_memory() -> int:
     """Bytes one task may use while `workers` tasks run at once: for sizing per-task buckets and buffers.
     Read it where the stage plans its steps (the main process) and pass sizes to the tasks."""
     return memory_budget() // _budget[1]
+
+
 """A map runs its items in this process until it has spent this long; only then does it start (or
 use) the worker pool. Tiny inputs never pay for starting processes; large ones lose a fraction of a
 second of parallelism at most."""
@@ -297,7 +304,9 @@ class LocalMapper:
             results += self._parallel(name, fn, rest, len(results), total)
         return results
 
-    def _parallel(self, name: str, fn: Callable[..., T], args: Sequence[tuple], done: int, total: int) -> list[T]:
+    def _parallel(
+        self, name: str, fn: Callable[..., T], args: Sequence[tuple], done: int, total: int
+    ) -> list[T]:
         if self.kind == "dask":
             client = self._dask_client()
             futures = [client.submit(with_retries, fn, a, pure=False) for a in args]
@@ -317,7 +326,9 @@ class LocalMapper:
     def _executor(self) -> cf.Executor:
         if self._pool is None:
             threads = self.kind == "threads"
-            self._pool = cf.ThreadPoolExecutor(max_workers=self.workers) if threads else process_pool(self.workers)
+            self._pool = (
+                cf.ThreadPoolExecutor(max_workers=self.workers) if threads else process_pool(self.workers)
+            )
         return self._pool
 
     def _dask_client(self) -> Any:
@@ -370,7 +381,9 @@ def local_kind(kind: str, paths: Sequence[str]) -> str:
 
     if any(process_local(p) for p in paths):
         if kind == "dask":
-            raise UsageError("memory:// paths cannot be shared with Dask workers; use a local path or s3://, gs://")
+            raise UsageError(
+                "memory:// paths cannot be shared with Dask workers; use a local path or s3://, gs://"
+            )
         return "threads"
     return kind
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from selene.dedup.components import gather
 from selene.dedup.config import DedupConfig
-from selene.dedup.work import Work, exact_jaccard, rows_of, similarity
+from selene.dedup.work import Reader, Work, exact_jaccard, similarity
 from selene.io import fs
 
 # a group's duplicates, sorted by (shard, row): where each is, where the document it duplicates is,
@@ -39,7 +39,7 @@ HIST_BINS = 20  # the manifest's histogram of removed-vs-kept similarity: bins o
 
 
 def assign(
-    work: Work, comp: np.ndarray, linked: np.ndarray, cfg: DedupConfig
+    work: Work, comp: np.ndarray, linked: np.ndarray, cfg: DedupConfig, reader: Reader | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Which document each linked document (`linked`: in a component of two or more; `comp`: its
     component) is a copy of.
@@ -65,13 +65,12 @@ def assign(
     order: the global index of each, of the document kept for it (itself when kept), the similarity to
     it (0 for kept ones) and whether exact Jaccard decided. Depends on the components only, never on
     the order the edges came in."""
+    reader = reader or Reader(work)
     old = linked < work.protected  # earlier outputs' documents: first, and never removed
     rank = np.zeros(linked.size, dtype=np.float64)
     if cfg.keep in ("longest", "priority", "score") and (~old).any():
         rank[~old] = (
-            -rows_of(work, "len", linked[~old])
-            if cfg.keep == "longest"
-            else rows_of(work, "rank", linked[~old])
+            -reader.rows("len", linked[~old]) if cfg.keep == "longest" else reader.rows("rank", linked[~old])
         )
     order = np.lexsort((linked, rank, ~old, comp))
     members, comp = linked[order], comp[order]
@@ -79,18 +78,17 @@ def assign(
     sim = np.zeros(members.size, dtype=np.float64)
     exact = np.zeros(members.size, dtype=bool)
     todo = np.arange(members.size)
-    shingled: dict[int, np.ndarray] = {}  # shingle sets read for exact checks, kept across rounds
     while todo.size:
         c = comp[todo]
         first = np.concatenate([[True], c[1:] != c[:-1]])
         head = todo[np.flatnonzero(first)][np.cumsum(first) - 1]  # each one's kept document (position)
         rest, head = todo[~first], head[~first]
-        j = similarity(work, members[rest], members[head], cfg)
+        j = similarity(work, members[rest], members[head], cfg, reader)
         if cfg.verify == "signature":
             low, high = cfg.exact_band()
             near = np.flatnonzero((j >= low) & (j < high))
             if near.size:  # the estimate cannot decide: exact Jaccard does (texts read again)
-                j[near] = exact_jaccard(work, members[rest[near]], members[head[near]], cfg, shingled)
+                j[near] = exact_jaccard(work, members[rest[near]], members[head[near]], cfg, reader)
                 exact[rest[near]] = True
         close = np.ones(rest.size, dtype=bool) if cfg.verify == "none" else j >= cfg.threshold
         close &= members[rest] >= work.protected
@@ -99,18 +97,21 @@ def assign(
     return members, keeper, sim, exact
 
 
-def cluster_group(work: Work, g: int, stars: Sequence[str], cfg: DedupConfig) -> dict[str, Any]:
+def cluster_group(
+    work: Work, g: int, stars: Sequence[str], cfg: DedupConfig, budget: int = 0
+) -> dict[str, Any]:
     """Group g's components (`stars`: their (centre, leaf) pair files): `assign` decides each document;
     the duplicates go to ``dups/gNNNNN.npy`` (DUP_DTYPE, by shard and row) and their similarities, sorted,
     to ``dups/jNNNNN.npy``. Returns the group's statistics, the shards its duplicates are in and its
-    largest clusters (`merge` adds groups up)."""
+    largest clusters (`merge` adds groups up). `budget`: bytes of texts and shingle sets the exact
+    checks may keep (`work.Reader`)."""
     centre, leaf = gather(stars)
     centres = np.unique(centre)
     linked = np.concatenate([centres, leaf])
     order = np.argsort(linked)
     comp = np.concatenate([centres, centre])[order]
     linked = linked[order]
-    members, keeper, sim, exact = assign(work, comp, linked, cfg)
+    members, keeper, sim, exact = assign(work, comp, linked, cfg, Reader(work, linked, budget))
     del comp, linked
     is_dup = keeper != members
     order = np.argsort(members[is_dup], kind="stable")

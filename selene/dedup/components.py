@@ -54,9 +54,11 @@ class Graph:
 
 
 def parts_for(pairs: int) -> int:
-    """Parts so that a step's share of `pairs` verified pairs fits one task (`executor.task_memory`)."""
+    """Parts so that a step's share of `pairs` verified pairs fits one task (`executor.task_memory`),
+    and at least one per worker: the cluster step runs a task per part, and its exact checks are
+    the longest step of a corpus with many near-threshold copies."""
     need = -(-pairs * BYTES_PER_PAIR // max(1, executor.task_memory() // 2))
-    return max(1, min(need, pairs // MIN_PAIRS_PER_PART))
+    return max(1, min(max(need, executor.workers()), pairs // MIN_PAIRS_PER_PART))
 
 
 def union(parent: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:

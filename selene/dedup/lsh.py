@@ -35,14 +35,18 @@ def choose_bands_rows(threshold: float, num_perm: int, false_positive_weight: fl
         raise ValueError(f"threshold must be in (0, 1), got {threshold}")
     if not 0.0 <= false_positive_weight <= 1.0:
         raise ValueError(f"false_positive_weight must be in [0, 1], got {false_positive_weight}")
-    pairs = np.array([(b, r) for b in range(1, num_perm + 1) for r in range(1, num_perm // b + 1)], dtype=np.float64)
+    pairs = np.array(
+        [(b, r) for b in range(1, num_perm + 1) for r in range(1, num_perm // b + 1)], dtype=np.float64
+    )
     fp, fn = areas(threshold, pairs[:, 0], pairs[:, 1], num_perm)
     error = fp * false_positive_weight + fn * (1.0 - false_positive_weight)
     bands, rows = pairs[int(np.argmin(error))]  # argmin: the first of equal minima, as datasketch's loop
     return int(bands), int(rows)
 
 
-def areas(threshold: float, bands: np.ndarray, rows: np.ndarray, max_degree: int) -> tuple[np.ndarray, np.ndarray]:
+def areas(
+    threshold: float, bands: np.ndarray, rows: np.ndarray, max_degree: int
+) -> tuple[np.ndarray, np.ndarray]:
     """(∫_0^t P(J) dJ, ∫_t^1 (1 - P(J)) dJ) for each (bands, rows), P the S-curve: the false-positive
     and false-negative areas. P is a polynomial of degree bands·rows <= `max_degree`, so Gauss-Legendre
     with max_degree/2 + 1 nodes integrates it exactly (to rounding)."""

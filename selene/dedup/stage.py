@@ -232,7 +232,9 @@ def cluster(
     graph = components.Graph(fs.join(work.root, "components"), components.parts_for(pairs))
     stars = components.components(mapper, graph, [f for f, n in edges if n])
     groups = mapper(
-        "dedup-clusters", clusters.cluster_group, [(work, g, s, cfg) for g, s in enumerate(stars) if s]
+        "dedup-clusters",
+        clusters.cluster_group,
+        [(work, g, s, cfg, executor.task_memory() // 4) for g, s in enumerate(stars) if s],
     )
     return clusters.merge(groups, pairs, n_docs, cfg)
 

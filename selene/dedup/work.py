@@ -62,72 +62,116 @@ class Work:
         return shard, gidx - np.asarray(self.offsets)[shard]
 
 
-def similarity(work: Work, a: np.ndarray, b: np.ndarray, cfg: DedupConfig) -> np.ndarray:
+class Reader:
+    """What one task reads of the corpus, kept while the task runs: the memory maps of per-shard arrays
+    (opened once, not once a call), texts and shingle sets. With `prefetch` (sorted global indices:
+    the documents the task may compare later), reading a row group for some documents also keeps the
+    texts of the `prefetch` documents in it, up to `budget` bytes of texts and shingle sets: `assign`
+    compares a component's documents round after round, and a row group (4 MB of text) is then
+    decoded once rather than once a round."""
+
+    def __init__(self, work: Work, prefetch: np.ndarray | None = None, budget: int = 0) -> None:
+        self.work = work
+        self.prefetch = (
+            np.empty(0, dtype=np.int64) if prefetch is None else np.asarray(prefetch, dtype=np.int64)
+        )
+        self.budget, self.held = budget, 0
+        self.maps: dict[tuple[str, int], np.ndarray] = {}
+        self.text: dict[int, str] = {}
+        self.shingled: dict[int, np.ndarray] = {}
+
+    def rows(self, kind: str, gidx: np.ndarray) -> np.ndarray:
+        """Rows `gidx` (global indices) of the per-shard arrays `kind`, read through memory maps."""
+        shard, row = self.work.locate(gidx)
+        out: np.ndarray | None = None
+        for k in np.unique(shard).tolist():
+            if (kind, k) not in self.maps:
+                self.maps[(kind, k)] = fs.load_npy(self.work.path(kind, k), mmap=True)
+            sel = shard == k
+            part = self.maps[(kind, k)][row[sel]]
+            if out is None:
+                out = np.empty((gidx.size, *part.shape[1:]), dtype=part.dtype)
+            out[sel] = part
+        assert out is not None
+        return out
+
+    def texts(self, gidx: np.ndarray) -> dict[int, str]:
+        """The texts of documents `gidx`, by global index; only the row groups holding them are read."""
+        wanted = np.unique(gidx)
+        need = wanted[[g not in self.text for g in wanted.tolist()]]
+        shard, row = self.work.locate(need)
+        out = {g: self.text[g] for g in wanted.tolist() if g in self.text}
+        for k in np.unique(shard).tolist():
+            rows = row[shard == k]
+            extra = self._neighbours(k, rows) if self.held < self.budget else np.empty(0, dtype=np.int64)
+            take = np.union1d(rows, extra)
+            col = dataset.take_rows(self.work.shards[k], take, ["text"]).column("text").to_pylist()
+            first = self.work.offsets[k]
+            asked = set(rows.tolist())
+            for r, t in zip(take.tolist(), col, strict=True):
+                if r in asked:
+                    out[first + r] = t
+                if self.held < self.budget:
+                    self.text[first + r] = t
+                    self.held += len(t)
+        return out
+
+    def _neighbours(self, k: int, rows: np.ndarray) -> np.ndarray:
+        """Rows of `prefetch` documents of shard k in the row groups of `rows`, not yet held."""
+        lo, hi = np.searchsorted(self.prefetch, [self.work.offsets[k], self.work.offsets[k] + (1 << 62)])
+        mine = self.prefetch[lo:hi] - self.work.offsets[k]
+        if k + 1 < len(self.work.offsets):
+            mine = mine[mine < self.work.offsets[k + 1] - self.work.offsets[k]]
+        if not mine.size:
+            return mine
+        meta = dataset.open_parquet(self.work.shards[k]).metadata
+        starts = np.cumsum([0, *(meta.row_group(g).num_rows for g in range(meta.num_row_groups))])
+        groups = np.unique(np.searchsorted(starts, rows, side="right"))
+        mine = mine[np.isin(np.searchsorted(starts, mine, side="right"), groups)]
+        return mine[[self.work.offsets[k] + r not in self.text for r in mine.tolist()]]
+
+    def shingles(self, g: int, text: str, cfg: DedupConfig) -> np.ndarray:
+        """Document g's shingle set (kept while the budget lasts)."""
+        if g in self.shingled:
+            return self.shingled[g]
+        sh = shingle.shingle_hashes(text, cfg.ngram, cfg.shingle)
+        if self.held < self.budget:
+            self.shingled[g] = sh
+            self.held += sh.nbytes
+        return sh
+
+
+def similarity(
+    work: Work, a: np.ndarray, b: np.ndarray, cfg: DedupConfig, reader: Reader | None = None
+) -> np.ndarray:
     """Jaccard of the pairs (a, b) as float64, VERIFY_CHUNK pairs at a time: exact on shingles for
     `verify: exact`, else estimated from the full signatures (agreeing values / num_perm)."""
+    reader = reader or Reader(work)
     out = np.empty(a.size, dtype=np.float64)
     for lo in range(0, a.size, VERIFY_CHUNK):
         x, y = a[lo : lo + VERIFY_CHUNK], b[lo : lo + VERIFY_CHUNK]
         if cfg.verify == "exact":
-            out[lo : lo + x.size] = exact_jaccard(work, x, y, cfg)
+            out[lo : lo + x.size] = exact_jaccard(work, x, y, cfg, reader)
         else:
-            out[lo : lo + x.size] = minhash.jaccard_estimates(
-                rows_of(work, "sig", x), rows_of(work, "sig", y)
-            )
+            out[lo : lo + x.size] = minhash.jaccard_estimates(reader.rows("sig", x), reader.rows("sig", y))
     return out
 
 
 def rows_of(work: Work, kind: str, gidx: np.ndarray) -> np.ndarray:
     """Rows `gidx` (global indices) of the per-shard arrays `kind`, read through memory maps."""
-    shard, row = work.locate(gidx)
-    out: np.ndarray | None = None
-    for k in np.unique(shard):
-        sel = shard == k
-        part = fs.load_npy(work.path(kind, int(k)), mmap=True)[row[sel]]
-        if out is None:
-            out = np.empty((gidx.size, *part.shape[1:]), dtype=part.dtype)
-        out[sel] = part
-    assert out is not None
-    return out
-
-
-def texts_of(work: Work, gidx: np.ndarray) -> dict[int, str]:
-    """The texts of documents `gidx` (global indices), by index."""
-    wanted = np.unique(gidx)
-    shard, row = work.locate(wanted)
-    out: dict[int, str] = {}
-    for k in np.unique(shard):
-        sel = shard == k
-        # only the row groups holding wanted rows: a round of exact checks reads a few documents of a shard
-        col = dataset.take_rows(work.shards[int(k)], row[sel], ["text"]).column("text")
-        for g, t in zip(wanted[sel].tolist(), col.to_pylist(), strict=True):
-            out[g] = t
-    return out
-
-
-SHINGLE_CACHE_DOCS = 1 << 14  # shingle sets an `exact_jaccard` cache keeps (~8 KB each for 1,000 words)
+    return Reader(work).rows(kind, gidx)
 
 
 def exact_jaccard(
-    work: Work, a: np.ndarray, b: np.ndarray, cfg: DedupConfig, cache: dict[int, np.ndarray] | None = None
+    work: Work, a: np.ndarray, b: np.ndarray, cfg: DedupConfig, reader: Reader | None = None
 ) -> np.ndarray:
-    """Exact Jaccard of the shingle sets of the pairs (a, b), from their texts. `cache` (global index →
-    shingle set) carries sets from one call to the next: `assign`'s rounds compare the same
-    documents again, and a text is read from its row group, not from memory."""
-    cache = {} if cache is None else cache
-    if len(cache) > SHINGLE_CACHE_DOCS:
-        cache.clear()
-    need = np.setdiff1d(np.concatenate([a, b]), np.fromiter(cache, dtype=np.int64, count=len(cache)))
-    texts = texts_of(work, need) if need.size else {}
-
-    def sh(g: int) -> np.ndarray:
-        if g not in cache:
-            cache[g] = shingle.shingle_hashes(texts[g], cfg.ngram, cfg.shingle)
-        return cache[g]
-
+    """Exact Jaccard of the shingle sets of the pairs (a, b), from their texts."""
+    reader = reader or Reader(work)
+    both = np.concatenate([a, b])
+    texts = reader.texts(both[[g not in reader.shingled for g in both.tolist()]])
     out = np.empty(a.size, dtype=np.float64)
     for i, (x, y) in enumerate(zip(a.tolist(), b.tolist(), strict=True)):
-        sx, sy = sh(x), sh(y)
+        sx, sy = reader.shingles(x, texts.get(x, ""), cfg), reader.shingles(y, texts.get(y, ""), cfg)
         inter = np.intersect1d(sx, sy, assume_unique=True).size
         union = sx.size + sy.size - inter
         out[i] = inter / union if union else 1.0
