@@ -229,14 +229,59 @@ def cluster(
     group files holding each shard's duplicates, and the largest clusters (for clusters.md).
     The main process holds file names and per-group counts only."""
     pairs = sum(n for _, n in edges)
-    graph = components.Graph(fs.join(work.root, "components"), components.parts_for(pairs))
-    stars = components.components(mapper, graph, [f for f, n in edges if n])
+    earlier = mapper(
+        "dedup-earlier-links",
+        earlier_links,
+        [
+            (work, i, b, p)
+            for i, (_, _, parts) in enumerate(work.indexes)
+            for b in range(work.sets * work.bands)
+            for p in range(parts)
+        ],
+    )
+    linked = pairs + sum(n for _, n in earlier)
+    graph = components.Graph(fs.join(work.root, "components"), components.parts_for(linked))
+    stars = components.components(mapper, graph, [f for f, n in [*edges, *earlier] if n])
     groups = mapper(
         "dedup-clusters",
         clusters.cluster_group,
         [(work, g, s, cfg, executor.task_memory() // 4) for g, s in enumerate(stars) if s],
     )
     return clusters.merge(groups, pairs, n_docs, cfg)
+
+
+def earlier_links(work: Work, i: int, band: int, part: int) -> tuple[str, int]:
+    """Earlier output i's stored pairs between its kept documents (band, key partition), in this run's
+    global indices, as an edge file: its old documents join components as they did in that run,
+    so a new document meets, through them, every old copy that one run over everything would
+    compare it with (they are never removed, and their pairs are not verified again)."""
+    out, first, _ = work.indexes[i]
+    target = fs.join(work.root, "earlier-links", f"{i:03d}-b{band:04d}-p{part:05d}.npy")
+    links = fs.load_npy(stored.links(out, band, part))
+    edges = np.empty(links.size, dtype=EDGE_DTYPE)
+    base = work.offsets[first]
+    edges["a"], edges["b"], edges["j"] = links["a"] + base, links["b"] + base, links["j"]
+    fs.save_npy(target, edges)
+    return target, int(edges.size)
+
+
+def store_links(work: Work, band: int, part: int, group_files: Sequence[str], out: str) -> None:
+    """The output's verified pairs between two documents it keeps, from one edge file, numbered in
+    output order (`stored.links`): all of this run's (new) documents, less the removed ones."""
+    target = stored.links(out, band, part)
+    if fs.exists(target):
+        return
+    offsets = np.asarray(work.offsets)
+    gone = [offsets[rec["shard"]] + rec["row"] for rec in (fs.load_npy(f, mmap=True) for f in group_files)]
+    removed = np.sort(np.concatenate(gone)) if gone else np.empty(0, dtype=np.int64)
+    edges = fs.load_npy(work.edges(band, part))
+    a, b = edges["a"], edges["b"]
+    keep = (a >= work.protected) & ~np.isin(a, removed) & ~np.isin(b, removed)
+    links = np.empty(int(keep.sum()), dtype=stored.LINK_DTYPE)
+    for end, g in (("a", a[keep]), ("b", b[keep])):
+        links[end] = g - work.protected - np.searchsorted(removed, g)
+    links["j"] = edges["j"][keep]
+    fs.save_npy(target, links)
 
 
 # ---------------------------------------------------------------------------- 4. write out
@@ -410,6 +455,15 @@ def run_dedup(
             "dedup-key-index",
             index_keys,
             [(work, b, p, out) for b in range(work.sets * bands) for p in range(work.partitions)],
+        )
+        mapper(
+            "dedup-store-links",
+            store_links,
+            [
+                (work, b, p, found["group_files"], out)
+                for b in range(work.sets * bands)
+                for p in range(work.partitions)
+            ],
         )
     manifest = finalize(
         out,

@@ -5,7 +5,10 @@ Every dedup output holds, next to its shards, ``minhash/``: per output shard ``N
 signatures of its documents, row for row) and ``NNNNN.len.npy`` (text lengths); per band and key
 partition ``keys/bBBBB-pPPPPP.npy``, the LSH keys of that band and key range of the whole output,
 sorted (key, shard, row), so a later run finds the old documents sharing a key with its own by binary
-search, reading a few pages of the old index rather than all of it; and ``minhash.json``: the format
+search, reading a few pages of the old index rather than all of it; per band and key partition
+``links/bBBBB-pPPPPP.npy``, the verified pairs between two documents it kept (numbered in output
+order), which a later run adds to its own pairs so that its components join old documents as one
+run over everything would; and ``minhash.json``: the format
 version, the settings that made them (a signature is only comparable with one of the same
 permutations, shingles and banding), the key partitions and the sha256 of each shard they belong to.
 An incremental run reads them instead of hashing the old corpus again, and refuses, before any work,
@@ -33,6 +36,8 @@ INDEX = "minhash.json"
 FORMAT = 2  # 1: band keys per shard, band-major (no index; refused with what to do)
 STORED_KINDS = ("sig", "len")
 INDEX_DTYPE = np.dtype([("key", "<u8"), ("shard", "<u4"), ("row", "<u4")])
+# a verified pair of two kept documents, as their places in the output (all shards in order, from 0)
+LINK_DTYPE = np.dtype([("a", "<i8"), ("b", "<i8"), ("j", "<f4")])
 
 
 def settings_of(cfg: DedupConfig, bands: int, rows: int, dtype: str) -> dict[str, Any]:
@@ -57,6 +62,11 @@ def path(out: str, kind: str, shard: int) -> str:
 def key_index(out: str, band: int, part: int) -> str:
     """The sorted keys (INDEX_DTYPE) of band `band`, key partition `part`, of output `out`."""
     return fs.join(out, DIR, "keys", f"b{band:04d}-p{part:05d}.npy")
+
+
+def links(out: str, band: int, part: int) -> str:
+    """The verified pairs between kept documents (LINK_DTYPE) found in band `band`, key partition `part`."""
+    return fs.join(out, DIR, "links", f"b{band:04d}-p{part:05d}.npy")
 
 
 def write_index(out: str, settings: dict[str, Any], shard_sha256: list[str], key_partitions: int) -> None:
@@ -140,10 +150,11 @@ def load_priors(against: list[str], inp: str, out: str, settings: dict[str, Any]
             if not fs.exists(path(prev, kind, j))
         ]
         bad += [
-            f"{DIR}/keys/b{b:04d}-p{p:05d}.npy"
+            f[len(prev) :].lstrip("/")
             for b in range(settings["bands"] * settings["band_sets"])
             for p in range(parts)
-            if not fs.exists(key_index(prev, b, p))
+            for f in (key_index(prev, b, p), links(prev, b, p))
+            if not fs.exists(f)
         ]
         if bad:
             raise InputError(f"{where}: missing or changed since it was written: {', '.join(bad[:5])}")
