@@ -73,11 +73,12 @@ def test_a_running_dask_cluster_gets_every_item(monkeypatch: pytest.MonkeyPatch)
     for address, here in (("tcp://127.0.0.1:1", 0), (None, 5)):
         m = LocalMapper("dask", 2, address)
         sent: list[int] = []
-        monkeypatch.setattr(
-            m,
-            "_parallel",
-            lambda name, fn, args, done, total: sent.extend(a[0] for a in args) or [fn(*a) for a in args],
-        )
+
+        def parallel(name, fn, args, done, total, sent=sent):  # type: ignore[no-untyped-def]
+            sent.extend(a[0] for a in args)
+            return [fn(*a) for a in args]
+
+        monkeypatch.setattr(m, "_parallel", parallel)
         assert m("sq", square, [(i,) for i in range(5)]) == [i * i for i in range(5)]
         assert m("one", square, [(3,)]) == [9]
         assert len(sent) == 6 - here - (1 if address is None else 0)
