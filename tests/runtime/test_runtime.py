@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -74,7 +75,7 @@ def test_a_running_dask_cluster_gets_every_item(monkeypatch: pytest.MonkeyPatch)
         m = LocalMapper("dask", 2, address)
         sent: list[int] = []
 
-        def parallel(name, fn, args, done, total, sent=sent):  # type: ignore[no-untyped-def]
+        def parallel(name: str, fn: Any, args: list, done: Any, total: int, sent: list = sent) -> list:
             sent.extend(a[0] for a in args)
             return [fn(*a) for a in args]
 
