@@ -2,6 +2,7 @@
 
     python benchmarks/dedup.py [--bases N] [--scale 4] [--repeats 2] [--bands 16 --rows 8] [--profile]
     python benchmarks/dedup.py --against [--gb 0.5 ...]   (benchmarks/dedup_against.py: incremental dedup)
+    python benchmarks/dedup.py --keep priority|longest [--bases N] ...   (which copy stays)
 
 datatrove runs in its own venv (it is not a dependency of selene); create it once with
 
@@ -58,6 +59,21 @@ every replica by the cipher; cross-replica pairs share no 5-gram. Precision (kep
 directly with `exact_jaccard` on each removed document and its kept one.
 
 `--profile` also runs selene's 4x command with a timer around each of its steps and prints them.
+
+`--keep priority|longest`: which copy of a cluster stays, instead of the comparison above. The 4x corpus
+again, each document given a source by a seeded draw (CommonCrawl 60%, Books3 25%, Wikipedia 15%: a
+web-heavy mix, so the best copy is rarely the first), and deduplicated three ways, as whole commands:
+selene with `--keep first` (its default), selene with the rule (`--keep priority --priority Wikipedia
+--priority Books3 --priority CommonCrawl`, or `--keep longest`), and datatrove (no such rule: it keeps one
+copy per cluster by document order). For each: wall and CPU, recall and precision as above, and how the
+rule was honoured, over every removed document and the copy kept for it:
+- outranked: removed documents that rank before their kept copy by the rule (a Wikipedia page removed
+  for a CommonCrawl copy; a longer copy removed for a shorter one). The rule must make this 0;
+- best kept: share of clusters (a kept copy and the documents removed for it) whose kept copy ranks
+  first among them by the rule (ties by corpus order count as first).
+Recall as above puts a pair in one cluster; a rule that keeps a copy other than a family's centre
+splits the family into clusters around each copy kept, so "caught" also counts the pairs with
+exact J >= threshold of which at least one document is removed (both kept: a miss).
 """
 
 from __future__ import annotations
@@ -363,6 +379,96 @@ def real_text(
         )
 
 
+# ------------------------------------------------------------------------------- keep rules
+
+KEEP_RULES = ("priority", "longest")
+SOURCES = (("Wikipedia", 0.15), ("Books3", 0.25), ("CommonCrawl", 0.60))  # priority order, share
+
+
+def draw_source(doc_id: str) -> str:
+    """A source per document, seeded by its id: the same for every run and side."""
+    u = random.Random(f"source:{doc_id}").random()
+    for name, share in SOURCES:
+        if u < share:
+            return name
+        u -= share
+    return SOURCES[-1][0]
+
+
+def rule_honoured(kept: dict[int, int], rank: Callable[[int], tuple]) -> dict[str, float]:
+    """How a keep rule was honoured: removed documents that outrank their kept copy, and the share
+    of clusters (a kept copy and the documents removed for it) whose kept copy ranks first."""
+    groups: dict[int, list[int]] = defaultdict(list)
+    for r, k in kept.items():
+        groups[k].append(r)
+    outranked = sum(rank(r) < rank(k) for r, k in kept.items())
+    best = sum(all(rank(k) <= rank(r) for r in rs) for k, rs in groups.items())
+    return {"outranked": outranked, "best kept": best / max(len(groups), 1), "clusters": len(groups)}
+
+
+def keep_rule(corpus: Corpus, args: argparse.Namespace) -> None:
+    n = len(corpus.docs)
+    docs = [(d, t, draw_source(d), "{}") for d, t in corpus.docs]
+    index = {d[0]: i for i, d in enumerate(docs)}
+    source = [d[2] for d in docs]
+    order = {name: i for i, (name, _) in enumerate(SOURCES)}
+    if args.keep == "priority":
+        rule_args = ["--keep", "priority"] + [a for name, _ in SOURCES for a in ("--priority", name)]
+
+        def rank(i: int) -> tuple:
+            return (order[source[i]], i)
+
+    else:
+        rule_args = ["--keep", "longest"]
+
+        def rank(i: int) -> tuple:
+            return (-len(docs[i][1]), i)
+
+    def with_rule(inp: Path, out: Path, a: argparse.Namespace) -> tuple[list[str], dict[str, str]]:
+        cmd, env = selene_cmd(inp, out, a)
+        return cmd + rule_args, env
+
+    sides: list[tuple[str, Callable[..., tuple[list[str], dict[str, str]]]]] = [
+        ("selene first", selene_cmd),
+        (f"selene {args.keep}", with_rule),
+    ]
+    if Path(args.datatrove_python).exists():
+        sides.append(("datatrove", datatrove_cmd))
+    tmp = Path(args.keep_dir or tempfile.mkdtemp(prefix="selene-bench-dedup-keep-"))
+    tmp.mkdir(parents=True, exist_ok=True)
+    counts = {name: source.count(name) for name, _ in SOURCES}
+    print(
+        f"keep {args.keep}: {n} documents, sources {counts}; rule {' '.join(rule_args)}; "
+        f"best of {args.selene_repeats} selene / {args.repeats} datatrove runs"
+    )
+    must = truth_pairs(corpus, n, args.threshold)
+    head = f"  {'side':<18}{'wall s':>8}{'CPU s':>8}{'removed':>9}{'recall':>8}{'caught':>8}{'precision':>11}"
+    print(head + f"{'outranked':>11}{'best kept':>11}{'clusters':>10}")
+    try:
+        inp = tmp / "in-sourced"
+        write_dataset(str(inp), docs, shard_docs=2000)
+        res = {}
+        for side, make in sides:
+            out = tmp / side.replace(" ", "-")
+            repeats = args.repeats if side == "datatrove" else args.selene_repeats
+            run = best_of(repeats, lambda make=make, out=out: make(inp, out, args), out, tmp / f"{out.name}.log")
+            labels, kept = (datatrove_clusters if side == "datatrove" else selene_clusters)(out, index)
+            q = quality(corpus, n, labels, kept, args.threshold)
+            h = rule_honoured(kept, rank)
+            caught = sum(a in kept or b in kept for a, b in must) / max(len(must), 1)
+            res[side] = run
+            print(
+                f"  {side:<18}{run.wall:>8.2f}{run.cpu:>8.2f}{q['removed']:>9.0f}{q['recall']:>8.4f}{caught:>8.4f}"
+                f"{q['precision']:>11.4f}{h['outranked']:>11.0f}{h['best kept']:>11.4f}{h['clusters']:>10.0f}",
+                flush=True,
+            )
+        first, ruled = res["selene first"], res[f"selene {args.keep}"]
+        print(f"  {args.keep} / first: wall {ruled.wall / first.wall:.3f}, CPU {ruled.cpu / first.cpu:.3f}")
+    finally:
+        if not args.keep_dir:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
 # --------------------------------------------------------------------------------- profile
 
 # Run in the child: selene's functions wrapped with timers (no profiler overhead), then `main`.
@@ -490,7 +596,11 @@ def main() -> None:
     )  # fmt: skip
     ap.add_argument("--datatrove-python", default=DATATROVE_PYTHON)
     ap.add_argument("--profile", action="store_true", help="also profile selene's command at the larger size")
-    ap.add_argument("--keep", help="keep inputs and outputs in this directory")
+    ap.add_argument("--keep-dir", help="keep inputs and outputs in this directory")
+    ap.add_argument(
+        "--keep", choices=KEEP_RULES,
+        help="measure which copy stays under this selene keep rule instead (see the module doc)",
+    )  # fmt: skip
     ap.add_argument(
         "--real-per-source", type=int, default=300,
         help="real text: files per kind (licences, copyright x2, changelogs, man pages, pydoc); 0 skips it",
@@ -519,7 +629,10 @@ def main() -> None:
     if not dt_ok:
         print(f"datatrove side skipped: no {args.datatrove_python} (see this file's docstring to create it)")
 
-    tmp = Path(args.keep or tempfile.mkdtemp(prefix="selene-bench-dedup-"))
+    if args.keep:
+        keep_rule(corpus, args)
+        return
+    tmp = Path(args.keep_dir or tempfile.mkdtemp(prefix="selene-bench-dedup-"))
     tmp.mkdir(parents=True, exist_ok=True)
     index = {d: i for i, (d, _) in enumerate(corpus.docs)}
     rows, qual = [], {}
@@ -562,7 +675,7 @@ def main() -> None:
         if args.profile:
             profile_selene(tmp / f"in-{args.scale}x", tmp / "selene-profile", tmp, args)
     finally:
-        if not args.keep:
+        if not args.keep_dir:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
