@@ -196,7 +196,6 @@ def merge(groups: Sequence[dict[str, Any]], pairs: int, n_docs: int, cfg: DedupC
             "removed_similarity": similarity_summary(groups, cfg),
         },
         "dup_files": files,
-        "group_files": [grp["dups"] for grp in groups if grp["dups"]],
         "examples": examples[:EXAMPLES],
     }
 
