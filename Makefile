@@ -19,10 +19,15 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/selene run configs/demo.yaml
 
-# mypy (about 50 s from a cold cache) runs beside the test suite, not before it; either failing fails
+# The suite runs in one pytest worker per core, up to four (a module stays on one worker, its
+# fixtures made once; tests/conftest.py hands out the longest modules first). mypy (about 50 s from
+# a cold cache) runs beside it, not before it; either failing fails.
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
 test: $(STAMP)
 	$(BIN)/ruff check selene tests benchmarks scripts
-	$(BIN)/mypy & typecheck=$$!; $(BIN)/python -m pytest -q --durations=15; tests=$$?; wait $$typecheck; types=$$?; \
+	$(BIN)/mypy & typecheck=$$!; \
+	  $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=15; tests=$$?; \
+	  wait $$typecheck; types=$$?; \
 	  test $$tests -eq 0 && test $$types -eq 0
 
 lint: $(STAMP)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import tempfile
 
@@ -16,6 +17,57 @@ os.environ.pop("SELENE_PREFECT", None)
 os.environ["PREFECT_PROFILES_PATH"] = os.path.join(os.environ["PREFECT_HOME"], "profiles.toml")
 
 import pytest
+
+# `make test` runs modules on several pytest-xdist workers, each module whole on one worker and handed
+# out in collection order. A long module started last keeps one worker busy while the others idle,
+# so the longest ones (seconds of one serial run on two cores, `--durations`) go first.
+LONGEST_FIRST = (
+    "tests/train/test_gpu_check.py",  # with tests/train/test_mfu.py: ~170 s
+    "tests/runtime/test_crash.py",  # 158
+    "tests/train/test_train.py",  # 111
+    "tests/train/test_parallel.py",  # 94
+    "tests/train/test_train_signals.py",  # 86
+    "tests/runtime/test_server_hung.py",  # 84
+    "tests/runtime/test_scaleout.py",  # 77
+    "tests/dedup/test_dedup.py",
+    "tests/ablate/test_ablate.py",
+    "tests/eval/test_eval_registry.py",
+    "tests/runtime/test_dashboard.py",
+    "tests/eval/test_export.py",
+    "tests/plan/test_study.py",
+    "tests/train/test_train_live.py",
+    "tests/train/test_train_inputs.py",
+)
+# Modules that share a session fixture run on the worker of the module named: another worker would
+# make the fixture again (the prepared GPU run on the CPU takes about 90 s).
+SAME_WORKER = {"tests/train/test_mfu.py": "tests/train/test_gpu_check.py"}
+
+
+def _module(nodeid: str) -> str:
+    path = nodeid.split("::", 1)[0]
+    return SAME_WORKER.get(path, path)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The longest modules first, the rest in their own order; a module's tests keep theirs."""
+    rank = {m: i for i, m in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(_module(item.nodeid), len(rank)))
+
+
+if importlib.util.find_spec("xdist") is not None:
+
+    def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+        """`--dist loadfile`, with the modules of `SAME_WORKER` on one worker."""
+        if config.getoption("dist") != "loadfile":
+            return None
+        from xdist.scheduler import LoadFileScheduling
+
+        class SharedFixtures(LoadFileScheduling):
+            def _split_scope(self, nodeid: str) -> str:
+                return _module(nodeid)
+
+        return SharedFixtures(config, log)
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -85,15 +86,21 @@ def test_killed_run_resumes_with_the_same_losses(tokens: str, tmp_path: Path) ->
 
 @pytest.mark.timeout(600)
 def test_checkpoint_loads_under_another_layout(tokens: str, tmp_path: Path) -> None:
-    """Saved at dp_shard=2, resumed at tp=2 × pp=2: the losses continue (up to float reduction order)."""
+    """Saved at dp_shard=2, resumed at tp=2 × pp=2: the losses continue (up to float reduction order).
+    The run resumed is a copy of the reference run's folder without its last checkpoint (step 3 is the
+    latest left), as a run stopped there would have left it."""
     ref_out = tmp_path / "ref"
     launch(config(tokens, ref_out, 6, dp_shard=2), str(ref_out), 2)
     out = tmp_path / "cross"
-    launch(config(tokens, out, 3, dp_shard=2), str(out), 2)
+    shutil.copytree(ref_out, out)
+    shutil.rmtree(out / "checkpoints" / "step-000006")
+    metrics = out / "metrics.jsonl"  # steps 4-6 are the resumed run's own, not the copy's
+    metrics.write_text("".join(x for x in metrics.read_text().splitlines(True) if json.loads(x)["step"] <= 3))
     cross = config(tokens, out, 6, tp=2, pp=2)
     cross.parallel.pp_microbatches = 2
     launch(cross, str(out), 4)
     ref, got = losses(ref_out), losses(out)
+    assert sorted(got) == list(range(1, 7)) and (out / "checkpoints" / "step-000006" / "meta.json").exists()
     for step in range(4, 7):
         assert got[step] == pytest.approx(ref[step], abs=2e-4), step
 
