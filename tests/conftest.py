@@ -20,15 +20,15 @@ import pytest
 
 # `make test` runs modules on several pytest-xdist workers, each module whole on one worker and handed
 # out in collection order. A long module started last keeps one worker busy while the others idle,
-# so the longest ones (seconds of one serial run on two cores, `--durations`) go first.
+# so the longest ones (by `--durations` of a run on two cores) go first.
 LONGEST_FIRST = (
-    "tests/train/test_gpu_check.py",  # with tests/train/test_mfu.py: ~170 s
-    "tests/runtime/test_crash.py",  # 158
-    "tests/train/test_train.py",  # 111
-    "tests/train/test_parallel.py",  # 94
-    "tests/train/test_train_signals.py",  # 86
-    "tests/runtime/test_server_hung.py",  # 84
-    "tests/runtime/test_scaleout.py",  # 77
+    "tests/train/test_gpu_check.py",  # with tests/train/test_mfu.py
+    "tests/train/test_train.py",
+    "tests/train/test_parallel.py",
+    "tests/train/test_train_signals.py",
+    "tests/runtime/test_server_hung.py",
+    "tests/runtime/test_crash.py",
+    "tests/runtime/test_scaleout.py",
     "tests/dedup/test_dedup.py",
     "tests/ablate/test_ablate.py",
     "tests/eval/test_eval_registry.py",
