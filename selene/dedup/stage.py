@@ -1,8 +1,11 @@
 """The dedup stage: fuzzy near-duplicate removal with MinHash LSH, as external-memory steps over files.
 
-1. `signature_shard` per input shard, one row group at a time: shingles → MinHash signatures
-   (n × num_perm, uint32 for the default scheme) and one LSH key per band of every band set
-   (`lsh.band_positions`: further sets cut the same values in other orders), stored band-major.
+1. `signature_group` per group of consecutive input shards (`group_size`: up to MAX_GROUP, while every
+   worker still gets several tasks), `signature_shard` for each, one row group at a time: shingles →
+   MinHash signatures (n × num_perm, uint32 for the default scheme) and one LSH key per band of every
+   band set (`lsh.band_positions`: further sets cut the same values in other orders); then the group's
+   keys, one file per band and key partition, so a band task opens one file per group, not per shard
+   (30 K shards of a 1 TB corpus are some 470 groups: an object store's GETs per band task).
 2. `band_pairs` per (band, key partition): the partition's keys of the whole corpus, sorted; documents
    sharing a key are candidates, verified on the full signatures (memory-mapped, in chunks) or on
    exact shingle Jaccard. Partitions split a band by key value so a task fits `executor.task_memory`.
@@ -29,6 +32,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -51,6 +55,8 @@ from selene.manifest import DatasetInputs, DocumentManifest, ShardEntry, SourceS
 WORK = dataset.WORK
 EDGE_DTYPE = np.dtype([("a", "<i8"), ("b", "<i8"), ("j", "<f4")])
 BAND_BYTES_PER_DOC = 48  # a band task's memory per document of its partition: keys, ids, sort scratch
+MAX_GROUP = 64  # shards per signature task at most (a band task opens a file per group)
+GROUPS_PER_WORKER = 4  # signature tasks per worker at least, while there are shards enough
 SMALL_RUN = 8  # documents sharing a band key are all compared pairwise up to this many
 # in the fingerprint: outputs and work files of an older decision rule are never taken as done
 # (2: each removed document checked against the document kept for it, not only linked to it)
@@ -79,14 +85,14 @@ def partitions_for(n_docs: int) -> int:
 # ---------------------------------------------------------------------------- 1. signatures
 
 
-def signature_shard(work: Work, k: int, cfg: DedupConfig) -> int:
-    """Signatures (n × num_perm, in the scheme's dtype), band keys and text lengths of shard `k`;
-    returns its number of documents. The keys go to one file per band and key partition (`Work.keys`:
-    key and row, sorted), so a band task reads its own keys and nothing else. Reads one row group at
-    a time (row groups are sized in bytes); the lengths file, written last, marks the shard done."""
-    sig_path, len_path = work.path("sig", k), work.path("len", k)
+def signature_shard(work: Work, k: int, cfg: DedupConfig) -> np.ndarray:
+    """Signatures (n × num_perm, in the scheme's dtype), band keys (n × sets·bands) and text lengths
+    of shard `k`; returns its band keys. Reads one row group at a time (row groups are sized in
+    bytes); the lengths file, written last, marks the shard done, and a done shard's keys are read
+    back instead of hashed again."""
+    sig_path, len_path, key_path = work.path("sig", k), work.path("len", k), work.path("key", k)
     if fs.exists(len_path):
-        return int(fs.load_npy(len_path).size)
+        return fs.load_npy(key_path)
     perms = minhash.Permutations.from_seed(cfg.num_perm, cfg.seed)
     sigs, keys, lengths, ranks = [], [], [], []
     columns = ["text", *{"priority": ["source"], "score": ["meta"]}.get(cfg.keep, [])]
@@ -103,21 +109,49 @@ def signature_shard(work: Work, k: int, cfg: DedupConfig) -> int:
         lengths.append(np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts)))
     fs.save_npy(sig_path, np.concatenate(sigs) if sigs else np.empty((0, cfg.num_perm), dtype=perms.dtype))
     key = np.concatenate(keys) if keys else np.empty((0, work.sets * work.bands), np.uint64)
-    for band in range(key.shape[1]):
-        col = key[:, band]
-        live = np.flatnonzero(col != 0).astype(np.uint32)
-        part = _partition(col[live], work.partitions)
-        order = np.lexsort((live, col[live], part))
-        bounds = np.searchsorted(part[order], np.arange(work.partitions + 1))
-        for p in range(work.partitions):
-            sel = order[bounds[p] : bounds[p + 1]]
-            rec = np.empty(sel.size, dtype=KEY_DTYPE)
-            rec["key"], rec["row"] = col[live[sel]], live[sel]
-            fs.save_npy(work.keys(band, p, k), rec)
+    fs.save_npy(key_path, key)
     if len(columns) > 1:
         fs.save_npy(work.path("rank", k), np.concatenate(ranks) if ranks else np.empty(0, dtype=np.float64))
     fs.save_npy(len_path, np.concatenate(lengths) if lengths else np.empty(0, dtype=np.int64))
-    return sum(len(x) for x in lengths)
+    return key
+
+
+def signature_group(work: Work, i: int, cfg: DedupConfig) -> int:
+    """`signature_shard` for each shard of group i, then the group's band keys, one file per band and
+    key partition (`Work.keys`: key, shard, row; sorted), so a band task reads its own keys only and
+    opens one file per group of shards. Returns the group's number of documents."""
+    done = work.keys_done(i)
+    if fs.exists(done):
+        return int(json.loads(fs.read_text(done))["documents"])
+    shards = work.group_shards(i)
+    per_shard = [signature_shard(work, k, cfg) for k in shards]
+    key = np.concatenate(per_shard) if per_shard else np.empty((0, work.sets * work.bands), np.uint64)
+    shard = np.repeat(np.array(shards, dtype=np.uint32), [len(x) for x in per_shard])
+    row = np.concatenate([np.arange(len(x), dtype=np.uint32) for x in per_shard]) if per_shard else shard
+    for band in range(key.shape[1]):
+        col = key[:, band]
+        live = np.flatnonzero(col != 0)
+        part = _partition(col[live], work.partitions)
+        perm = np.lexsort((row[live], shard[live], col[live], part))
+        order = live[perm]
+        bounds = np.searchsorted(part[perm], np.arange(work.partitions + 1))
+        for p in range(work.partitions):
+            sel = order[bounds[p] : bounds[p + 1]]
+            rec = np.empty(sel.size, dtype=KEY_DTYPE)
+            rec["key"], rec["shard"], rec["row"] = col[sel], shard[sel], row[sel]
+            fs.save_npy(work.keys(band, p, i), rec)
+    fs.atomic_write(done, json.dumps({"documents": int(key.shape[0])}))
+    return int(key.shape[0])
+
+
+def group_size(work: Work, rows: Sequence[int], workers: int) -> int:
+    """New shards per signature task: at most MAX_GROUP, few enough that the group's band keys fit
+    half a task's memory (`BAND_BYTES_PER_DOC` a document and key), and small enough to leave every
+    worker GROUPS_PER_WORKER tasks while the input has the shards for it."""
+    per_doc = BAND_BYTES_PER_DOC * work.sets * work.bands
+    fits = (executor.task_memory() // 2) // max(1, per_doc * max(rows, default=1))
+    spread = -(-len(rows) // (GROUPS_PER_WORKER * max(1, workers)))
+    return int(max(1, min(MAX_GROUP, fits, spread)))
 
 
 # -------------------------------------------------------------------------------- 2. bands
@@ -137,10 +171,11 @@ def band_pairs(work: Work, band: int, part: int, cfg: DedupConfig) -> tuple[str,
         return out, int(fs.load_npy(out, mmap=True).size)
     kill_once("dedup:band")
     keys, gidx = [], []
-    for k in work.new_shards:
-        rec = fs.load_npy(work.keys(band, part, k))
+    offsets = np.asarray(work.offsets, dtype=np.int64)
+    for i in work.groups:
+        rec = fs.load_npy(work.keys(band, part, i))
         keys.append(rec["key"])
-        gidx.append(rec["row"].astype(np.int64) + work.offsets[k])
+        gidx.append(offsets[rec["shard"]] + rec["row"])
     key = np.concatenate(keys)
     idx = np.concatenate(gidx)
     del keys, gidx
@@ -367,21 +402,26 @@ def write_shard(work: Work, k: int, dup_files: Sequence[str], out: str, store: b
     return written
 
 
-def index_keys(work: Work, band: int, part: int, out: str) -> None:
+def index_keys(work: Work, band: int, part: int, removed_file: str, out: str) -> None:
     """The output's sorted key index of one band and key partition (`stored.key_index`): the keys of
-    the documents it kept, with their output shard and row. Memory: as a band task."""
+    the documents it kept, with their output shard and row; removed documents are looked up in the
+    memory-mapped `removed_index`. Memory: as a band task."""
     target = stored.key_index(out, band, part)
     if fs.exists(target):
         return
+    removed = fs.load_npy(removed_file, mmap=True)
+    offsets = np.asarray(work.offsets, dtype=np.int64)
     recs = []
-    for k in work.new_shards:
-        rec = fs.load_npy(work.keys(band, part, k))
-        gone = fs.load_npy(work.path("gone", k))
-        kept = ~np.isin(rec["row"], gone)
-        at = np.searchsorted(gone, rec["row"])  # rows removed before it
+    for i in work.groups:
+        rec = fs.load_npy(work.keys(band, part, i))
+        first = offsets[rec["shard"]]
+        g = first + rec["row"]
+        at = np.searchsorted(removed, g)  # documents removed before g
+        kept = removed[np.minimum(at, removed.size - 1)] != g if removed.size else np.ones(g.size, bool)
         idx = np.empty(int(kept.sum()), dtype=stored.INDEX_DTYPE)
-        idx["key"], idx["shard"] = rec["key"][kept], k - len(work.prior)
-        idx["row"] = rec["row"][kept] - at[kept]  # its row in the output shard
+        idx["key"], idx["shard"] = rec["key"][kept], rec["shard"][kept] - len(work.prior)
+        # its row in the output shard: less the documents of its shard removed before it
+        idx["row"] = (rec["row"] - (at - np.searchsorted(removed, first)))[kept]
         recs.append(idx)
     index = np.concatenate(recs) if recs else np.empty(0, dtype=stored.INDEX_DTYPE)
     fs.save_npy(target, index[np.lexsort((index["row"], index["shard"], index["key"]))])
@@ -446,8 +486,9 @@ def run_dedup(
         tuple(shards), tuple(int(x) for x in offsets[:-1]), bands, rows, fs.join(out, WORK, fp),
         partitions_for(n_docs - protected), cfg.band_sets, prior, protected, indexes,
     )  # fmt: skip
+    work = replace(work, group=group_size(work, sizes[len(prior) :], executor.workers()))
 
-    counts = mapper("dedup-signatures", signature_shard, [(work, k, cfg) for k in work.new_shards])
+    counts = mapper("dedup-signatures", signature_group, [(work, i, cfg) for i in work.groups])
     if sum(counts) != n_docs - protected:
         raise InputError(
             f"{inp}: the shards hold {sum(counts)} documents, its manifest says {n_docs - protected}"
@@ -466,12 +507,12 @@ def run_dedup(
     )
     failpoint("dedup:shards-written")
     if cfg.store_signatures:
+        (removed_file,) = mapper("dedup-removed-index", removed_index, [(work,)])
         mapper(
             "dedup-key-index",
             index_keys,
-            [(work, b, p, out) for b in range(work.sets * bands) for p in range(work.partitions)],
+            [(work, b, p, removed_file, out) for b in range(work.sets * bands) for p in range(work.partitions)],
         )
-        (removed_file,) = mapper("dedup-removed-index", removed_index, [(work,)])
         mapper(
             "dedup-store-links",
             store_links,

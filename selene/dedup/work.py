@@ -12,7 +12,8 @@ from selene.dedup import minhash, shingle, stored
 from selene.dedup.config import DedupConfig
 from selene.io import dataset, fs
 
-KEY_DTYPE = np.dtype([("key", "<u8"), ("row", "<u4")])  # one band's keys of a shard: key, row in the shard
+# one band's keys of a group of shards: key, shard (in `Work.shards`), row in the shard
+KEY_DTYPE = np.dtype([("key", "<u8"), ("shard", "<u4"), ("row", "<u4")])
 VERIFY_CHUNK = 1 << 16  # candidate pairs verified at once: two (chunk × num_perm) blocks of signatures
 
 
@@ -38,6 +39,9 @@ class Work:
     protected: int = 0
     # per earlier output: (its directory, its first shard's number here, its key index's partitions)
     indexes: tuple[tuple[str, int, int], ...] = ()
+    # new shards per signature task: its band keys go to one file per band and key partition for
+    # the whole group, so a band task opens one file per group, not one per shard
+    group: int = 1
 
     def path(self, kind: str, i: int, ext: str = "npy") -> str:
         if i < len(self.prior) and kind in stored.STORED_KINDS:
@@ -49,9 +53,23 @@ class Work:
         """The shards of this run's input (after the earlier outputs' shards)."""
         return range(len(self.prior), len(self.shards))
 
-    def keys(self, band: int, part: int, k: int) -> str:
-        """Shard k's LSH keys of one band and key partition (`KEY_DTYPE`, sorted), from its signature task."""
-        return fs.join(self.root, f"keys-p{self.partitions}", f"b{band:04d}-p{part:05d}", f"{k:05d}.npy")
+    @property
+    def groups(self) -> range:
+        """The signature tasks: groups of `group` consecutive new shards."""
+        return range(-(-len(self.new_shards) // self.group))
+
+    def group_shards(self, i: int) -> range:
+        first = len(self.prior) + i * self.group
+        return range(first, min(first + self.group, len(self.shards)))
+
+    def keys(self, band: int, part: int, i: int) -> str:
+        """Group i's LSH keys of one band and key partition (`KEY_DTYPE`, sorted), from its signature task."""
+        where = f"keys-p{self.partitions}-g{self.group}"
+        return fs.join(self.root, where, f"b{band:04d}-p{part:05d}", f"{i:05d}.npy")
+
+    def keys_done(self, i: int) -> str:
+        """Written when group i's key files are: what its signature task returns when run again."""
+        return fs.join(self.root, f"keys-p{self.partitions}-g{self.group}", "done", f"{i:05d}.json")
 
     def edges(self, band: int, part: int) -> str:
         return fs.join(self.root, f"edges-p{self.partitions}", f"b{band:04d}-p{part:05d}.npy")

@@ -502,11 +502,14 @@ def test_against_refuses_what_it_cannot_use(crawls: dict[str, str]) -> None:
     assert "missing or changed since it was written: minhash/keys/b0003-p00000.npy" in error([str(gap)])
 
 
+@pytest.mark.parametrize("grouped", [False, True])
 def test_a_band_task_reads_only_its_own_keys(
-    planted, deduped, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    planted, deduped, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, grouped: bool
 ) -> None:  # type: ignore[no-untyped-def]
-    """Each band task loads its band's and key partition's key files (one per shard) and signatures to
-    verify with, never another band's keys; the output does not depend on how keys are split."""
+    """Each band task loads its band's and key partition's key files, one per group of shards (a
+    signature task's), and signatures to verify with, never another band's keys; the output does not
+    depend on how keys are split in key ranges nor on how shards are grouped. Without `grouped`, a
+    budget of a third of a band: several key ranges, and one shard a group (a group's keys must fit)."""
     from selene import executor
     from selene.dedup import stage
 
@@ -516,6 +519,7 @@ def test_a_band_task_reads_only_its_own_keys(
     load = fs.load_npy
     monkeypatch.setattr(stage.fs, "load_npy", lambda p, mmap=False: loaded.append(p) or load(p, mmap))
     tasks: list[tuple[int, int, list[str]]] = []
+    groups: list[int] = []
 
     def mapper(name, fn, args):  # type: ignore[no-untyped-def]
         out = []
@@ -524,21 +528,39 @@ def test_a_band_task_reads_only_its_own_keys(
             out.append(fn(*a))
             if name == "dedup-band":
                 tasks.append((a[1], a[2], list(loaded)))
+            if name == "dedup-signatures":
+                groups.append(a[1])
         return out
 
-    executor.set_budget(n_docs * stage.BAND_BYTES_PER_DOC / 3 / 2**30, 1)
+    if grouped:  # two shards a signature task, every band in one key range
+        monkeypatch.setattr(stage, "MAX_GROUP", 2)
+        monkeypatch.setattr(stage, "GROUPS_PER_WORKER", 1)
+    else:
+        executor.set_budget(n_docs * stage.BAND_BYTES_PER_DOC / 3 / 2**30, 1)
     try:
         res = run_dedup(inp, str(tmp_path / "out"), DedupConfig(threshold=THRESHOLD), mapper=mapper)
     finally:
         executor.set_budget(4.0, 1)
     n_shards = len(res.manifest.shards)
-    assert len({p for _, p, _ in tasks}) >= 3
+    group = 2 if grouped else 1
+    assert n_shards >= 3 and len(groups) == -(-n_shards // group)
+    assert len({p for _, p, _ in tasks}) == 1 if grouped else len({p for _, p, _ in tasks}) >= 3
     for band, part, paths in tasks:
         keys = [p for p in paths if "/keys-" in p]
-        assert len(keys) == n_shards and all(f"/b{band:04d}-p{part:05d}/" in p for p in keys)
+        assert len(keys) == len(groups), keys
+        assert all(f"-g{group}/b{band:04d}-p{part:05d}/" in p for p in keys), keys
         assert all("/keys-" in p or "/sig/" in p for p in paths), paths
     assert [s.sha256 for s in res.manifest.shards] == [s.sha256 for s in deduped.manifest.shards]
     assert res.manifest.removed.sha256 == deduped.manifest.removed.sha256
+    if grouped:  # every file, stored signatures, key index and links too: the same bytes as one shard a task
+        monkeypatch.setattr(stage, "MAX_GROUP", 1)
+        ref = run_dedup(inp, str(tmp_path / "ref"), DedupConfig(threshold=THRESHOLD)).out
+
+        def tree(root: str) -> dict[str, bytes]:
+            files = (p for p in Path(root).rglob("*") if p.is_file() and p.name != "manifest.json")
+            return {str(p.relative_to(root)): p.read_bytes() for p in files}
+
+        assert tree(res.out) == tree(ref) and len(tree(ref)) > 2 * n_shards
 
 
 def test_against_an_output_whose_key_index_is_split_otherwise(crawls: dict[str, str], tmp_path: Path) -> None:
