@@ -511,12 +511,20 @@ def run_dedup(
         mapper(
             "dedup-key-index",
             index_keys,
-            [(work, b, p, removed_file, out) for b in range(work.sets * bands) for p in range(work.partitions)],
+            [
+                (work, b, p, removed_file, out)
+                for b in range(work.sets * bands)
+                for p in range(work.partitions)
+            ],
         )
         mapper(
             "dedup-store-links",
             store_links,
-            [(work, b, p, removed_file, out) for b in range(work.sets * bands) for p in range(work.partitions)],
+            [
+                (work, b, p, removed_file, out)
+                for b in range(work.sets * bands)
+                for p in range(work.partitions)
+            ],
         )
     manifest = finalize(
         out,
