@@ -83,15 +83,19 @@ def assign(
         first = np.concatenate([[True], c[1:] != c[:-1]])
         head = todo[np.flatnonzero(first)][np.cumsum(first) - 1]  # each one's kept document (position)
         rest, head = todo[~first], head[~first]
-        j = similarity(work, members[rest], members[head], cfg, reader)
+        # earlier outputs' documents are never removed: they are kept in turn, never compared (an
+        # incremental run would otherwise check every old pair its old links join, reading old texts)
+        live = np.flatnonzero(members[rest] >= work.protected)
+        j = np.zeros(rest.size, dtype=np.float64)
+        j[live] = similarity(work, members[rest[live]], members[head[live]], cfg, reader)
         if cfg.verify == "signature":
             low, high = cfg.exact_band()
-            near = np.flatnonzero((j >= low) & (j < high))
+            near = live[(j[live] >= low) & (j[live] < high)]
             if near.size:  # the estimate cannot decide: exact Jaccard does (texts read again)
                 j[near] = exact_jaccard(work, members[rest[near]], members[head[near]], cfg, reader)
                 exact[rest[near]] = True
-        close = np.ones(rest.size, dtype=bool) if cfg.verify == "none" else j >= cfg.threshold
-        close &= members[rest] >= work.protected
+        close = np.zeros(rest.size, dtype=bool)
+        close[live] = True if cfg.verify == "none" else j[live] >= cfg.threshold
         keeper[rest[close]], sim[rest[close]] = members[head[close]], j[close]
         todo = rest[~close]
     return members, keeper, sim, exact

@@ -45,6 +45,10 @@ class Graph:
 
     root: str
     parts: int
+    # documents in the corpus: the (centre, leaf) pairs of the result are split by contiguous ranges
+    # of centres, so that a cluster task's documents lie near each other in corpus order and its exact
+    # checks read few row groups, each by about one task (0: by index mod parts, like the steps)
+    span: int = 0
 
     def path(self, step: int, producer: int, part: int) -> str:
         return fs.join(self.root, f"s{step:03d}", f"{producer:05d}-{part:05d}.npy")
@@ -84,9 +88,12 @@ def union(parent: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:
             parent[:] = up
 
 
-def _scatter(parts: int, path: Callable[[int], str], u: np.ndarray, v: np.ndarray) -> list[int]:
-    """Pairs (u, v) split by the part of u, one file per part that gets any; returns those parts."""
-    part = u % parts
+def _scatter(
+    parts: int, path: Callable[[int], str], u: np.ndarray, v: np.ndarray, span: int = 0
+) -> list[int]:
+    """Pairs (u, v) split by the part of u (index mod parts; with `span`, u's range of span / parts),
+    one file per part that gets any; returns those parts."""
+    part = u * parts // span if span else u % parts
     order = np.lexsort((v, u, part))
     u, v, part = u[order], v[order], part[order]
     bounds = np.searchsorted(part, np.arange(parts + 1))
@@ -136,7 +143,8 @@ def local_stars(g: Graph, i: int, edge_file: str) -> list[int]:
 def large_star(g: Graph, step: int, r: int, paths: Sequence[str]) -> dict[str, Any]:
     """Part r's documents with all their neighbours: each neighbour above a document is linked to the
     smallest of the document and its neighbours (written keyed by the larger end, for small-star).
-    Tells whether the part is stars already; if so writes its (centre, leaf) pairs by centre's part."""
+    Tells whether the part is stars already; if so writes its (centre, leaf) pairs by centre's part
+    (`Graph.span`: by range)."""
     u, v = gather(paths)
     if not u.size:
         return {"star": True, "next": [], "leaves": []}
@@ -147,7 +155,7 @@ def large_star(g: Graph, step: int, r: int, paths: Sequence[str]) -> dict[str, A
     star = bool(np.all((below == 0) | ((below == 1) & (above == 0))))
     up = v > u
     written = _scatter(g.parts, lambda q: g.path(step + 1, r, q), v[up], smallest[run][up])
-    leaves = _scatter(g.parts, lambda q: g.leaves(step, r, q), v[~up], u[~up]) if star else []
+    leaves = _scatter(g.parts, lambda q: g.leaves(step, r, q), v[~up], u[~up], g.span) if star else []
     return {"star": star, "next": written, "leaves": leaves}
 
 
@@ -173,7 +181,8 @@ def _inputs(g: Graph, step: int, written: Sequence[Sequence[int]]) -> list[list[
 
 def components(mapper: Mapper, g: Graph, edge_files: Sequence[str]) -> list[list[str]]:
     """Connected components of the pairs in `edge_files`: per part, the files of (centre, leaf) pairs
-    (PAIR_DTYPE, u the centre) whose centre, the component's smallest document, is in that part.
+    (PAIR_DTYPE, u the centre) whose centre, the component's smallest document, is in that part (of
+    the index mod parts, or with `Graph.span` of its range).
     Every document of some pair is a leaf or a centre. A step's files are removed once the next step
     has read them."""
     written = mapper("dedup-links", local_stars, [(g, i, f) for i, f in enumerate(edge_files)])

@@ -176,7 +176,7 @@ def shingle_hashes(text: str, ngram: int, kind: ShingleKind = "word") -> np.ndar
         tokens = fmix64(tokens ^ _CHAR_SALT)
     else:
         raise ValueError(f"shingle kind must be 'word' or 'char', got {kind!r}")
-    return _distinct(_combine(tokens, ngram))
+    return distinct(_combine(tokens, ngram))
 
 
 def batch_hashes(texts: list[str], ngram: int, kind: ShingleKind = "word") -> tuple[np.ndarray, np.ndarray]:
@@ -224,8 +224,9 @@ def batch_hashes(texts: list[str], ngram: int, kind: ShingleKind = "word") -> tu
     return values, counts
 
 
-def _distinct(h: np.ndarray) -> np.ndarray:
-    """Sorted distinct values; sort + mask, as numpy 2's `np.unique` is ~10x slower on uint64 here."""
+def distinct(h: np.ndarray) -> np.ndarray:
+    """Sorted distinct values, sorting `h` in place; sort + mask, as numpy 2's `np.unique` is ~10x
+    slower on uint64 here."""
     h.sort()
     keep = np.empty(len(h), dtype=bool)
     keep[:1] = True

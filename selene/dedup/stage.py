@@ -257,7 +257,12 @@ def verify(work: Work, a: np.ndarray, b: np.ndarray, cfg: DedupConfig) -> np.nda
 
 
 def cluster(
-    mapper: Mapper, work: Work, edges: Sequence[tuple[str, int]], n_docs: int, cfg: DedupConfig
+    mapper: Mapper,
+    work: Work,
+    edges: Sequence[tuple[str, int]],
+    n_docs: int,
+    cfg: DedupConfig,
+    priors: Sequence[stored.Prior] = (),
 ) -> dict[str, Any]:
     """Components of the verified pairs (`components`: large-star / small-star steps over files), then
     `clusters.cluster_group` per group of components, in tasks; merged into cluster statistics, the
@@ -268,14 +273,14 @@ def cluster(
         "dedup-earlier-links",
         earlier_links,
         [
-            (work, i, b, p)
-            for i, (_, _, parts) in enumerate(work.indexes)
+            (work, i, b, p, prior.cross_to(priors))
+            for i, (prior, (_, _, parts)) in enumerate(zip(priors, work.indexes, strict=True))
             for b in range(work.sets * work.bands)
             for p in range(parts)
         ],
     )
     linked = pairs + sum(n for _, n in earlier)
-    graph = components.Graph(fs.join(work.root, "components"), components.parts_for(linked))
+    graph = components.Graph(fs.join(work.root, "components"), components.parts_for(linked), n_docs)
     stars = components.components(mapper, graph, [f for f, n in [*edges, *earlier] if n])
     groups = mapper(
         "dedup-clusters",
@@ -285,17 +290,31 @@ def cluster(
     return clusters.merge(groups, pairs, n_docs, cfg)
 
 
-def earlier_links(work: Work, i: int, band: int, part: int) -> tuple[str, int]:
+def earlier_links(work: Work, i: int, band: int, part: int, cross_to: Sequence[int] = ()) -> tuple[str, int]:
     """Earlier output i's stored pairs between its kept documents (band, key partition), in this run's
     global indices, as an edge file: its old documents join components as they did in that run,
     so a new document meets, through them, every old copy that one run over everything would
-    compare it with (they are never removed, and their pairs are not verified again)."""
+    compare it with (they are never removed, and their pairs are not verified again). With them, its
+    pairs with the documents of the outputs it was itself deduplicated against that this run reads
+    too (`cross_to`: their numbers here, -1 for one it does not read), so a chain of crawls joins as
+    one run over all of them."""
     out, first, _ = work.indexes[i]
     target = fs.join(work.root, "earlier-links", f"{i:03d}-b{band:04d}-p{part:05d}.npy")
     links = fs.load_npy(stored.links(out, band, part))
-    edges = np.empty(links.size, dtype=EDGE_DTYPE)
     base = work.offsets[first]
-    edges["a"], edges["b"], edges["j"] = links["a"] + base, links["b"] + base, links["j"]
+    a, b, j = [links["a"] + base], [links["b"] + base], [links["j"]]
+    if cross_to:
+        cross = fs.load_npy(stored.cross(out, band, part))
+        here = np.asarray(cross_to, dtype=np.int64)[cross["prior"]]
+        cross = cross[here >= 0]
+        bases = np.asarray([work.offsets[f] for _, f, _ in work.indexes], dtype=np.int64)
+        theirs = bases[here[here >= 0]] + cross["a"]
+        ours = cross["b"] + base
+        a.append(np.minimum(theirs, ours))
+        b.append(np.maximum(theirs, ours))
+        j.append(cross["j"])
+    edges = np.empty(sum(x.size for x in a), dtype=EDGE_DTYPE)
+    edges["a"], edges["b"], edges["j"] = np.concatenate(a), np.concatenate(b), np.concatenate(j)
     fs.save_npy(target, edges)
     return target, int(edges.size)
 
@@ -313,20 +332,34 @@ def removed_index(work: Work) -> str:
 def store_links(work: Work, band: int, part: int, removed_file: str, out: str) -> None:
     """The output's verified pairs between two documents it keeps, from one edge file, numbered in
     output order (`stored.links`): all of this run's (new) documents, less the removed ones, which
-    are looked up by binary search in the memory-mapped `removed_index`."""
+    are looked up by binary search in the memory-mapped `removed_index`. In an incremental run, also
+    its pairs of a kept document with an earlier output's (`stored.cross`): what joins them in a later
+    run against both. (A band task's pairs put the smaller index first, and earlier outputs' documents
+    come first: `a` is the earlier one.)"""
     target = stored.links(out, band, part)
     if fs.exists(target):
         return
     removed = fs.load_npy(removed_file, mmap=True)
     edges = fs.load_npy(work.edges(band, part))
     a, b = edges["a"], edges["b"]
-    keep = a >= work.protected
+    kept = np.ones(a.size, dtype=bool)
     before = {}
     for end, g in (("a", a), ("b", b)):
         at = np.searchsorted(removed, g)  # documents removed before g
         if removed.size:
-            keep &= removed[np.minimum(at, removed.size - 1)] != g
+            kept &= removed[np.minimum(at, removed.size - 1)] != g  # (earlier outputs' are never removed)
         before[end] = at
+    new = a >= work.protected
+    if work.indexes:
+        old = kept & ~new
+        bases = np.asarray([work.offsets[f] for _, f, _ in work.indexes], dtype=np.int64)
+        prior = np.searchsorted(bases, a[old], side="right") - 1
+        cross = np.empty(prior.size, dtype=stored.CROSS_DTYPE)
+        cross["prior"], cross["a"] = prior, a[old] - bases[prior]
+        cross["b"] = b[old] - work.protected - before["b"][old]
+        cross["j"] = edges["j"][old]
+        fs.save_npy(stored.cross(out, band, part), cross)
+    keep = kept & new
     links = np.empty(int(keep.sum()), dtype=stored.LINK_DTYPE)
     for end, g in (("a", a), ("b", b)):
         links[end] = g[keep] - work.protected - before[end][keep]
@@ -498,7 +531,7 @@ def run_dedup(
         band_pairs,
         [(work, b, p, cfg) for b in range(work.sets * bands) for p in range(work.partitions)],
     )
-    found = cluster(mapper, work, edges, n_docs, cfg)
+    found = cluster(mapper, work, edges, n_docs, cfg, priors)
     dup_files: dict[int, list[str]] = found["dup_files"]
     written = mapper(
         "dedup-write",
@@ -539,7 +572,9 @@ def run_dedup(
         priors,
     )
     if cfg.store_signatures:
-        stored.write_index(out, minhash_settings, [s.sha256 for s in manifest.shards], work.partitions)
+        stored.write_index(
+            out, minhash_settings, [s.sha256 for s in manifest.shards], work.partitions, priors
+        )
     fs.rm(fs.join(out, WORK), recursive=True)
     return DedupResult(out, skipped=False, manifest=manifest)
 

@@ -19,6 +19,8 @@ MinHash settings or by an older format, or whose shards changed since.
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,15 +31,21 @@ from selene.dedup.manifest import DedupManifest
 from selene.errors import ConfigError, InputError
 from selene.io import dataset, fs
 
-__all__ = ["FORMAT", "STORED_KINDS", "Prior", "load_priors", "settings_of", "write_index"]
+__all__ = ["FORMAT", "READABLE", "STORED_KINDS", "Prior", "load_priors", "settings_of", "write_index"]
 
 DIR = "minhash"
 INDEX = "minhash.json"
-FORMAT = 2  # 1: band keys per shard, band-major (no index; refused with what to do)
+FORMAT = 3
+# 1: band keys per shard, band-major (no index; refused with what to do); 2: no cross links (read:
+# an incremental output of format 2 joins no earlier outputs' documents with each other, and says so)
+READABLE = (2, 3)
 STORED_KINDS = ("sig", "len")
 INDEX_DTYPE = np.dtype([("key", "<u8"), ("shard", "<u4"), ("row", "<u4")])
 # a verified pair of two kept documents, as their places in the output (all shards in order, from 0)
 LINK_DTYPE = np.dtype([("a", "<i8"), ("b", "<i8"), ("j", "<f4")])
+# a verified pair of a kept document (`b`, its place in the output) and a document of the earlier
+# output number `prior` of minhash.json's `against` list (`a`, its place in that output)
+CROSS_DTYPE = np.dtype([("prior", "<u4"), ("a", "<i8"), ("b", "<i8"), ("j", "<f4")])
 
 
 def settings_of(cfg: DedupConfig, bands: int, rows: int, dtype: str) -> dict[str, Any]:
@@ -69,7 +77,18 @@ def links(out: str, band: int, part: int) -> str:
     return fs.join(out, DIR, "links", f"b{band:04d}-p{part:05d}.npy")
 
 
-def write_index(out: str, settings: dict[str, Any], shard_sha256: list[str], key_partitions: int) -> None:
+def cross(out: str, band: int, part: int) -> str:
+    """The verified pairs (CROSS_DTYPE) between a kept document and one of an earlier output's."""
+    return fs.join(out, DIR, "cross", f"b{band:04d}-p{part:05d}.npy")
+
+
+def write_index(
+    out: str,
+    settings: dict[str, Any],
+    shard_sha256: list[str],
+    key_partitions: int,
+    against: Sequence[Prior] = (),
+) -> None:
     fs.atomic_write(
         fs.join(out, DIR, INDEX),
         json.dumps(
@@ -78,6 +97,7 @@ def write_index(out: str, settings: dict[str, Any], shard_sha256: list[str], key
                 "settings": settings,
                 "key_partitions": key_partitions,
                 "shards": shard_sha256,
+                "against": [{"dataset": p.out, "fingerprint": p.fingerprint} for p in against],
             },
             indent=1,
         ),
@@ -93,6 +113,14 @@ class Prior:
     shards: tuple[str, ...]
     rows: tuple[int, ...]
     key_partitions: int
+    # the earlier outputs it was itself deduplicated against, (directory then, fingerprint): its
+    # `cross` files link its documents to theirs
+    against: tuple[tuple[str, str], ...] = ()
+
+    def cross_to(self, priors: Sequence[Prior]) -> tuple[int, ...]:
+        """For each output this one was deduplicated against, its number in `priors` (-1: absent)."""
+        at = {p.fingerprint: i for i, p in enumerate(priors)}
+        return tuple(at.get(fp, -1) for _, fp in self.against)
 
 
 def load_priors(against: list[str], inp: str, out: str, settings: dict[str, Any]) -> list[Prior]:
@@ -122,12 +150,20 @@ def load_priors(against: list[str], inp: str, out: str, settings: dict[str, Any]
             index = json.loads(fs.read_text(index_path))
             fmt, theirs, shas = index["format"], index["settings"], index["shards"]
             parts = int(index.get("key_partitions", 0))
+            linked_to = tuple((str(a["dataset"]), str(a["fingerprint"])) for a in index.get("against", []))
         except (ValueError, KeyError, TypeError) as e:
             raise InputError(f"{index_path}: corrupt signature index ({type(e).__name__}: {e})") from None
-        if fmt != FORMAT:
+        if fmt not in READABLE:
             raise InputError(
-                f"{where}: stored signatures of format {fmt}; this selene reads format {FORMAT} (band keys "
-                "in a sorted index): run that dedup again with this selene (its output stays the same)"
+                f"{where}: stored signatures of format {fmt}; this selene reads formats "
+                f"{', '.join(map(str, READABLE))} (band keys in a sorted index): run that dedup again with "
+                "this selene (its output stays the same)"
+            )
+        if fmt == 2 and m.inputs.against:
+            warn(
+                f"{where}: it was deduplicated against {', '.join(a.dataset for a in m.inputs.against)} "
+                "by an older selene that kept no links to their documents: its documents and theirs are "
+                "not joined as one run over all of them would join them (run that dedup again to chain exactly)"
             )
         diff = [f"{k}={theirs.get(k)!r} (this run: {v!r})" for k, v in settings.items() if theirs.get(k) != v]
         if diff:
@@ -153,7 +189,7 @@ def load_priors(against: list[str], inp: str, out: str, settings: dict[str, Any]
             f[len(prev) :].lstrip("/")
             for b in range(settings["bands"] * settings["band_sets"])
             for p in range(parts)
-            for f in (key_index(prev, b, p), links(prev, b, p))
+            for f in (key_index(prev, b, p), links(prev, b, p), *([cross(prev, b, p)] if linked_to else []))
             if not fs.exists(f)
         ]
         if bad:
@@ -165,6 +201,19 @@ def load_priors(against: list[str], inp: str, out: str, settings: dict[str, Any]
                 tuple(fs.join(prev, s.name) for s in m.shards),
                 tuple(s.rows for s in m.shards),
                 parts,
+                linked_to,
             )
         )
+    for p in priors:
+        for (then, _), i in zip(p.against, p.cross_to(priors), strict=True):
+            if i < 0:
+                warn(
+                    f"dedup --against {p.out}: it was deduplicated against {then}, which this run is not: "
+                    "new documents that copy only documents of that output are kept (give every output "
+                    "of the chain with --against)"
+                )
     return priors
+
+
+def warn(msg: str) -> None:
+    print(f"warning: {msg}", file=sys.stderr)

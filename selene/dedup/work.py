@@ -148,15 +148,24 @@ class Reader:
         mine = mine[np.isin(np.searchsorted(starts, mine, side="right"), groups)]
         return mine[[self.work.offsets[k] + r not in self.text for r in mine.tolist()]]
 
-    def shingles(self, g: int, text: str, cfg: DedupConfig) -> np.ndarray:
-        """Document g's shingle set (kept while the budget lasts)."""
-        if g in self.shingled:
-            return self.shingled[g]
-        sh = shingle.shingle_hashes(text, cfg.ngram, cfg.shingle)
-        if self.held < self.budget:
-            self.shingled[g] = sh
-            self.held += sh.nbytes
-        return sh
+    def shingle_sets(self, gidx: np.ndarray, cfg: DedupConfig) -> dict[int, np.ndarray]:
+        """The sorted, distinct shingle hashes of documents `gidx`, by global index (kept while the
+        budget lasts). Those not held yet are read and hashed together (`shingle.batch_hashes`: one
+        pass over all their words, not numpy's per-call overhead a document)."""
+        wanted = np.unique(np.asarray(gidx, dtype=np.int64)).tolist()
+        out = {g: self.shingled[g] for g in wanted if g in self.shingled}
+        need = [g for g in wanted if g not in out]
+        if not need:
+            return out
+        texts = self.texts(np.asarray(need, dtype=np.int64))
+        values, counts = shingle.batch_hashes([texts.get(g, "") for g in need], cfg.ngram, cfg.shingle)
+        for g, part in zip(need, np.split(values, np.cumsum(counts)[:-1]), strict=True):
+            sh = shingle.distinct(part.copy())
+            out[g] = sh
+            if self.held < self.budget:
+                self.shingled[g] = sh
+                self.held += sh.nbytes
+        return out
 
 
 def similarity(
@@ -185,12 +194,18 @@ def exact_jaccard(
 ) -> np.ndarray:
     """Exact Jaccard of the shingle sets of the pairs (a, b), from their texts."""
     reader = reader or Reader(work)
-    both = np.concatenate([a, b])
-    texts = reader.texts(both[[g not in reader.shingled for g in both.tolist()]])
+    sets = reader.shingle_sets(np.concatenate([a, b]), cfg)
     out = np.empty(a.size, dtype=np.float64)
     for i, (x, y) in enumerate(zip(a.tolist(), b.tolist(), strict=True)):
-        sx, sy = reader.shingles(x, texts.get(x, ""), cfg), reader.shingles(y, texts.get(y, ""), cfg)
-        inter = np.intersect1d(sx, sy, assume_unique=True).size
+        sx, sy = sets[x], sets[y]
+        if sx.size < sy.size:
+            sx, sy = sy, sx
+        # both sorted and distinct: the smaller one looked up in the larger by binary search
+        inter = (
+            int(np.count_nonzero(sx[np.minimum(np.searchsorted(sx, sy), sx.size - 1)] == sy))
+            if sx.size
+            else 0
+        )
         union = sx.size + sy.size - inter
         out[i] = inter / union if union else 1.0
     return out

@@ -48,24 +48,25 @@ def test_components_match_union_find_for_any_number_of_parts(tmp_path: Path) -> 
             fs.save_npy(files[-1], e)
         want = reference(n, a, b)
         linked = np.unique(np.concatenate([a, b]))
-        for parts in (1, 3, 7):
+        for parts, span in ((1, 0), (3, 0), (7, 0), (3, n), (7, n)):
             steps: list[str] = []
 
             def mapper(name, fn, args, steps=steps):  # type: ignore[no-untyped-def]
                 steps.append(name)
                 return [fn(*x) for x in args]
 
-            root = str(tmp_path / f"t{t}-g{parts}")
-            stars = components.components(mapper, components.Graph(root, parts), files)
+            root = str(tmp_path / f"t{t}-g{parts}-{span}")
+            stars = components.components(mapper, components.Graph(root, parts, span), files)
             got = np.arange(n)
             seen = np.zeros(n, dtype=bool)
             for r, paths in enumerate(stars):
                 centre, leaf = components.gather(paths)
-                assert np.all(centre % parts == r)  # split by the centre's part, for the cluster step
+                # split by the centre's part (its range with `span`), for the cluster step
+                assert np.all((centre * parts // span if span else centre % parts) == r)
                 assert not seen[leaf].any()  # every document a leaf at most once
                 seen[leaf] = True
                 got[leaf] = centre
-            assert np.array_equal(got, want), (t, parts)
+            assert np.array_equal(got, want), (t, parts, span)
             assert set(np.flatnonzero(seen)) | set(np.flatnonzero(got != np.arange(n))) <= set(
                 linked.tolist()
             )

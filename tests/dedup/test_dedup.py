@@ -245,8 +245,8 @@ def test_resume_after_a_kill_gives_identical_output(
         run_dedup(inp, out, cfg, mapper=dying_map)
     assert dataset.read_manifest(out) is None
     shingled: list[int] = []
-    original = stage.shingle.batch_hashes
-    monkeypatch.setattr(stage.shingle, "batch_hashes", lambda *a: shingled.append(1) or original(*a))
+    original = stage.minhash.signatures_flat  # (exact checks hash shingles too, and are redone)
+    monkeypatch.setattr(stage.minhash, "signatures_flat", lambda *a: shingled.append(1) or original(*a))
     res = run_dedup(inp, out, cfg)
     assert shingled == []  # the signatures of the killed run were reused, not recomputed
     assert [s.sha256 for s in res.manifest.shards] == [s.sha256 for s in deduped.manifest.shards]
@@ -495,7 +495,7 @@ def test_against_refuses_what_it_cannot_use(crawls: dict[str, str]) -> None:
     shutil.copytree(old, older)
     index = older / "minhash" / "minhash.json"
     index.write_text(json.dumps({**json.loads(index.read_text()), "format": 1}))
-    assert "stored signatures of format 1; this selene reads format 2" in error([str(older)])
+    assert "stored signatures of format 1; this selene reads formats 2, 3" in error([str(older)])
     gap = Path(root, "no-key-index")
     shutil.copytree(old, gap)
     (gap / "minhash" / "keys" / "b0003-p00000.npy").unlink()
@@ -582,3 +582,87 @@ def test_against_an_output_whose_key_index_is_split_otherwise(crawls: dict[str, 
     kept = [[d["id"] for d in dataset.iter_documents(r.out)] for r in runs]
     removed = [[(r["id"], r["reason"]) for r in dataset.read_removed(r.out).to_pylist()] for r in runs]
     assert kept[0] == kept[1] == ["new-0", "new-2"] and removed[0] == removed[1]
+
+
+def test_a_chain_of_crawls_joins_as_one_run_over_all_of_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """2023 holds x; 2024 holds y, linked to x (a verified pair under the threshold: both kept); 2025
+    holds z, a copy of x that no band joins to x, linked to y. One run over all three (old first) puts
+    x, y, z in one component and removes z for x. A run of 2025 against both earlier outputs does the
+    same only if 2024's output kept its link to x (`minhash/cross`); without it, z stays."""
+    from selene.dedup import lsh, minhash, shingle
+
+    rng = np.random.default_rng(7)
+    x = [f"w{i}" for i in rng.permutation(5000)[:400]]
+    y, z = x[:], x[:]
+    for i in (20, 120, 220, 320):  # edits y and z share
+        y[i] = z[i] = f"c{i}"
+    for i in (70, 170, 270):  # z's own: J(x, z) = 0.84
+        z[i] = f"z{i}"
+    for i in range(40, 400, 40):  # y's own: J(x, y) = 0.76, J(y, z) = 0.74
+        y[i] = f"y{i}"
+    texts = [" ".join(w) for w in (x, y, z)]
+    # two bands of one value: y can share one with x and the other with z while x and z share none
+    # (a shingle of x and y that z lacks, one of y and z that x lacks); linked down to 0.5
+    settings = dict(threshold=0.8, num_perm=32, bands=2, rows=1, band_sets=1, verify_margin=0.3)
+
+    def shared(seed: int) -> list[bool]:
+        """Whether (x, y), (y, z), (x, z) share a band key under MinHash seed `seed`."""
+        values, counts = shingle.batch_hashes(texts, 5, "word")
+        sig = minhash.signatures_flat(values, counts, minhash.Permutations.from_seed(32, seed))
+        key = lsh.band_keys(sig, 2, 1)
+        return [bool((key[a] == key[b]).any()) for a, b in ((0, 1), (1, 2), (0, 2))]
+
+    seed = next(s for s in range(5000) if shared(s) == [True, True, False])
+    cfg = DedupConfig(seed=seed, **settings)  # type: ignore[arg-type]
+    crawl = {
+        year: write_dataset(str(tmp_path / f"in-{year}"), [(f"{name}", text, f"CC-{year}", "{}")])
+        for year, name, text in ((2023, "x", texts[0]), (2024, "y", texts[1]), (2025, "z", texts[2]))
+    }
+    out23 = run_dedup(crawl[2023], str(tmp_path / "2023"), cfg).out
+    out24 = run_dedup(crawl[2024], str(tmp_path / "2024"), cfg.model_copy(update={"against": [out23]}))
+    assert [d["id"] for d in dataset.iter_documents(out24.out)] == ["y"]  # J(x, y) < 0.8: kept
+    index = json.loads(Path(out24.out, "minhash", "minhash.json").read_text())
+    assert index["against"] == [{"dataset": out23, "fingerprint": dataset.read_manifest(out23).fingerprint}]  # type: ignore[union-attr]
+    cross = np.concatenate([np.load(f) for f in sorted(Path(out24.out, "minhash", "cross").glob("*.npy"))])
+    assert [(int(c["prior"]), int(c["a"]), int(c["b"])) for c in cross] == [(0, 0, 0)]  # y -> x
+
+    later = run_dedup(
+        crawl[2025], str(tmp_path / "2025"), cfg.model_copy(update={"against": [out23, out24.out]})
+    )
+    removed = dataset.read_removed(later.out).to_pylist()
+    assert [(r["id"], r["reason"]) for r in removed] == [("z", "dup_of:x")]
+    assert removed[0]["detail"].endswith(f"against={out23}")
+
+    full_in = write_dataset(
+        str(tmp_path / "all"),
+        [(n, t, s, "{}") for n, t, s in zip("xyz", texts, ["a", "b", "c"], strict=True)],
+    )
+    full = run_dedup(
+        full_in,
+        str(tmp_path / "full"),
+        cfg.model_copy(update={"keep": "priority", "priority": ["a", "b", "c"]}),
+    )
+    assert [(r["id"], r["reason"]) for r in dataset.read_removed(full.out).to_pylist()] == [("z", "dup_of:x")]
+
+    # Without 2023 in the chain, 2024's link to it is of no use: said, and z (a copy of x only) stays.
+    capsys.readouterr()
+    alone = run_dedup(crawl[2025], str(tmp_path / "alone"), cfg.model_copy(update={"against": [out24.out]}))
+    assert [d["id"] for d in dataset.iter_documents(alone.out)] == ["z"]
+    warned = " ".join(capsys.readouterr().err.split())
+    assert f"it was deduplicated against {out23}, which this run is not" in warned
+
+    # An incremental output of the format before cross links: read, with what it lacks said.
+    older = tmp_path / "2024-format-2"
+    shutil.copytree(out24.out, older)
+    index_path = older / "minhash" / "minhash.json"
+    index_path.write_text(json.dumps({**index, "format": 2, "against": []}))
+    shutil.rmtree(older / "minhash" / "cross")
+    old_run = run_dedup(
+        crawl[2025], str(tmp_path / "vs-format-2"), cfg.model_copy(update={"against": [out23, str(older)]})
+    )
+    assert [d["id"] for d in dataset.iter_documents(old_run.out)] == ["z"]
+    assert "by an older selene that kept no links to their documents" in " ".join(
+        capsys.readouterr().err.split()
+    )
