@@ -100,7 +100,9 @@ class DedupConfig(StageConfig):
         default_factory=list,
         description="Earlier dedup outputs (an old crawl, curated): this run's documents that duplicate a "
         "document kept there, or each other, are removed; theirs are read, never changed, and none of them is "
-        "removed. Their stored signatures are reused (same MinHash settings required).",
+        "removed. Their stored signatures are reused (same MinHash settings required). For a chain of crawls, "
+        "give every earlier output, oldest first (--against 2023 --against 2024): the links each stored to the "
+        "ones before it join them as one run over all of them would.",
     )
     store_signatures: bool = Field(
         default=True,

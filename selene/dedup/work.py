@@ -15,6 +15,7 @@ from selene.io import dataset, fs
 # one band's keys of a group of shards: key, shard (in `Work.shards`), row in the shard
 KEY_DTYPE = np.dtype([("key", "<u8"), ("shard", "<u4"), ("row", "<u4")])
 VERIFY_CHUNK = 1 << 16  # candidate pairs verified at once: two (chunk × num_perm) blocks of signatures
+EXACT_BATCH_CHARS = 4 << 20  # text of the pairs whose shingles are hashed at once by an exact check
 
 
 @dataclass(frozen=True)
@@ -148,16 +149,14 @@ class Reader:
         mine = mine[np.isin(np.searchsorted(starts, mine, side="right"), groups)]
         return mine[[self.work.offsets[k] + r not in self.text for r in mine.tolist()]]
 
-    def shingle_sets(self, gidx: np.ndarray, cfg: DedupConfig) -> dict[int, np.ndarray]:
-        """The sorted, distinct shingle hashes of documents `gidx`, by global index (kept while the
-        budget lasts). Those not held yet are read and hashed together (`shingle.batch_hashes`: one
-        pass over all their words, not numpy's per-call overhead a document)."""
-        wanted = np.unique(np.asarray(gidx, dtype=np.int64)).tolist()
-        out = {g: self.shingled[g] for g in wanted if g in self.shingled}
-        need = [g for g in wanted if g not in out]
+    def shingle_sets(self, gidx: list[int], texts: dict[int, str], cfg: DedupConfig) -> dict[int, np.ndarray]:
+        """The sorted, distinct shingle hashes of documents `gidx` (global indices), those not held
+        yet hashed together from `texts` (`shingle.batch_hashes`: one pass over all their words, not
+        numpy's per-call overhead a document); kept while the budget lasts."""
+        out = {g: self.shingled[g] for g in gidx if g in self.shingled}
+        need = sorted({g for g in gidx if g not in out})
         if not need:
             return out
-        texts = self.texts(np.asarray(need, dtype=np.int64))
         values, counts = shingle.batch_hashes([texts.get(g, "") for g in need], cfg.ngram, cfg.shingle)
         for g, part in zip(need, np.split(values, np.cumsum(counts)[:-1]), strict=True):
             sh = shingle.distinct(part.copy())
@@ -194,18 +193,31 @@ def exact_jaccard(
 ) -> np.ndarray:
     """Exact Jaccard of the shingle sets of the pairs (a, b), from their texts."""
     reader = reader or Reader(work)
-    sets = reader.shingle_sets(np.concatenate([a, b]), cfg)
-    out = np.empty(a.size, dtype=np.float64)
-    for i, (x, y) in enumerate(zip(a.tolist(), b.tolist(), strict=True)):
-        sx, sy = sets[x], sets[y]
-        if sx.size < sy.size:
-            sx, sy = sy, sx
-        # both sorted and distinct: the smaller one looked up in the larger by binary search
-        inter = (
-            int(np.count_nonzero(sx[np.minimum(np.searchsorted(sx, sy), sx.size - 1)] == sy))
-            if sx.size
-            else 0
+    both = np.concatenate([a, b])
+    texts = reader.texts(both[[g not in reader.shingled for g in both.tolist()]])
+    # hashed in batches of about EXACT_BATCH_CHARS of text: a batch's words are Python objects, some
+    # ten times the size of its text
+    chars = np.array([len(texts.get(g, "")) for g in both.tolist()], dtype=np.int64)
+    ends = np.cumsum(chars[: a.size] + chars[a.size :])
+    cuts = np.unique(
+        np.searchsorted(
+            ends, np.arange(EXACT_BATCH_CHARS, int(ends[-1]) if ends.size else 0, EXACT_BATCH_CHARS)
         )
-        union = sx.size + sy.size - inter
-        out[i] = inter / union if union else 1.0
+    )
+    out = np.empty(a.size, dtype=np.float64)
+    for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), a.size], strict=True):
+        xs, ys = a[lo:hi].tolist(), b[lo:hi].tolist()
+        sets = reader.shingle_sets(xs + ys, texts, cfg)
+        for i, (x, y) in enumerate(zip(xs, ys, strict=True), start=lo):
+            sx, sy = sets[x], sets[y]
+            if sx.size < sy.size:
+                sx, sy = sy, sx
+            # both sorted and distinct: the smaller one looked up in the larger by binary search
+            inter = (
+                int(np.count_nonzero(sx[np.minimum(np.searchsorted(sx, sy), sx.size - 1)] == sy))
+                if sx.size
+                else 0
+            )
+            union = sx.size + sy.size - inter
+            out[i] = inter / union if union else 1.0
     return out
