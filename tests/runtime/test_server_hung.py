@@ -14,6 +14,7 @@ import contextlib
 import json
 import logging
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -378,14 +379,23 @@ def test_server_lost_mid_run_costs_the_records_not_the_run(
     tmp_path: Path, prefect_api: str, marker: bytes, mode: str, force: bool, ran_here: bool
 ) -> None:
     assert health(prefect_api, timeout=30)
-    proxy = Proxy(prefect_api, marker, mode)
-    try:
-        env = subprocess_env(tmp_path, SELENE_HOME=str(tmp_path / "home"), PREFECT_API_URL=proxy.url,
-                             **LOST_ENV)  # fmt: skip
-        args = ["ingest", "-o", str(tmp_path / "out"), "--source", f"prose={corpus(tmp_path)}/*.jsonl"]
-        proc, _ = selene(env, *args, *(["--force"] if force else []), bound=120)
-    finally:
-        proxy.close()
+    data = corpus(tmp_path)
+    # On a loaded machine the shared server can take longer than LOST_ENV's 1 s to answer before the
+    # marker is reached: the command then goes on without it (the behaviour under test, but at the
+    # wrong moment). That run proves nothing here, so it is tried again, a few times at most.
+    for _ in range(3):
+        proxy = Proxy(prefect_api, marker, mode)
+        try:
+            env = subprocess_env(tmp_path, SELENE_HOME=str(tmp_path / "home"), PREFECT_API_URL=proxy.url,
+                                 **LOST_ENV)  # fmt: skip
+            args = ["ingest", "-o", str(tmp_path / "out"), "--source", f"prose={data}/*.jsonl"]
+            proc, _ = selene(env, *args, *(["--force"] if force else []), bound=120)
+        finally:
+            proxy.close()
+        if proxy.cut.is_set():
+            break
+        shutil.rmtree(tmp_path / "out", ignore_errors=True)
+        shutil.rmtree(tmp_path / "home", ignore_errors=True)
     assert proxy.cut.is_set(), proxy.requests  # the command did report to the server until then
     assert_ingested(tmp_path, proc)
     err = said(proc)
