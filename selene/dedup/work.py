@@ -4,6 +4,7 @@ document pairs, estimated on signatures or exact on shingles."""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,6 +15,8 @@ from selene.io import dataset, fs
 
 # one band's keys of a group of shards: key, shard (in `Work.shards`), row in the shard
 KEY_DTYPE = np.dtype([("key", "<u8"), ("shard", "<u4"), ("row", "<u4")])
+# a verified pair of documents (global indices, a < b) and its similarity
+EDGE_DTYPE = np.dtype([("a", "<i8"), ("b", "<i8"), ("j", "<f4")])
 VERIFY_CHUNK = 1 << 16  # candidate pairs verified at once: two (chunk × num_perm) blocks of signatures
 EXACT_BATCH_CHARS = 4 << 20  # text of the pairs whose shingles are hashed at once by an exact check
 
@@ -48,6 +51,11 @@ class Work:
         if i < len(self.prior) and kind in stored.STORED_KINDS:
             return stored.path(*self.prior[i][:1], kind, self.prior[i][1])
         return fs.join(self.root, kind, f"{i:05d}.{ext}")
+
+    @property
+    def prior_starts(self) -> np.ndarray:
+        """The global index of each earlier output's first document (`indexes` order)."""
+        return np.asarray([self.offsets[first] for _, first, _ in self.indexes], dtype=np.int64)
 
     @property
     def new_shards(self) -> range:
@@ -198,14 +206,9 @@ def exact_jaccard(
     # hashed in batches of about EXACT_BATCH_CHARS of text: a batch's words are Python objects, some
     # ten times the size of its text
     chars = np.array([len(texts.get(g, "")) for g in both.tolist()], dtype=np.int64)
-    ends = np.cumsum(chars[: a.size] + chars[a.size :])
-    cuts = np.unique(
-        np.searchsorted(
-            ends, np.arange(EXACT_BATCH_CHARS, int(ends[-1]) if ends.size else 0, EXACT_BATCH_CHARS)
-        )
-    )
+    cuts = dataset.byte_cuts(chars[: a.size] + chars[a.size :], EXACT_BATCH_CHARS)
     out = np.empty(a.size, dtype=np.float64)
-    for lo, hi in zip([0, *cuts.tolist()], [*cuts.tolist(), a.size], strict=True):
+    for lo, hi in itertools.pairwise(cuts):
         xs, ys = a[lo:hi].tolist(), b[lo:hi].tolist()
         sets = reader.shingle_sets(xs + ys, texts, cfg)
         for i, (x, y) in enumerate(zip(xs, ys, strict=True), start=lo):

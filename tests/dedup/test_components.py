@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from selene.dedup import clusters, components
-from selene.dedup.stage import EDGE_DTYPE
+from selene.dedup.work import EDGE_DTYPE
 from selene.io import fs
 
 
