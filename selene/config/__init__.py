@@ -4,7 +4,7 @@ pipeline file, composed from the registry's stages, is `selene.config.pipeline`.
 
 from selene.config.base import StageConfig, Strict, dump_config, format_validation_error, model_at
 from selene.config.executor import ExecutorConfig
-from selene.config.files import load_yaml, read_config_text
+from selene.config.files import load_yaml, parse_yaml, read_config_text
 
 __all__ = [
     "ExecutorConfig",
@@ -14,5 +14,6 @@ __all__ = [
     "format_validation_error",
     "load_yaml",
     "model_at",
+    "parse_yaml",
     "read_config_text",
 ]

@@ -1,12 +1,55 @@
-"""Configuration files: their text, their YAML, and the line of every key for error messages."""
+"""Configuration files: their text, their YAML, and the line of every key for error messages.
+
+Every YAML file selene reads goes through `UniqueKeyLoader`: PyYAML keeps the last of two equal keys
+in a mapping, so a pipeline section or an ablation variant written twice would silently lose one.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 from selene.errors import ConfigError
+
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+class DuplicateKeyError(yaml.constructor.ConstructorError):
+    """A mapping that names the same key twice; `lines` are the two 1-based lines."""
+
+    def __init__(self, key: Any, first: yaml.Mark, second: yaml.Mark) -> None:
+        super().__init__(None, None, f"key {key!r} appears twice in one mapping", second)
+        self.key, self.lines = key, (first.line + 1, second.line + 1)
+
+    def __str__(self) -> str:
+        a, b = self.lines
+        return f"key {self.key!r} is given twice in one mapping (lines {a} and {b}); YAML would keep only the last"
+
+
+class UniqueKeyLoader(yaml.SafeLoader):
+    """`yaml.safe_load`'s loader, with a key given twice in one mapping a `DuplicateKeyError`
+    (merge keys, ``<<: *anchor``, still give way to the mapping's own keys, as YAML says)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, yaml.Mark] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == _MERGE:
+                continue
+            key = self.construct_object(key_node, deep=True)
+            try:
+                first = seen.setdefault(key, key_node.start_mark)
+            except TypeError:  # an unhashable key: SafeConstructor says so itself
+                continue
+            if first is not key_node.start_mark:
+                raise DuplicateKeyError(key, first, key_node.start_mark)
+        return super().construct_mapping(node, deep=deep)
+
+
+def parse_yaml(text: str) -> Any:
+    """`text` as YAML (`UniqueKeyLoader`); raises `yaml.YAMLError`, `DuplicateKeyError` among them."""
+    return yaml.load(text, Loader=UniqueKeyLoader)
 
 
 def _yaml_lines(text: str) -> dict[tuple, int]:
@@ -65,7 +108,9 @@ def _yaml_problem(e: yaml.YAMLError, text: str) -> str:
         column = e.position - (text.rfind("\n", 0, e.position) + 1) + 1
         ch = e.character
         code = ord(ch) if isinstance(ch, str) and len(ch) == 1 else ch
-        return f"line {line}, column {column}: {problem}" + (f" (U+{code:04X})" if isinstance(code, int) else "")
+        return f"line {line}, column {column}: {problem}" + (
+            f" (U+{code:04X})" if isinstance(code, int) else ""
+        )
     context = getattr(e, "context", None)
     where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
     return f"{where}{problem}" + (f" ({context})" if context else "")
@@ -77,15 +122,25 @@ def load_yaml(path: str | Path, what: str = "config file") -> tuple[dict, dict[t
     p = Path(path)
     text = read_config_text(p, what)
     try:
-        data = yaml.safe_load(text)
+        data = parse_yaml(text)
+    except DuplicateKeyError as e:
+        a, b = e.lines
+        raise ConfigError(
+            f"{p}: key {e.key!r} is given twice in one mapping, at line {a} and line {b}; YAML would "
+            "silently keep only the second. Remove one, or rename it if both are meant"
+        ) from None
     except yaml.YAMLError as e:
         raise ConfigError(f"{p}: not valid YAML: {_yaml_problem(e, text)}") from None
     except RecursionError:
         raise ConfigError(f"{p}: not valid YAML: nested too deeply") from None
     if data is None:
-        raise ConfigError(f"{p}: the {what} is empty; it needs a mapping of settings (`selene config defaults` prints one)")
+        raise ConfigError(
+            f"{p}: the {what} is empty; it needs a mapping of settings (`selene config defaults` prints one)"
+        )
     if not isinstance(data, dict):
-        raise ConfigError(f"{p}: the top level must be a mapping of settings (key: value lines), got a {type(data).__name__}")
+        raise ConfigError(
+            f"{p}: the top level must be a mapping of settings (key: value lines), got a {type(data).__name__}"
+        )
     bad = [k for k in data if not isinstance(k, str)]
     if bad:
         raise ConfigError(f"{p}: setting names are words, got {bad[0]!r} at the top level")

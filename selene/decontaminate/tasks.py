@@ -31,6 +31,7 @@ from typing import Any
 
 import yaml
 
+from selene.config.files import DuplicateKeyError, UniqueKeyLoader
 from selene.errors import ConfigError, InputError
 from selene.io import fs
 
@@ -126,8 +127,9 @@ def _read_jsonl(path: str) -> list[dict[str, Any]]:
 # ------------------------------------------------------------------------------ lm-eval-harness
 
 
-class _HarnessLoader(yaml.SafeLoader):
-    """safe_load plus the harness's ``!function module.name`` tag (read as None: we never call code)."""
+class _HarnessLoader(UniqueKeyLoader):
+    """selene's loader (a key given twice is an error) plus the harness's ``!function module.name`` tag
+    (read as None: we never call code)."""
 
 
 _HarnessLoader.add_constructor("!function", lambda loader, node: None)
@@ -138,6 +140,8 @@ def _read_yaml(path: str, seen: tuple[str, ...] = ()) -> dict[str, Any]:
         raise InputError(f"{path}: `include:` cycle ({' -> '.join((*seen, path))})")
     try:
         cfg = yaml.load(fs.read_text(path), Loader=_HarnessLoader)
+    except DuplicateKeyError as e:
+        raise InputError(f"{path}: {e}") from None
     except (yaml.YAMLError, UnicodeDecodeError) as e:
         raise InputError(f"{path}: not valid YAML: {e}") from None
     if not isinstance(cfg, dict):

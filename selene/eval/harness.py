@@ -32,6 +32,7 @@ from typing import Any
 
 import yaml
 
+from selene.config.files import DuplicateKeyError, parse_yaml
 from selene.errors import ConfigError, OutputError
 from selene.eval.tasks import data, suites
 
@@ -102,7 +103,9 @@ def resolve_tasks_dir(src: Path, dst: Path, cache_dir: Path) -> Path:
     )
     for yml in sorted(src.rglob("*.yaml")):
         try:
-            doc = yaml.safe_load(yml.read_text())
+            doc = parse_yaml(yml.read_text())
+        except DuplicateKeyError as e:  # the harness would keep the last of the two silently
+            raise ConfigError(f"{yml}: {e}") from None
         except yaml.YAMLError:
             continue
         kwargs = doc.get("dataset_kwargs") if isinstance(doc, dict) else None

@@ -36,7 +36,7 @@ import yaml
 from pydantic import ValidationError
 
 from selene import errors
-from selene.config import format_validation_error, load_yaml
+from selene.config import format_validation_error, load_yaml, parse_yaml
 from selene.config.pipeline import PipelineConfig
 from selene.errors import ConfigError, InputError, OutputError, SeleneError
 from selene.executor import on_stop_request, python_module
@@ -71,7 +71,10 @@ def load_train_config(path: str, overrides: list[str]) -> tuple[TrainConfig, str
             node = node.setdefault(p, {})
             if not isinstance(node, dict):
                 raise ConfigError(f"--set {item!r}: {p!r} is not a group of settings")
-        node[parts[-1]] = yaml.safe_load(value)
+        try:
+            node[parts[-1]] = parse_yaml(value)
+        except yaml.YAMLError as e:
+            raise ConfigError(f"--set {item!r}: the value is not valid YAML: {' '.join(str(e).split())}") from None
     try:
         if pipeline:
             pcfg = PipelineConfig.model_validate({**data, "train": section})
