@@ -32,7 +32,7 @@ from selene import __version__, executor
 from selene.errors import InputError, UsageError
 from selene.executor import Mapper, serial_map
 from selene.faults import kill_once
-from selene.ingest import columnar, exact_dedup
+from selene.ingest import columnar, exact_dedup, keys
 from selene.ingest.clean import clean_text
 from selene.ingest.config import IngestConfig, SourceSpec
 from selene.ingest.filters import FilterChain
@@ -114,15 +114,23 @@ def preflight(out: str, cfg: IngestConfig) -> list[InputFile]:
 
 
 def check_columns(inputs: Sequence[InputFile], kinds: Sequence[str]) -> None:
-    """A source's first readable Parquet/Arrow footer against its fields: a wrong text_key is found
-    before any work, at the cost of one footer per source (not per file: a remote corpus has
-    thousands). Every file is checked again as it is read."""
+    """A source's fields against its first readable Parquet/Arrow footer, or the first records of its
+    jsonl files (`keys.check_jsonl_fields`): a wrong text_key is found before any work, at the cost of
+    one footer or a few records per source (not per file: a remote corpus has thousands). Every file
+    is checked again as it is read."""
     done: set[str] = set()
+    jsonl: dict[str, list[tuple[str, str | None]]] = defaultdict(list)
+    fields: dict[str, Fields] = {}
     for inp, kind in zip(inputs, kinds, strict=True):
+        fields[inp.source] = inp.fields
+        if kind == "jsonl":
+            jsonl[inp.source].append((inp.path, detect_format(inp.path)[1]))
         if kind not in ("parquet", "arrow") or inp.source in done:
             continue
         if columnar.check_columns(inp.path, kind, inp.fields):
             done.add(inp.source)
+    for source, files in jsonl.items():
+        keys.check_jsonl_fields(source, files, fields[source])
 
 
 def fingerprint(inputs: Sequence[InputFile], cfg: IngestConfig) -> str:
@@ -379,6 +387,14 @@ def run_ingest(
     work = Work(out, fp)
 
     file_stats = mapper("ingest-file", process_file, [(i, cfg, work.root) for i in inputs])
+    try:
+        keys.check_read(
+            [(s.name, s.fields()) for s in cfg.sources],
+            [(i.source, s) for i, s in zip(inputs, file_stats, strict=True)],
+        )
+    except InputError:
+        _drop_work(out, work)
+        raise
     n_candidates = {i.idx: _count_kept(s) for i, s in zip(inputs, file_stats, strict=True)}
     docs_files = [(i.idx, work.docs(i.idx)) for i in inputs]
 
@@ -407,6 +423,15 @@ def run_ingest(
     manifest = finalize(out, inputs, file_stats, dup_files, work, shards, cfg, fp)
     fs.rm(fs.join(out, WORK), recursive=True)
     return IngestResult(out, skipped=False, manifest=manifest)
+
+
+def _drop_work(out: str, work: Work) -> None:
+    """Remove what a run that cannot go on wrote: its fix is another setting, so another fingerprint
+    whose run never reads these files; `out` goes too when nothing else is in it."""
+    fs.rm(work.root, recursive=True)
+    for d in (fs.join(out, WORK), out):
+        if fs.exists(d) and not fs.ls(d):
+            fs.rm(d, recursive=True)
 
 
 def _dups_of(plan: ShardPlan, dup_files: dict[int, str]) -> dict[int, str]:

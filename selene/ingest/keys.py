@@ -1,0 +1,102 @@
+"""A source's fields checked against its records: a wrong `text_key` (or `id_key`) on a jsonl source
+would otherwise quarantine every record as ``malformed:no_text`` and the command would end in success.
+
+Before any work, the first records of each jsonl source (`SAMPLE_LINES` non-empty lines of its first
+file that has JSON objects) must include one with the text field, and one with the id field when
+`id_key` is set; Parquet and Arrow sources are checked on their footers (`columnar.check_columns`).
+After the files are read, a source none of whose records had a text is an error too (`check_read`):
+the sample cannot see a text field that is present but null everywhere, or files past the first.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from selene.errors import ConfigError, InputError
+from selene.ingest.readers import _lines, decompressed_chunks
+from selene.ingest.records import Fields
+from selene.io import fs
+
+SAMPLE_FILES = 10
+"""Files of a source tried for a sample at most: past them (empty or damaged), reading decides."""
+SAMPLE_LINES = 100
+"""Non-empty lines of a jsonl file read before any work to check a source's fields: enough to tell a
+missing field from one that only some records lack, a few KB to MB of reading per source."""
+
+_FIX = "Set the source's text_key / id_key (YAML `text_key: FIELD`, CLI --source 'NAME[text_key=FIELD]=GLOB')"
+_MAX_LINE = 64 << 20  # a longer first line is not parsed here: reading quarantines it as too large
+
+
+def sample_objects(path: str, comp: str | None, lines: int = SAMPLE_LINES) -> list[dict[str, Any]]:
+    """The JSON objects among the first `lines` non-empty lines of the jsonl file `path` (damaged,
+    non-JSON and non-object lines are left out: reading the file quarantines them)."""
+    out: list[dict[str, Any]] = []
+    seen = 0
+    f, p = fs.get_fs(path)
+    with f.open(p, "rb") as fh:
+        for _, _, line, damage in _lines(decompressed_chunks(fh, comp), _MAX_LINE):
+            if damage is not None:
+                break
+            if line is not None and not line.strip():
+                continue
+            seen += 1
+            if line is not None:
+                try:
+                    obj = json.loads(line)
+                except (ValueError, RecursionError):
+                    obj = None
+                if isinstance(obj, dict):
+                    out.append(obj)
+            if seen >= lines:
+                break
+    return out
+
+
+def check_jsonl_fields(source: str, files: Sequence[tuple[str, str | None]], fields: Fields) -> None:
+    """A `ConfigError` when the sampled records of a jsonl source (its first file with JSON objects;
+    `files` are (path, compression) in the source's order) lack its text field or its id field, naming
+    the source, the file, the field and the fields the records do have."""
+    for path, comp in files[:SAMPLE_FILES]:
+        objs = sample_objects(path, comp)
+        if not objs:
+            continue
+        for field, key in ((fields.text, "text_key"), (fields.id, "id_key")):
+            if field is not None and not any(o.get(field) is not None for o in objs):
+                raise ConfigError(
+                    f"source {source!r}: none of the first {len(objs)} records of {path} has a {field!r} field "
+                    f"(the source's {key}); their fields: {_field_counts(objs)}. {_FIX}"
+                )
+        return
+
+
+def _field_counts(objs: Sequence[dict[str, Any]], most: int = 20) -> str:
+    counts = Counter(k for o in objs for k, v in o.items() if v is not None)
+    shown = [f"{k} ({n})" for k, n in counts.most_common(most)]
+    more = len(counts) - len(shown)
+    return (", ".join(shown) or "none") + (f" and {more} more" if more > 0 else "")
+
+
+def check_read(
+    sources: Sequence[tuple[str, Fields]], file_stats: Sequence[tuple[str, Mapping[str, Any]]]
+) -> None:
+    """An `InputError` when every record of a source was ``malformed:no_text``: its text field is
+    missing or null everywhere, so it would contribute nothing, silently. `file_stats` are (source,
+    the per-file stats of `process_file`) for every input file."""
+    records: Counter[str] = Counter()
+    no_text: Counter[str] = Counter()
+    files: Counter[str] = Counter()
+    for source, st in file_stats:
+        files[source] += 1
+        for counts in st["counts"].values():
+            records[source] += sum(counts.values())
+            no_text[source] += counts.get("malformed:no_text", 0)
+    for name, fields in sources:
+        if records[name] and no_text[name] == records[name]:
+            raise InputError(
+                f"source {name!r}: none of its {records[name]:,} records in {files[name]} file(s) has a text in "
+                f"the field {fields.text!r} (the source's text_key): every one would be quarantined as "
+                f"malformed:no_text. {_FIX}"
+            )
