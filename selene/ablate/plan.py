@@ -173,10 +173,15 @@ def chain(name: str, cfg: PipelineConfig, out: str) -> Variant:
 
 
 def with_tokenizer(variant: Variant, tokenizer: str, out: str) -> Variant:
-    """`variant` tokenizing with the given sentencepiece model (a shared tokenizer)."""
+    """`variant` tokenizing with the given sentencepiece model (a shared tokenizer), its training
+    settings back to their defaults: a given tokenizer takes none (`TokenizeConfig` refuses them)."""
     tok = variant.cfg.section(variant.steps[-1].stage)
+    unused = {
+        k: type(tok).model_fields[k].get_default(call_default_factory=True)
+        for k in getattr(tok, "TRAINING", ())
+    }
     cfg = variant.cfg.model_copy(
-        update={variant.steps[-1].stage: tok.model_copy(update={"tokenizer": tokenizer})}
+        update={variant.steps[-1].stage: tok.model_copy(update={"tokenizer": tokenizer, **unused})}
     )
     return chain(variant.name, cfg, out)
 

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from selene.config.base import StageConfig
+
+FLAGS = {
+    "tokenizer": "--tokenizer",
+    "vocab_size": "--vocab-size",
+    "allow_smaller_vocab": "--allow-smaller-vocab",
+    "model_type": "--model-type",
+    "eod_token": "--eod-token",
+}
+"""The settings `selene tokenize` has options for, named with them in errors."""
 
 
 class TokenizeConfig(StageConfig):
@@ -46,7 +55,9 @@ class TokenizeConfig(StageConfig):
         default=None,
         description="End-of-document token of a given tokenizer; default: its own EOS (a sentencepiece model: eod_piece).",
     )
-    prefix: str = Field(default="data_text_document", description="Output prefix: <prefix>.bin, <prefix>.idx.")
+    prefix: str = Field(
+        default="data_text_document", description="Output prefix: <prefix>.bin, <prefix>.idx."
+    )
     encode_batch_bytes: int = Field(
         default=4 << 20,
         ge=1,
@@ -60,7 +71,46 @@ class TokenizeConfig(StageConfig):
     threads: int = Field(default=1, ge=1, description="Encoding threads per worker.")
     seed: int = 1234
 
+    TRAINING: ClassVar[tuple[str, ...]] = (
+        "vocab_size", "allow_smaller_vocab", "model_type", "character_coverage", "byte_fallback",
+        "sample_docs", "sample_chars", "sample_bytes", "max_sentence_length",
+    )  # fmt: skip
+    """Settings of a sentencepiece model being trained: with a given tokenizer nothing reads them."""
+
+    @model_validator(mode="after")
+    def _no_conflicts(self) -> TokenizeConfig:
+        """Settings that the others make unused are refused: a given tokenizer has its own vocabulary
+        (a `vocab_size` beside it would be recorded in the manifest, never applied), a trained one
+        ends documents with `eod_piece`, and `eod_token` replaces `eod_piece` of a given one.
+        Changed from its default is what counts as set: a file that spells out a default is no mistake."""
+        defaults = type(self).model_fields
+        changed = [
+            k for k in self.TRAINING if getattr(self, k) != defaults[k].get_default(call_default_factory=True)
+        ]
+        if self.tokenizer is not None and changed:
+            said = ", ".join(f"{_name(k)} = {getattr(self, k)!r}" for k in changed)
+            raise ValueError(
+                f"{_name('tokenizer')} and {said} conflict: {'that setting trains' if len(changed) == 1 else 'those settings train'} "
+                "a sentencepiece model, and a given tokenizer is used as it is (its own vocabulary). "
+                "Unset the tokenizer to train one, or unset the training settings"
+            )
+        if self.eod_token is not None and self.tokenizer is None:
+            raise ValueError(
+                f"{_name('eod_token')} = {self.eod_token!r} needs {_name('tokenizer')}: it names the end-of-document "
+                "token of a given tokenizer; a trained model ends documents with eod_piece"
+            )
+        if self.eod_token is not None and self.eod_piece != defaults["eod_piece"].default:
+            raise ValueError(
+                f"{_name('eod_token')} = {self.eod_token!r} and eod_piece = {self.eod_piece!r} conflict: both name "
+                "the end-of-document token of the given tokenizer; set one"
+            )
+        return self
 
     def extra_inputs(self) -> list[str]:
         # tiktoken:NAME is no path: it names a file in tiktoken's own cache
         return [self.tokenizer] if self.tokenizer and not self.tokenizer.startswith("tiktoken:") else []
+
+
+def _name(field: str) -> str:
+    """A setting as the user may have given it: its key, and its option where it has one."""
+    return f"{field} ({FLAGS[field]})" if field in FLAGS else field

@@ -13,6 +13,7 @@ from selene.io.dataset import StageResult
 from selene.summary import documents
 from selene.tokenize.config import TokenizeConfig
 from selene.tokenize.manifest import TokenizeManifest
+from selene.tokenize.plan_check import reused_mismatch
 from selene.tokenize.tokenizer import load
 
 
@@ -46,7 +47,10 @@ def report_section(out: str, run_dir: str) -> tuple[str, list[str]]:
 
 
 def summary(result: StageResult[TokenizeManifest], console: Console) -> None:
-    """The documents table with the token counts; the files are the token data and the tokenizer."""
+    """The documents table with the token counts; the files are the token data and the tokenizer
+    (and, for a reused output, the warning its run gave of a blend planned in other tokens)."""
     m = result.manifest
     prefix, file = (m.prefix, m.tokenizer.file) if m is not None else ("", "tokenizer.model")
     documents(result, console, files=f"{prefix}.bin/.idx and {file}")
+    if m is not None and result.skipped and (warning := reused_mismatch(result.out, m)):
+        console.print(f"[yellow]warning:[/yellow] tokenize: {warning}", highlight=False)

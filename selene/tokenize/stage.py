@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -28,7 +29,7 @@ from selene.executor import Mapper, serial_map
 from selene.faults import failpoint
 from selene.io import dataset, fs
 from selene.manifest import DatasetInputs, DocumentManifest, FileEntry, SourceStats
-from selene.tokenize import indexed, spm
+from selene.tokenize import indexed, plan_check, spm
 from selene.tokenize.config import TokenizeConfig
 from selene.tokenize.manifest import TiktokenInfo, TokenizeManifest, TokenizerInfo, TokenizeStats
 from selene.tokenize.tokenizer import (
@@ -52,7 +53,9 @@ TokenizeResult = dataset.StageResult[TokenizeManifest]
 
 def _tokenizer(root: str, eod_piece: str) -> Tokenizer:
     """The tokenizer of the work directory `root`, loaded once per worker process."""
-    path = next((p for name in FILES.values() if fs.exists(p := fs.join(root, name))), fs.join(root, TOKENIZER))
+    path = next(
+        (p for name in FILES.values() if fs.exists(p := fs.join(root, name))), fs.join(root, TOKENIZER)
+    )
     if (path, eod_piece) not in _CACHE:
         _CACHE.clear()
         _CACHE[path, eod_piece] = load_file(path, eod_piece)
@@ -194,6 +197,10 @@ def run_tokenize(
     failpoint("tokenize:merged")
     manifest = finalize(out, inp, m_in, parts, merged, tok, cfg, fp)
     fs.rm(fs.join(out, WORK), recursive=True)
+    name = plan_check.tokenizer_name(cfg.tokenizer, out, tok.file_name)
+    realised = manifest.stats.tokens - manifest.stats.sequences  # a blend counts no EOD
+    if warning := plan_check.blend_mismatch(m_in, inp, tok.identity, name, realised):
+        print(f"warning: tokenize: {warning}", file=sys.stderr)
     return TokenizeResult(out, skipped=False, manifest=manifest)
 
 
