@@ -47,18 +47,31 @@ def buckets_for(n_docs: int) -> int:
     return max(16, -(-n_docs * BYTES_PER_DOC // max(1, executor.task_memory() // 2)))
 
 
-def dedup_bucket(bucket: int, buckets: int, docs_pattern: str, n_files: int, out_path: str) -> str:
+def dedup_bucket(
+    bucket: int,
+    buckets: int,
+    docs_pattern: str,
+    n_files: int,
+    out_path: str,
+    columns: tuple[str, str] = ("h1", "h2"),
+    skip_pattern: str | None = None,
+) -> str:
     """Find the duplicates whose hash falls in `bucket` among the candidate files
     ``docs_pattern.format(i)`` for i < n_files (a pattern, not a list: a task's parameters stay small
-    however many files there are); write them as a DUP_DTYPE .npy file."""
+    however many files there are); write them as a DUP_DTYPE .npy file. The hash is the two uint64
+    `columns` (the text's; `ids` passes the id's); rows listed in ``skip_pattern.format(i)``, where
+    that file exists, are left out (the exact duplicates, when ids are checked)."""
     if fs.exists(out_path):
         return out_path
     parts = []
     for file_idx in range(n_files):
-        t = dataset.open_parquet(docs_pattern.format(file_idx)).read(columns=["h1", "h2"])
-        h1 = t.column("h1").to_numpy()
-        h2 = t.column("h2").to_numpy()
-        rows = np.nonzero(h2 % np.uint64(buckets) == np.uint64(bucket))[0]
+        t = dataset.open_parquet(docs_pattern.format(file_idx)).read(columns=list(columns))
+        h1 = t.column(0).to_numpy()
+        h2 = t.column(1).to_numpy()
+        hit = h2 % np.uint64(buckets) == np.uint64(bucket)
+        if skip_pattern is not None and fs.exists(skip := skip_pattern.format(file_idx)):
+            hit[dataset.open_parquet(skip).read(columns=["row"]).column("row").to_numpy()] = False
+        rows = np.nonzero(hit)[0]
         if rows.size:
             rec = np.empty(rows.size, dtype=[("h1", "<u8"), ("h2", "<u8"), ("file", "<u4"), ("row", "<u4")])
             rec["h1"], rec["h2"], rec["file"], rec["row"] = h1[rows], h2[rows], file_idx, rows

@@ -32,7 +32,7 @@ from selene import __version__, executor
 from selene.errors import InputError, UsageError
 from selene.executor import Mapper, serial_map
 from selene.faults import kill_once
-from selene.ingest import columnar, exact_dedup, keys
+from selene.ingest import columnar, exact_dedup, ids, keys
 from selene.ingest.clean import clean_text
 from selene.ingest.config import IngestConfig, SourceSpec
 from selene.ingest.filters import FilterChain
@@ -49,6 +49,8 @@ CANDIDATE_SCHEMA = pa.schema(
         *dataset.DOC_SCHEMA,
         pa.field("h1", pa.uint64(), nullable=False),
         pa.field("h2", pa.uint64(), nullable=False),
+        pa.field("i1", pa.uint64(), nullable=False),  # the id's hash: `ids.check_unique`
+        pa.field("i2", pa.uint64(), nullable=False),
     ]
 )
 WORK = dataset.WORK
@@ -182,8 +184,14 @@ class Work:
     def bucket(self, b: int, of: int) -> str:
         return fs.join(self.root, f"buckets-{of}", f"{b:05d}.npy")
 
+    def id_bucket(self, b: int, of: int) -> str:
+        return fs.join(self.root, f"id-buckets-{of}", f"{b:05d}.npy")
+
     def dups_dir(self) -> str:
         return fs.join(self.root, "dups")
+
+    def dups_pattern(self) -> str:
+        return fs.join(self.dups_dir(), "{:05d}.parquet")  # as `exact_dedup.resolve` names them
 
     def part_done(self, k: int) -> str:
         return fs.join(self.root, "parts", f"{k:05d}.json")
@@ -234,8 +242,18 @@ def process_file(inp: InputFile, cfg: IngestConfig, work_root: str) -> dict[str,
                 continue
             counts[source]["kept"] += 1
             h1, h2 = exact_dedup.text_hash(text)
+            i1, i2 = ids.id_hash(doc_id)
             lengths.append(len(text.encode("utf-8", "surrogatepass")))
-            docs.add(id=doc_id, text=text, source=source, meta=dataset.to_meta_json(rec.meta), h1=h1, h2=h2)
+            docs.add(
+                id=doc_id,
+                text=text,
+                source=source,
+                meta=dataset.to_meta_json(rec.meta),
+                h1=h1,
+                h2=h2,
+                i1=i1,
+                i2=i2,
+            )
     except BaseException:
         docs.abort()
         removed.abort()
@@ -399,14 +417,38 @@ def run_ingest(
     docs_files = [(i.idx, work.docs(i.idx)) for i in inputs]
 
     dup_files: dict[int, str] = {}
+    nb = cfg.exact_dedup.buckets or exact_dedup.buckets_for(sum(n_candidates.values()))
     if cfg.exact_dedup.enabled:
-        nb = cfg.exact_dedup.buckets or exact_dedup.buckets_for(sum(n_candidates.values()))
         buckets = mapper(
             "exact-dedup-bucket",
             exact_dedup.dedup_bucket,
             [(b, nb, work.docs_pattern(), len(inputs), work.bucket(b, nb)) for b in range(nb)],
         )
         dup_files = exact_dedup.resolve(buckets, dict(docs_files), work.dups_dir())
+    if any(s.id_key for s in cfg.sources):  # selene's own ids, `<file key>#<record>`, are unique as made
+        id_buckets = mapper(
+            "unique-ids-bucket",
+            exact_dedup.dedup_bucket,
+            [
+                (
+                    b,
+                    nb,
+                    work.docs_pattern(),
+                    len(inputs),
+                    work.id_bucket(b, nb),
+                    ("i1", "i2"),
+                    work.dups_pattern(),
+                )
+                for b in range(nb)
+            ],
+        )
+        try:
+            ids.check_unique(
+                id_buckets, [(i.path, i.source) for i in inputs], work.docs_pattern(), cfg.sources
+            )
+        except InputError:
+            _drop_work(out, work)
+            raise
     dup_rows = {
         f: dataset.open_parquet(p).read(columns=["row"]).column("row").to_numpy()
         for f, p in dup_files.items()

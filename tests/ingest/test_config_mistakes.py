@@ -5,6 +5,7 @@ field, and a refused command leaves nothing behind."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pyarrow as pa
@@ -46,7 +47,9 @@ def test_wrong_id_key_on_jsonl_is_refused(tmp_path: Path, capsys: pytest.Capture
     path.write_bytes(jsonl([{"text": PROSE[0], "doc_id": "x"}]))
     out = tmp_path / "out"
     assert main(["ingest", "-o", str(out), "--source", f"a[id_key=id]={path}"]) == 2
-    assert "has a 'id' field (the source's id_key); their fields: text (1), doc_id (1)" in flat(capsys.readouterr().err)
+    assert "has a 'id' field (the source's id_key); their fields: text (1), doc_id (1)" in flat(
+        capsys.readouterr().err
+    )
     assert not out.exists()
 
 
@@ -65,3 +68,48 @@ def test_a_source_whose_every_text_is_null_fails_and_leaves_nothing(
     assert "source 'a': none of its 5 records in 1 file(s) has a text in the field 'text'" in err
     assert "malformed:no_text" in err and "Traceback" not in err
     assert not out.exists()
+
+
+def test_repeated_parquet_ids_are_refused_naming_the_id_and_the_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """24 documents, 12 distinct ids: a later dedup would report removals like `0 dup_of:0`."""
+    texts = [f"{PROSE[i % len(PROSE)]} Part {i}." for i in range(24)]
+    pq.write_table(pa.table({"id": [i % 12 for i in range(24)], "text": texts}), tmp_path / "a.parquet")
+    out = tmp_path / "out"
+    args = ["ingest", "-o", str(out), "--source", f"a[id_key=id]={tmp_path}/a.parquet", "--workers", "1"]
+    assert main(args) == 1
+    err = flat(capsys.readouterr().err)
+    said = re.search(
+        r"(\d+) documents that would be kept repeat the id of an earlier one \((\d+) ids repeated\), e\.g\. '0' "
+        rf"\(the id_key 'id' of source 'a'\) in {tmp_path}/a\.parquet\. Ids must be unique in a document dataset",
+        err,
+    )
+    assert said and 0 < int(said[1]) == int(said[2]) <= 12, err  # the filters may remove a few of the 24
+    assert "unset id_key" in err and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_repeated_jsonl_ids_across_files_are_refused_but_exact_copies_are_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a.jsonl").write_bytes(jsonl([{"id": f"d{i}", "text": PROSE[i]} for i in range(3)]))
+    (tmp_path / "b.jsonl").write_bytes(
+        jsonl([{"id": "d9", "text": PROSE[5]}, {"id": "d1", "text": PROSE[4]}])
+    )
+    out = tmp_path / "out"
+    source = f"web[id_key=id]={tmp_path}/*.jsonl"
+    assert main(["ingest", "-o", str(out), "--source", source]) == 1
+    err = flat(capsys.readouterr().err)
+    assert "1 documents that would be kept repeat the id of an earlier one (1 ids repeated), e.g. 'd1'" in err
+    assert f"in {tmp_path}/a.jsonl and {tmp_path}/b.jsonl" in err
+    assert not out.exists()
+    # the same record twice: exact dedup keeps one, so the output's ids are unique
+    (tmp_path / "b.jsonl").write_bytes(
+        jsonl([{"id": "d9", "text": PROSE[5]}, {"id": "d1", "text": PROSE[1]}])
+    )
+    assert main(["ingest", "-o", str(out), "--source", source]) == 0
+    from selene.io import dataset
+
+    kept = [d["id"] for d in dataset.iter_documents(str(out))]
+    assert len(kept) == len(set(kept)) and "d1" in kept
