@@ -6,6 +6,8 @@ file that has JSON objects) must include one with the text field, and one with t
 `id_key` is set; Parquet and Arrow sources are checked on their footers (`columnar.check_columns`).
 After the files are read, a source none of whose records had a text is an error too (`check_read`):
 the sample cannot see a text field that is present but null everywhere, or files past the first.
+With an `id_key`, ids that name different texts in the sample (a jsonl source's sampled records, a
+Parquet source's first row group) are refused before any work too (`check_sample_ids`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from selene.errors import ConfigError, InputError
 from selene.ingest.readers import _lines, decompressed_chunks
@@ -69,7 +74,46 @@ def check_jsonl_fields(source: str, files: Sequence[tuple[str, str | None]], fie
                     f"source {source!r}: none of the first {len(objs)} records of {path} has a {field!r} field "
                     f"(the source's {key}); their fields: {_field_counts(objs)}. {_FIX}"
                 )
+        if fields.id is not None:
+            pairs = [(o.get(fields.id), o.get(fields.text)) for o in objs]
+            check_sample_ids(source, f"the first {len(objs)} records of {path}", pairs, fields.id)
         return
+
+
+def check_parquet_ids(source: str, path: str, fields: Fields) -> None:
+    """`check_sample_ids` on the first row group of the Parquet file `path` (one row group per source,
+    like the footer check; a file that does not read is left to the reader to quarantine)."""
+    assert fields.id is not None
+    f, p = fs.get_fs(path)
+    with f.open(p, "rb") as fh:
+        try:
+            pf = pq.ParquetFile(fh)
+            if not pf.metadata.num_row_groups:
+                return
+            t = pf.read_row_group(0, columns=[fields.id, fields.text])
+            pairs = list(zip(t.column(0).to_pylist(), t.column(1).to_pylist(), strict=True))
+        except (OSError, pa.ArrowException, UnicodeDecodeError):
+            return
+    check_sample_ids(source, f"the first row group ({len(pairs):,} rows) of {path}", pairs, fields.id)
+
+
+def check_sample_ids(source: str, what: str, pairs: Sequence[tuple[Any, Any]], key: str) -> None:
+    """A `ConfigError` when (id, text) `pairs` sampled from a source give one id to different texts
+    (the same record twice is no repeat: exact dedup keeps one): refused before any work, where the
+    corpus-wide check (`ids.check_unique`) would fail after reading everything."""
+    texts: dict[str, set[Any]] = {}
+    for doc_id, text in pairs:
+        if doc_id is not None and not isinstance(doc_id, bool):
+            texts.setdefault(str(doc_id), set()).add(text if isinstance(text, str) else None)
+    repeated = [i for i, t in texts.items() if len(t) > 1]
+    if repeated:
+        n = sum(len(texts[i]) - 1 for i in repeated)
+        raise ConfigError(
+            f"source {source!r}: {len(repeated):,} ids of the source's id_key {key!r} name more than one document in "
+            f"{what} ({n:,} repeats), e.g. {repeated[0]!r}. Ids must be unique in a document dataset: dedup and "
+            "decontamination name documents by them. Repair the data, or unset id_key so that selene names "
+            f"documents <source>/<file>#<record> (the field goes to meta.{key} like any other)"
+        )
 
 
 def _field_counts(objs: Sequence[dict[str, Any]], most: int = 20) -> str:

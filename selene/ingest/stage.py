@@ -131,6 +131,8 @@ def check_columns(inputs: Sequence[InputFile], kinds: Sequence[str]) -> None:
             continue
         if columnar.check_columns(inp.path, kind, inp.fields):
             done.add(inp.source)
+            if kind == "parquet" and inp.fields.id is not None:
+                keys.check_parquet_ids(inp.source, inp.path, inp.fields)
     for source, files in jsonl.items():
         keys.check_jsonl_fields(source, files, fields[source])
 

@@ -70,23 +70,55 @@ def test_a_source_whose_every_text_is_null_fails_and_leaves_nothing(
     assert not out.exists()
 
 
-def test_repeated_parquet_ids_are_refused_naming_the_id_and_the_files(
+def test_repeated_parquet_ids_are_refused_before_any_work(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """24 documents, 12 distinct ids: a later dedup would report removals like `0 dup_of:0`."""
     texts = [f"{PROSE[i % len(PROSE)]} Part {i}." for i in range(24)]
     pq.write_table(pa.table({"id": [i % 12 for i in range(24)], "text": texts}), tmp_path / "a.parquet")
     out = tmp_path / "out"
+    assert main(["ingest", "-o", str(out), "--source", f"a[id_key=id]={tmp_path}/a.parquet"]) == 2
+    err = flat(capsys.readouterr().err)
+    assert (
+        "source 'a': 12 ids of the source's id_key 'id' name more than one document in the first row group "
+        f"(24 rows) of {tmp_path}/a.parquet (12 repeats), e.g. '0'. Ids must be unique in a document dataset"
+    ) in err
+    assert "unset id_key" in err and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_repeated_parquet_ids_past_the_sample_fail_after_reading(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ids that repeat across row groups: the corpus-wide check finds them, and the run leaves nothing."""
+    texts = [f"{PROSE[i % len(PROSE)]} Part {i}." for i in range(24)]
+    table = pa.table({"id": [i % 12 for i in range(24)], "text": texts})
+    pq.write_table(table, tmp_path / "a.parquet", row_group_size=12)
+    out = tmp_path / "out"
     args = ["ingest", "-o", str(out), "--source", f"a[id_key=id]={tmp_path}/a.parquet", "--workers", "1"]
     assert main(args) == 1
     err = flat(capsys.readouterr().err)
     said = re.search(
-        r"(\d+) documents that would be kept repeat the id of an earlier one \((\d+) ids repeated\), e\.g\. '0' "
+        r"(\d+) documents that would be kept repeat the id of an earlier one \((\d+) ids repeated\), e\.g\. '\d+' "
         rf"\(the id_key 'id' of source 'a'\) in {tmp_path}/a\.parquet\. Ids must be unique in a document dataset",
         err,
     )
     assert said and 0 < int(said[1]) == int(said[2]) <= 12, err  # the filters may remove a few of the 24
     assert "unset id_key" in err and "Traceback" not in err
+    assert not out.exists()
+
+
+def test_repeated_jsonl_ids_in_the_sample_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a.jsonl").write_bytes(jsonl([{"id": i % 2, "text": PROSE[i]} for i in range(4)]))
+    out = tmp_path / "out"
+    assert main(["ingest", "-o", str(out), "--source", f"a[id_key=id]={tmp_path}/a.jsonl"]) == 2
+    err = flat(capsys.readouterr().err)
+    assert (
+        f"2 ids of the source's id_key 'id' name more than one document in the first 4 records of {tmp_path}/a.jsonl"
+        in err
+    )
     assert not out.exists()
 
 
