@@ -63,10 +63,23 @@ def nested(overrides: dict[str, Any], where: str) -> dict[str, Any]:
                     f"{where}: {key!r} sets a part of {part!r}, which another key sets to {child!r}"
                 )
             node = child
-        if isinstance(value, dict) and isinstance(node.get(parts[-1]), dict):
-            node[parts[-1]] = merged(node[parts[-1]], nested(value, f"{where}.{key}"))
-        else:
-            node[parts[-1]] = nested(value, f"{where}.{key}") if isinstance(value, dict) else value
+        new = nested(value, f"{where}.{key}") if isinstance(value, dict) else value
+        if parts[-1] in node:
+            new = _joined(node[parts[-1]], new, f"{where}: {key!r}", ".".join(parts))
+        node[parts[-1]] = new
+    return out
+
+
+def _joined(old: Any, new: Any, what: str, path: str) -> Any:
+    """Two spellings of one part of a variant (``quality.fraction: 0.1`` and ``quality: {rule: ...}``)
+    combined; a setting both give is an error, not the last one silently winning."""
+    if not (isinstance(old, dict) and isinstance(new, dict)):
+        raise ConfigError(
+            f"{what} sets {path} to {new!r}, which another key of the variant sets to {old!r}; give each setting once"
+        )
+    out = dict(old)
+    for k, v in new.items():
+        out[k] = _joined(out[k], v, what, f"{path}.{k}") if k in out else v
     return out
 
 

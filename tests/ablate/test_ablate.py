@@ -48,6 +48,12 @@ def test_overrides_nest_dotted_keys_and_merge() -> None:
     assert got == {"quality": {"fraction": 0.1, "rule": "top_fraction"}, "dedup": {"minhash": {"bands": 4}}}
     with pytest.raises(ConfigError, match=r"'dedup\.threshold\.x' sets a part of 'threshold'"):
         nested({"dedup.threshold": 0.5, "dedup.threshold.x": 1}, "v")
+    # one setting given twice, dotted and nested: an error, not the last one silently winning
+    with pytest.raises(
+        ConfigError,
+        match=r"v: 'quality' sets quality\.fraction to 0\.2, which another key of the variant sets to 0\.1",
+    ):
+        nested({"quality.fraction": 0.1, "quality": {"fraction": 0.2}}, "v")
 
 
 @pytest.mark.parametrize(
