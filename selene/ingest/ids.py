@@ -22,6 +22,12 @@ from selene.ingest.config import SourceSpec
 from selene.io import dataset, fs
 
 
+def needed(sources: Sequence[SourceSpec]) -> bool:
+    """Whether ids are checked: only a source's `id_key` can repeat one (selene's own ids,
+    ``<source>/<file>#<record>``, are unique as made); then every document's id is, across sources."""
+    return any(s.id_key for s in sources)
+
+
 def id_hash(doc_id: str) -> tuple[int, int]:
     """128-bit hash of an id as two uint64 halves (collisions: ~2^-64 per pair)."""
     d = xxhash.xxh3_128_intdigest(doc_id.encode("utf-8", "surrogatepass"))

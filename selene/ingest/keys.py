@@ -101,10 +101,10 @@ def check_sample_ids(source: str, what: str, pairs: Sequence[tuple[Any, Any]], k
     """A `ConfigError` when (id, text) `pairs` sampled from a source give one id to different texts
     (the same record twice is no repeat: exact dedup keeps one): refused before any work, where the
     corpus-wide check (`ids.check_unique`) would fail after reading everything."""
-    texts: dict[str, set[Any]] = {}
-    for doc_id, text in pairs:
-        if doc_id is not None and not isinstance(doc_id, bool):
-            texts.setdefault(str(doc_id), set()).add(text if isinstance(text, str) else None)
+    texts: dict[str, set[str]] = {}
+    for doc_id, text in pairs:  # a record without a text is quarantined, its id taken by no document
+        if doc_id is not None and not isinstance(doc_id, bool) and isinstance(text, str):
+            texts.setdefault(str(doc_id), set()).add(text)
     repeated = [i for i, t in texts.items() if len(t) > 1]
     if repeated:
         n = sum(len(texts[i]) - 1 for i in repeated)

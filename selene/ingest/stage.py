@@ -210,6 +210,7 @@ def process_file(inp: InputFile, cfg: IngestConfig, work_root: str) -> dict[str,
         return json.loads(fs.read_text(marker))
     kill_once("ingest:file")
     chain = _filter_chain(work_root, cfg)
+    hash_ids = ids.needed(cfg.sources)
     langid = LanguageIdentifier(cfg.langid) if cfg.langid.enabled else None
     read_stats = ReadStats()
     counts: dict[str, Counter[str]] = defaultdict(Counter)  # source → reason (or "kept") → n
@@ -244,7 +245,7 @@ def process_file(inp: InputFile, cfg: IngestConfig, work_root: str) -> dict[str,
                 continue
             counts[source]["kept"] += 1
             h1, h2 = exact_dedup.text_hash(text)
-            i1, i2 = ids.id_hash(doc_id)
+            i1, i2 = ids.id_hash(doc_id) if hash_ids else (0, 0)
             lengths.append(len(text.encode("utf-8", "surrogatepass")))
             docs.add(
                 id=doc_id,
@@ -427,7 +428,7 @@ def run_ingest(
             [(b, nb, work.docs_pattern(), len(inputs), work.bucket(b, nb)) for b in range(nb)],
         )
         dup_files = exact_dedup.resolve(buckets, dict(docs_files), work.dups_dir())
-    if any(s.id_key for s in cfg.sources):  # selene's own ids, `<file key>#<record>`, are unique as made
+    if ids.needed(cfg.sources):
         id_buckets = mapper(
             "unique-ids-bucket",
             exact_dedup.dedup_bucket,
