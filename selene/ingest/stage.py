@@ -5,7 +5,9 @@ three parallel maps joined by files, so any executor can run it (`Mapper`):
 
 1. `process_file` per input file: read, clean, identify language, filter, hash → a candidate file,
    a removed file and a stats file (written last: the file's completion marker).
-2. `exact_dedup.dedup_bucket` per hash bucket → duplicates, grouped per file by `exact_dedup.resolve`.
+2. `exact_dedup.dedup_bucket` per hash bucket → duplicates, grouped per file by `exact_dedup.resolve`;
+   with an `id_key`, the same per id-hash bucket → repeated ids, an error (`ids.check_unique`). A
+   source that yielded no text at all is an error before this step (`keys.check_read`).
 3. `write_shard` per output shard: the surviving documents in the global order (input file, record),
    cut into shards of `shard_bytes` of text (and at most `shard_docs` documents), so the output does not
    depend on the number of workers and a shard's memory does not follow document length.
