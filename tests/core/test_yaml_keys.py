@@ -74,6 +74,14 @@ def test_harness_task_file_and_set_values_use_the_same_loader(tmp_path: Path) ->
         InputError, match=r"task\.yaml: key 'task' is given twice in one mapping \(lines 1 and 3\)"
     ):
         load_tasks([str(task)])
+    from selene.eval.harness import resolve_tasks_dir
+
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "tasks" / "t.yaml").write_text("task: t\ndataset_kwargs: {data_files: a.jsonl}\ntask: u\n")
+    with pytest.raises(
+        ConfigError, match=r"t\.yaml: key 'task' is given twice in one mapping \(lines 1 and 3\)"
+    ):
+        resolve_tasks_dir(tmp_path / "tasks", tmp_path / "copy", tmp_path / "cache")
     train = tmp_path / "train.yaml"
     train.write_text(f"out: {tmp_path / 't'}\ndata: {{prefixes: [x]}}\n")
     with pytest.raises(ConfigError, match=r"--set 'optim=\{lr: 1, lr: 2\}'.*key 'lr' is given twice"):
