@@ -151,9 +151,13 @@ def run(
     cfg = load_pipeline_config(pipeline)
     rt = runtime(say=note)
 
+    said: set[str] = set()
+
     def summary(name: str, result: Any) -> None:
         stage = registry.get(name)
-        if stage.summary:
+        # once: a run that lost its Prefect server goes on without it and passes the finished stages again
+        if stage.summary and name not in said:
+            said.add(name)
             registry.load(stage.summary)(result, console)
 
     set_stage_done_hook(summary)  # each stage's summary as it finishes, before the next stage's lines
