@@ -15,7 +15,8 @@ process of its own (compiled code and the allocator's cache of one never time th
 results are written after each, so a run cut short keeps what finished.
 
 Printed per preset: tokens/s, model TFLOP/s (`selene.train.flops.flops_per_token`: 6·N plus
-attention, recomputation not counted), MFU against the device's dense bf16 data-sheet peak and
+attention, recomputation not counted), MFU against the peak training divides by (`selene.train.peak`:
+a GPU's dense data-sheet figure for the run's math, a CPU's cores x clock x FLOPs per cycle) and
 against the matmul rate measured here (square bf16 matmuls on CUDA, fp32 on CPU), peak memory (CUDA:
 the allocator's high-water mark; CPU: the tensors alive before the step plus the high-water mark of
 what the step allocates, from the profiler's allocation events) next to the planner's prediction.
@@ -48,6 +49,7 @@ from selene.plan.study import calibrate, calibration_record, cuda_table_name, pr
 from selene.train.flops import flops_per_token, measured_matmul_tflops  # noqa: E402
 from selene.train.host import reuse_freed_memory  # noqa: E402
 from selene.train.model import model_args, num_params  # noqa: E402
+from selene.train.peak import device_peak  # noqa: E402
 
 
 def device_spec(device: torch.device) -> DeviceSpec:
@@ -64,10 +66,16 @@ def device_spec(device: torch.device) -> DeviceSpec:
     return probe_cpu(need_allreduce=False, threads=torch.get_num_threads())
 
 
-def data_sheet_peak(device: torch.device, spec: DeviceSpec) -> tuple[float, str]:
-    if device.type == "cuda" and spec.name in DEVICES:  # the device table holds the data sheets' figures
-        return spec.peak_tflops, f"{spec.name} data sheet, dense bf16"
-    return spec.peak_tflops, "no data sheet: the measured matmul rate"
+def bound_peak(device: torch.device, precision: str, matmul: float) -> tuple[float, str]:
+    """The peak MFU divides by, as training's (`selene.train.peak`: a GPU's data sheet for the math
+    the run does, a CPU's cores x clock x FLOPs per cycle); a GPU with no data sheet: the matmul rate
+    measured here, said as such (no bound: its MFU can exceed 1)."""
+    math = "bf16" if precision == "bf16" else "tf32" if device.type == "cuda" else "fp32"
+    name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
+    peak = device_peak(device.type, name, math, None)  # type: ignore[arg-type]
+    if peak.tflops is None:
+        return matmul, f"{peak.origin}; the matmul rate measured here instead (not a bound)"
+    return peak.tflops, peak.origin
 
 
 def layout(mb: int, recompute: str, precision: str, compiled: bool) -> Layout:
@@ -261,12 +269,11 @@ def main() -> None:
         reuse_freed_memory()
     args.presets = args.presets or ("1.3b,350m,125m" if cuda else "debug")
     spec = device_spec(device)
-    peak, peak_source = data_sheet_peak(device, spec)
     rate_dtype = torch.bfloat16 if args.precision == "bf16" else torch.float32
     matmul = max(measured_matmul_tflops(device, rate_dtype, n=8192 if cuda else 1024) for _ in range(3))
-    if not cuda:  # no data sheet: the peak is the matmul rate in the run's precision
+    peak, peak_source = bound_peak(device, args.precision, matmul)
+    if not cuda:  # the planner's CPU runs at the matmul rate measured in the run's precision
         spec = dataclasses.replace(spec, peak_tflops=matmul)
-        peak = matmul
     release(device)
     name = torch.cuda.get_device_name(device) if cuda else f"CPU, {torch.get_num_threads()} threads"
     print(f"device: {name}; peak {peak:.1f} TFLOP/s ({peak_source}); measured {rate_dtype} matmul "

@@ -2,8 +2,9 @@
 
     python benchmarks/train.py [--preset debug] [--layers L --dim H --heads A --seq S --batch B] [--steps N]
 
-One process, the model as built by selene (no parallelism: per-device figures). MFU is against the
-matmul rate this device measures in the same run (on a GPU, bf16; on this CPU, fp32).
+One process, the model as built by selene (no parallelism: per-device figures), in fp32. MFU is against
+training's peak (`selene.train.peak`: a GPU's data-sheet fp32 figure, a CPU's cores x clock x FLOPs per
+cycle), and the step is also set against the fp32 matmul rate this device measures in the same run.
 
 Activation memory: the bytes of the tensors autograd saves for backward during one forward pass,
 counted with `saved_tensors_hooks` (unique storages), for recompute none / selective / full, next to
@@ -57,6 +58,7 @@ from selene.train.flops import flops_per_token, measured_matmul_tflops  # noqa: 
 from selene.train.host import reuse_freed_memory  # noqa: E402
 from selene.train.model import Transformer, model_args, num_params  # noqa: E402
 from selene.train.parallelize import apply_ac  # noqa: E402
+from selene.train.peak import device_peak  # noqa: E402
 
 
 def build(cfg: ModelConfig, vocab: int, recompute: str, device: torch.device) -> tuple[Transformer, object]:
@@ -219,7 +221,9 @@ def main() -> None:
     args.vocab = args.vocab or 8192
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     torch.manual_seed(0)
-    peak = measured_matmul_tflops(device, torch.bfloat16 if device.type == "cuda" else torch.float32, n=2048)
+    matmul = measured_matmul_tflops(device, torch.float32, n=2048)  # the step's math: fp32, TF32 not enabled here
+    name = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
+    peak = device_peak(device.type, name, "fp32", None)  # the bound training's MFU divides by
 
     # throughput: the preset's architecture at the benchmark's shape
     cfg = ModelConfig(preset=args.preset, n_layers=args.layers, dim=args.dim, n_heads=args.heads, ffn_dim=4 * args.dim, max_seq_len=args.seq)  # type: ignore[arg-type]
@@ -240,9 +244,10 @@ def main() -> None:
     step = sorted(times[1:])[len(times[1:]) // 2]  # median, first step (allocation) excluded
     tps = args.batch * args.seq / step
     tflops = flops_per_token(margs, args.seq) * tps / 1e12
-    print(f"device: {device}; matmul peak measured here: {peak:.3f} TFLOP/s")
+    mfu = f"{tflops / peak.tflops:.1%}" if peak.tflops else "n/a"
+    print(f"device: {device}; peak {peak.tflops or float('nan'):.3f} TFLOP/s ({peak.origin}); fp32 matmul measured here: {matmul:.3f} TFLOP/s")
     print(f"model: {args.preset} architecture, {args.layers} layers × dim {args.dim}, {num_params(model) / 1e6:.1f}M params")
-    print(f"throughput: {tps:,.0f} tokens/s, {tflops:.3f} TFLOP/s, MFU {tflops / peak:.1%} (batch {args.batch} × seq {args.seq})")
+    print(f"throughput: {tps:,.0f} tokens/s, {tflops:.3f} TFLOP/s, MFU {mfu}, {tflops / matmul:.1%} of the measured matmul (batch {args.batch} × seq {args.seq})")
 
     # activation memory: the GPT block Korthikanti's formula describes
     gpt = ModelConfig(preset="mt-nlg-530b", n_layers=args.layers, dim=args.dim, n_heads=args.heads, ffn_dim=4 * args.dim, max_seq_len=args.seq, dropout=0.1)

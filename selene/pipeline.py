@@ -23,6 +23,16 @@ from selene.job import Job
 from selene.report import write_report
 
 RunJob = Callable[[Job, bool], Any]
+StageDone = Callable[[str, Any], None]
+_stage_done: list[StageDone] = []
+
+
+def set_stage_done_hook(hook: StageDone | None) -> None:
+    """Called as (stage, result) as each stage of `run_pipeline` finishes: the command prints the
+    stage's summary then, in its place before the next stage's lines, not all of them at the end."""
+    _stage_done.clear()
+    if hook is not None:
+        _stage_done.append(hook)
 
 
 def _say(line: str) -> None:
@@ -118,6 +128,8 @@ def run_pipeline(
                 if renew and stage not in force:
                     registry.load(renew)(j.inp, j.out, j.cfg, say or _say)
                 results[stage] = run_job(j, stage in force)
+                for hook in _stage_done:
+                    hook(stage, results[stage])
             if progress is not None:
                 progress(100.0 * (i + 1) / len(stages))
         write_report(cfg.run_dir, cfg.name)

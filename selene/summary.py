@@ -44,7 +44,7 @@ def documents(
     cols = ("source", "in", "kept", "split", "dropped", "removed.parquet rows", "kept %") if splits else (
         "source", "in", "kept", "removed", "kept %")
     for col in cols:
-        table.add_column(col, justify="left" if col == "source" else "right")
+        table.add_column(col, justify="left" if col == "source" else "right", overflow="fold")
     for src, s in st.per_source.items():
         kept_share = f"{s.kept / max(s.documents_in, 1):.0%}"
         if splits:
@@ -68,7 +68,7 @@ def documents(
     totals = reason_totals(m)
     if totals:
         reasons = Table(title="removed, by reason (details in removed.parquet)")
-        reasons.add_column("reason")
+        reasons.add_column("reason", overflow="fold")
         reasons.add_column("documents", justify="right")
         for reason, n in totals:
             reasons.add_row(reason, str(n))
@@ -76,4 +76,5 @@ def documents(
     if extra is not None:
         extra()
     files = files or f"{len(m.shards)} shard(s) and removed.parquet"
-    console.print(f"{files} in [b]{out}[/b]; counts in {out}/manifest.json")
+    # soft wrap: a path is never split by a newline of ours (a terminal wraps it, a log keeps it whole)
+    console.print(f"{files} in [b]{out}[/b]; counts in {out}/manifest.json", soft_wrap=True)

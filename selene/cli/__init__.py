@@ -13,6 +13,7 @@ import atexit
 import contextlib
 import importlib
 import os
+import shlex
 import signal
 import sys
 import threading
@@ -86,6 +87,7 @@ def _main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")  # no telemetry calls offline
     in_order()
     args = list(sys.argv[1:] if argv is None else argv)
+    given = list(args)  # as the user typed it, for the line that says how to resume
     debug = "--debug" in args
     args = [a for a in args if a != "--debug"]  # accepted anywhere, not only before the command
     if args[:2] == ["plan", "serve"]:  # `selene plan serve`: its own command (`plan` takes a config path)
@@ -101,7 +103,7 @@ def _main(argv: list[str] | None = None) -> int:
         # typer returns, not raises, a command's `typer.Exit` code, and 130 for Ctrl-C (KeyboardInterrupt)
         if isinstance(code, int) and not isinstance(code, bool) and code:
             if code == 130:
-                err_console.print("interrupted")
+                err_console.print(interrupted(args, given), highlight=False)
             return code
         return 0
     except _EXITS as e:
@@ -121,7 +123,7 @@ def _main(argv: list[str] | None = None) -> int:
         err_console.print(f"[red]error:[/red] {escape(str(e))}", markup=True, highlight=False, soft_wrap=True)
         return e.exit_code
     except KeyboardInterrupt:
-        err_console.print("interrupted")
+        err_console.print(interrupted(args, given), highlight=False)
         return 130
     except Exception as e:
         if debug:
@@ -133,6 +135,22 @@ def _main(argv: list[str] | None = None) -> int:
             soft_wrap=True,
         )
         return 1
+
+
+def interrupted(args: list[str], given: list[str]) -> str:
+    """What Ctrl-C of a command says. A data stage (a command made from the registry) and the
+    pipeline keep what they finished (each shard is written whole, then renamed; a stage's
+    manifest comes last): the same command takes up from there, and the line gives it."""
+    name = args[0] if args else ""
+    stage = registry.BY_NAME.get(name)
+    if name == "run":
+        kept = "the finished stages and the running stage's finished shards are kept"
+    elif stage is not None and stage.command is None:
+        kept = "the shards it finished are kept"
+    else:
+        return "interrupted"
+    again = shlex.join(["selene", *given])
+    return f"interrupted (Ctrl-C): {kept}; the same command resumes from them: {again}"
 
 
 def entrypoint() -> None:

@@ -11,7 +11,8 @@ from collections.abc import Iterator
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
+
+from selene.consoles import console as _console
 
 app = typer.Typer(
     name="selene",
@@ -27,8 +28,8 @@ server_app = typer.Typer(
 )
 app.add_typer(config_app, name="config")
 app.add_typer(server_app, name="server")
-console = Console(stderr=False)
-err_console = Console(stderr=True)
+console = _console(stderr=False)  # one policy for both streams (selene.consoles)
+err_console = _console(stderr=True)
 
 
 @app.callback()
@@ -64,10 +65,32 @@ def with_overrides(cfg: Any, where: str = "command-line options", **overrides: A
 
 @contextlib.contextmanager
 def progress_bars() -> Iterator[None]:
-    """A bar per step of the running stage(s), fed by the mappers (`selene.executor.report`)."""
+    """A bar per step of the running stage(s), fed by the mappers (`selene.executor.report`); in a
+    log (standard error not a terminal) a line per step as it finishes instead, in its place among
+    the other lines, where bars would be drawn once, all together, when the command ends."""
+    import time
+
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from selene.executor import set_progress_hook
+
+    if not err_console.is_terminal:
+        started: dict[str, float] = {}
+
+        def line(name: str, done: int, total: int) -> None:
+            start = started.setdefault(name, time.perf_counter())
+            if done >= total:
+                del started[name]
+                err_console.print(
+                    f"{name}: {done}/{total} in {time.perf_counter() - start:.1f} s", highlight=False
+                )
+
+        set_progress_hook(line)
+        try:
+            yield
+        finally:
+            set_progress_hook(None)
+        return
 
     bars: dict[str, Any] = {}
     with Progress(

@@ -145,14 +145,25 @@ def run(
 ) -> None:
     """Run the whole pipeline into the config's run_dir; complete stages are skipped."""
     from selene.config.pipeline import load_pipeline_config
+    from selene.pipeline import set_stage_done_hook
     from selene.runner import runtime
 
     cfg = load_pipeline_config(pipeline)
     rt = runtime(say=note)
-    with progress_bars():
-        results = rt.pipeline(cfg, force or [], from_stage, until_stage)
-    for name, result in results.items():
+
+    said: set[str] = set()
+
+    def summary(name: str, result: Any) -> None:
         stage = registry.get(name)
-        if stage.summary:
+        # once: a run that lost its Prefect server goes on without it and passes the finished stages again
+        if stage.summary and name not in said:
+            said.add(name)
             registry.load(stage.summary)(result, console)
+
+    set_stage_done_hook(summary)  # each stage's summary as it finishes, before the next stage's lines
+    try:
+        with progress_bars():
+            rt.pipeline(cfg, force or [], from_stage, until_stage)
+    finally:
+        set_stage_done_hook(None)
     console.print(f"run directory: [b]{cfg.run_dir}[/b]; report: [b]{cfg.run_dir}/report.md[/b]")

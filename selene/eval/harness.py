@@ -25,6 +25,7 @@ import math
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -223,6 +224,39 @@ def build_tasks(
 
 
 @contextlib.contextmanager
+def bars_on_terminal_only() -> Iterator[None]:
+    """The harness's and `datasets`' tqdm bars where standard error is a terminal only. In a file
+    or a pipe a bar is no bar: each of its redraws stays in the log (``Generating test split: 0
+    examples ... 40 examples``, ``0%| | 0/20 ... 100%|██████████| 20/20``), between the run's own
+    lines. The harness passes ``disable=`` itself where it has one (TQDM_DISABLE would not win
+    there), so its modules' `tqdm` is swapped for one that is always disabled, for this block."""
+    if sys.stderr.isatty():
+        yield
+        return
+    import datasets.utils as datasets_utils  # lazy: datasets and lm_eval load with evaluation only
+    import lm_eval.api.model  # lazy: as above
+    import lm_eval.api.task  # lazy: as above
+    from tqdm import tqdm
+
+    def disabled(*args: Any, **kwargs: Any) -> Any:
+        return tqdm(*args, **{**kwargs, "disable": True})
+
+    modules = (lm_eval.api.model, lm_eval.api.task)
+    saved = [m.tqdm for m in modules]
+    datasets_bars = not datasets_utils.are_progress_bars_disabled()
+    datasets_utils.disable_progress_bars()
+    for m in modules:
+        m.tqdm = disabled
+    try:
+        yield
+    finally:
+        for m, bar in zip(modules, saved, strict=True):
+            m.tqdm = bar
+        if datasets_bars:
+            datasets_utils.enable_progress_bars()
+
+
+@contextlib.contextmanager
 def _quiet_loaders() -> Iterator[None]:
     """`datasets` logs a loader's failure with its traceback before raising it; the error it raises
     becomes one line here (`build_tasks`), so its log would only print the traceback to the user."""
@@ -375,7 +409,7 @@ def evaluate(
         if not p.is_dir():
             raise ConfigError(f"eval include path {p} is not a directory of lm-eval task YAMLs")
     task_data = {k: str(Path(v).expanduser().resolve()) for k, v in (task_data or {}).items()}
-    with staged(out) as tmp, offline(tmp / "hf_home") as cache:
+    with staged(out) as tmp, offline(tmp / "hf_home") as cache, bars_on_terminal_only():
         runs, manager = resolve_runs(list(tasks), num_fewshot, include)
         built = build_tasks(runs, manager, task_data=task_data, scratch=tmp / "hf_home", cache=cache)
 

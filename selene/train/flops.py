@@ -19,9 +19,6 @@ from typing import Any
 
 import torch
 
-# Dense bf16 tensor-core peaks (TFLOP/s), from the vendors' data sheets.
-PEAK_TFLOPS = {"a100": 312.0, "a100-40g": 312.0, "a100-80g": 312.0, "h100": 989.0, "h200": 989.0}
-
 
 def matmul_params(args: Any) -> int:
     """Parameters that take part in matmuls per token: attention, MLP and the output layer.
@@ -41,21 +38,9 @@ def flops_per_token(args: Any, seq_len: int) -> float:
     return 3.0 * forward
 
 
-def peak_tflops(device: torch.device, configured: float | None) -> tuple[float, str]:
-    """Peak TFLOP/s of one device and where the figure comes from."""
-    if configured:
-        return configured, "configured"
-    if device.type == "cuda":
-        name = torch.cuda.get_device_name(device).lower()
-        for key, value in PEAK_TFLOPS.items():
-            if key.split("-")[0] in name:
-                return value, f"data sheet ({key})"
-        return measured_matmul_tflops(device, torch.bfloat16), "measured bf16 matmul"
-    return measured_matmul_tflops(device, torch.float32), "measured fp32 matmul"
-
-
 def measured_matmul_tflops(device: torch.device, dtype: torch.dtype, n: int = 1024, repeat: int = 5) -> float:
-    """The matmul rate this device reaches on square n×n matrices (a practical peak)."""
+    """The matmul rate this device reaches on square n×n matrices now: what a benchmark compares
+    with, never the peak MFU divides by (that is `selene.train.peak`: it moves with the load)."""
     a = torch.randn(n, n, device=device, dtype=dtype)
     b = torch.randn(n, n, device=device, dtype=dtype)
     a @ b  # warm-up

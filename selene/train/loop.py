@@ -37,11 +37,12 @@ from selene.train.data import (
     tokenizer_sha256,
 )
 from selene.train.dims import ParallelDims
-from selene.train.flops import flops_per_token, peak_tflops
+from selene.train.flops import flops_per_token
 from selene.train.host import reuse_freed_memory
 from selene.train.metrics import MetricsLogger
 from selene.train.model import model_args, num_params
 from selene.train.parallelize import build_parallel_model
+from selene.train.peak import training_peak
 from selene.train.schedule import batch_at, lr_at, samples_needed
 
 
@@ -154,10 +155,10 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
     logger = MetricsLogger(out, cfg.tensorboard, enabled=rank == 0, wandb=cfg.wandb)
     logger.truncate_after(step)
     fpt = flops_per_token(margs, seq)
-    peak, peak_source = peak_tflops(device, cfg.peak_tflops)
+    peak = training_peak(device, cfg.parallel.mixed_precision, cfg.peak_tflops)
     if rank == 0:
         info = {"parameters": num_params(pm.parts[0]) if dims.pp == 1 else None, "layout": dims.describe(),
-                "peak_tflops": peak, "peak_source": peak_source, "resumed_from": source}
+                "peak_tflops": peak.tflops, "peak_source": peak.origin, "resumed_from": source}
         with open(os.path.join(out, "run.json"), "w") as f:
             json.dump({"config": cfg.model_dump(mode="json"), **info}, f, indent=1)
         logger.begin({"config": cfg.model_dump(mode="json"), **info}, step)  # W&B, when train.wandb.enabled
@@ -195,8 +196,10 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
         tps = batch * seq / dt
         tflops = fpt * tps / world / 1e12
         last = {"step": step, "loss": loss, "lr": lr, "grad_norm": grad_norm, "batch": batch,
-                "tokens": tokens_seen, "tokens_per_s": tps, "tflops_per_device": tflops, "mfu": tflops / peak,
+                "tokens": tokens_seen, "tokens_per_s": tps, "tflops_per_device": tflops,
                 "step_time_s": dt, "peak_memory_gib": _peak_memory(device, memory_before)}
+        if peak.tflops:  # MFU only against a bound (selene.train.peak)
+            last |= {"mfu": tflops / peak.tflops, "peak_tflops": peak.tflops}
         if data.valid is not None and (step % cfg.eval_every == 0 or step == cfg.steps):
             last["val_loss"] = _validate(pm, data.valid, cfg, dp_rank, dp_size, device, margs.vocab_size)
         if step % cfg.log_every == 0 or step == cfg.steps or "val_loss" in last:

@@ -14,12 +14,12 @@ import os
 import secrets
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
+from selene.consoles import console
 
 if TYPE_CHECKING:
     from selene.train.config import TrainConfig
 
-_console = Console(stderr=True)
+_console = console(stderr=True)  # a step's line whole in a log (selene.consoles)
 
 
 class MetricsLogger:

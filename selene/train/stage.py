@@ -26,6 +26,7 @@ from selene.train.data import tokenizer_sha256
 from selene.train.launch import expected_model, launch
 from selene.train.metrics import loss_curve_svg, read_metrics
 from selene.train.model import model_args
+from selene.train.report import peak_text
 
 
 def run_train(
@@ -168,5 +169,15 @@ def summary(result: StageResult, console: Console) -> None:
         f"train → {out}{' (complete already: reused)' if result.skipped else ''}: "
         f"step {last.get('step')}, loss {last.get('loss', float('nan')):.4f}"
         + (f", validation loss {last['val_loss']:.4f}" if "val_loss" in last else "")
-        + f"\nmodel (last checkpoint): [b]{result.info['checkpoint']}[/b]; loss curve {out}/loss.svg"
+        + f"\nmodel (last checkpoint): [b]{result.info['checkpoint']}[/b]; loss curve {out}/loss.svg",
+        soft_wrap=True,  # paths whole: the terminal wraps them, selene does not split them
     )
+    run_info = os.path.join(out, "run.json")
+    if "tflops_per_device" in last and os.path.exists(run_info):
+        with open(run_info) as f:
+            info = json.load(f)
+        mfu = f", MFU {last['mfu']:.1%}" if "mfu" in last else ""
+        console.print(
+            f"last step: {last['tflops_per_device']:.4g} TFLOP/s per device{mfu}; {peak_text(info)}",
+            soft_wrap=True,
+        )

@@ -37,6 +37,8 @@ def test_mfu_benchmark_runs_on_cpu_and_its_calibration_plans(gpu_check_smoke: Gp
     (run,) = result["runs"]
     assert run["micro_batch"] == 4 and run["recompute"] == "none"  # the debug model fits anywhere
     assert run["tokens_per_s"] > 0 and 0 < run["mfu"] < 1 and 0 < run["mfu_of_matmul"] < 1
+    # MFU against training's peak (selene.train.peak): this CPU's bound, above the matmul rate measured
+    assert result["peak_source"].startswith("cpu: ") and result["peak_tflops"] > result["matmul_tflops"]
     # measured peak memory: at least the weights, gradients and AdamW state (16 bytes a parameter)
     assert run["peak_memory_gb"] * 1e9 >= 16 * run["params"]
     # the planner's prediction of the same step, within 10% as for 125m below (README: debug -0.3%
