@@ -6,7 +6,7 @@ quality stage's throughput and memory as a command, and datatrove's filter apply
 1. Held-out AUC and speed on the same train/held-out split of text the project ships
    (`data/sample/pile`): explanatory prose (PythonReference, Docstrings) against package and licence
    metadata (PyPI, DebianCopyright, Licenses), 3 KB pieces, split by a hash of the id.
-   - selene: `selene.quality.fasttext.train` (word bigrams, the epochs `selene quality train` picks)
+   - selene: `selene.quality.fasttext.train` (fastText's trainer, word bigrams, 25 epochs at lr 0.5)
      and fastText's C++ scoring;
    - GPT-3's method: logistic regression on hashed word 1-2-grams (scikit-learn's HashingVectorizer
      and LogisticRegression), trained and scored in the same process.
@@ -65,7 +65,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from selene.quality import fasttext  # noqa: E402
-from selene.quality.train import auc, auto_epochs  # noqa: E402
+from selene.quality.search import auc  # noqa: E402
 
 GOOD = {"PythonReference", "Docstrings"}
 OTHER = {"PyPI", "DebianCopyright", "Licenses"}
@@ -106,7 +106,7 @@ def compare() -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
-        settings = fasttext.Settings(epoch=auto_epochs(len(train)))  # as `selene quality train` chooses
+        settings = fasttext.Settings(epoch=25, lr=0.5)  # settings search: benchmarks/quality_train.py
         fasttext.train([("hq" if g else "lq", t) for t, g in train], settings, f"{tmp}/m.bin", seed=1)
         t1 = time.perf_counter()
         clf = fasttext.Classifier.load(f"{tmp}/m.bin", "hq")
