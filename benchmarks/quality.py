@@ -319,7 +319,7 @@ def main() -> None:
         tmp = Path(tmp_s)
         data = pieces()
         model = str(tmp / "model.bin")
-        fasttext.train([("hq" if g else "lq", t) for _, t, g in data], fasttext.Settings(epoch=auto_epochs(len(data))), model, seed=1)
+        fasttext.train([("hq" if g else "lq", t) for _, t, g in data], fasttext.Settings(epoch=25, lr=0.5), model, seed=1)
         inputs = {n: web_docs(n, tmp) for n in (args.docs, 4 * args.docs)}
         results["stage"] = [stage_run(inp, n, model, tmp) for n, inp in inputs.items()]
         if Path(args.datatrove_python).exists():
