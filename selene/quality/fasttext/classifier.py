@@ -131,7 +131,9 @@ def top_ngrams(model: TrainedModel, texts: Sequence[str], k: int = 20) -> dict[s
         for bucket, gram in _bigram_buckets(texts, model.settings.bucket).items():
             rows.append(len(words) + bucket)
             names.append(gram)
-    wi, wo = ft.get_input_matrix(), ft.get_output_matrix()
+    # views of fastText's own matrices (buffer protocol): `get_input_matrix` would copy all of it
+    held = ft.f.getInputMatrix(), ft.f.getOutputMatrix()
+    wi, wo = np.asarray(held[0]), np.asarray(held[1])
     logits = wi[np.asarray(rows, dtype=np.int64)].astype(np.float64) @ wo.astype(np.float64).T
     out: dict[str, list[tuple[str, float]]] = {}
     for c, label in enumerate(ft.get_labels()):
