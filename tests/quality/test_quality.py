@@ -138,8 +138,10 @@ def test_unjudged_documents_pass_and_classifiers_combine(tmp_path: Path, model: 
     rows = docs(60, 5)
     inp = write_web(tmp_path / "in", rows, web=False)  # no url: not web, not judged by default
     two = [ClassifierSpec(name="a", model=model, label="hq"), ClassifierSpec(name="b", model=model, label="__label__hq")]
-    res = run_quality(inp, str(tmp_path / "o1"), QualityConfig(classifiers=two))
-    assert len(read_out(res.out)[0]) == 60 and res.manifest is not None and res.manifest.judged["cc"].judged == 0
+    # nothing would be judged (no url, no sources): refused rather than keeping everything unjudged
+    with pytest.raises(ConfigError, match="no document of .* would be judged"):
+        run_quality(inp, str(tmp_path / "o1"), QualityConfig(classifiers=two))
+    assert not (tmp_path / "o1").exists()
     for combine in ("mean", "max_bucket"):
         cfg = QualityConfig(classifiers=two, combine=combine, sources=["cc"], threshold=0.5)
         out = run_quality(inp, str(tmp_path / f"o-{combine}"), cfg)
