@@ -139,7 +139,7 @@ def test_unjudged_documents_pass_and_classifiers_combine(tmp_path: Path, model: 
     inp = write_web(tmp_path / "in", rows, web=False)  # no url: not web, not judged by default
     two = [ClassifierSpec(name="a", model=model, label="hq"), ClassifierSpec(name="b", model=model, label="__label__hq")]
     # nothing would be judged (no url, no sources): refused rather than keeping everything unjudged
-    with pytest.raises(ConfigError, match="no document of .* would be judged"):
+    with pytest.raises(ConfigError, match=r"no document of .* would be judged"):
         run_quality(inp, str(tmp_path / "o1"), QualityConfig(classifiers=two))
     assert not (tmp_path / "o1").exists()
     for combine in ("mean", "max_bucket"):
