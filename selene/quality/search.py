@@ -92,14 +92,24 @@ def grid(base: fasttext.Settings, fixed: Collection[str], train_bytes: int) -> l
     return [dataclasses.replace(base, epoch=e, lr=lr, word_ngrams=n) for e, lr, n in itertools.product(*axes)]
 
 
+def average_ranks(x: np.ndarray) -> np.ndarray:
+    """1-based ranks of `x`, ties sharing their average rank (scipy's `rankdata`, whose import
+    alone costs a command almost a second)."""
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    starts = np.flatnonzero(np.r_[True, xs[1:] != xs[:-1]])
+    ends = np.r_[starts[1:], len(xs)]
+    ranks = np.empty(len(x), dtype=np.float64)
+    ranks[order] = np.repeat((starts + ends + 1) / 2.0, ends - starts)
+    return ranks
+
+
 def auc(pos: np.ndarray, neg: np.ndarray) -> float:
     """Area under the ROC curve: the probability that a positive outscores a negative (ties: half),
     from the Mann-Whitney rank sum."""
-    from scipy.stats import rankdata
-
     if not len(pos) or not len(neg):
         return float("nan")
-    ranks = rankdata(np.concatenate([pos, neg]))  # ties share their average rank
+    ranks = average_ranks(np.concatenate([pos, neg]).astype(np.float64))
     return float((ranks[: len(pos)].sum() - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg)))
 
 

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import fasttext as fasttext_library
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -198,3 +199,12 @@ def test_a_run_that_would_judge_nothing_is_refused(tmp_path: Path, mixed: str) -
     assert not (tmp_path / "out").exists()
     done = run_quality(mixed, str(tmp_path / "out"), QualityConfig(classifiers=[spec], sources=["spam"]))
     assert done.manifest is not None and done.manifest.judged["spam"].judged == 120
+
+
+def test_average_ranks_are_scipys() -> None:
+    from scipy.stats import rankdata
+
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        x = rng.integers(0, 12, size=int(rng.integers(1, 50))).astype(float)  # many ties
+        assert np.array_equal(search.average_ranks(x), rankdata(x))
