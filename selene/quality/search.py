@@ -17,6 +17,7 @@ and its initialisation would dominate a small set's fits).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import math
@@ -183,26 +184,36 @@ def choose(
                 [t for i, t in pos if held(i)], [t for i, t in neg if held(i)],
             )
         )  # fmt: skip
+    label = fasttext.full_label(labels[0])
+    usable = [(tp, tn, vp, vn) for tp, tn, vp, vn in splits if tp and tn and (vp or vn)]
     trials = []
-    for point in points:
-        small = dataclasses.replace(point, bucket=min(point.bucket, SEARCH_BUCKET))
-        t0 = time.perf_counter()
-        sp: list[np.ndarray] = []
-        sn: list[np.ndarray] = []
-        for tp, tn, vp, vn in splits:
-            if not (tp and tn and (vp or vn)):
-                continue
-            with fasttext.training_file(balanced(tp, tn, labels, seed), seed) as (path, n):
+    with contextlib.ExitStack() as stack:
+        # each fold's training file is written once, for every grid point
+        files = [
+            stack.enter_context(fasttext.training_file(balanced(tp, tn, labels, seed), seed))
+            for tp, tn, _, _ in usable
+        ]
+        for point in points:
+            small = dataclasses.replace(point, bucket=min(point.bucket, SEARCH_BUCKET))
+            t0 = time.perf_counter()
+            sp: list[np.ndarray] = []
+            sn: list[np.ndarray] = []
+            for (path, n), (_, _, vp, vn) in zip(files, usable, strict=True):
                 model = fasttext.fit(path, n, small, seed)
-            sp.append(label_scores(model.model, fasttext.full_label(labels[0]), vp))
-            sn.append(label_scores(model.model, fasttext.full_label(labels[0]), vn))
-        p = np.concatenate(sp) if sp else np.zeros(0)
-        q = np.concatenate(sn) if sn else np.zeros(0)
-        trials.append(
-            Trial(
-                point.epoch, point.lr, point.word_ngrams, auc(p, q), log_loss(p, q), time.perf_counter() - t0
+                sp.append(label_scores(model.model, label, vp))
+                sn.append(label_scores(model.model, label, vn))
+            p = np.concatenate(sp) if sp else np.zeros(0)
+            q = np.concatenate(sn) if sn else np.zeros(0)
+            trials.append(
+                Trial(
+                    point.epoch,
+                    point.lr,
+                    point.word_ngrams,
+                    auc(p, q),
+                    log_loss(p, q),
+                    time.perf_counter() - t0,
+                )
             )
-        )
     scored = [(i, t) for i, t in enumerate(trials) if not math.isnan(t.auc)]
     best = min(scored, key=lambda it: (-it[1].auc, it[1].log_loss, it[0]))[0] if scored else 0
     return Search(points[best], trials, folds, len(pos) + len(neg), time.perf_counter() - started)
