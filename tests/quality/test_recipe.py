@@ -98,6 +98,8 @@ def test_a_recipe_scores_as_the_model_selene_quality_train_makes(tmp_path: Path)
         "hq": report["examples"]["positive"]["documents"],
         "lq": 120,
     }
+    assert t.settings == report["settings"] and t.settings["thread"] == 1 and t.settings["seed"] == 7
+    assert {k: t.settings[k] for k in ("epoch", "dim", "bucket")} == {"epoch": 5, "dim": 8, "bucket": 4096}
     assert ref.manifest.classifiers["hq"].trained is None
     assert res.manifest.config["classifiers"][0]["train"]["positive"]["sources"] == ["docs"]
     section = hooks.report_section(res.out, str(tmp_path))
