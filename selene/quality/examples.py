@@ -24,7 +24,7 @@ import io
 import itertools
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO
 
@@ -92,8 +92,8 @@ def _matched(pattern: str, where: str) -> list[str]:
     return found
 
 
-def _first_record(path: str) -> dict[str, object] | None:
-    """The first non-blank line of a jsonl file as JSON (None: not an object), read as a stream."""
+def _jsonl_lines(path: str) -> Generator[bytes, None, None]:
+    """The lines of a jsonl(.gz/.zst) file, decompressed as a stream (memory: a line, not the file)."""
     fsys, p = fs.get_fs(path)
     with fsys.open(p, "rb") as raw:
         stream: IO[bytes] = raw
@@ -103,17 +103,26 @@ def _first_record(path: str) -> dict[str, object] | None:
             stream = io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw))
         elif path.endswith(".gz"):
             stream = io.BufferedReader(gzip.GzipFile(fileobj=raw))
-        for line in stream:
+        yield from stream
+
+
+def _first_record(path: str) -> dict[str, object] | None:
+    """The first non-blank line of a jsonl file as JSON (None: not an object)."""
+    lines = _jsonl_lines(path)
+    try:
+        for line in lines:
             if line.strip():
                 try:
                     row = json.loads(line)
                 except ValueError:
                     return None
                 return row if isinstance(row, dict) else None
+    finally:
+        lines.close()
     return None
 
 
-def _check_file(path: str, text_key: str, where: str) -> None:
+def _check_file(path: str, text_key: str, where: str, id_key: str | None = None) -> None:
     fix = f"name the text field: {where.split()[0]} 'NAME[text_key=FIELD]=...'"
     if not path.endswith((".parquet", *JSONL)):
         raise UsageError(f"{where}: {path} is not {FORMS}")
@@ -128,6 +137,10 @@ def _check_file(path: str, text_key: str, where: str) -> None:
             raise UsageError(
                 f"{where}: {path} has no column {text_key!r} (its columns: {', '.join(names)}); {fix}"
             )
+        if id_key is not None and id_key not in names:
+            raise UsageError(
+                f"{where}: {path} has no column {id_key!r} for id_key (its columns: {', '.join(names)})"
+            )
         return
     try:
         row = _first_record(path)
@@ -138,6 +151,10 @@ def _check_file(path: str, text_key: str, where: str) -> None:
     if not isinstance(row.get(text_key), str):
         raise UsageError(
             f"{where}: {path}: its first record has no string field {text_key!r} (its fields: {', '.join(row)}); {fix}"
+        )
+    if id_key is not None and id_key not in row:
+        raise UsageError(
+            f"{where}: {path}: its first record has no field {id_key!r} for id_key (its fields: {', '.join(row)})"
         )
 
 
@@ -187,7 +204,7 @@ def resolve(flag: str, spec: str) -> Item:
             f"{where}: '{ALL_SOURCES}' (every source) names a dataset's sources; give files a NAME"
         )
     for path in files:
-        _check_file(path, text_key, where)
+        _check_file(path, text_key, where, id_key)
     return Item(flag, spec, name, tuple(files), text_key, id_key, None)
 
 
@@ -233,15 +250,19 @@ def _named(item: Item) -> str:
     return "all" if item.sources is None else ", ".join(sorted(item.sources))
 
 
-def _jsonl_lines(path: str) -> Iterator[bytes]:
-    raw = fs.read_bytes(path)
-    if path.endswith(".zst"):
-        import zstandard
-
-        raw = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw)).read()
-    elif path.endswith(".gz"):
-        raw = gzip.decompress(raw)
-    yield from raw.splitlines()
+def _parquet_examples(path: str, item: Item, group: str) -> Iterator[Example]:
+    """A Parquet file's documents, one row group at a time (the text and id columns only)."""
+    names = dataset.open_parquet(path).schema_arrow.names
+    key = (
+        item.id_key if item.id_key in names else ("id" if "id" in names else None)
+    )  # id_key: checked up front
+    row = 0
+    for table in dataset.iter_row_groups(path, [item.text_key] + ([key] if key else [])):
+        texts = table.column(item.text_key).to_pylist()
+        ids = table.column(key).to_pylist() if key else [f"{path}#{row + i}" for i in range(table.num_rows)]
+        row += table.num_rows
+        for i, text in zip(ids, texts, strict=True):
+            yield Example(str(i), text if isinstance(text, str) else "", group)
 
 
 def read_item(item: Item, group: str | None = None) -> Iterator[Example]:
@@ -254,16 +275,7 @@ def read_item(item: Item, group: str | None = None) -> Iterator[Example]:
         if os.path.isdir(path):
             yield from dataset_examples(path, name, item.sources)
         elif path.endswith(".parquet"):
-            table = dataset.open_parquet(path).read()
-            texts = table.column(item.text_key).to_pylist()
-            key = (
-                item.id_key
-                if item.id_key in table.column_names
-                else ("id" if item.id_key is None and "id" in table.column_names else None)
-            )
-            ids = table.column(key).to_pylist() if key else [f"{path}#{i}" for i in range(table.num_rows)]
-            for i, text in zip(ids, texts, strict=True):
-                yield Example(str(i), text if isinstance(text, str) else "", name)
+            yield from _parquet_examples(path, item, name)
         else:
             for n, line in enumerate(_jsonl_lines(path), 1):
                 if not line.strip():

@@ -108,6 +108,12 @@ def test_text_key_is_given_as_ingest_takes_it(tmp_path: Path) -> None:
         train_classifier(
             [f"g[text_key=content]={tmp_path}/good.parquet"], [f"b[txt=body]={bad}"], str(tmp_path / "x")
         )
+    for spec in (
+        f"g[text_key=content,id_key=id]={tmp_path}/good.parquet",
+        f"g[text_key=body,id_key=uid]={bad}",
+    ):
+        with pytest.raises(UsageError, match=r"has no (column|field) '(id|uid)' for id_key"):
+            train_classifier([spec], [f"b[text_key=body]={bad}"], str(tmp_path / "x"))
     report = train_classifier(
         [f"g[text_key=content,id_key=uid]={tmp_path}/good.parquet"],
         [f"b[text_key=body]={bad}"],
