@@ -17,7 +17,7 @@ quality stage's throughput and memory as a command, and datatrove's filter apply
    document judged, label `hq` kept at a score >= 0.5 (both compare with >=):
    - decisions: each document's kept/dropped by the two commands, the disagreements with both
      scores, and the largest score difference over all documents (both score with fastText 0.9.2's
-     C++ `predict`: selene through `fasttext-predict`, datatrove through `fasttext-numpy2-wheel`);
+     C++ `predict`, both through `fasttext-numpy2-wheel`);
    - the same text: selene turns newlines into spaces before predicting, datatrove deletes them
      unless told otherwise (`newline_replacement=""`, joining the last word of a line to the first
      of the next), so the filter runs with `newline_replacement=" "`; the scores under its default
