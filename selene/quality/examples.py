@@ -28,7 +28,7 @@ from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO
 
-from selene.errors import ConfigError, SeleneError, UsageError
+from selene.errors import ConfigError, InputError, SeleneError, UsageError
 from selene.io import dataset, fs
 
 ALL_SOURCES = "*"
@@ -268,8 +268,6 @@ def _parquet_examples(path: str, item: Item, group: str) -> Iterator[Example]:
 def read_item(item: Item, group: str | None = None) -> Iterator[Example]:
     """The documents of one item, as examples of `group` (by default the item's NAME); a record
     without the text field is an `InputError` naming the file and line (found while reading: exit 1)."""
-    from selene.errors import InputError
-
     name = item.name if group is None else group
     for path in item.files:
         if os.path.isdir(path):
