@@ -6,7 +6,7 @@ quality stage's throughput and memory as a command, and datatrove's filter apply
 1. Held-out AUC and speed on the same train/held-out split of text the project ships
    (`data/sample/pile`): explanatory prose (PythonReference, Docstrings) against package and licence
    metadata (PyPI, DebianCopyright, Licenses), 3 KB pieces, split by a hash of the id.
-   - selene: `selene.quality.fasttext.train` (word bigrams, the epochs `selene quality train` picks)
+   - selene: `selene.quality.fasttext.train` (fastText's trainer, word bigrams, 25 epochs at lr 0.5)
      and fastText's C++ scoring;
    - GPT-3's method: logistic regression on hashed word 1-2-grams (scikit-learn's HashingVectorizer
      and LogisticRegression), trained and scored in the same process.
@@ -17,7 +17,7 @@ quality stage's throughput and memory as a command, and datatrove's filter apply
    document judged, label `hq` kept at a score >= 0.5 (both compare with >=):
    - decisions: each document's kept/dropped by the two commands, the disagreements with both
      scores, and the largest score difference over all documents (both score with fastText 0.9.2's
-     C++ `predict`: selene through `fasttext-predict`, datatrove through `fasttext-numpy2-wheel`);
+     C++ `predict`, both through `fasttext-numpy2-wheel`);
    - the same text: selene turns newlines into spaces before predicting, datatrove deletes them
      unless told otherwise (`newline_replacement=""`, joining the last word of a line to the first
      of the next), so the filter runs with `newline_replacement=" "`; the scores under its default
@@ -65,7 +65,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from selene.quality import fasttext  # noqa: E402
-from selene.quality.train import auc, auto_epochs  # noqa: E402
+from selene.quality.search import auc  # noqa: E402
 
 GOOD = {"PythonReference", "Docstrings"}
 OTHER = {"PyPI", "DebianCopyright", "Licenses"}
@@ -106,7 +106,7 @@ def compare() -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
-        settings = fasttext.Settings(epoch=auto_epochs(len(train)))  # as `selene quality train` chooses
+        settings = fasttext.Settings(epoch=25, lr=0.5)  # settings search: benchmarks/quality_train.py
         fasttext.train([("hq" if g else "lq", t) for t, g in train], settings, f"{tmp}/m.bin", seed=1)
         t1 = time.perf_counter()
         clf = fasttext.Classifier.load(f"{tmp}/m.bin", "hq")
@@ -319,7 +319,7 @@ def main() -> None:
         tmp = Path(tmp_s)
         data = pieces()
         model = str(tmp / "model.bin")
-        fasttext.train([("hq" if g else "lq", t) for _, t, g in data], fasttext.Settings(epoch=auto_epochs(len(data))), model, seed=1)
+        fasttext.train([("hq" if g else "lq", t) for _, t, g in data], fasttext.Settings(epoch=25, lr=0.5), model, seed=1)
         inputs = {n: web_docs(n, tmp) for n in (args.docs, 4 * args.docs)}
         results["stage"] = [stage_run(inp, n, model, tmp) for n, inp in inputs.items()]
         if Path(args.datatrove_python).exists():

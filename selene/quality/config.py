@@ -63,7 +63,7 @@ class TrainRecipe(Strict):
     positive_label: str = Field(default="hq", description="Label of the good class (the score read by default).")
     negative_label: str = Field(default="lq", description="Label of the other class.")
     max_bytes: int = Field(
-        default=200_000_000, ge=1, description="Bytes of text per class, at most (both are balanced to the smaller)."
+        default=200_000_000, ge=1, description="Bytes of text per class, at most (the smaller class is repeated to balance, none dropped)."
     )
     heldout: float = Field(
         default=0.1, gt=0.0, lt=1.0, description="Share of each class held out for the report (a seeded hash of the id)."
@@ -72,17 +72,17 @@ class TrainRecipe(Strict):
         default=None, description="Sampling, held-out split and training seed; None: the stage's `seed`."
     )
     epoch: int | None = Field(
-        default=None, ge=1, description="Passes over the examples; None: 5, more for a small set (100k updates, at most 50)."
+        default=None, ge=1, description="Passes over the examples; None: chosen by validation AUC (5 to 50)."
     )
     dim: int | None = Field(default=None, ge=1, description="Embedding size; None: the trainer's (64).")
-    word_ngrams: int | None = Field(default=None, ge=1, description="Longest word n-gram (2: bigrams); None: the trainer's (2).")
+    word_ngrams: int | None = Field(default=None, ge=1, description="Longest word n-gram (2: bigrams); None: chosen by validation AUC (1 or 2).")
     # The model is part of the stage's output, kept in every run directory: 100k n-gram buckets make
     # its table 100,000 × 64 × 4 bytes = 24 MiB, where the trainer's 1M (for `selene quality train` on
     # up to 200 MB a class) make 244 MiB. Words keep rows of their own whatever the bucket count; only
     # n-grams share buckets, and what a curated source and a crawl are told apart by lies mostly in
     # their frequent words and n-grams. Not a power of two, as the trainer's default explains.
     bucket: int = Field(default=100_003, ge=1, description="Hash buckets of the word n-grams (the model's size).")
-    lr: float | None = Field(default=None, gt=0.0, description="Learning rate; None: the trainer's (0.1).")
+    lr: float | None = Field(default=None, gt=0.0, description="Learning rate; None: chosen by validation AUC (0.1 to 1.0).")
 
     @field_validator("positive_label", "negative_label")
     @classmethod

@@ -124,6 +124,9 @@ def summary(result: StageResult[QualityManifest], console: Console) -> None:
         assert result.manifest is not None
         table = RichTable(title=f"quality: {result.manifest.rule} ({_cutoffs(result.manifest)})")
         rows = _rows(result.manifest)
+        if not rows:
+            console.print("quality: no document was judged (all passed unjudged)")
+            return
         for col in rows[0] if rows else []:
             table.add_column(col, justify="left" if col == "source" else "right")
         for r in rows:

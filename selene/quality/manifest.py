@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -29,6 +29,11 @@ class TrainedClassifier(Record):
     precision: float = Field(description="Held-out precision of the positive label at `threshold`.")
     recall: float = Field(description="Held-out recall of the positive label at `threshold`.")
     threshold: float = Field(description="The score at which precision and recall are counted.")
+    settings: dict[str, Any] = Field(
+        default_factory=dict,
+        description="fastText's settings it was trained with (chosen by validation AUC where the recipe leaves "
+        "them open), its seed and fastText's version: with the examples, what makes its bytes.",
+    )
 
 
 class ClassifierSummary(Record):

@@ -28,8 +28,9 @@ from selene.io import dataset, fs
 from selene.manifest import DocumentManifest
 from selene.quality import fasttext
 from selene.quality.config import ClassifierSpec, Examples, QualityConfig, TrainRecipe
+from selene.quality.examples import Example, dataset_examples, files_item, read_item
 from selene.quality.manifest import TrainedClassifier
-from selene.quality.train import Example, dataset_examples, matched_files, read_examples, train_examples
+from selene.quality.train import train_examples
 
 CLASSIFIERS = "classifiers"
 RECIPE = "recipe.json"
@@ -70,7 +71,7 @@ def check(inp: str, m_in: DocumentManifest, cfg: QualityConfig) -> None:
     for spec in cfg.classifiers:
         if spec.train is None:
             continue
-        for cls, examples, _ in _classes(spec.train):
+        for cls, examples, label in _classes(spec.train):
             missing = [s for s in examples.sources if s not in have]
             if missing:
                 raise ConfigError(
@@ -82,7 +83,7 @@ def check(inp: str, m_in: DocumentManifest, cfg: QualityConfig) -> None:
                     "(all removed before it); a classifier needs examples of both classes"
                 )
             for pattern in examples.files:
-                matched_files(pattern, f"{_where(spec, cls)}.files")
+                files_item(f"{_where(spec, cls)}.files", pattern, label)
 
 
 def _digest(path: str) -> str:
@@ -100,8 +101,8 @@ def fingerprint(spec: ClassifierSpec, m_in: DocumentManifest, seed: int) -> str:
     recipe = spec.train
     shards = [s.sha256 for s in m_in.shards] if recipe.positive.sources or recipe.negative.sources else []
     files = [
-        (pattern, [(p, _digest(p)) for p in matched_files(pattern, f"{_where(spec, cls)}.files")])
-        for cls, examples, _ in _classes(recipe)
+        (pattern, [(p, _digest(p)) for p in files_item(f"{_where(spec, cls)}.files", pattern, label).files])
+        for cls, examples, label in _classes(recipe)
         for pattern in examples.files
     ]
     return executor.fingerprint(__version__, recipe.model_dump(mode="json"), seed, shards, files)
@@ -127,15 +128,15 @@ def _examples(inp: str, spec: ClassifierSpec, cls: str, examples: Examples, labe
     if examples.sources:
         yield from dataset_examples(inp, label, set(examples.sources))
     for pattern in examples.files:
-        yield from read_examples(label, pattern, f"{_where(spec, cls)}.files")
+        yield from read_item(files_item(f"{_where(spec, cls)}.files", pattern, label))
 
 
-def _settings(recipe: TrainRecipe) -> fasttext.Settings:
-    """The trainer's settings with the recipe's (`epoch` goes to `train_examples`)."""
-    given: dict[str, Any] = {"dim": recipe.dim, "word_ngrams": recipe.word_ngrams, "lr": recipe.lr}
-    return dataclasses.replace(
-        fasttext.Settings(), bucket=recipe.bucket, **{k: v for k, v in given.items() if v is not None}
-    )
+def _settings(recipe: TrainRecipe) -> tuple[fasttext.Settings, set[str]]:
+    """The trainer's settings with the recipe's, and the names of those the recipe fixes (the
+    others are chosen by validation AUC)."""
+    given: dict[str, Any] = {"dim": recipe.dim, "word_ngrams": recipe.word_ngrams, "lr": recipe.lr, "epoch": recipe.epoch}
+    fixed = {k: v for k, v in given.items() if v is not None}
+    return dataclasses.replace(fasttext.Settings(), bucket=recipe.bucket, **fixed), {*fixed, "bucket"}
 
 
 def _train(
@@ -153,10 +154,11 @@ def _train(
         positives, negatives = (
             _examples(inp, spec, cls, examples, label) for cls, examples, label in _classes(recipe)
         )
+        settings, fixed = _settings(recipe)
         report = train_examples(
             positives, negatives, directory, classes=(_where(spec, "positive"), _where(spec, "negative")),
             positive_label=recipe.positive_label, negative_label=recipe.negative_label, max_bytes=recipe.max_bytes,
-            heldout_fraction=recipe.heldout, seed=seed, settings=_settings(recipe), epochs=recipe.epoch,
+            heldout_fraction=recipe.heldout, seed=seed, settings=settings, fixed=fixed,
         )  # fmt: skip
         done = {"fingerprint": fp, "model_sha256": fs.sha256_file(model_path(out, spec.name)), "seed": seed,
                 "recipe": recipe.model_dump(mode="json")}  # fmt: skip
@@ -183,6 +185,7 @@ def _summary(report: dict[str, Any], directory: str, fp: str, recipe: TrainRecip
         precision=held["precision"],
         recall=held["recall"],
         threshold=held["threshold"],
+        settings=report.get("settings", {}),
     )
 
 

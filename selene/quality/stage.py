@@ -322,6 +322,27 @@ def model_digests(cfg: QualityConfig) -> dict[str, str]:
     return out
 
 
+def check_judged(inp: str, m_in: DocumentManifest, cfg: QualityConfig) -> None:
+    """Refuse a run that would judge no document: every document would pass unjudged and the stage
+    would keep everything while seeming to filter. By default the web documents are judged (a `url`
+    in meta), so the meta column is read until one has a url (the first shard, on a crawl)."""
+    have = m_in.stats.per_source
+    if cfg.sources is not None:
+        if any(have[s].kept for s in cfg.sources if s in have):
+            return
+        why = f"the sources it judges ({', '.join(cfg.sources)}) have no documents left"
+    else:
+        for path in dataset.list_shards(inp):
+            for batch in dataset.iter_row_groups(path, ["meta"]):
+                if any(m and '"url"' in m and json.loads(m).get("url") for m in batch.column("meta").to_pylist()):
+                    return
+        why = "by default it judges web documents (a `url` in meta) and none has one"
+    raise ConfigError(
+        f"quality: no document of {inp} would be judged: {why}, so every document would pass unjudged. "
+        f"Name the sources to judge: quality.sources (--judge SOURCE); the input's sources: {', '.join(have)}"
+    )
+
+
 def run_quality(inp: str, out: str, cfg: QualityConfig, *, mapper: Mapper | None = None, force: bool = False) -> QualityResult:
     """Train the recipes' classifiers (`selene.quality.recipe`), then score and decide with `work`:
     the config with each trained classifier as a given one, its model file in the output."""
@@ -334,6 +355,7 @@ def run_quality(inp: str, out: str, cfg: QualityConfig, *, mapper: Mapper | None
         raise ConfigError(
             f"quality.sources: {', '.join(missing)} not in {inp} (its sources: {', '.join(m_in.stats.per_source)})"
         )
+    check_judged(inp, m_in, cfg)
     recipe.check(inp, m_in, cfg)
     for c in cfg.classifiers:
         if c.model is not None:

@@ -1,122 +1,51 @@
 """`selene quality train`: a fastText classifier from the user's examples of good and other text.
 
-Positives and negatives are named groups of files (selene document datasets, jsonl / jsonl.gz /
-jsonl.zst with a ``text`` field, or Parquet with a ``text`` column). Each class is capped in bytes
-and the two are balanced to the smaller, taking documents in the order of a seeded hash of their id
-(a random sample that does not depend on file order; read once, holding only what it takes); a
-seeded hash of the id also puts each document in the training or the held-out part. The quality
-stage trains its recipes (`selene.quality.recipe`) with the same functions. The model is written as fastText's own `.bin`
-(`selene.quality.fasttext`), with a report: held-out AUC, precision and recall at the cut-off, the
-score distribution of each class, and the words and word n-grams that weigh most each way.
+Positives and negatives are items ``NAME[KEYS]=PATH`` (`selene.quality.examples`: a source of a
+selene dataset, or .jsonl / .parquet files), checked before any work. Each class is capped in bytes,
+taking documents in the order of a seeded hash of their id (a random sample that does not depend on
+file order; read once, holding only what it takes); a seeded hash of the id also puts each document
+in the training or the held-out part. Documents whose text is in both classes are dropped from both
+(and counted); a class left without text is refused. The classes are balanced by repeating the
+smaller one's documents, none of the larger is dropped.
+
+The settings the user does not fix are chosen by validation AUC on the training part
+(`selene.quality.search`), then fastText's own trainer fits the whole training part with them. The
+model is fastText's `.bin` (or a quantized `.ftz`), with a report: held-out AUC, precision and
+recall at the cut-off, the score distribution of each class, the words and word n-grams that weigh
+most each way, the settings and the search. The quality stage trains its recipes
+(`selene.quality.recipe`) with the same functions.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import glob as globlib
-import gzip
 import heapq
-import io
+import importlib.metadata
 import itertools
 import json
-import os
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import xxhash
-from scipy.stats import rankdata
 
-from selene.errors import ConfigError, InputError
-from selene.io import dataset, fs
-from selene.quality import fasttext
+from selene.errors import ConfigError
+from selene.io import fs
+from selene.quality import fasttext, search
+from selene.quality.examples import Example, described, read_examples, read_item, resolve_classes
+from selene.quality.fasttext.classifier import label_scores
+from selene.quality.search import auc
+
+__all__ = [
+    "Example",
+    "read_examples",
+    "sample",
+    "train_classifier",
+    "train_examples",
+]  # read_examples: the ablations'
 
 REPORT_BINS = 20
-UPDATES = 100_000  # example updates the automatic epoch count aims for (at least 5, at most 50 passes)
-
-
-def auto_epochs(examples: int) -> int:
-    """Passes over the examples when the user names none: fastText's 5 for a large set, more for a
-    small one, whose few SGD updates leave the model underfit at 5 (2k documents of 3 KB:
-    held-out AUC 0.81 at 5 passes, 0.998 at 25; `benchmarks/quality.py`)."""
-    return max(5, min(50, -(-UPDATES // max(examples, 1))))
-
-
-@dataclass(frozen=True)
-class Example:
-    id: str
-    text: str
-    group: str  # the NAME of NAME=GLOB
-
-
-def parse_groups(flag: str, values: Sequence[str]) -> list[tuple[str, str]]:
-    """``NAME=GLOB`` options; the error names the flag and the item."""
-    out = []
-    for v in values:
-        name, sep, pattern = v.partition("=")
-        if not sep or not name.strip() or not pattern.strip():
-            raise ConfigError(f"{flag} {v!r}: expected NAME=GLOB, e.g. {flag} wiki=data/wiki/*.jsonl.zst")
-        out.append((name.strip(), pattern.strip()))
-    return out
-
-
-def matched_files(pattern: str, flag: str) -> list[str]:
-    """The files (or the one dataset directory) of a glob, sorted; none is an error naming `flag`."""
-    if os.path.isdir(pattern):
-        return [pattern]
-    found = sorted(globlib.glob(pattern))
-    if not found:
-        raise InputError(f"{flag} {pattern}: matches no file")
-    return found
-
-
-def _jsonl_lines(path: str) -> Iterator[bytes]:
-    raw = fs.read_bytes(path)
-    if path.endswith(".zst"):
-        import zstandard
-
-        raw = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw)).read()
-    elif path.endswith(".gz"):
-        raw = gzip.decompress(raw)
-    yield from raw.splitlines()
-
-
-def read_examples(group: str, pattern: str, flag: str) -> Iterator[Example]:
-    """The documents of one NAME=GLOB; a file of another kind, or a line without text, is an error
-    naming the file and line."""
-    for path in matched_files(pattern, flag):
-        if os.path.isdir(path):
-            if not fs.exists(fs.join(path, dataset.MANIFEST)):
-                raise InputError(f"{flag} {path}: a directory that is not a finished selene dataset (no manifest.json)")
-            yield from dataset_examples(path, group)
-        elif path.endswith(".parquet"):
-            table = dataset.open_parquet(path).read()
-            if "text" not in table.column_names:
-                raise InputError(f"{flag} {path}: no `text` column (columns: {', '.join(table.column_names)})")
-            ids = table.column("id").to_pylist() if "id" in table.column_names else [f"{path}#{i}" for i in range(table.num_rows)]
-            for i, text in zip(ids, table.column("text").to_pylist(), strict=True):
-                yield Example(str(i), text or "", group)
-        elif path.endswith((".jsonl", ".jsonl.gz", ".jsonl.zst", ".json.zst", ".json.gz")):
-            for n, line in enumerate(_jsonl_lines(path), 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except ValueError as e:
-                    raise InputError(f"{flag} {path}: line {n} is not JSON ({e})") from None
-                if not isinstance(row, dict) or not isinstance(row.get("text"), str):
-                    raise InputError(f'{flag} {path}: line {n} has no "text" string')
-                yield Example(str(row.get("id", f"{path}#{n}")), row["text"], group)
-        else:
-            raise InputError(f"{flag} {path}: not a selene dataset, .parquet or .jsonl(.gz/.zst) file")
-
-
-def dataset_examples(path: str, group: str, sources: Collection[str] | None = None) -> Iterator[Example]:
-    """The documents of the finished selene dataset at `path`; those of `sources` only, when given."""
-    for doc in dataset.iter_documents(path):
-        if sources is None or doc["source"] in sources:
-            yield Example(doc["id"], doc["text"], group)
+NAMING_BYTES = 1_000_000  # training text read to name the n-gram buckets of the report
 
 
 def _order(ex: Example, seed: int) -> int:
@@ -145,7 +74,7 @@ def sample(examples: Iterable[Example], max_bytes: int, seed: int) -> Sampled:
     total = read = 0
     text = False
     for position, ex in enumerate(examples):
-        size = len(ex.text.encode())
+        size = len(ex.text.encode("utf-8", "surrogatepass"))
         read += size
         text = text or bool(ex.text.strip())
         key = (_order(ex, seed), position)
@@ -161,25 +90,36 @@ def sample(examples: Iterable[Example], max_bytes: int, seed: int) -> Sampled:
 
 
 def heldout(ex: Example, fraction: float, seed: int) -> bool:
-    return (xxhash.xxh64_intdigest(f"held-out\0{seed}\0{ex.group}\0{ex.id}".encode()) >> 11) / float(1 << 53) < fraction
-
-
-def auc(pos: np.ndarray, neg: np.ndarray) -> float:
-    """Area under the ROC curve: the probability that a positive outscores a negative (ties: half),
-    from the Mann-Whitney rank sum."""
-    if not len(pos) or not len(neg):
-        return float("nan")
-    ranks = rankdata(np.concatenate([pos, neg]))  # ties share their average rank
-    return float((ranks[: len(pos)].sum() - len(pos) * (len(pos) + 1) / 2) / (len(pos) * len(neg)))
+    return (xxhash.xxh64_intdigest(f"held-out\0{seed}\0{ex.group}\0{ex.id}".encode()) >> 11) / float(
+        1 << 53
+    ) < fraction
 
 
 def histogram(scores: np.ndarray) -> list[int]:
-    return np.bincount(np.minimum((scores * REPORT_BINS).astype(np.int64), REPORT_BINS - 1), minlength=REPORT_BINS).tolist()
+    return np.bincount(
+        np.minimum((scores * REPORT_BINS).astype(np.int64), REPORT_BINS - 1), minlength=REPORT_BINS
+    ).tolist()
+
+
+def _shared(pos: list[Example], neg: list[Example]) -> tuple[list[Example], list[Example], int]:
+    """Both classes without the documents whose text is in both, and how many texts were shared."""
+    key = lambda e: xxhash.xxh64_intdigest(e.text.encode("utf-8", "surrogatepass"))  # noqa: E731
+    both = {key(e) for e in pos} & {key(e) for e in neg}
+    if not both:
+        return pos, neg, 0
+    return [e for e in pos if key(e) not in both], [e for e in neg if key(e) not in both], len(both)
+
+
+def fasttext_version() -> str:
+    try:
+        return importlib.metadata.version("fasttext-numpy2-wheel")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def train_classifier(
-    positives: Sequence[tuple[str, str]],
-    negatives: Sequence[tuple[str, str]],
+    positives: Sequence[str],
+    negatives: Sequence[str],
     out: str,
     *,
     positive_label: str = "hq",
@@ -189,21 +129,28 @@ def train_classifier(
     threshold: float = 0.5,
     seed: int = 1234,
     settings: fasttext.Settings | None = None,
-    epochs: int | None = None,
+    fixed: Collection[str] = (),
+    quantize: int | None = None,
 ) -> dict[str, Any]:
-    """Train, evaluate on the held-out part, write ``<out>/model.bin`` and ``<out>/report.json``.
-    `epochs` (None: `auto_epochs` of the training set) overrides `settings.epoch`."""
+    """Train from the ``NAME[KEYS]=PATH`` items of each class (checked before any work), evaluate on
+    the held-out part, write ``<out>/model.bin`` (``model.ftz`` when quantized) and ``<out>/report.json``.
+    `fixed`: the settings the user gave, which the search leaves as `settings` has them."""
     if not 0.0 < heldout_fraction < 1.0:
         raise ConfigError(f"--heldout {heldout_fraction}: must be between 0 and 1")
     if not 0.0 <= threshold <= 1.0:
         raise ConfigError(f"--threshold {threshold}: must be between 0 and 1")
-    if positive_label == negative_label:
+    if fasttext.full_label(positive_label) == fasttext.full_label(negative_label):
         raise ConfigError(f"the positive and negative labels must differ (both {positive_label!r})")
+    pos, neg = resolve_classes(positives, negatives)
     return train_examples(
-        itertools.chain.from_iterable(read_examples(name, pattern, "--positive") for name, pattern in positives),
-        itertools.chain.from_iterable(read_examples(name, pattern, "--negative") for name, pattern in negatives),
-        out, positive_label=positive_label, negative_label=negative_label, max_bytes=max_bytes,
-        heldout_fraction=heldout_fraction, threshold=threshold, seed=seed, settings=settings, epochs=epochs,
+        # the class's label keys each document's sampling and held-out hash, as in a recipe: the same
+        # documents give the same model whatever the items are called
+        itertools.chain.from_iterable(read_item(i, positive_label) for i in pos),
+        itertools.chain.from_iterable(read_item(i, negative_label) for i in neg),
+        out, classes=(f"--positive {described(pos)}", f"--negative {described(neg)}"),
+        positive_label=positive_label, negative_label=negative_label, max_bytes=max_bytes,
+        heldout_fraction=heldout_fraction, threshold=threshold, seed=seed, settings=settings, fixed=fixed,
+        quantize=quantize,
     )  # fmt: skip
 
 
@@ -220,32 +167,56 @@ def train_examples(
     threshold: float = 0.5,
     seed: int = 1234,
     settings: fasttext.Settings | None = None,
-    epochs: int | None = None,
+    fixed: Collection[str] = (),
+    quantize: int | None = None,
 ) -> dict[str, Any]:
     """`train_classifier` on examples already read: each class is sampled as it is read (`sample`),
     so memory holds what is trained on, not the classes. `classes` names the two in errors."""
     found = [sample(positives, max_bytes, seed), sample(negatives, max_bytes, seed)]
     for name, got in zip(classes, found, strict=True):
         if not got.text:
-            raise InputError(f"{name}: no documents with text; a classifier needs examples of both classes")
-    cap = min(max_bytes, found[0].bytes_read, found[1].bytes_read)
-    pos, neg = (sample(got.examples, cap, seed).examples for got in found)
-    train_set = [(positive_label, e.text) for e in pos if not heldout(e, heldout_fraction, seed)]
-    train_set += [(negative_label, e.text) for e in neg if not heldout(e, heldout_fraction, seed)]
+            raise ConfigError(f"{name}: no documents with text; a classifier needs examples of both classes")
+    pos, neg, shared = _shared(found[0].examples, found[1].examples)
+    for name, other, kept in zip(classes, classes[::-1], (pos, neg), strict=True):
+        if not any(e.text.strip() for e in kept):
+            raise ConfigError(
+                f"{name}: every document with text is also in {other} ({shared} texts in both): "
+                "the two classes are the same documents"
+            )
+    labels = (fasttext.full_label(positive_label), fasttext.full_label(negative_label))
+    train_pos = [(e.id, e.text) for e in pos if not heldout(e, heldout_fraction, seed)]
+    train_neg = [(e.id, e.text) for e in neg if not heldout(e, heldout_fraction, seed)]
     test_pos = [e.text for e in pos if heldout(e, heldout_fraction, seed)]
     test_neg = [e.text for e in neg if heldout(e, heldout_fraction, seed)]
-    model_path = fs.join(out, "model.bin")
-    settings = dataclasses.replace(settings or fasttext.Settings(), epoch=epochs or auto_epochs(len(train_set)))
-    trained = fasttext.train(train_set, settings, model_path, seed=seed)
-    clf = fasttext.Classifier.load(model_path, positive_label)
-    sp, sn = clf.score(test_pos), clf.score(test_neg)
+    if not train_pos or not train_neg:
+        raise ConfigError(
+            f"{classes[0] if not train_pos else classes[1]}: every document fell in the held-out part "
+            f"(--heldout {heldout_fraction}); give more examples or a smaller --heldout"
+        )
+    base = settings or fasttext.Settings()
+    searched = search.choose(train_pos, train_neg, labels, base, fixed, seed)
+    texts = search.balanced([t for _, t in train_pos], [t for _, t in train_neg], labels, seed)
+    with fasttext.training_file(texts, seed) as (path, n):
+        trained = fasttext.fit(path, n, searched.best, seed)
+        naming = search._prefix([(str(i), t) for i, (_, t) in enumerate(texts)], NAMING_BYTES)
+        top = fasttext.top_ngrams(trained, [t for _, t in naming], 15)
+        if quantize is not None:
+            trained.quantize(path, quantize)
+    model_path = fs.join(out, "model.ftz" if quantize is not None else "model.bin")
+    trained.save(model_path)
+    fasttext.read_info(model_path)  # the written file is a whole fastText classifier
+    # scored by the model in memory: the same C++ predict a reload would run, without reading the
+    # file back (hundreds of MB at the default size)
+    sp, sn = (label_scores(trained.model, labels[0], texts) for texts in (test_pos, test_neg))
     tp, fp_, fn = int((sp >= threshold).sum()), int((sn >= threshold).sum()), int((sp < threshold).sum())
     report = {
         "model": model_path,
         "labels": {"positive": positive_label, "negative": negative_label},
         "examples": {
-            "positive": {"documents": len(pos), "bytes": sum(len(e.text.encode()) for e in pos), "heldout": len(test_pos)},
-            "negative": {"documents": len(neg), "bytes": sum(len(e.text.encode()) for e in neg), "heldout": len(test_neg)},
+            "positive": {"documents": len(pos), "bytes": sum(len(e.text.encode("utf-8", "surrogatepass")) for e in pos), "heldout": len(test_pos)},
+            "negative": {"documents": len(neg), "bytes": sum(len(e.text.encode("utf-8", "surrogatepass")) for e in neg), "heldout": len(test_neg)},
+            "shared_dropped": shared,
+            "training_lines": n,
         },
         "heldout": {
             "auc": auc(sp, sn),
@@ -255,10 +226,14 @@ def train_examples(
             "histogram": {"positive": histogram(sp), "negative": histogram(sn)},
         },
         "top_ngrams": {
-            fasttext.short_label(label): [[g, round(float(w), 4)] for g, w in grams]
-            for label, grams in fasttext.top_ngrams(trained, 15).items()
+            fasttext.short_label(label): [[g, round(float(w), 4)] for g, w in grams] for label, grams in top.items()
         },
-        "settings": {**dataclasses.asdict(trained.settings), "seed": seed, "max_bytes": max_bytes, "heldout_fraction": heldout_fraction},
-    }
+        "settings": {
+            **searched.best.recorded(seed), "quantize_cutoff": quantize, "fasttext": fasttext_version(),
+            "max_bytes": max_bytes, "heldout_fraction": heldout_fraction, "fixed": sorted(fixed),
+        },
+        "search": searched.recorded(),
+    }  # fmt: skip
     fs.atomic_write(fs.join(out, "report.json"), json.dumps(report, indent=2) + "\n")
-    return report
+    # timings are returned, not written: the same inputs give the same report.json, byte for byte
+    return {**report, "seconds": {"search": searched.seconds, "fit": trained.seconds}}

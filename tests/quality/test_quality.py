@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from selene.errors import ConfigError, InputError, SeleneError
+from selene.errors import ConfigError, InputError, SeleneError, UsageError
 from selene.executor import LocalMapper
 from selene.io import dataset
 from selene.quality import fasttext
@@ -64,8 +64,8 @@ def model(tmp_path_factory: pytest.TempPathFactory) -> str:
     bad = [{"id": f"b{i}", "text": text(BAD, random.Random(10_000 + i), 6)} for i in range(300)]
     (root / "good.jsonl").write_text("".join(json.dumps(r) + "\n" for r in good))
     (root / "bad.jsonl").write_text("".join(json.dumps(r) + "\n" for r in bad))
-    report = train_classifier([("docs", str(root / "good.jsonl"))], [("spam", str(root / "bad.jsonl"))], str(root / "clf"),
-                              settings=fasttext.Settings(dim=8, bucket=4096, epoch=5), seed=7)  # fmt: skip
+    report = train_classifier([f"docs={root / 'good.jsonl'}"], [f"spam={root / 'bad.jsonl'}"], str(root / "clf"),
+                              settings=fasttext.Settings(dim=8, bucket=4096, epoch=5), fixed={"epoch", "lr", "word_ngrams"}, seed=7)  # fmt: skip
     assert report["heldout"]["auc"] > 0.95
     return str(root / "clf" / "model.bin")
 
@@ -138,8 +138,10 @@ def test_unjudged_documents_pass_and_classifiers_combine(tmp_path: Path, model: 
     rows = docs(60, 5)
     inp = write_web(tmp_path / "in", rows, web=False)  # no url: not web, not judged by default
     two = [ClassifierSpec(name="a", model=model, label="hq"), ClassifierSpec(name="b", model=model, label="__label__hq")]
-    res = run_quality(inp, str(tmp_path / "o1"), QualityConfig(classifiers=two))
-    assert len(read_out(res.out)[0]) == 60 and res.manifest is not None and res.manifest.judged["cc"].judged == 0
+    # nothing would be judged (no url, no sources): refused rather than keeping everything unjudged
+    with pytest.raises(ConfigError, match=r"no document of .* would be judged"):
+        run_quality(inp, str(tmp_path / "o1"), QualityConfig(classifiers=two))
+    assert not (tmp_path / "o1").exists()
     for combine in ("mean", "max_bucket"):
         cfg = QualityConfig(classifiers=two, combine=combine, sources=["cc"], threshold=0.5)
         out = run_quality(inp, str(tmp_path / f"o-{combine}"), cfg)
@@ -172,16 +174,20 @@ def test_bad_classifiers_fail_before_any_work(tmp_path: Path, model: str) -> Non
 def test_training_needs_both_classes(tmp_path: Path) -> None:
     (tmp_path / "good.jsonl").write_text(json.dumps({"text": "some text here"}) + "\n")
     (tmp_path / "empty.jsonl").write_text("")
-    with pytest.raises(InputError, match="--negative"):
-        train_classifier([("g", str(tmp_path / "good.jsonl"))], [("e", str(tmp_path / "empty.jsonl"))], str(tmp_path / "o"))
-    with pytest.raises(InputError, match="matches no file"):
-        train_classifier([("g", str(tmp_path / "good.jsonl"))], [("e", str(tmp_path / "nothing*.jsonl"))], str(tmp_path / "o"))
+    good = f"g={tmp_path / 'good.jsonl'}"
+    with pytest.raises(UsageError, match=r"--negative e=.*empty\.jsonl is empty"):
+        train_classifier([good], [f"e={tmp_path / 'empty.jsonl'}"], str(tmp_path / "o"))
+    with pytest.raises(UsageError, match="matches no file"):
+        train_classifier([good], [f"e={tmp_path / 'nothing*.jsonl'}"], str(tmp_path / "o"))
     (tmp_path / "bad.jsonl").write_text("{not json\n")
-    with pytest.raises(InputError, match=r"bad\.jsonl: line 1"):
-        train_classifier([("g", str(tmp_path / "good.jsonl"))], [("b", str(tmp_path / "bad.jsonl"))], str(tmp_path / "o"))
+    with pytest.raises(UsageError, match=r"bad\.jsonl: its first line is not a JSON object"):
+        train_classifier([good], [f"b={tmp_path / 'bad.jsonl'}"], str(tmp_path / "o"))
+    (tmp_path / "later.jsonl").write_text(json.dumps({"text": "fine"}) + "\n{not json\n")
+    with pytest.raises(InputError, match=r"later\.jsonl line 2 is not JSON"):
+        train_classifier([good], [f"b={tmp_path / 'later.jsonl'}"], str(tmp_path / "o"))
     with pytest.raises(ConfigError, match="differ"):
-        train_classifier([("g", str(tmp_path / "good.jsonl"))], [("b", str(tmp_path / "good.jsonl"))], str(tmp_path / "o"),
-                         positive_label="x", negative_label="x")  # fmt: skip
+        train_classifier([good], [f"b={tmp_path / 'later.jsonl'}"], str(tmp_path / "o"), positive_label="x", negative_label="x")
+    assert not (tmp_path / "o").exists()  # refused: nothing left behind
 
 
 def test_auc_is_the_rank_statistic() -> None:

@@ -14,14 +14,14 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from selene.errors import ConfigError, InputError
+from selene.errors import ConfigError, InputError, UsageError
 from selene.io import dataset
 from selene.quality import fasttext, hooks
 from selene.quality.config import ClassifierSpec, QualityConfig
 from selene.quality.manifest import QualityManifest
 from selene.quality.stage import run_quality
 from selene.quality.train import Example, _order, sample, train_classifier
-from tests.corpus import document_manifest, write_dataset
+from tests.corpus import document_manifest
 from tests.quality.test_quality import BAD, GOOD, docs, read_out, text
 
 SETTINGS = {"dim": 8, "bucket": 4096, "epoch": 5}
@@ -72,14 +72,9 @@ def test_a_recipe_scores_as_the_model_selene_quality_train_makes(tmp_path: Path)
     trained = tmp_path / "out" / "classifiers" / "hq"
     assert {p.name for p in trained.iterdir()} == {"model.bin", "report.json", "recipe.json"}
 
-    # the same examples by hand: each source as a dataset of its own, the class's label as the group
-    by_source = {
-        s: [(d["id"], d["text"]) for d in dataset.iter_documents(inp) if d["source"] == s]
-        for s in ("docs", "spam")
-    }
-    alone = {s: write_dataset(str(tmp_path / s), rows, source=s) for s, rows in by_source.items()}
-    train_classifier([("hq", alone["docs"]), ("hq", str(extra))], [("lq", alone["spam"])], str(tmp_path / "by-hand"),
-                     settings=fasttext.Settings(dim=8, bucket=4096), epochs=5, seed=7)  # fmt: skip
+    # the same examples by hand: NAME=DATASET takes the source NAME of the dataset
+    train_classifier([f"docs={inp}", f"more={extra}"], [f"spam={inp}"], str(tmp_path / "by-hand"),
+                     settings=fasttext.Settings(dim=8, bucket=4096, epoch=5), fixed={"dim", "bucket", "epoch"}, seed=7)  # fmt: skip
     assert sha(trained / "model.bin") == sha(tmp_path / "by-hand" / "model.bin")
 
     given = QualityConfig(
@@ -103,6 +98,8 @@ def test_a_recipe_scores_as_the_model_selene_quality_train_makes(tmp_path: Path)
         "hq": report["examples"]["positive"]["documents"],
         "lq": 120,
     }
+    assert t.settings == report["settings"] and t.settings["thread"] == 1 and t.settings["seed"] == 7
+    assert {k: t.settings[k] for k in ("epoch", "dim", "bucket")} == {"epoch": 5, "dim": 8, "bucket": 4096}
     assert ref.manifest.classifiers["hq"].trained is None
     assert res.manifest.config["classifiers"][0]["train"]["positive"]["sources"] == ["docs"]
     section = hooks.report_section(res.out, str(tmp_path))
@@ -187,10 +184,10 @@ def test_bad_recipes_fail_before_any_scoring(tmp_path: Path) -> None:
          r"quality\.classifiers\[hq\]\.train\.negative\.sources: news, blogs not in .*its sources: cc, docs, spam, wiki"),
         (recipe_config(positive={"sources": ["wiki"]}), InputError,
          r"quality\.classifiers\[hq\]\.train\.positive\.sources: no documents of wiki left in"),
-        (recipe_config(negative={"files": [str(tmp_path / "empty.jsonl")]}), InputError,
-         r"quality\.classifiers\[hq\]\.train\.negative: no documents with text"),
-        (recipe_config(negative={"files": [str(tmp_path / "none-*.jsonl")]}), InputError,
-         r"quality\.classifiers\[hq\]\.train\.negative\.files .*none-\*\.jsonl: matches no file"),
+        (recipe_config(negative={"files": [str(tmp_path / "empty.jsonl")]}), UsageError,
+         r"quality\.classifiers\[hq\]\.train\.negative\.files: .*empty\.jsonl is empty"),
+        (recipe_config(negative={"files": [str(tmp_path / "none-*.jsonl")]}), UsageError,
+         r"quality\.classifiers\[hq\]\.train\.negative\.files: .*none-\*\.jsonl: matches no file"),
     ]  # fmt: skip
     for cfg, error, pattern in cases:
         with pytest.raises(error, match=pattern):

@@ -1,21 +1,15 @@
-"""fastText 0.9.2's `.bin` file (version 12): written for a trained model, its header read and
-checked for any model (`read_info`)."""
+"""fastText 0.9.2's model file (`.bin`/`.ftz`, version 12): its header read and checked before
+fastText loads it (`read_info`), so that a wrong or damaged file is named, not a crash."""
 
 from __future__ import annotations
 
 import os
 import struct
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING
-
-import numpy as np
+from typing import IO
 
 from selene.errors import InputError
 from selene.io import fs
-from selene.quality.fasttext.text import _ENCODING_ERRORS
-
-if TYPE_CHECKING:
-    from selene.quality.fasttext.trainer import TrainedModel
 
 FILE_MAGIC = 793712314
 FILE_VERSION = 12
@@ -23,46 +17,12 @@ FILE_VERSION = 12
 _MODEL_NAMES = {1: "cbow", 2: "skipgram", 3: "supervised"}
 _LOSS_NAMES = {1: "hs", 2: "ns", 3: "softmax", 4: "ova"}
 _MODEL_SUPERVISED = 3
-_LOSS_SOFTMAX = 3
-# Args fields a supervised model stores but never uses: fastText's defaults, as `fasttext supervised`
-# writes them.
-_WS, _NEG, _SAMPLING_T = 5, 5, 1e-4
 
 # Args::save: dim ws epoch minCount neg wordNgrams loss model bucket minn maxn lrUpdateRate (int32), t (double)
 _ARGS = struct.Struct("<12id")
 _DICT_HEAD = struct.Struct("<iiiqq")  # Dictionary::save: size nwords nlabels ntokens pruneidx_size
 _ENTRY_TAIL = struct.Struct("<qb")  # an entry after its NUL-terminated word: count, type (0 word, 1 label)
 _MATRIX_HEAD = struct.Struct("<qq")  # DenseMatrix::save: m n, then m*n float32 row-major
-
-
-def write_bin(model: TrainedModel, path: str) -> None:
-    """`model` in fastText 0.9.2's `.bin` layout (little-endian, as fastText writes on x86/ARM):
-
-    magic, version (int32); Args (12 int32 and the double t); Dictionary (size, nwords, nlabels as
-    int32, ntokens and pruneidx_size = -1, "not pruned", as int64; each entry its bytes, a NUL, its
-    count as int64 and its type as int8); quant_input = false (one byte); the input matrix (rows
-    and dim as int64, then float32 row-major); qout = false; the output matrix likewise.
-    """
-    s = model.settings
-    words = [(w, int(c), 0) for w, c in zip(model.words, model.word_counts, strict=True)]
-    labels = [(w, int(c), 1) for w, c in zip(model.labels, model.label_counts, strict=True)]
-    entries = b"".join(
-        w.encode("utf-8", _ENCODING_ERRORS) + b"\0" + _ENTRY_TAIL.pack(c, t) for w, c, t in words + labels
-    )
-    wi = np.ascontiguousarray(model.input, dtype="<f4")
-    wo = np.ascontiguousarray(model.output, dtype="<f4")
-    with fs.atomic_open(path, "wb") as f:
-        f.write(struct.pack("<ii", FILE_MAGIC, FILE_VERSION))
-        f.write(_ARGS.pack(s.dim, _WS, s.epoch, s.min_count, _NEG, s.word_ngrams, _LOSS_SOFTMAX, _MODEL_SUPERVISED,
-                           s.rows_of_ngrams, 0, 0, s.lr_update_rate, _SAMPLING_T))  # fmt: skip
-        f.write(_DICT_HEAD.pack(len(words) + len(labels), len(words), len(labels), model.ntokens, -1))
-        f.write(entries)
-        f.write(b"\0")
-        f.write(_MATRIX_HEAD.pack(*wi.shape))
-        f.write(wi.data.cast("B"))
-        f.write(b"\0")
-        f.write(_MATRIX_HEAD.pack(*wo.shape))
-        f.write(wo.data.cast("B"))
 
 
 @dataclass(frozen=True)

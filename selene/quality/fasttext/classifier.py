@@ -1,11 +1,13 @@
-"""Scoring with fastText's own C++ (fasttext-predict): any fastText classifier file and the label
-read; and what a model trained here learned (`top_ngrams`)."""
+"""Scoring with fastText's own C++ (the `fasttext` module): any fastText classifier file and the
+label read; and what a model trained here learned (`top_ngrams`)."""
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import tempfile
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -17,11 +19,15 @@ from selene.io import fs
 from selene.quality.fasttext.binary import ModelInfo, read_info
 from selene.quality.fasttext.text import (
     _ENCODING_ERRORS,
+    _NGRAM_MULTIPLIER,
     EOS,
     LABEL_PREFIX,
+    _hashes,
+    _widen,
     full_label,
     normalize,
     short_label,
+    tokens,
 )
 from selene.quality.fasttext.trainer import TrainedModel
 
@@ -46,7 +52,7 @@ def _local_file(path: str) -> Iterator[str]:
 
 class Classifier:
     """A fastText classifier (selene's or anyone's `.bin`/`.ftz`) and the label whose probability is
-    a document's score, computed by fastText's own C++ (fasttext-predict).
+    a document's score, computed by fastText's own C++.
 
     The score is the number fastText reports, the softmax plus `PROBABILITY_OFFSET` (so at most
     1.00001): the number datatrove's FastTextClassifierFilter and DCLM compare with their
@@ -86,42 +92,71 @@ class Classifier:
     def score(self, texts: Sequence[str]) -> np.ndarray:
         """The probability of `label` for each document (float64), as fastText computes it on the
         document's `normalize`d line; 0.0 where fastText predicts nothing (no known token)."""
-        out = np.zeros(len(texts), dtype=np.float64)
-        predict, label = self._model.f.predict, self.label
-        for i, text in enumerate(texts):
-            line = normalize(text).encode("utf-8", _ENCODING_ERRORS) + b"\n"
-            for prob, name in predict(line, -1, 0.0, "strict"):
-                if name == label:
-                    out[i] = prob
-                    break
-        return out
+        return label_scores(self._model, self.label, texts)
 
 
-def top_ngrams(model: TrainedModel, k: int = 20) -> dict[str, list[tuple[str, float]]]:
-    """For each label, the `k` words and word n-grams whose input rows push most toward it.
+def label_scores(model: Any, label: str, texts: Sequence[str]) -> np.ndarray:
+    """fastText's probability of `label` (as the model's dictionary holds it) for each text, from
+    the loaded fastText `model`."""
+    out = np.zeros(len(texts), dtype=np.float64)
+    predict = model.f.predict
+    for i, text in enumerate(texts):
+        line = normalize(text).encode("utf-8", _ENCODING_ERRORS) + b"\n"
+        for prob, name in predict(line, -1, 0.0, "strict"):
+            if name == label:
+                out[i] = prob
+                break
+    return out
+
+
+def top_ngrams(model: TrainedModel, texts: Sequence[str], k: int = 20) -> dict[str, list[tuple[str, float]]]:
+    """For each label, the `k` words and word bigrams whose input rows push most toward it.
 
     A row r adds ``output · input[r]`` to the logits, divided by the document's number of inputs
     (the same for every row of a document), so its push toward label c is its logit for c minus the
     largest logit of the other labels: the log-odds it adds for c against the strongest alternative
-    (with two labels, the log-odds ratio itself). Words come from the dictionary ("</s>" left out:
-    every document has it); n-gram buckets are shown by the n-gram training saw in them, and
-    buckets no training n-gram reached are left out.
+    (with two labels, the log-odds ratio itself). Words come from the model's dictionary ("</s>" left
+    out: every document has it). fastText's file knows n-grams only by bucket, so bigrams are named
+    from `texts` (the training texts, or a sample of them): each bucket by the most frequent bigram
+    of `texts` in it (`line_ids` computes the buckets as fastText does). A quantized model has no
+    rows to read: nothing is returned for it.
     """
-    eos = model.vocab.get(EOS)
-    word_rows = np.array([i for i in range(model.nwords) if i != eos], dtype=np.int64)
-    buckets = np.flatnonzero(model.ngram_tokens[:, 0] >= 0) if model.bucket else np.zeros(0, np.int64)
-    rows = np.concatenate([word_rows, model.nwords + buckets])
-    logits = model.input[rows].astype(np.float64) @ model.output.astype(np.float64).T
+    ft = model.model
+    if model.quantized or ft.is_quantized():
+        return {}
+    words = list(ft.get_words(on_unicode_error="replace"))
+    rows = [i for i, w in enumerate(words) if w != EOS]
+    names = [words[i] for i in rows]
+    if model.settings.word_ngrams > 1:
+        for bucket, gram in _bigram_buckets(texts, model.settings.bucket).items():
+            rows.append(len(words) + bucket)
+            names.append(gram)
+    # views of fastText's own matrices (buffer protocol): `get_input_matrix` would copy all of it
+    held = ft.f.getInputMatrix(), ft.f.getOutputMatrix()
+    wi, wo = np.asarray(held[0]), np.asarray(held[1])
+    logits = wi[np.asarray(rows, dtype=np.int64)].astype(np.float64) @ wo.astype(np.float64).T
     out: dict[str, list[tuple[str, float]]] = {}
-    for c, label in enumerate(model.labels):
+    for c, label in enumerate(ft.get_labels()):
         others = np.delete(logits, c, axis=1)
         push = logits[:, c] - (others.max(axis=1) if others.shape[1] else 0.0)
         best = np.argsort(-push, kind="stable")[:k]
-        out[label] = [(_row_name(model, int(rows[i])), float(push[i])) for i in best]
+        out[label] = [(names[i], float(push[i])) for i in best]
     return out
 
 
-def _row_name(model: TrainedModel, row: int) -> str:
-    if row < model.nwords:
-        return model.words[row]
-    return model.ngram(row - model.nwords) or f"<bucket {row - model.nwords}>"
+def _bigram_buckets(texts: Sequence[str], bucket: int) -> dict[int, str]:
+    """Bucket → the most frequent bigram of `texts` that fastText puts there (ties: the first seen)."""
+    counts: Counter[tuple[str, str]] = Counter()
+    for text in texts:
+        toks = [t for t in tokens(normalize(text)) if not t.startswith(LABEL_PREFIX)]
+        counts.update(p for p in itertools.pairwise(toks) if EOS not in p)
+    pairs = [p for p, _ in counts.most_common()]
+    if not pairs:
+        return {}
+    first = _widen(_hashes([a for a, _ in pairs]))
+    second = _widen(_hashes([b for _, b in pairs]))
+    buckets = ((first * np.uint64(_NGRAM_MULTIPLIER) + second) % np.uint64(bucket)).tolist()
+    out: dict[int, str] = {}
+    for (a, b), r in zip(pairs, buckets, strict=True):
+        out.setdefault(int(r), f"{a} {b}")
+    return out
