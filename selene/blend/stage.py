@@ -58,7 +58,7 @@ from selene import __version__, executor
 from selene.blend import mix
 from selene.blend.config import BlendConfig
 from selene.blend.manifest import BlendInputs, BlendManifest
-from selene.errors import ConfigError, InputError
+from selene.errors import ConfigError, InputError, InternalError
 from selene.executor import Mapper, serial_map
 from selene.faults import failpoint
 from selene.io import dataset, fs
@@ -621,7 +621,7 @@ def finalize(
         or n_out != sum(c["rows"] for c in sampled.values())
         or removed.rows != n_in - sum(c["kept"] for c in sampled.values())
     ):
-        raise InputError("internal accounting error: sampled + not sampled differs from the input")
+        raise InternalError("accounting: sampled + not sampled differs from the input")
     blend = mix.summarize(sizes, epochs, sampled, cfg, buckets)
     names = {w["name"] for w in written}
     for path in fs.ls(out):  # parts of an earlier, larger blend into the same directory

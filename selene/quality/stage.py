@@ -31,7 +31,7 @@ import numpy as np
 import xxhash
 
 from selene import __version__, executor
-from selene.errors import ConfigError, InputError
+from selene.errors import ConfigError, InputError, InternalError
 from selene.executor import Mapper, serial_map
 from selene.faults import failpoint
 from selene.io import dataset, fs
@@ -403,7 +403,7 @@ def finalize(
     totals: Counter[str] = sum(counts.values(), Counter())
     n_removed = sum(v for key, v in totals.items() if key.startswith("quality:"))
     if totals["in"] != n_in or removed.rows != n_removed:
-        raise InputError("internal accounting error: documents in/removed differ from the shard counts")
+        raise InternalError("accounting: documents in/removed differ from the shard counts")
     per_source = {
         src: SourceStats(
             documents_in=c["in"],
