@@ -86,6 +86,7 @@ def open_output(out: str, fingerprint: str, force: bool, kind: type[M]) -> Stage
         fs.rm(fs.join(out, WORK), recursive=True)  # left behind when a run was killed right after its manifest
         return StageResult(out, skipped=True, manifest=read_manifest(out, kind))
     fs.check_writable(out)
+    fs.makedirs(out)  # the run starts here: its output exists from now on, unfinished
     fs.rm(fs.join(out, MANIFEST))
     fs.remove_temporaries(out)
     return None
