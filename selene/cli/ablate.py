@@ -29,7 +29,7 @@ def ablate(
     reference texts; a table of the differences against the seeds' spread. A rerun resumes."""
     from selene.ablate import compare
     from selene.ablate.plan import load_ablation
-    from selene.ablate.run import run_ablation
+    from selene.ablate.run import check, run_ablation
     from selene.cli.app import with_overrides
     from selene.errors import UsageError
     from selene.job import checked, run_direct
@@ -45,6 +45,7 @@ def ablate(
                 f"--seeds {seeds!r}: expected integers separated by commas, e.g. --seeds 1,2,3"
             ) from None
     cfg = with_overrides(cfg, **{k: v for k, v in given.items() if v is not None})
+    check(cfg, config)  # a bad file, variant or reference is refused before a server is looked for
     rt = runtime(say=note)
     rt.note()
     with progress_bars():

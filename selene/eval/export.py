@@ -36,7 +36,7 @@ from typing import Any
 
 import torch
 
-from selene.errors import ConfigError, OutputError, SeleneError
+from selene.errors import ConfigError, OutputError, PathError, SeleneError
 from selene.eval.checkpoint_io import check_vocab, eod_id, load_model, tokenizer
 from selene.tokenize import tiktoken_hf
 from selene.tokenize.tiktoken_encodings import parse_ranks
@@ -197,28 +197,28 @@ def is_export(path: str) -> bool:
 
 def check_output(out_dir: str, overwrite: bool, checkpoint: str) -> None:
     """`out_dir` may be written: absent, empty, or (with `overwrite`) a previous export. Anything
-    else is refused before anything is deleted, naming what is there: `--overwrite` on a training
-    directory must not take its checkpoints and metrics with it."""
+    else is refused before anything is deleted or loaded (`PathError`, exit 2), naming what is there:
+    `--overwrite` on a training directory must not take its checkpoints and metrics with it."""
     if not os.path.lexists(out_dir):
         return
     if not os.path.isdir(out_dir):
-        raise OutputError(f"{out_dir} exists and is not a directory; choose another --output")
+        raise PathError(f"{out_dir} exists and is not a directory; choose another --output")
     names = sorted(os.listdir(out_dir))
     if not names:
         return
     shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
     if not overwrite:
-        raise OutputError(
-            f"{out_dir} exists and is not empty ({shown}); pass overwrite=True (--overwrite) to replace a previous export"
+        raise PathError(
+            f"{out_dir} exists and is not empty ({shown}); give --overwrite to replace a previous export, or choose another --output"
         )
     if not is_export(out_dir):
-        raise OutputError(
+        raise PathError(
             f"{out_dir} is not a selene export (no {EXPORT_MARKER}; it holds {shown}): --overwrite replaces a "
             "previous export and nothing else, so nothing was deleted; choose another --output"
         )
     here, ckpt = os.path.realpath(out_dir), os.path.realpath(checkpoint)
     if os.path.commonpath([here, ckpt]) == here:
-        raise OutputError(f"{out_dir} contains the checkpoint being exported ({checkpoint}); choose another --output")
+        raise PathError(f"{out_dir} contains the checkpoint being exported ({checkpoint}); choose another --output")
 
 
 def usual_modes(folder: str) -> None:

@@ -28,7 +28,7 @@ import numpy as np
 import xxhash
 from scipy.stats import rankdata
 
-from selene.errors import ConfigError, InputError
+from selene.errors import ConfigError, InputError, PathError, UsageError
 from selene.io import dataset, fs
 from selene.quality import fasttext
 
@@ -67,7 +67,7 @@ def matched_files(pattern: str, flag: str) -> list[str]:
         return [pattern]
     found = sorted(globlib.glob(pattern))
     if not found:
-        raise InputError(f"{flag} {pattern}: matches no file")
+        raise PathError(f"{flag} {pattern}: matches no file")
     return found
 
 
@@ -88,12 +88,12 @@ def read_examples(group: str, pattern: str, flag: str) -> Iterator[Example]:
     for path in matched_files(pattern, flag):
         if os.path.isdir(path):
             if not fs.exists(fs.join(path, dataset.MANIFEST)):
-                raise InputError(f"{flag} {path}: a directory that is not a finished selene dataset (no manifest.json)")
+                raise PathError(f"{flag} {path}: a directory that is not a finished selene dataset (no manifest.json)")
             yield from dataset_examples(path, group)
         elif path.endswith(".parquet"):
             table = dataset.open_parquet(path).read()
             if "text" not in table.column_names:
-                raise InputError(f"{flag} {path}: no `text` column (columns: {', '.join(table.column_names)})")
+                raise PathError(f"{flag} {path}: no `text` column (columns: {', '.join(table.column_names)})")
             ids = table.column("id").to_pylist() if "id" in table.column_names else [f"{path}#{i}" for i in range(table.num_rows)]
             for i, text in zip(ids, table.column("text").to_pylist(), strict=True):
                 yield Example(str(i), text or "", group)
@@ -109,7 +109,7 @@ def read_examples(group: str, pattern: str, flag: str) -> Iterator[Example]:
                     raise InputError(f'{flag} {path}: line {n} has no "text" string')
                 yield Example(str(row.get("id", f"{path}#{n}")), row["text"], group)
         else:
-            raise InputError(f"{flag} {path}: not a selene dataset, .parquet or .jsonl(.gz/.zst) file")
+            raise PathError(f"{flag} {path}: not a selene dataset, .parquet or .jsonl(.gz/.zst) file")
 
 
 def dataset_examples(path: str, group: str, sources: Collection[str] | None = None) -> Iterator[Example]:
@@ -199,6 +199,9 @@ def train_classifier(
         raise ConfigError(f"--threshold {threshold}: must be between 0 and 1")
     if positive_label == negative_label:
         raise ConfigError(f"the positive and negative labels must differ (both {positive_label!r})")
+    for flag, groups in (("--positive", positives), ("--negative", negatives)):
+        for _, pattern in groups:
+            matched_files(pattern, flag)  # a glob that matches nothing is refused before any reading
     return train_examples(
         itertools.chain.from_iterable(read_examples(name, pattern, "--positive") for name, pattern in positives),
         itertools.chain.from_iterable(read_examples(name, pattern, "--negative") for name, pattern in negatives),
@@ -227,7 +230,7 @@ def train_examples(
     found = [sample(positives, max_bytes, seed), sample(negatives, max_bytes, seed)]
     for name, got in zip(classes, found, strict=True):
         if not got.text:
-            raise InputError(f"{name}: no documents with text; a classifier needs examples of both classes")
+            raise UsageError(f"{name}: no documents with text; a classifier needs examples of both classes")
     cap = min(max_bytes, found[0].bytes_read, found[1].bytes_read)
     pos, neg = (sample(got.examples, cap, seed).examples for got in found)
     train_set = [(positive_label, e.text) for e in pos if not heldout(e, heldout_fraction, seed)]

@@ -200,9 +200,7 @@ def test_bad_files_are_refused_naming_the_file(
     corrupt = tmp_path / "corrupt.tiktoken"
     corrupt.write_bytes(tiktoken_bytes(ranks) + b"not-base64!! 5000\n")
     Path(f"{corrupt}.json").write_text(Path(f"{encoding}.json").read_text())
-    with pytest.raises(
-        PathError, match=re.escape(f"{corrupt}: line {len(ranks) + 1} ('not-base64!! 5000')")
-    ):
+    with pytest.raises(PathError, match=re.escape(f"{corrupt}: line {len(ranks) + 1} ('not-base64!! 5000')")):
         load(str(corrupt))
     corrupt.write_bytes(tiktoken_bytes({t: r for t, r in ranks.items() if t != b"A"}))
     with pytest.raises(
