@@ -158,7 +158,7 @@ def _lines_under(lines: dict[tuple, int], section: tuple, target: tuple) -> dict
     for path, line in lines.items():
         if path[: len(section)] == section and len(path) > len(section):
             parts = [q for p in path[len(section) :] for q in (p.split(".") if isinstance(p, str) else [p])]
-            out[(*target, *parts)] = line
+            out[target + tuple(parts)] = line
     return out
 
 
