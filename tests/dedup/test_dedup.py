@@ -11,7 +11,7 @@ import pytest
 
 from selene.dedup.config import DedupConfig
 from selene.dedup.stage import run_dedup
-from selene.errors import ConfigError, InputError, UsageError
+from selene.errors import ConfigError, InputError, PathError, UsageError
 from selene.io import dataset, fs
 from tests.corpus import write_dataset
 from tests.dedup_corpus import (
@@ -201,10 +201,10 @@ def test_bad_input(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="does not exist"):  # a wrong path is bad usage: exit 2
         run_dedup(str(tmp_path / "missing"), str(tmp_path / "o"), DedupConfig())
     (tmp_path / "unfinished").mkdir()
-    with pytest.raises(InputError, match="did not finish"):
+    with pytest.raises(PathError, match="did not finish"):
         run_dedup(str(tmp_path / "unfinished"), str(tmp_path / "o"), DedupConfig())
     empty = write_dataset(str(tmp_path / "empty"), [])
-    with pytest.raises(InputError, match="empty"):
+    with pytest.raises(PathError, match="empty"):
         run_dedup(empty, str(tmp_path / "o"), DedupConfig())
 
 
