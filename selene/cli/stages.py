@@ -130,7 +130,9 @@ def config_defaults(
     elif stage in registry.BY_NAME:
         model = registry.get(stage).config_model()
     else:
-        raise typer.BadParameter(f"unknown stage {stage!r}; known: {', '.join((*registry.NAMES, 'executor'))}")
+        from selene.errors import ConfigError
+
+        raise ConfigError(f"unknown stage {stage!r}; known: {', '.join((*registry.NAMES, 'executor'))}")
     console.print(dump_config(model()), end="", markup=False, highlight=False)
 
 

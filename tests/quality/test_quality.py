@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from selene.errors import ConfigError, InputError, SeleneError
+from selene.errors import ConfigError, InputError, PathError, SeleneError, UsageError
 from selene.executor import LocalMapper
 from selene.io import dataset
 from selene.quality import fasttext
@@ -172,9 +172,9 @@ def test_bad_classifiers_fail_before_any_work(tmp_path: Path, model: str) -> Non
 def test_training_needs_both_classes(tmp_path: Path) -> None:
     (tmp_path / "good.jsonl").write_text(json.dumps({"text": "some text here"}) + "\n")
     (tmp_path / "empty.jsonl").write_text("")
-    with pytest.raises(InputError, match="--negative"):
+    with pytest.raises(UsageError, match="--negative"):  # a class without text: refused (exit 2)
         train_classifier([("g", str(tmp_path / "good.jsonl"))], [("e", str(tmp_path / "empty.jsonl"))], str(tmp_path / "o"))
-    with pytest.raises(InputError, match="matches no file"):
+    with pytest.raises(PathError, match="matches no file"):
         train_classifier([("g", str(tmp_path / "good.jsonl"))], [("e", str(tmp_path / "nothing*.jsonl"))], str(tmp_path / "o"))
     (tmp_path / "bad.jsonl").write_text("{not json\n")
     with pytest.raises(InputError, match=r"bad\.jsonl: line 1"):
@@ -263,3 +263,8 @@ def test_a_judged_source_the_input_lacks_is_an_error(tmp_path: Path, model: str)
     with pytest.raises(ConfigError, match=r"quality.sources: wiki not in .*its sources: cc"):
         run_quality(inp, str(tmp_path / "out"), cfg)
     assert not (tmp_path / "out" / "part-00000.parquet").exists()
+    from selene.cli import main  # the command: its checks before the stage left an empty output folder
+
+    judge = ["--judge", "cc", "--judge", "wiki"]
+    assert main(["quality", "-i", inp, "-o", str(tmp_path / "out"), "--classifier", f"hq={model}:hq", *judge]) == 2
+    assert not (tmp_path / "out").exists()
