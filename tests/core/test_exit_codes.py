@@ -51,6 +51,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
         f"name: t\npipeline: {root / 'p.yaml'}\nout: {root / 'ablation'}\nvariants:\n  a: {{}}\n"
         f"reference: ['{root / 'none-*.jsonl'}']\n"
     )
+    (root / "dedup.yaml").write_text("dedup:\n  threshold: 3\n")  # a stage's section alone
+    (root / "executor.yaml").write_text("threshold: 0.5\nexecutor:\n  workers: 0\n")
     (root / "url.yaml").write_text(f"filters:\n  - {{name: url, lists: ['{root / 'no-lists'}']}}\n")
     (root / "train.yaml").write_text(
         f"out: {root / 'train-out'}\nmodel: {{preset: debug}}\n"
@@ -123,6 +125,8 @@ BAD_VALUE = {
     "quality": Case(("quality", "-i", "{w}/docs", "-o", "{t}/out", "--rule", "nonsense"), "rule"),
     "quality-train": Case(("quality", "train", "-p", "a={w}/docs", "-n", "b={w}/docs2", "-o", "{t}/out", "--heldout", "2"), "--heldout"),
     "dedup": Case(("dedup", "-i", "{w}/docs", "-o", "{t}/out", "--shingle", "nonsense"), "shingle"),
+    "dedup-config-line": Case(("dedup", "-i", "{w}/docs", "-o", "{t}/out", "-c", "{w}/dedup.yaml"), "dedup.yaml (dedup settings): 1 invalid setting(s)\n  threshold (line 2): got 3"),
+    "dedup-executor-line": Case(("dedup", "-i", "{w}/docs", "-o", "{t}/out", "-c", "{w}/executor.yaml"), "executor.yaml (executor): 1 invalid setting(s)\n  workers (line 3): got 0"),
     "decontaminate": Case(("decontaminate", "-i", "{w}/docs", "-o", "{t}/out", "--ngram", "0"), "ngram"),
     "blend": Case(("blend", "-i", "{w}/docs", "-o", "{t}/out", "--weights", "s"), "--weights: 's' is not SOURCE=NUMBER"),
     "tokenize": Case(("tokenize", "-i", "{w}/docs", "-o", "{t}/out", "--model-type", "nonsense"), "model_type"),
