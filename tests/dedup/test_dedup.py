@@ -11,7 +11,7 @@ import pytest
 
 from selene.dedup.config import DedupConfig
 from selene.dedup.stage import run_dedup
-from selene.errors import ConfigError, InputError, PathError, UsageError
+from selene.errors import ConfigError, PathError, UsageError
 from selene.io import dataset, fs
 from tests.corpus import write_dataset
 from tests.dedup_corpus import (
@@ -463,10 +463,11 @@ def test_against_refuses_what_it_cannot_use(crawls: dict[str, str]) -> None:
     root, old = crawls["root"], crawls["old"]
 
     def error(against: list[str], **settings: object) -> str:
-        with pytest.raises((ConfigError, InputError)) as e:
+        with pytest.raises((ConfigError, PathError)) as e:
             run_dedup(
                 crawls["new_in"], root + "/x", DedupConfig(threshold=THRESHOLD, against=against, **settings)
             )  # type: ignore[arg-type]
+        assert e.value.exit_code == 2  # the path or the settings given: refused, not a failure while working
         assert not Path(root, "x").exists()  # refused before any work
         return str(e.value)
 
