@@ -85,7 +85,10 @@ def resolve(checkpoint: str) -> str:
     """The step directory `checkpoint` names: itself, or the latest finished step under it; a path
     that names none is the user's to fix (`PathError`)."""
     if not os.path.isdir(checkpoint):
-        raise PathError(f"checkpoint {checkpoint!r} is not a directory (pass a checkpoints/step-NNNNNN directory)")
+        raise PathError(
+            f"checkpoint {checkpoint!r} is not a directory (give a checkpoints/step-NNNNNN directory, or a "
+            "train directory for its latest)"
+        )
     if os.path.exists(os.path.join(checkpoint, META)):
         return checkpoint
     for root in (checkpoint, os.path.join(checkpoint, "checkpoints")):
@@ -106,7 +109,7 @@ def resolve(checkpoint: str) -> str:
     )
     raise PathError(
         f"{checkpoint} is not a checkpoint: no {META} here and no finished checkpoints/step-NNNNNN under it; "
-        f"{hint}. Pass a step directory written by `selene train`."
+        f"{hint}. Give a step directory written by `selene train`."
     )
 
 
