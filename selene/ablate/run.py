@@ -21,13 +21,11 @@ from selene.ablate import compare
 from selene.ablate.config import AblationConfig
 from selene.ablate.plan import Variant, chain, link, proxy_config, proxy_dir, variant_configs, with_tokenizer
 from selene.errors import InputError, UsageError
-from selene.eval.perplexity import text_bits_per_byte
 from selene.io import dataset
 from selene.job import Job
 from selene.pipeline import inputs as pipeline_inputs
 from selene.quality.train import matched_files, read_examples
 from selene.tokenize.manifest import TokenizeManifest
-from selene.train.launch import check_layout
 
 RunJob = Callable[[Job, bool], Any]
 Step = Callable[..., Any]
@@ -65,6 +63,8 @@ def check(cfg: AblationConfig, where: str) -> dict[str, Any]:
     configs = variant_configs(cfg, where)
     for pattern in cfg.reference:
         matched_files(pattern, "reference")
+    from selene.train.launch import check_layout  # lazy, as below: torch loads after the checks above
+
     train = next(iter(configs.values())).section("train")
     check_layout(train, train.nproc_per_node * train.nnodes)
     return configs
@@ -184,6 +184,8 @@ def _reference(out: str, checkpoint: str, texts: list[str], ecfg: Any) -> dict[s
             old = json.load(f)
         if old.get("checkpoint") == checkpoint and old.get("texts") == key:
             return old
+    from selene.eval.perplexity import text_bits_per_byte
+
     scored = text_bits_per_byte(checkpoint, texts, batch_size=ecfg.batch_size, device=ecfg.device)
     record = {"checkpoint": checkpoint, "texts": key, **scored}
     tmp = path + ".tmp"

@@ -135,6 +135,7 @@ BAD_VALUE = {
     "train": Case(("train", "{w}/train.yaml", "--set", "model.preset=debgu"), "model.preset"),
     "eval": Case(("eval", "--checkpoint", "{w}/ckpt", "--device", "nonsense", "-o", "{t}/out"), "device"),
     "export": Case(("export", "--checkpoint", "{w}/ckpt", "-o", "{t}/out"), "give --overwrite to replace a previous export", _export_there),
+    "eval-output-file": Case(("eval", "--checkpoint", "{w}/ckpt", "--tasks", "selene_piqa", "-o", "{w}/plain/notes.txt"), "the eval output {w}/plain/notes.txt is a file"),
     "generate": Case(("generate", "--checkpoint", "{w}/ckpt", "--prompt", "hi", "--device", "nonsense"), "--device 'nonsense'"),
     "run": Case(("run", "{w}/p.yaml", "--from", "nonsense"), "nonsense"),
     "ablate": Case(("ablate", "{w}/a.yaml", "--seeds", "x"), "--seeds 'x'"),
