@@ -152,7 +152,7 @@ def precheck(
     runs = suites.expand(tasks, num_fewshot)
     folders = [*include, *filter(None, [lm_eval_tasks()])]
     configs = {r.task: find_task(r.task, folders) for r in runs}
-    if all(cfg is not None for cfg in configs.values()):  # no tag or group among them: the tasks are known
+    if configs and all(cfg is not None for cfg in configs.values()):  # no tag or group: the tasks are known
         for task in task_data:
             if task not in configs:
                 raise ConfigError(
