@@ -184,7 +184,7 @@ def _reference(out: str, checkpoint: str, texts: list[str], ecfg: Any) -> dict[s
             old = json.load(f)
         if old.get("checkpoint") == checkpoint and old.get("texts") == key:
             return old
-    from selene.eval.perplexity import text_bits_per_byte
+    from selene.eval.perplexity import text_bits_per_byte  # lazy: torch loads to score, not for the checks
 
     scored = text_bits_per_byte(checkpoint, texts, batch_size=ecfg.batch_size, device=ecfg.device)
     record = {"checkpoint": checkpoint, "texts": key, **scored}
