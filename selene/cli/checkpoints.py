@@ -21,6 +21,9 @@ def export(
 ) -> None:
     """Export a checkpoint (any parallel layout) to Hugging Face transformers format (Llama-style)."""
     from selene import guard
+    from selene.eval.export_target import check_output
+
+    check_output(output, overwrite, checkpoint)  # an output it must not write is refused before torch loads
     from selene.eval.export import export_hf
 
     with guard.claim("selene export", [], [output]):  # one writer; export_hf refuses an output over the checkpoint

@@ -65,7 +65,9 @@ def _yaml_problem(e: yaml.YAMLError, text: str) -> str:
         column = e.position - (text.rfind("\n", 0, e.position) + 1) + 1
         ch = e.character
         code = ord(ch) if isinstance(ch, str) and len(ch) == 1 else ch
-        return f"line {line}, column {column}: {problem}" + (f" (U+{code:04X})" if isinstance(code, int) else "")
+        return f"line {line}, column {column}: {problem}" + (
+            f" (U+{code:04X})" if isinstance(code, int) else ""
+        )
     context = getattr(e, "context", None)
     where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
     return f"{where}{problem}" + (f" ({context})" if context else "")
@@ -83,9 +85,13 @@ def load_yaml(path: str | Path, what: str = "config file") -> tuple[dict, dict[t
     except RecursionError:
         raise ConfigError(f"{p}: not valid YAML: nested too deeply") from None
     if data is None:
-        raise ConfigError(f"{p}: the {what} is empty; it needs a mapping of settings (`selene config defaults` prints one)")
+        raise ConfigError(
+            f"{p}: the {what} is empty; it needs a mapping of settings (`selene config defaults` prints one)"
+        )
     if not isinstance(data, dict):
-        raise ConfigError(f"{p}: the top level must be a mapping of settings (key: value lines), got a {type(data).__name__}")
+        raise ConfigError(
+            f"{p}: the top level must be a mapping of settings (key: value lines), got a {type(data).__name__}"
+        )
     bad = [k for k in data if not isinstance(k, str)]
     if bad:
         raise ConfigError(f"{p}: setting names are words, got {bad[0]!r} at the top level")

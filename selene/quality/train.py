@@ -88,13 +88,19 @@ def read_examples(group: str, pattern: str, flag: str) -> Iterator[Example]:
     for path in matched_files(pattern, flag):
         if os.path.isdir(path):
             if not fs.exists(fs.join(path, dataset.MANIFEST)):
-                raise PathError(f"{flag} {path}: a directory that is not a finished selene dataset (no manifest.json)")
+                raise PathError(
+                    f"{flag} {path}: a directory that is not a finished selene dataset (no manifest.json)"
+                )
             yield from dataset_examples(path, group)
         elif path.endswith(".parquet"):
             table = dataset.open_parquet(path).read()
             if "text" not in table.column_names:
                 raise PathError(f"{flag} {path}: no `text` column (columns: {', '.join(table.column_names)})")
-            ids = table.column("id").to_pylist() if "id" in table.column_names else [f"{path}#{i}" for i in range(table.num_rows)]
+            ids = (
+                table.column("id").to_pylist()
+                if "id" in table.column_names
+                else [f"{path}#{i}" for i in range(table.num_rows)]
+            )
             for i, text in zip(ids, table.column("text").to_pylist(), strict=True):
                 yield Example(str(i), text or "", group)
         elif path.endswith((".jsonl", ".jsonl.gz", ".jsonl.zst", ".json.zst", ".json.gz")):
@@ -161,7 +167,9 @@ def sample(examples: Iterable[Example], max_bytes: int, seed: int) -> Sampled:
 
 
 def heldout(ex: Example, fraction: float, seed: int) -> bool:
-    return (xxhash.xxh64_intdigest(f"held-out\0{seed}\0{ex.group}\0{ex.id}".encode()) >> 11) / float(1 << 53) < fraction
+    return (xxhash.xxh64_intdigest(f"held-out\0{seed}\0{ex.group}\0{ex.id}".encode()) >> 11) / float(
+        1 << 53
+    ) < fraction
 
 
 def auc(pos: np.ndarray, neg: np.ndarray) -> float:
@@ -174,7 +182,9 @@ def auc(pos: np.ndarray, neg: np.ndarray) -> float:
 
 
 def histogram(scores: np.ndarray) -> list[int]:
-    return np.bincount(np.minimum((scores * REPORT_BINS).astype(np.int64), REPORT_BINS - 1), minlength=REPORT_BINS).tolist()
+    return np.bincount(
+        np.minimum((scores * REPORT_BINS).astype(np.int64), REPORT_BINS - 1), minlength=REPORT_BINS
+    ).tolist()
 
 
 def train_classifier(
@@ -238,7 +248,9 @@ def train_examples(
     test_pos = [e.text for e in pos if heldout(e, heldout_fraction, seed)]
     test_neg = [e.text for e in neg if heldout(e, heldout_fraction, seed)]
     model_path = fs.join(out, "model.bin")
-    settings = dataclasses.replace(settings or fasttext.Settings(), epoch=epochs or auto_epochs(len(train_set)))
+    settings = dataclasses.replace(
+        settings or fasttext.Settings(), epoch=epochs or auto_epochs(len(train_set))
+    )
     trained = fasttext.train(train_set, settings, model_path, seed=seed)
     clf = fasttext.Classifier.load(model_path, positive_label)
     sp, sn = clf.score(test_pos), clf.score(test_neg)
@@ -247,8 +259,16 @@ def train_examples(
         "model": model_path,
         "labels": {"positive": positive_label, "negative": negative_label},
         "examples": {
-            "positive": {"documents": len(pos), "bytes": sum(len(e.text.encode()) for e in pos), "heldout": len(test_pos)},
-            "negative": {"documents": len(neg), "bytes": sum(len(e.text.encode()) for e in neg), "heldout": len(test_neg)},
+            "positive": {
+                "documents": len(pos),
+                "bytes": sum(len(e.text.encode()) for e in pos),
+                "heldout": len(test_pos),
+            },
+            "negative": {
+                "documents": len(neg),
+                "bytes": sum(len(e.text.encode()) for e in neg),
+                "heldout": len(test_neg),
+            },
         },
         "heldout": {
             "auc": auc(sp, sn),
@@ -261,7 +281,12 @@ def train_examples(
             fasttext.short_label(label): [[g, round(float(w), 4)] for g, w in grams]
             for label, grams in fasttext.top_ngrams(trained, 15).items()
         },
-        "settings": {**dataclasses.asdict(trained.settings), "seed": seed, "max_bytes": max_bytes, "heldout_fraction": heldout_fraction},
+        "settings": {
+            **dataclasses.asdict(trained.settings),
+            "seed": seed,
+            "max_bytes": max_bytes,
+            "heldout_fraction": heldout_fraction,
+        },
     }
     fs.atomic_write(fs.join(out, "report.json"), json.dumps(report, indent=2) + "\n")
     return report

@@ -46,7 +46,9 @@ class TokenizeConfig(StageConfig):
         default=None,
         description="End-of-document token of a given tokenizer; default: its own EOS (a sentencepiece model: eod_piece).",
     )
-    prefix: str = Field(default="data_text_document", description="Output prefix: <prefix>.bin, <prefix>.idx.")
+    prefix: str = Field(
+        default="data_text_document", description="Output prefix: <prefix>.bin, <prefix>.idx."
+    )
     encode_batch_bytes: int = Field(
         default=4 << 20,
         ge=1,
@@ -59,7 +61,6 @@ class TokenizeConfig(StageConfig):
     )
     threads: int = Field(default=1, ge=1, description="Encoding threads per worker.")
     seed: int = 1234
-
 
     def extra_inputs(self) -> list[str]:
         # tiktoken:NAME is no path: it names a file in tiktoken's own cache

@@ -52,7 +52,9 @@ TokenizeResult = dataset.StageResult[TokenizeManifest]
 
 def _tokenizer(root: str, eod_piece: str) -> Tokenizer:
     """The tokenizer of the work directory `root`, loaded once per worker process."""
-    path = next((p for name in FILES.values() if fs.exists(p := fs.join(root, name))), fs.join(root, TOKENIZER))
+    path = next(
+        (p for name in FILES.values() if fs.exists(p := fs.join(root, name))), fs.join(root, TOKENIZER)
+    )
     if (path, eod_piece) not in _CACHE:
         _CACHE.clear()
         _CACHE[path, eod_piece] = load_file(path, eod_piece)
@@ -214,9 +216,7 @@ def finalize(
         tokens.update(p["tokens"])
     n_in = sum(s.rows for s in m_in.shards)
     if sum(docs.values()) != n_in:
-        raise InternalError(
-            f"accounting: {sum(docs.values())} documents encoded, {n_in} in the input"
-        )
+        raise InternalError(f"accounting: {sum(docs.values())} documents encoded, {n_in} in the input")
     files = []
     for ext in (".bin", ".idx"):
         path = fs.join(out, cfg.prefix + ext)

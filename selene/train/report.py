@@ -35,5 +35,7 @@ def report_section(stage_dir: str, run_dir: str) -> tuple[str, list[str]]:
     if os.path.exists(run_info):
         with open(run_info) as f:
             info = json.load(f)
-        out.append(f"- layout: {info.get('layout')}; peak {info.get('peak_tflops', 0):.3f} TFLOP/s ({info.get('peak_source')})")
+        out.append(
+            f"- layout: {info.get('layout')}; peak {info.get('peak_tflops', 0):.3f} TFLOP/s ({info.get('peak_source')})"
+        )
     return "Training", out

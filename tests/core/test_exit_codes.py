@@ -111,6 +111,7 @@ MISSING = {
     "generate": Case(("generate", "--checkpoint", "{t}/none", "--prompt", "hi"), "checkpoint '{t}/none' is not a directory"),
     "generate-prompts": Case(("generate", "--checkpoint", "{w}/ckpt", "--prompts", "{t}/none.txt"), "--prompts {t}/none.txt: cannot read it"),
     "run": Case(("run", "{t}/none.yaml"), "'{t}/none.yaml' does not exist"),
+    "run-source": Case(("run", "{w}/p.yaml"), "--source s={w}/none/*.jsonl: the pattern matches no file"),
     "ablate": Case(("ablate", "{t}/none.yaml"), "'{t}/none.yaml' does not exist"),
     "ablate-reference": Case(("ablate", "{w}/a.yaml"), "reference {w}/none-*.jsonl: matches no file"),
     "deploy": Case(("deploy", "{t}/none.yaml"), "'{t}/none.yaml' does not exist"),
