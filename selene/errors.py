@@ -1,7 +1,15 @@
-"""Errors a user can act on. The CLI prints their message (no traceback unless --debug).
+"""Errors that say who is at fault. The CLI prints their message (no traceback unless --debug).
 
-`ConfigError` and `UsageError` exit with 2 (bad usage or configuration); every other
-`SeleneError` exits with 1 (a runtime failure: unreadable input, unwritable output ...).
+The exit status says which side is to act:
+
+- 2, `UsageError` and `ConfigError` (and `PathError`, a `UsageError`): refused before any work
+  because of what the user gave: an option, a config value, a path that does not exist, matches
+  nothing or is not the kind of thing the option takes, an output that exists without
+  --overwrite/--force, an input file checked up front and found empty or of the wrong format.
+- 1, `InputError`, `OutputError` and every other `SeleneError`: a failure while working (a corrupt
+  record found mid-run, an unwritable disk, a crashed worker).
+- 1, `InternalError`: selene's own bug (a broken invariant); the message says so and how to get
+  the traceback (``--debug``).
 """
 
 from __future__ import annotations
@@ -20,17 +28,32 @@ class ConfigError(SeleneError):
 
 
 class UsageError(SeleneError):
-    """The command line is inconsistent (e.g. a glob that matches nothing)."""
+    """The command line is inconsistent, or asks for what cannot be done; refused before any work."""
 
     exit_code = 2
 
 
+class PathError(UsageError):
+    """A path the user gave is wrong: it does not exist, matches nothing, is not the kind of thing the
+    option takes (a folder where a file is wanted, an ingest output where a dedup output is), or is an
+    output that exists without --overwrite/--force. The message names the path and the option."""
+
+
 class InputError(SeleneError):
-    """An input file cannot be read at all; the message names the file and, where known, the offset."""
+    """An input cannot be read while working (a corrupt shard, a truncated file); the message names
+    the file and, where known, the offset."""
 
 
 class OutputError(SeleneError):
     """An output location cannot be written."""
+
+
+class InternalError(SeleneError):
+    """selene broke one of its own invariants (e.g. its accounting of documents): a bug in selene, not
+    a fault of the input. The CLI says so and adds the ``--debug`` hint."""
+
+    def __str__(self) -> str:
+        return f"internal error (a bug in selene, not in your input): {super().__str__()}"
 
 
 class Stopped(SeleneError):

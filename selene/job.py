@@ -16,6 +16,7 @@ from typing import Any
 from selene import guard, registry
 from selene.config import ExecutorConfig
 from selene.executor import LocalMapper, check_scheduler, local_kind, set_budget
+from selene.io import fs
 
 
 @dataclass
@@ -45,6 +46,11 @@ class Job:
             guard.check_overlap(what, self.inputs(), [self.out], inside_ok=True)
             return guard.claim(what, [], [self.out], say)
         return guard.claim(what, self.inputs(), [self.out], say)
+
+    def undone_on_refusal(self) -> contextlib.AbstractContextManager[None]:
+        """While the block runs, a refused run (exit 2) removes the output it made; one that existed
+        before is left as it was. Inside `claim`: no other command writes the output meanwhile."""
+        return fs.undone_on_refusal(self.out)
 
     def executor_config(self) -> ExecutorConfig:
         return ExecutorConfig() if self.executor is None else self.executor
@@ -108,7 +114,7 @@ def checked(run: Callable[[Job, bool], Any]) -> Callable[[Job, bool], Any]:
     """`run` after the job's `check`: in a pipeline, a stage's bad inputs fail before its work starts."""
 
     def run_checked(job: Job, force: bool) -> Any:
-        with job.claim():
+        with job.claim(), job.undone_on_refusal():
             check(job)
             return run(job, force)
 

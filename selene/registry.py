@@ -255,7 +255,7 @@ STAGES: tuple[Stage, ...] = (
     ),
     Stage(
         "tokenize",
-        "Encode documents with sentencepiece into Megatron-LM's indexed format (.bin + .idx), EOD-terminated.",
+        "Encode documents with the given tokenizer (sentencepiece, Hugging Face or tiktoken), else a sentencepiece model trained on them, into Megatron-LM's indexed format (.bin + .idx), EOD-terminated.",
         config="selene.tokenize.config:TokenizeConfig",
         run="selene.tokenize.stage:run_tokenize",
         reads="documents",

@@ -140,9 +140,10 @@ class Runtime:
 
     def run(self, job: Job, force: bool = False) -> Any:
         """One stage: its flow on Prefect, or `run_direct`; its output claimed (`Job.claim`) before
-        anything, the stage's own checks included, touches it. A server lost mid-run: see
+        anything, the stage's own checks included, touches it, and removed again when the run is
+        refused and made it (`Job.undone_on_refusal`). A server lost mid-run: see
         `on_prefect`."""
-        with job.claim(self.say):
+        with job.claim(self.say), job.undone_on_refusal():
             check(job)
             self.note()
             if self.api is None:

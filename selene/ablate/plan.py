@@ -95,11 +95,19 @@ def merged(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
 def variant_configs(cfg: AblationConfig, where: str) -> dict[str, PipelineConfig]:
     """Each variant's pipeline: the pipeline file with the ablation's `proxy` and `eval` overrides,
     then the variant's own; an override of a setting that does not exist, of a stage that is not a
-    data stage, or `off` for a stage that always runs, is a `ConfigError` naming the variant and key."""
-    base, _ = load_yaml(cfg.pipeline, "pipeline file")
+    data stage, or `off` for a stage that always runs, is a `ConfigError` naming the variant and key.
+
+    Each file is blamed for its own settings, at the line of the bad value: the pipeline file for
+    its own (as `selene config validate` would), the ablation file (`where`) for `proxy:` and
+    `eval:`, then for each variant's overrides."""
+    base, base_lines = load_yaml(cfg.pipeline, "pipeline file")
+    lines = load_yaml(where, "ablation file")[1] if os.path.isfile(where) else {}
+    _validate(base, cfg.pipeline, base_lines)
     common = merged(
         base, {"train": nested(cfg.proxy, f"{where}: proxy"), "eval": nested(cfg.eval, f"{where}: eval")}
     )
+    shared = {**_lines_under(lines, ("eval",), ("eval",)), **_lines_under(lines, ("proxy",), ("train",))}
+    _validate(common, f"{where}: proxy and eval", shared, proxy=True)
     data = data_stages()
     optional = {s.name for s in registry.STAGES if s.active is not None and s.name in data}
     out: dict[str, PipelineConfig] = {}
@@ -130,14 +138,40 @@ def variant_configs(cfg: AblationConfig, where: str) -> dict[str, PipelineConfig
                 )
             else:
                 raw[stage] = merged(raw.get(stage) or {}, value)
-        try:
-            pcfg: PipelineConfig = pipeline_model().model_validate(raw)  # type: ignore[assignment]
-        except ValidationError as e:
-            raise ConfigError(format_validation_error(e, where=at, root=pipeline_model())) from None
+        pcfg = _validate(raw, at, _lines_under(lines, ("variants", name), ()))
         still = [s for s in off if s in active_stages(pcfg)]
         if still:
             raise ConfigError(f"{at}: {still[0]}: off, yet its default settings make it run")
         out[name] = pcfg
+    return out
+
+
+def _validate(
+    raw: dict[str, Any], where: str, lines: dict[tuple, int], proxy: bool = False
+) -> PipelineConfig:
+    """`raw` as a pipeline config; its errors name `where` and the `lines` of the bad values
+    (`proxy`: the `train` section is the ablation's `proxy:`, and is named so)."""
+    try:
+        pcfg: PipelineConfig = pipeline_model().model_validate(raw)  # type: ignore[assignment]
+    except ValidationError as e:
+        message = format_validation_error(e, where=where, lines=lines, root=pipeline_model())
+        if proxy:
+            message = "\n".join(
+                "  proxy." + ln.removeprefix("  train.") if ln.startswith("  train.") else ln
+                for ln in message.splitlines()
+            )
+        raise ConfigError(message) from None
+    return pcfg
+
+
+def _lines_under(lines: dict[tuple, int], section: tuple, target: tuple) -> dict[tuple, int]:
+    """The lines of the overrides under `section` of the ablation file, by the pipeline key each sets
+    (under `target`): dotted keys (``quality.fraction``) are split as `nested` splits them."""
+    out: dict[tuple, int] = {}
+    for path, line in lines.items():
+        if path[: len(section)] == section and len(path) > len(section):
+            parts = [q for p in path[len(section) :] for q in (p.split(".") if isinstance(p, str) else [p])]
+            out[target + tuple(parts)] = line
     return out
 
 

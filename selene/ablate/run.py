@@ -20,14 +20,12 @@ from selene import guard
 from selene.ablate import compare
 from selene.ablate.config import AblationConfig
 from selene.ablate.plan import Variant, chain, link, proxy_config, proxy_dir, variant_configs, with_tokenizer
-from selene.errors import InputError
-from selene.eval.perplexity import text_bits_per_byte
+from selene.errors import InputError, UsageError
 from selene.io import dataset
 from selene.job import Job
 from selene.pipeline import inputs as pipeline_inputs
-from selene.quality.train import read_examples
+from selene.quality.examples import files_item, read_examples
 from selene.tokenize.manifest import TokenizeManifest
-from selene.train.launch import check_layout
 
 RunJob = Callable[[Job, bool], Any]
 Step = Callable[..., Any]
@@ -49,7 +47,7 @@ def reference_texts(cfg: AblationConfig) -> list[str]:
             if ex.text.strip():
                 texts.append(ex.text)
     if cfg.reference and not texts:
-        raise InputError(f"reference {', '.join(cfg.reference)}: no text in these files")
+        raise UsageError(f"reference {', '.join(cfg.reference)}: no text in these files")
     return texts
 
 
@@ -57,6 +55,19 @@ def claim(cfg: AblationConfig, variants: dict[str, Any], say: Callable[[str], No
     """The ablation's directory, refused when it overlaps what it reads or another command's work."""
     reads = [p for pcfg in variants.values() for p in pipeline_inputs(pcfg)] + list(cfg.reference)
     return guard.claim(f"selene ablate ({cfg.name})", list(dict.fromkeys(reads)), [cfg.out], say)
+
+
+def check(cfg: AblationConfig, where: str) -> dict[str, Any]:
+    """What needs no work, checked before any (and before a command looks for a Prefect server): each
+    variant's pipeline, the reference globs, the proxy's shape and layout. Returns the pipelines."""
+    configs = variant_configs(cfg, where)
+    for pattern in cfg.reference:
+        files_item("reference", pattern, "reference")  # every file of the glob checked up front
+    from selene.train.launch import check_layout  # lazy, as below: torch loads after the checks above
+
+    train = next(iter(configs.values())).section("train")
+    check_layout(train, train.nproc_per_node * train.nnodes)
+    return configs
 
 
 def run_ablation(
@@ -69,10 +80,8 @@ def run_ablation(
     """Run (or finish) the ablation `cfg` (read from `where`) and write its results into ``cfg.out``."""
     step = step or _direct
     tell = say or (lambda line: print(line, file=sys.stderr, flush=True))
-    configs = variant_configs(cfg, where)
-    texts = reference_texts(cfg)  # a missing or empty reference fails before any work
-    train = next(iter(configs.values())).section("train")
-    check_layout(train, train.nproc_per_node * train.nnodes)  # the proxy's shape and layout, too
+    configs = check(cfg, where)
+    texts = reference_texts(cfg)  # an empty reference fails before any work
     with claim(cfg, configs, say):
         variants = _data(cfg, configs, run_job, tell)
         runs = {
@@ -175,6 +184,8 @@ def _reference(out: str, checkpoint: str, texts: list[str], ecfg: Any) -> dict[s
             old = json.load(f)
         if old.get("checkpoint") == checkpoint and old.get("texts") == key:
             return old
+    from selene.eval.perplexity import text_bits_per_byte  # lazy: torch loads to score, not for the checks
+
     scored = text_bits_per_byte(checkpoint, texts, batch_size=ecfg.batch_size, device=ecfg.device)
     record = {"checkpoint": checkpoint, "texts": key, **scored}
     tmp = path + ".tmp"

@@ -58,7 +58,7 @@ from selene import __version__, executor
 from selene.blend import mix
 from selene.blend.config import BlendConfig
 from selene.blend.manifest import BlendInputs, BlendManifest
-from selene.errors import ConfigError, InputError
+from selene.errors import ConfigError, InputError, InternalError
 from selene.executor import Mapper, serial_map
 from selene.faults import failpoint
 from selene.io import dataset, fs
@@ -507,6 +507,18 @@ def run_blend(
     for other in fs.ls(fs.join(out, WORK)):  # a killed run of another config: its parts are not ours
         if other.rstrip("/").rsplit("/", 1)[-1] != fp:
             fs.rm(other, recursive=True)
+    # a mix refused once the sources are counted (a source it lacks, too many epochs, buckets too
+    # big for the memory) leaves no work folder this run made in an output that existed before
+    with fs.undone_on_refusal(fs.join(out, WORK)), fs.undone_on_refusal(root):
+        manifest = _blend(inp, out, m_in, root, cfg, fp, mapper)
+    fs.rm(fs.join(out, WORK), recursive=True)
+    return BlendResult(out, skipped=False, manifest=manifest)
+
+
+def _blend(
+    inp: str, out: str, m_in: DocumentManifest, root: str, cfg: BlendConfig, fp: str, mapper: Mapper
+) -> BlendManifest:
+    """Count, plan, sample, scatter and shuffle into `out`, with work files under `root`."""
     shards = [fs.join(inp, s.name) for s in m_in.shards]
 
     scans = mapper("blend-scan", scan_shard, [(root, k, p) for k, p in enumerate(shards)])
@@ -547,9 +559,7 @@ def run_blend(
         for b in filled
     ]  # fmt: skip
     written = publish(out, root, mapper("blend-shuffle", shuffle_bucket, jobs))
-    manifest = finalize(out, inp, m_in, root, scattered, written, sizes, epochs, buckets, cfg, fp)
-    fs.rm(fs.join(out, WORK), recursive=True)
-    return BlendResult(out, skipped=False, manifest=manifest)
+    return finalize(out, inp, m_in, root, scattered, written, sizes, epochs, buckets, cfg, fp)
 
 
 def check_bucket_memory(largest: int, buckets: int, cfg: BlendConfig) -> None:
@@ -621,7 +631,7 @@ def finalize(
         or n_out != sum(c["rows"] for c in sampled.values())
         or removed.rows != n_in - sum(c["kept"] for c in sampled.values())
     ):
-        raise InputError("internal accounting error: sampled + not sampled differs from the input")
+        raise InternalError("accounting: sampled + not sampled differs from the input")
     blend = mix.summarize(sizes, epochs, sampled, cfg, buckets)
     names = {w["name"] for w in written}
     for path in fs.ls(out):  # parts of an earlier, larger blend into the same directory

@@ -2,7 +2,9 @@
 bring their own), plus run, config, server, deploy, the checkpoint commands (export, generate) and
 the planner's (plan, plan serve, scaling-study).
 
-Exit codes: 0 success, 2 bad usage or configuration, 1 runtime failure. Errors print one paragraph;
+Exit codes (`selene.errors`): 0 success; 2 refused before any work because of what the user gave
+(an option, a config value, a wrong path, an existing output); 1 a failure while working, or an
+internal error (selene's bug, said so). Errors print one paragraph;
 ``--debug`` (anywhere on the line) adds the traceback. Importing this package loads typer and
 selene's light modules only (``selene --help`` takes a small fraction of a second).
 """
@@ -24,7 +26,7 @@ import typer
 
 from selene import registry
 from selene.cli.app import app, err_console
-from selene.errors import SeleneError, Stopped
+from selene.errors import InternalError, SeleneError, Stopped
 
 for _commands in ("stages", "server", "deploy", "checkpoints", "plan", "ablate"):  # they register their commands, listed in this order
     importlib.import_module(f"selene.cli.{_commands}")
@@ -120,7 +122,8 @@ def _main(argv: list[str] | None = None) -> int:
     except SeleneError as e:
         if debug:
             traceback.print_exc()
-        err_console.print(f"[red]error:[/red] {escape(str(e))}", markup=True, highlight=False, soft_wrap=True)
+        hint = "\n(rerun with --debug for the traceback)" if isinstance(e, InternalError) and not debug else ""
+        err_console.print(f"[red]error:[/red] {escape(str(e))}{hint}", markup=True, highlight=False, soft_wrap=True)
         return e.exit_code
     except KeyboardInterrupt:
         err_console.print(interrupted(args, given), highlight=False)

@@ -27,15 +27,16 @@ def ablate(
     """Which data makes the better model: each variant's data stages (shared where their settings
     agree), the same proxy model trained on each with every seed, evaluated on the same tasks and
     reference texts; a table of the differences against the seeds' spread. A rerun resumes."""
-    from selene.ablate import compare
     from selene.ablate.plan import load_ablation
-    from selene.ablate.run import run_ablation
     from selene.cli.app import with_overrides
     from selene.errors import UsageError
+
+    cfg = load_ablation(config)  # a file that is missing or wrong is refused before torch loads
+    from selene.ablate import compare
+    from selene.ablate.run import check, run_ablation
     from selene.job import checked, run_direct
     from selene.runner import runtime
 
-    cfg = load_ablation(config)
     given: dict[str, Any] = {"out": out}
     if seeds is not None:
         try:
@@ -45,6 +46,7 @@ def ablate(
                 f"--seeds {seeds!r}: expected integers separated by commas, e.g. --seeds 1,2,3"
             ) from None
     cfg = with_overrides(cfg, **{k: v for k, v in given.items() if v is not None})
+    check(cfg, config)  # a bad file, variant or reference is refused before a server is looked for
     rt = runtime(say=note)
     rt.note()
     with progress_bars():

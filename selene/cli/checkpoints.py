@@ -21,6 +21,9 @@ def export(
 ) -> None:
     """Export a checkpoint (any parallel layout) to Hugging Face transformers format (Llama-style)."""
     from selene import guard
+    from selene.eval.export_target import check_output
+
+    check_output(output, overwrite, checkpoint)  # an output it must not write is refused before torch loads
     from selene.eval.export import export_hf
 
     with guard.claim("selene export", [], [output]):  # one writer; export_hf refuses an output over the checkpoint
@@ -59,10 +62,10 @@ def generate(
     if dtype not in (None, "auto", "fp32", "bf16"):
         raise UsageError(f"--dtype {dtype!r}: expected fp32 or bf16")
     batch = batch or 8
+    texts = read_prompts(prompts) if prompts is not None else []  # refused before torch loads
     from selene.eval.checkpoint_io import eod_id, load_model, pick_device, pick_dtype, tokenizer
     from selene.eval.generate import generate as sample
 
-    texts = read_prompts(prompts) if prompts is not None else []
     where = pick_device(device)
     weights = pick_dtype(dtype, where)
     loaded = load_model(checkpoint, device=where, dtype=weights)
@@ -113,19 +116,20 @@ def generate(
 
 def read_prompts(path: str) -> list[str]:
     """Prompts of a --prompts file: jsonl lines with a "prompt" string (when the first non-blank line is
-    a JSON object), else one prompt per non-blank line."""
+    a JSON object), else one prompt per non-blank line. A file that cannot be read, holds no prompts
+    or is broken jsonl is refused before any work (`PathError`, exit 2)."""
     import json
     from pathlib import Path
 
-    from selene.errors import InputError
+    from selene.errors import PathError
 
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"--prompts {path}: cannot read it ({exc})") from exc
+        raise PathError(f"--prompts {path}: cannot read it ({exc})") from exc
     lines = [line for line in lines if line.strip()]
     if not lines:
-        raise InputError(f"--prompts {path}: the file has no prompts")
+        raise PathError(f"--prompts {path}: the file has no prompts")
     if not lines[0].lstrip().startswith("{"):
         return lines
     texts = []
@@ -133,8 +137,8 @@ def read_prompts(path: str) -> list[str]:
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise InputError(f"--prompts {path}: non-blank line {n} is not JSON ({exc.msg})") from exc
+            raise PathError(f"--prompts {path}: non-blank line {n} is not JSON ({exc.msg})") from exc
         if not isinstance(row, dict) or not isinstance(row.get("prompt"), str):
-            raise InputError(f'--prompts {path}: non-blank line {n} has no "prompt" string')
+            raise PathError(f'--prompts {path}: non-blank line {n} has no "prompt" string')
         texts.append(row["prompt"])
     return texts

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from selene.cli.app import app
-from selene.errors import UsageError
+from selene.errors import ConfigError, UsageError
 
 
 @app.command()
@@ -21,11 +21,19 @@ def deploy(
     Trigger runs from the dashboard or `prefect deployment run 'selene-pipeline/<name>'`; for work-pool
     deployments use the repository's prefect.yaml (`prefect deploy --all`).
     """
+    from selene import registry
+    from selene.config.pipeline import load_pipeline_config
     from selene.runner import runtime
 
+    load_pipeline_config(config)  # the file, then the names, are checked before a server is looked for
+    parts = [p.strip() for p in only.split(",") if p.strip()] if only else None
+    unknown = sorted(set(parts or ()) - {"pipeline", *registry.NAMES})
+    if unknown:
+        raise ConfigError(
+            f"--only: unknown deployment(s) {', '.join(unknown)}; choose from pipeline, {', '.join(registry.NAMES)}"
+        )
     if runtime().api is None:
         raise UsageError("deployments live on a Prefect server: run `selene server start` first (or set PREFECT_API_URL)")
     from selene.flows.deploy import serve_pipeline
 
-    parts = [p.strip() for p in only.split(",") if p.strip()] if only else None
     serve_pipeline(config, limit=limit, only=parts)

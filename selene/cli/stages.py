@@ -13,6 +13,7 @@ import inspect
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape  # help is rich markup: `NAME[text_key=K]` would read as a tag and vanish
 
 from selene import registry
 from selene.cli.app import app, config_app, console, note, progress_bars, with_overrides
@@ -47,7 +48,7 @@ def stage_command(stage: registry.Stage) -> Any:
     for i, o in enumerate(stage.options):
         kind: Any = list[str] | None if o.multiple else o.type | None
         params.append(inspect.Parameter(
-            f"opt_{i}", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[kind, typer.Option(*o.flags, help=o.help)]
+            f"opt_{i}", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[kind, typer.Option(*o.flags, help=escape(o.help))]
         ))  # fmt: skip
     params += _common()
 
@@ -56,7 +57,7 @@ def stage_command(stage: registry.Stage) -> Any:
 
     command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     command.__name__ = stage.name
-    command.__doc__ = stage.help + (f"\n\n{stage.doc}" if stage.doc else "")
+    command.__doc__ = escape(stage.help + (f"\n\n{stage.doc}" if stage.doc else ""))
     return command
 
 
@@ -129,7 +130,9 @@ def config_defaults(
     elif stage in registry.BY_NAME:
         model = registry.get(stage).config_model()
     else:
-        raise typer.BadParameter(f"unknown stage {stage!r}; known: {', '.join((*registry.NAMES, 'executor'))}")
+        from selene.errors import ConfigError
+
+        raise ConfigError(f"unknown stage {stage!r}; known: {', '.join((*registry.NAMES, 'executor'))}")
     console.print(dump_config(model()), end="", markup=False, highlight=False)
 
 

@@ -160,18 +160,28 @@ def load_stage_files(path: str | Path | None, model: type[Strict], section: str)
         except ValidationError as e:
             raise ConfigError(format_validation_error(e, where=str(path), lines=lines, root=pipeline_model())) from None
         return cfg.section(section), cfg.executor
+    body_lines = lines
     if set(data) <= {section, "executor"} and section in data:  # {dedup: {...}, executor: {...}}
         data = {**(data[section] or {}), **({"executor": data["executor"]} if "executor" in data else {})}
+        body_lines = _under(lines, section)
     body = {k: v for k, v in data.items() if k != "executor"}
     try:
         ex = ExecutorConfig.model_validate(data.get("executor") or {})
     except ValidationError as e:
-        raise ConfigError(format_validation_error(e, where=f"{path} (executor)", lines=lines, root=ExecutorConfig)) from None
+        raise ConfigError(
+            format_validation_error(e, where=f"{path} (executor)", lines=_under(lines, "executor"), root=ExecutorConfig)
+        ) from None
     try:
         return model.model_validate(body), ex
     except ValidationError as e:
         raise ConfigError(
-            format_validation_error(e, where=f"{path} ({section} settings)", lines=lines, root=model)
+            format_validation_error(e, where=f"{path} ({section} settings)", lines=body_lines, root=model)
         ) from None
+
+
+def _under(lines: dict[tuple, int], key: str) -> dict[tuple, int]:
+    """The lines of the settings under top-level `key`, by their path within it (as a section is
+    validated on its own: an error's location starts inside it)."""
+    return {p[1:]: n for p, n in lines.items() if p[:1] == (key,) and len(p) > 1}
 
 

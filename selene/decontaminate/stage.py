@@ -27,7 +27,7 @@ from selene.decontaminate.manifest import (
 )
 from selene.decontaminate.overlap import NgramIndex, add_to_report, decontaminate, merge_reports
 from selene.decontaminate.tasks import TaskText, load_tasks
-from selene.errors import InputError
+from selene.errors import InternalError
 from selene.executor import Mapper, serial_map
 from selene.faults import failpoint
 from selene.io import dataset, fs
@@ -155,7 +155,7 @@ def finalize(
     totals: Counter[str] = sum(counts.values(), Counter())
     n_in = sum(s.rows for s in m_in.shards)
     if totals["in"] != n_in or removed.rows != totals["split"] + totals["dropped"]:
-        raise InputError("internal accounting error: documents in/touched differ from the shard counts")
+        raise InternalError("accounting: documents in/touched differ from the shard counts")
     shards = [ShardEntry.model_validate(r["shard"]) for r in results]
     manifest = DecontaminateManifest(
         selene_version=__version__,

@@ -32,7 +32,7 @@ from typing import Any
 import yaml
 
 from selene.config.files import DuplicateKeyError, UniqueKeyLoader
-from selene.errors import ConfigError, InputError
+from selene.errors import ConfigError, InputError, PathError
 from selene.io import fs
 
 ACCEPTED = (
@@ -51,11 +51,17 @@ class TaskText:
 
 
 def load_tasks(paths: list[str]) -> list[TaskText]:
-    """Every task under `paths`, in order; task names must be unique (they name report rows)."""
+    """Every task under `paths`, in order; task names must be unique (they name report rows). Read
+    before any work: a path that is missing or holds no task the way it should is the user's to fix
+    (`PathError`, exit 2)."""
     out: list[TaskText] = []
     origin: dict[str, str] = {}
     for path in paths:
-        for task in _load_path(path):
+        try:
+            loaded = _load_path(path)
+        except InputError as e:
+            raise PathError(str(e)) from None
+        for task in loaded:
             if task.task in origin:
                 raise ConfigError(
                     f"decontam.tasks: two tasks are named {task.task!r} ({origin[task.task]} and {path}); "

@@ -47,7 +47,7 @@ from selene.dedup.keep import KEEP_RULE, check_priority, keep_rank, kept_because
 from selene.dedup.manifest import ClusterStats, DedupInputs, DedupManifest, DedupStats, LshSummary
 from selene.dedup.report import cluster_examples
 from selene.dedup.work import EDGE_DTYPE, KEY_DTYPE, VERIFY_CHUNK, Work, similarity
-from selene.errors import InputError
+from selene.errors import InputError, InternalError
 from selene.executor import Mapper, serial_map
 from selene.faults import failpoint, kill_once
 from selene.io import dataset, fs
@@ -506,7 +506,7 @@ def finalize(
     shards = [ShardEntry.model_validate(w) for w in written]  # without the per-source counts of the markers
     n_in = sum(s.rows for s in m_in.shards)
     if sum(s.rows for s in shards) + removed.rows != n_in:
-        raise InputError("internal accounting error: kept + removed differs from the input")
+        raise InternalError("accounting: kept + removed differs from the input")
     curve = lsh.s_curve(work.bands, work.rows, sets=work.sets)
     manifest = DedupManifest(
         selene_version=__version__,

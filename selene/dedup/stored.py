@@ -28,7 +28,7 @@ import numpy as np
 
 from selene.dedup.config import DedupConfig
 from selene.dedup.manifest import DedupManifest
-from selene.errors import ConfigError, InputError
+from selene.errors import ConfigError, PathError
 from selene.io import dataset, fs
 
 __all__ = ["FORMAT", "READABLE", "STORED_KINDS", "Prior", "load_priors", "settings_of", "write_index"]
@@ -130,19 +130,19 @@ def load_priors(against: list[str], inp: str, out: str, settings: dict[str, Any]
     for prev in against:
         where = f"dedup --against {prev}"
         if fs.join(prev, "") in (fs.join(inp, ""), fs.join(out, "")):
-            raise ConfigError(f"{where}: an earlier output must not be this run's input or output")
+            raise PathError(f"{where}: an earlier output must not be this run's input or output")
         if not fs.exists(prev):
-            raise InputError(f"{where}: no such directory")
+            raise PathError(f"{where}: no such directory")
         m = dataset.read_manifest(prev)
         if m is None:
-            raise InputError(f"{where}: no manifest.json: not a finished output (an unfinished run?)")
+            raise PathError(f"{where}: no manifest.json: not a finished output (an unfinished run?)")
         if not isinstance(m, DedupManifest):
-            raise InputError(
+            raise PathError(
                 f"{where}: the output of `{m.stage}`, not of `dedup`; give an earlier dedup output"
             )
         index_path = fs.join(prev, DIR, INDEX)
         if not fs.exists(index_path):
-            raise InputError(
+            raise PathError(
                 f"{where}: it holds no stored signatures ({DIR}/{INDEX}); run that dedup again with "
                 "store_signatures: true (the default)"
             )
@@ -152,9 +152,9 @@ def load_priors(against: list[str], inp: str, out: str, settings: dict[str, Any]
             parts = int(index.get("key_partitions", 0))
             linked_to = tuple((str(a["dataset"]), str(a["fingerprint"])) for a in index.get("against", []))
         except (ValueError, KeyError, TypeError) as e:
-            raise InputError(f"{index_path}: corrupt signature index ({type(e).__name__}: {e})") from None
+            raise PathError(f"{index_path}: corrupt signature index ({type(e).__name__}: {e})") from None
         if fmt not in READABLE:
-            raise InputError(
+            raise PathError(
                 f"{where}: stored signatures of format {fmt}; this selene reads formats "
                 f"{', '.join(map(str, READABLE))} (band keys in a sorted index): run that dedup again with "
                 "this selene (its output stays the same)"
@@ -172,7 +172,7 @@ def load_priors(against: list[str], inp: str, out: str, settings: dict[str, Any]
                 "run with the same num_perm, seed, ngram, shingle and bands × rows"
             )
         if shas != [s.sha256 for s in m.shards]:
-            raise InputError(f"{where}: its shards changed since their signatures were stored")
+            raise PathError(f"{where}: its shards changed since their signatures were stored")
         # Sizes only: hashing every old shard would read the whole old corpus at each new crawl.
         bad = [
             s.name
@@ -193,7 +193,7 @@ def load_priors(against: list[str], inp: str, out: str, settings: dict[str, Any]
             if not fs.exists(f)
         ]
         if bad:
-            raise InputError(f"{where}: missing or changed since it was written: {', '.join(bad[:5])}")
+            raise PathError(f"{where}: missing or changed since it was written: {', '.join(bad[:5])}")
         priors.append(
             Prior(
                 prev,

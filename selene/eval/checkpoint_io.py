@@ -28,7 +28,7 @@ from typing import Any
 import torch
 from pydantic import ValidationError
 
-from selene.errors import ConfigError, InputError
+from selene.errors import ConfigError, InputError, PathError
 from selene.io.dataset import MANIFEST
 from selene.tokenize.manifest import TokenizeManifest, token_manifest
 from selene.tokenize.tiktoken_encodings import Spec
@@ -82,9 +82,13 @@ class LoadedModel:
 
 
 def resolve(checkpoint: str) -> str:
-    """The step directory `checkpoint` names: itself, or the latest finished step under it."""
+    """The step directory `checkpoint` names: itself, or the latest finished step under it; a path
+    that names none is the user's to fix (`PathError`)."""
     if not os.path.isdir(checkpoint):
-        raise InputError(f"checkpoint {checkpoint!r} is not a directory (pass a checkpoints/step-NNNNNN directory)")
+        raise PathError(
+            f"checkpoint {checkpoint!r} is not a directory (give a checkpoints/step-NNNNNN directory, or a "
+            "train directory for its latest)"
+        )
     if os.path.exists(os.path.join(checkpoint, META)):
         return checkpoint
     for root in (checkpoint, os.path.join(checkpoint, "checkpoints")):
@@ -103,9 +107,9 @@ def resolve(checkpoint: str) -> str:
         f"missing: {', '.join(partial)} (an interrupted save, or a removed file)" if partial
         else f"it contains {found[:20]}{' ...' if len(found) > 20 else ''}"
     )
-    raise InputError(
+    raise PathError(
         f"{checkpoint} is not a checkpoint: no {META} here and no finished checkpoints/step-NNNNNN under it; "
-        f"{hint}. Pass a step directory written by `selene train`."
+        f"{hint}. Give a step directory written by `selene train`."
     )
 
 

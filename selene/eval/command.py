@@ -58,6 +58,15 @@ def eval_(
         task_data=data or None,
     )
     import os
+    from pathlib import Path
+
+    from selene.eval import harness
+    from selene.eval.tasks import data as task_data_files
+    from selene.eval.tasks.precheck import precheck
+
+    # the tasks and their data first: before torch (the checkpoint's module) and lm-eval load
+    include = [harness.TASKS_DIR] + ([Path(cfg.include_path).resolve()] if cfg.include_path else [])
+    precheck(list(cfg.tasks), cfg.num_fewshot, dict(cfg.task_data), include, task_data_files.user_datasets_cache())
 
     from selene.eval.checkpoint_io import resolve
     from selene.eval.stage import summary

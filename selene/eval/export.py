@@ -38,14 +38,13 @@ import torch
 
 from selene.errors import ConfigError, OutputError, SeleneError
 from selene.eval.checkpoint_io import check_vocab, eod_id, load_model, tokenizer
+from selene.eval.export_target import EXPORT_MARKER, check_output
 from selene.tokenize import tiktoken_hf
 from selene.tokenize.tiktoken_encodings import parse_ranks
 from selene.tokenize.tokenizer import TiktokenTokenizer, Tokenizer
 from selene.train.dims import whole
 from selene.train.model import ModelArgs, Transformer
 
-# Written last into every export: what `--overwrite` recognises as a previous export (and nothing else).
-EXPORT_MARKER = "selene_export.json"
 # sentencepiece's split_by_whitespace words: whitespace run + word, a trailing run, or a line/tab piece.
 _SPM_WORDS = "▁*[^▁\n\t]+|▁+|[\n\t]"
 
@@ -183,42 +182,6 @@ def hf_tokenizer_of(tok: Tokenizer, model_file: str, eos_piece: str) -> Any:
     return PreTrainedTokenizerFast(
         tokenizer_object=RustTokenizer.from_str(json.dumps(spec)), eos_token=eos_piece, clean_up_tokenization_spaces=False
     )
-
-
-def is_export(path: str) -> bool:
-    """`path` is a directory that `export_hf` wrote: its marker is there and names a checkpoint."""
-    try:
-        with open(os.path.join(path, EXPORT_MARKER)) as f:
-            marker = json.load(f)
-    except (OSError, ValueError):
-        return False
-    return isinstance(marker, dict) and "checkpoint" in marker
-
-
-def check_output(out_dir: str, overwrite: bool, checkpoint: str) -> None:
-    """`out_dir` may be written: absent, empty, or (with `overwrite`) a previous export. Anything
-    else is refused before anything is deleted, naming what is there: `--overwrite` on a training
-    directory must not take its checkpoints and metrics with it."""
-    if not os.path.lexists(out_dir):
-        return
-    if not os.path.isdir(out_dir):
-        raise OutputError(f"{out_dir} exists and is not a directory; choose another --output")
-    names = sorted(os.listdir(out_dir))
-    if not names:
-        return
-    shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
-    if not overwrite:
-        raise OutputError(
-            f"{out_dir} exists and is not empty ({shown}); pass overwrite=True (--overwrite) to replace a previous export"
-        )
-    if not is_export(out_dir):
-        raise OutputError(
-            f"{out_dir} is not a selene export (no {EXPORT_MARKER}; it holds {shown}): --overwrite replaces a "
-            "previous export and nothing else, so nothing was deleted; choose another --output"
-        )
-    here, ckpt = os.path.realpath(out_dir), os.path.realpath(checkpoint)
-    if os.path.commonpath([here, ckpt]) == here:
-        raise OutputError(f"{out_dir} contains the checkpoint being exported ({checkpoint}); choose another --output")
 
 
 def usual_modes(folder: str) -> None:

@@ -34,7 +34,7 @@ from typing import Any
 import yaml
 
 from selene.config.files import DuplicateKeyError, parse_yaml
-from selene.errors import ConfigError, OutputError
+from selene.errors import ConfigError, PathError
 from selene.eval.tasks import data, suites
 
 TASKS_DIR = Path(__file__).resolve().parent / "tasks"
@@ -362,7 +362,7 @@ def staged(out: Path) -> Iterator[Path]:
     without an error (replacing the previous run's results there, nothing else) and removed when it
     raises: a failed or refused run leaves `out`, and the folders above it, as they were."""
     if out.exists() and not out.is_dir():
-        raise OutputError(f"the eval output {out} is a file; give a directory (-o DIR)")
+        raise PathError(f"the eval output {out} is a file; give a directory (-o DIR)")
     created = next((p for p in reversed(out.parents) if not p.exists()), None)  # the topmost one made here
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))

@@ -51,7 +51,10 @@ def heldout_perplexity(
     fraction = float(valid_fraction if valid_fraction is not None else data_cfg.get("valid_fraction", 0.02))
     seed = int(seed if seed is not None else data_cfg.get("seed", 1234))
     if not prefixes:
-        raise ConfigError(f"checkpoint {lm.checkpoint} names no token data prefixes; pass prefixes=[...]")
+        raise ConfigError(
+            f"checkpoint {lm.checkpoint}: its training config names no token data (train.data.prefixes), "
+            "so there is no held-out split to score; set eval.perplexity: false"
+        )
 
     meta = checkpoint_io.read_meta(lm.checkpoint)
     eod = lm.eot_token_id
@@ -59,7 +62,10 @@ def heldout_perplexity(
     n_tokens = n_bytes = n_docs = 0
     for prefix in prefixes:
         if not (os.path.exists(prefix + ".idx") and os.path.exists(prefix + ".bin")):
-            raise InputError(f"token dataset {prefix}.bin/.idx not found; pass the moved prefix explicitly")
+            raise InputError(
+                f"token dataset {prefix}.bin/.idx, the checkpoint's training data, not found (moved or "
+                "removed): held-out perplexity needs it there (or set eval.perplexity: false)"
+            )
         check_tokenizer(meta, lm.checkpoint, tokenizer_sha256([prefix]), f"the tokenizer of {prefix}", InputError)
         ds = IndexedDataset(prefix)
         _, valid = split_documents(len(ds), fraction, seed)
@@ -73,8 +79,8 @@ def heldout_perplexity(
             windows += _windows(tokens, eod, lm.max_length)
     if not n_tokens:
         raise InputError(
-            f"no held-out documents in {prefixes} (valid_fraction={fraction}); train with a larger "
-            "train.data.valid_fraction or pass valid_fraction"
+            f"no held-out documents in {prefixes} (train.data.valid_fraction {fraction}): train with a "
+            "larger train.data.valid_fraction to score held-out perplexity"
         )
     nats = -sum(lp for lp, _ in lm._score(windows))
     loss = nats / n_tokens

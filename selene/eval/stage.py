@@ -22,7 +22,8 @@ from selene.errors import ConfigError, InputError
 from selene.eval import harness
 from selene.eval.checkpoint_io import pick_device, resolve
 from selene.eval.config import EvalConfig
-from selene.eval.tasks import suites
+from selene.eval.tasks import data, suites
+from selene.eval.tasks.precheck import precheck
 from selene.executor import Mapper
 from selene.io.dataset import StageResult
 
@@ -41,6 +42,8 @@ def run_eval(cfg: EvalConfig, out: str | None = None, settings: dict[str, Any] |
         raise ConfigError("eval.checkpoint is not set: give --checkpoint DIR (a step-NNNNNN directory or a train dir)")
     ckpt = resolve(cfg.checkpoint)
     out = out or os.path.join(ckpt, "eval")
+    include = [harness.TASKS_DIR] + ([Path(cfg.include_path).resolve()] if cfg.include_path else [])
+    precheck(list(cfg.tasks), cfg.num_fewshot, dict(cfg.task_data), include, data.user_datasets_cache())
     device = device_of(cfg)
     with harness.staged(Path(out).resolve()) as tmp:
         results = harness.evaluate(

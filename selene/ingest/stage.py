@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from selene import __version__, executor
-from selene.errors import InputError, UsageError
+from selene.errors import InputError, InternalError, UsageError
 from selene.executor import Mapper, serial_map
 from selene.faults import kill_once
 from selene.ingest import columnar, exact_dedup, ids, keys
@@ -602,9 +602,9 @@ def _check_accounting(
 ) -> None:
     for s in input_n:
         if input_n[s] != kept_n[s] + sum(removed_n[s].values()):
-            raise InputError(f"internal accounting error for source {s!r}: in != kept + removed")
+            raise InternalError(f"accounting for source {s!r}: in != kept + removed")
     if sum(kept_n.values()) != shard_rows or sum(sum(c.values()) for c in removed_n.values()) != removed_rows:
-        raise InputError("internal accounting error: shard/removed rows differ from the per-file counts")
+        raise InternalError("accounting: shard/removed rows differ from the per-file counts")
 
 
 def summary_rows(manifest: StageManifest) -> list[dict[str, Any]]:

@@ -19,7 +19,7 @@ from typing import Any, Generic, TypeVar, overload
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from selene.errors import InputError, SeleneError, UsageError
+from selene.errors import InputError, PathError, SeleneError
 from selene.io import fs, integrity
 from selene.io.manifests import parse_manifest
 from selene.manifest import DocumentManifest, ShardEntry, StageManifest
@@ -86,6 +86,7 @@ def open_output(out: str, fingerprint: str, force: bool, kind: type[M]) -> Stage
         fs.rm(fs.join(out, WORK), recursive=True)  # left behind when a run was killed right after its manifest
         return StageResult(out, skipped=True, manifest=read_manifest(out, kind))
     fs.check_writable(out)
+    fs.makedirs(out)  # the run starts here: its output exists from now on, unfinished
     fs.rm(fs.join(out, MANIFEST))
     fs.remove_temporaries(out)
     return None
@@ -268,25 +269,26 @@ def list_shards(directory: str) -> list[str]:
 
 def not_a_dataset(directory: str) -> SeleneError:
     """Why `directory`, which has no manifest, is not a dataset to read, pointing the right way: a
-    wrong path (missing, a file, some other folder) is bad usage (exit 2); a stage's output it began
-    and did not finish (empty, or shards without the manifest that completes them) is to be rerun."""
+    wrong path (missing, a file, some other folder) or a stage's output it began and did not finish
+    (empty, or shards without the manifest that completes them: the message says to rerun it). Each
+    is a `PathError` (exit 2): the path given is not a finished dataset, found before any work."""
     filesystem, path = fs.get_fs(directory)
     if not filesystem.exists(path):
-        return UsageError(f"{directory!r} does not exist: give the output folder of a selene stage "
+        return PathError(f"{directory!r} does not exist: give the output folder of a selene stage "
                           "(did you run the stage that writes it?)")
     if not filesystem.isdir(path):
         parent = os.path.dirname(directory.rstrip("/")) or "."
         hint = (f"give the folder that holds it: {parent!r}" if read_manifest(parent) is not None
                 else f"a dataset is a folder of part-NNNNN.parquet shards with a {MANIFEST}")
-        return UsageError(f"{directory!r} is a file, not a dataset: {hint}")
+        return PathError(f"{directory!r} is a file, not a dataset: {hint}")
     names = sorted(os.path.basename(n.rstrip("/")) for n in fs.ls(directory))
     if not names or any(n.startswith("part-") or n == REMOVED or ".tmp-" in n for n in names):
-        return InputError(f"{directory!r} has no {MANIFEST}: the stage that writes it did not finish. Rerun it; "
+        return PathError(f"{directory!r} has no {MANIFEST}: the stage that writes it did not finish. Rerun it; "
                           "finished shards are reused.")
     shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
     what = ("a training run (checkpoints), not documents or tokens" if "checkpoints" in names or "metrics.jsonl" in names
             else f"no {MANIFEST} and no shards")
-    return UsageError(f"{directory!r} is not a selene dataset: it holds {shown}: {what}. Give the output folder "
+    return PathError(f"{directory!r} is not a selene dataset: it holds {shown}: {what}. Give the output folder "
                       "of a stage (ingest, dedup, decontaminate, blend or tokenize)")
 
 
@@ -297,12 +299,12 @@ def require_documents(directory: str, stage: str) -> DocumentManifest:
         list_shards(directory)  # raises the message that says what to run
     assert m is not None
     if not isinstance(m, DocumentManifest):
-        raise InputError(
+        raise PathError(
             f"{directory!r} holds the output of `{m.stage}`, not documents: nothing to {stage} "
             "(give a document dataset: the output of ingest, dedup, decontaminate or blend)"
         )
     if not sum(s.rows for s in m.shards):
-        raise InputError(f"{directory!r} is an empty dataset (0 documents): nothing to {stage}")
+        raise PathError(f"{directory!r} is an empty dataset (0 documents): nothing to {stage}")
     return m
 
 

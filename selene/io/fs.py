@@ -20,7 +20,7 @@ from typing import IO, Any
 import fsspec
 from fsspec.core import url_to_fs
 
-from selene.errors import OutputError, UsageError
+from selene.errors import OutputError, SeleneError, UsageError
 
 ACCEPTED_FORMS = "a local path or glob (data/*.jsonl.zst), or an fsspec URL (file://, memory://, s3://, gs://)"
 _TMP_MARK = ".tmp-"
@@ -290,18 +290,51 @@ def remove_temporaries(path: str) -> None:
 
 
 def check_writable(path: str) -> None:
-    """Fail early, naming the path, when the output location cannot be written."""
-    probe = join(path, f".selene-write-probe-{uuid.uuid4().hex[:8]}")
-    fs, p = get_fs(probe)
+    """Fail early, naming the path, when the output location cannot be written. It leaves nothing
+    behind: the folders made to try are removed again (a run makes them when it starts writing), so a
+    run refused by a later check leaves no empty output folder."""
+    fs, p = get_fs(path)
+    made = _missing(fs, p)
+    probe = os.path.join(p, f".selene-write-probe-{uuid.uuid4().hex[:8]}")
     try:
-        fs.makedirs(os.path.dirname(p), exist_ok=True)
+        fs.makedirs(p, exist_ok=True)
         try:
-            with fs.open(p, "wb") as f:
+            with fs.open(probe, "wb") as f:
                 f.write(b"ok")
         finally:
             with contextlib.suppress(OSError):
-                fs.rm(p)
+                fs.rm(probe)
     except OSError as e:
         raise OutputError(
             f"output {path!r} is not writable ({e.strerror or e}); choose another -o or fix its permissions"
         ) from None
+    finally:
+        for d in made:  # deepest first; only empty ones, and only those this check made
+            with contextlib.suppress(OSError, NotImplementedError):
+                fs.rmdir(d)
+
+
+def _missing(fs: fsspec.AbstractFileSystem, p: str) -> list[str]:
+    """`p` and the folders above it that do not exist, deepest first."""
+    made: list[str] = []
+    while p and not fs.exists(p):
+        made.append(p)
+        parent = os.path.dirname(p.rstrip("/"))
+        if parent == p:
+            break
+        p = parent
+    return made
+
+
+@contextlib.contextmanager
+def undone_on_refusal(path: str) -> Iterator[None]:
+    """While the block runs, a refusal (an error of exit status 2: the user's option, config or path
+    is wrong) removes `path` when the block made it; a `path` that existed before is never touched."""
+    existed = exists(path)
+    try:
+        yield
+    except SeleneError as e:
+        if e.exit_code == 2 and not existed:
+            with contextlib.suppress(Exception):
+                rm(path, recursive=True)
+        raise

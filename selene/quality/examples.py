@@ -28,7 +28,7 @@ from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO
 
-from selene.errors import ConfigError, InputError, SeleneError, UsageError
+from selene.errors import ConfigError, InputError, PathError, SeleneError, UsageError
 from selene.io import dataset, fs
 
 ALL_SOURCES = "*"
@@ -88,7 +88,7 @@ def _matched(pattern: str, where: str) -> list[str]:
         return [pattern]
     found = sorted(globlib.glob(pattern)) if fs.is_local(pattern) else fs.expand(pattern)[0]
     if not found:
-        raise UsageError(f"{where}: {pattern}: matches no file")
+        raise PathError(f"{where}: {pattern}: matches no file")
     return found
 
 
@@ -125,9 +125,9 @@ def _first_record(path: str) -> dict[str, object] | None:
 def _check_file(path: str, text_key: str, where: str, id_key: str | None = None) -> None:
     fix = f"name the text field: {where.split()[0]} 'NAME[text_key=FIELD]=...'"
     if not path.endswith((".parquet", *JSONL)):
-        raise UsageError(f"{where}: {path} is not {FORMS}")
+        raise PathError(f"{where}: {path} is not {FORMS}")
     if fs.size(path) == 0:
-        raise UsageError(f"{where}: {path} is empty")
+        raise PathError(f"{where}: {path} is empty")
     if path.endswith(".parquet"):
         try:
             names = dataset.open_parquet(path).schema_arrow.names

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from selene import __version__, executor
-from selene.errors import ConfigError, InputError
+from selene.errors import ConfigError
 from selene.io import dataset, fs
 from selene.manifest import DocumentManifest
 from selene.quality import fasttext
@@ -78,7 +78,7 @@ def check(inp: str, m_in: DocumentManifest, cfg: QualityConfig) -> None:
                     f"{_where(spec, cls)}.sources: {', '.join(missing)} not in {inp} (its sources: {', '.join(have)})"
                 )
             if examples.sources and not examples.files and not sum(have[s].kept for s in examples.sources):
-                raise InputError(
+                raise ConfigError(
                     f"{_where(spec, cls)}.sources: no documents of {', '.join(examples.sources)} left in {inp} "
                     "(all removed before it); a classifier needs examples of both classes"
                 )

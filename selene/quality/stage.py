@@ -31,7 +31,7 @@ import numpy as np
 import xxhash
 
 from selene import __version__, executor
-from selene.errors import ConfigError, InputError
+from selene.errors import ConfigError, InputError, InternalError, PathError, UsageError
 from selene.executor import Mapper, serial_map
 from selene.faults import failpoint
 from selene.io import dataset, fs
@@ -65,6 +65,17 @@ def classifier(path: str, label: str, digest: str | None = None) -> Classifier:
     if held is None or stale:
         held = _MODELS[(path, label)] = (digest, Classifier.load(path, label))
     return held[1]
+
+
+def check_given(c: ClassifierSpec) -> None:
+    """A classifier the user gave (not one a recipe trains), loaded before any work: a missing label
+    is a `ConfigError`, a file that is missing or no fastText classifier a `PathError` naming it."""
+    if c.model is None:
+        return
+    try:
+        classifier(c.model, c.label)
+    except InputError as e:
+        raise PathError(f"quality.classifiers[{c.name}].model: {e}") from None
 
 
 def judged(source: str, meta: str | None, cfg: QualityConfig) -> bool:
@@ -349,7 +360,7 @@ def run_quality(inp: str, out: str, cfg: QualityConfig, *, mapper: Mapper | None
     mapper = mapper or serial_map
     m_in = input_dataset(inp)
     if not cfg.classifiers:
-        raise InputError("quality: no classifiers configured (quality.classifiers: [{name, model, label}])")
+        raise UsageError("quality: no classifiers configured (quality.classifiers: [{name, model, label}])")
     missing = sorted(set(cfg.sources or ()) - set(m_in.stats.per_source))
     if missing:
         raise ConfigError(
@@ -358,8 +369,7 @@ def run_quality(inp: str, out: str, cfg: QualityConfig, *, mapper: Mapper | None
     check_judged(inp, m_in, cfg)
     recipe.check(inp, m_in, cfg)
     for c in cfg.classifiers:
-        if c.model is not None:
-            classifier(c.model, c.label)  # a missing label or a file that is not a model fails here, before any work
+        check_given(c)
     fs.check_writable(out)
     trained = recipe.train_all(inp, m_in, out, cfg, force=force)
     work = recipe.resolved(cfg, out)
@@ -425,7 +435,7 @@ def finalize(
     totals: Counter[str] = sum(counts.values(), Counter())
     n_removed = sum(v for key, v in totals.items() if key.startswith("quality:"))
     if totals["in"] != n_in or removed.rows != n_removed:
-        raise InputError("internal accounting error: documents in/removed differ from the shard counts")
+        raise InternalError("accounting: documents in/removed differ from the shard counts")
     per_source = {
         src: SourceStats(
             documents_in=c["in"],

@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow.compute as pc
 
 from selene import __version__, executor
-from selene.errors import ConfigError, InputError
+from selene.errors import ConfigError, InternalError
 from selene.executor import Mapper, serial_map
 from selene.faults import failpoint
 from selene.io import dataset, fs
@@ -221,9 +221,7 @@ def finalize(
         tokens.update(p["tokens"])
     n_in = sum(s.rows for s in m_in.shards)
     if sum(docs.values()) != n_in:
-        raise InputError(
-            f"internal accounting error: {sum(docs.values())} documents encoded, {n_in} in the input"
-        )
+        raise InternalError(f"accounting: {sum(docs.values())} documents encoded, {n_in} in the input")
     files = []
     for ext in (".bin", ".idx"):
         path = fs.join(out, cfg.prefix + ext)

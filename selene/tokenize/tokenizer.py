@@ -29,7 +29,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 import sentencepiece
 
-from selene.errors import ConfigError, InputError
+from selene.errors import ConfigError, InputError, PathError
 from selene.io import fs
 from selene.tokenize import spm
 from selene.tokenize import tiktoken_encodings as tk
@@ -205,13 +205,41 @@ def load(
     as a tokenize manifest records them (default: `tiktoken_encodings.spec_of_file`).
     `require_eod=False`: one to count tokens with (blend), whose EOD may be missing (`eod_id` -1).
 
-    A file that does not load is an `InputError` naming it; a missing EOD token a `ConfigError` naming
-    the file and the token."""
+    Loading is the check of a tokenizer the user names (tokenize.tokenizer, blend.tokenizer), made
+    before any work: a path that does not exist, a folder without a tokenizer.json or a file that
+    does not load is a `PathError` naming it (exit 2); a missing EOD token a `ConfigError` naming the
+    file and the token. `load_file` reads the copies selene wrote, where damage is an `InputError`."""
+    try:
+        return _load(path, eod_token, sp_eod_piece, spec=spec, require_eod=require_eod)
+    except InputError as e:
+        raise PathError(f"{e}; {ACCEPTED}") from None
+
+
+ACCEPTED = (
+    "a tokenizer is a sentencepiece .model file, a Hugging Face tokenizer.json or the folder that holds "
+    "one, a .tiktoken file, or tiktoken:NAME"
+)
+
+
+def check_path(path: str) -> None:
+    """The tokenizer path the user gave names something of a kind a tokenizer can be: the error says
+    what it is instead (`PathError`)."""
+    if path.startswith(tk.PREFIX):
+        return
+    if not fs.exists(path):
+        raise PathError(f"tokenizer {path!r} does not exist; {ACCEPTED}")
+    fsys, p = fs.get_fs(path)
+    if fsys.isdir(p) and kind_of(path) != "huggingface":
+        raise PathError(f"tokenizer {path!r} is a folder without a {FILES['huggingface']}; {ACCEPTED}")
+
+
+def _load(
+    path: str, eod_token: str | None, sp_eod_piece: str, *, spec: tk.Spec | None, require_eod: bool
+) -> Tokenizer:
     if path.startswith(tk.PREFIX):
         data, spec = tk.from_cache(path[len(tk.PREFIX) :])
         return _load_tiktoken(path, data, spec, eod_token, require_eod)
-    if not fs.exists(path):
-        raise InputError(f"tokenizer {path!r} does not exist")
+    check_path(path)
     kind = kind_of(path)
     if kind == "tiktoken":
         data = fs.read_bytes(path)
@@ -296,11 +324,13 @@ def load_file(path: str, eod_piece: str | None, spec: tk.Spec | None = None) -> 
     / ``tokenizer.tiktoken``), with the EOD piece its tokenize manifest records (None: the tokenizer's
     own EOS) and, for a tiktoken encoding, the pattern and special tokens it records (None: the
     ``tokenizer.tiktoken.json`` beside it, else the published encoding the file is)."""
+    if not fs.exists(path):
+        raise InputError(f"{path}: not found (the tokenizer selene wrote there is gone)")
     if kind_of(path) == "tiktoken":
-        return load(path, eod_piece, spec=spec)
+        return _load(path, eod_piece, "</s>", spec=spec, require_eod=True)
     if kind_of(path) == "sentencepiece" and eod_piece is None:
         sp = spm.load_processor(path)
         if sp.eos_id() < 0:
             raise InputError(f"{path}: the tokenizer has no end-of-document (eos) piece")
         eod_piece = str(sp.id_to_piece(sp.eos_id()))
-    return load(path, eod_piece, eod_piece or "</s>")
+    return _load(path, eod_piece, eod_piece or "</s>", spec=None, require_eod=True)

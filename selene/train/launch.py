@@ -38,7 +38,7 @@ from pydantic import ValidationError
 from selene import errors
 from selene.config import format_validation_error, load_yaml, parse_yaml
 from selene.config.pipeline import PipelineConfig
-from selene.errors import ConfigError, InputError, OutputError, SeleneError
+from selene.errors import ConfigError, InputError, OutputError, PathError, SeleneError
 from selene.executor import on_stop_request, python_module
 from selene.io.dataset import MANIFEST
 from selene.tokenize.indexed import bin_path, idx_path, validate
@@ -116,7 +116,7 @@ def check_data(cfg: TrainConfig) -> None:
     for i, prefix in enumerate(prefixes):
         field = f"train.data.prefixes[{i}]"
         if not os.path.exists(idx_path(prefix)) and not os.path.exists(bin_path(prefix)):
-            raise InputError(f"{field}: no token dataset at {prefix} (neither {prefix}.idx nor .bin exists); {_found(prefix)}")
+            raise PathError(f"{field}: no token dataset at {prefix} (neither {prefix}.idx nor .bin exists); {_found(prefix)}")
         m = token_manifest(prefix)
         vocab = cfg.model.vocab_size or (m.tokenizer.vocab_size if m is not None else None)
         try:

@@ -197,7 +197,7 @@ def test_a_missing_reference_or_pipeline_fails_before_any_work(
 ) -> None:
     pipeline = pipeline_file(tmp_path, tmp_path / "c.jsonl.zst")
     cfg = ablation(tmp_path, pipeline, "  a: {}\n", extra=f"reference: ['{tmp_path / 'nothing-*.jsonl'}']\n")
-    assert main(["ablate", str(cfg)]) != 0
+    assert main(["ablate", str(cfg)]) == 2
     assert "nothing-*.jsonl: matches no file" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
     cfg = ablation(tmp_path, pipeline, "  a: {}\n", extra="proxy: {batch: {seq_len: 4096}}\n")
@@ -209,3 +209,28 @@ def test_a_missing_reference_or_pipeline_fails_before_any_work(
     cfg = ablation(tmp_path, tmp_path / "missing.yaml", "  a: {}\n")
     assert main(["ablate", str(cfg)]) == 2
     assert "missing.yaml" in capsys.readouterr().err and not (tmp_path / "out").exists()
+
+
+def test_a_bad_setting_is_blamed_on_its_file_and_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A typo in `proxy:` names the ablation file's proxy and the line, not the first variant; one in a
+    variant names the variant and its line; one in the pipeline file names that file and its line."""
+    pipeline = pipeline_file(tmp_path, tmp_path / "c.jsonl.zst")
+    cfg = ablation(
+        tmp_path,
+        pipeline,
+        "  a: {}\n  b:\n    dedup.threshold: 1.5\n",
+        extra="proxy:\n  model: {preset: debgu}\n",
+    )
+    assert main(["ablate", str(cfg)]) == 2
+    err = capsys.readouterr().err
+    assert f"{cfg}: proxy and eval" in err and "proxy.model.preset (line 6): got 'debgu'" in err, err
+    assert "variant" not in err and "Traceback" not in err
+    cfg = ablation(tmp_path, pipeline, "  a: {}\n  b:\n    dedup.threshold: 1.5\n")
+    assert main(["ablate", str(cfg)]) == 2
+    assert "variant 'b': 1 invalid setting(s)\n  dedup.threshold (line 8): got 1.5" in capsys.readouterr().err
+    pipeline.write_text(pipeline.read_text().replace("threshold: 0.5", "threshold: 2"))
+    assert main(["ablate", str(cfg)]) == 2
+    assert f"{pipeline}: 1 invalid setting(s)\n  dedup.threshold (line 6): got 2" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from selene.errors import InputError, OutputError, UsageError
+from selene.errors import OutputError, PathError, UsageError
 from selene.io import dataset, fs
 from tests.corpus import document_manifest
 
@@ -71,7 +71,7 @@ def test_a_path_that_is_no_dataset_is_named_for_what_it_is(tmp_path: Path) -> No
 
 def test_manifest_is_the_completion_marker(root: str) -> None:
     fs.makedirs(root)
-    with pytest.raises(InputError, match="did not finish"):
+    with pytest.raises(PathError, match="did not finish"):
         dataset.list_shards(root)
     shard = fs.join(root, dataset.shard_name(0))
     w = dataset.write_table(shard, dataset.DOC_SCHEMA.empty_table())

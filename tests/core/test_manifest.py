@@ -21,7 +21,7 @@ from selene.decontaminate.stage import run_decontaminate
 from selene.dedup.config import DedupConfig
 from selene.dedup.manifest import DedupManifest
 from selene.dedup.stage import run_dedup
-from selene.errors import InputError
+from selene.errors import InputError, PathError
 from selene.ingest.config import IngestConfig
 from selene.ingest.manifest import IngestManifest
 from selene.ingest.stage import run_ingest
@@ -218,7 +218,7 @@ def test_manifest_without_version_is_read_as_version_1(
 
 def test_wrong_kind_of_dataset(runs: dict[str, dataset.StageResult[Any]]) -> None:
     with pytest.raises(
-        InputError, match="holds the output of `tokenize`, not documents: nothing to deduplicate"
+        PathError, match="holds the output of `tokenize`, not documents: nothing to deduplicate"
     ):
         run_dedup(runs["tokenize"].out, str(Path(runs["tokenize"].out).parent / "x"), DedupConfig())
     with pytest.raises(

@@ -10,7 +10,7 @@ import pytest
 from selene.cli import main
 from selene.config import parse_yaml
 from selene.config.files import DuplicateKeyError
-from selene.errors import ConfigError, InputError
+from selene.errors import ConfigError, PathError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -71,7 +71,7 @@ def test_harness_task_file_and_set_values_use_the_same_loader(tmp_path: Path) ->
     task = tmp_path / "task.yaml"
     task.write_text("task: t\ndataset_path: json\ntask: u\n")
     with pytest.raises(
-        InputError, match=r"task\.yaml: key 'task' is given twice in one mapping \(lines 1 and 3\)"
+        PathError, match=r"task\.yaml: key 'task' is given twice in one mapping \(lines 1 and 3\)"
     ):
         load_tasks([str(task)])
     from selene.eval.harness import resolve_tasks_dir

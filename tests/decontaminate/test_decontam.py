@@ -11,7 +11,7 @@ from selene.decontaminate.config import DecontaminateConfig
 from selene.decontaminate.overlap import NgramIndex, decontaminate
 from selene.decontaminate.stage import run_decontaminate
 from selene.decontaminate.tasks import load_tasks
-from selene.errors import InputError, UsageError
+from selene.errors import PathError, UsageError
 from selene.io import dataset
 from tests.corpus import write_dataset
 
@@ -94,9 +94,9 @@ def test_bad_input(tmp_path: Path) -> None:
     inp = write_dataset(str(tmp_path / "in"), corpus()[:2])
     bad = tmp_path / "tasks.csv"
     bad.write_text("a,b\n")
-    with pytest.raises(InputError, match=r"tasks\.csv"):
+    with pytest.raises(PathError, match=r"tasks\.csv"):
         run_decontaminate(inp, str(tmp_path / "o"), DecontaminateConfig(tasks=[str(bad)]))
     with pytest.raises(UsageError, match="does not exist"):
         run_decontaminate(str(tmp_path / "nope"), str(tmp_path / "o"), DecontaminateConfig(tasks=TASKS))
-    with pytest.raises(InputError, match="empty dataset"):
+    with pytest.raises(PathError, match="empty dataset"):
         run_decontaminate(write_dataset(str(tmp_path / "e"), []), str(tmp_path / "o"), DecontaminateConfig(tasks=TASKS))

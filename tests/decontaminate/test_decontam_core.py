@@ -24,7 +24,7 @@ from selene.decontaminate.overlap import (
     words,
 )
 from selene.decontaminate.tasks import TaskText, load_tasks
-from selene.errors import ConfigError, InputError
+from selene.errors import ConfigError, PathError
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "decontam"
 TASKS = Path(__file__).resolve().parents[2] / "data" / "tasks"
@@ -105,17 +105,17 @@ def test_harness_function_tags_include_and_json_splits(tmp_path: Path) -> None:
 )
 def test_bad_jsonl(tmp_path: Path, content: bytes, message: str) -> None:
     (tmp_path / "bad.jsonl").write_bytes(content)
-    with pytest.raises(InputError, match=message):
+    with pytest.raises(PathError, match=message):
         load_tasks([str(tmp_path / "bad.jsonl")])
 
 
 def test_unknown_extension_and_missing_path(tmp_path: Path) -> None:
     (tmp_path / "t.csv").write_text("goal,sol\na,b\n")
-    with pytest.raises(InputError, match=r"t\.csv: unsupported task file; accepted: a \.jsonl file"):
+    with pytest.raises(PathError, match=r"t\.csv: unsupported task file; accepted: a \.jsonl file"):
         load_tasks([str(tmp_path / "t.csv")])
-    with pytest.raises(InputError, match=r"nope\.jsonl: no such file"):
+    with pytest.raises(PathError, match=r"nope\.jsonl: no such file"):
         load_tasks([str(tmp_path / "nope.jsonl")])
-    with pytest.raises(InputError, match="no lm-eval task config"):
+    with pytest.raises(PathError, match="no lm-eval task config"):
         load_tasks([str(tmp_path)])
 
 
@@ -123,10 +123,10 @@ def test_harness_missing_data_file_and_hub_dataset(tmp_path: Path) -> None:
     (tmp_path / "t.yaml").write_text(
         "task: t\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: gone.jsonl\ntest_split: test\n"
     )
-    with pytest.raises(InputError, match=r"t\.yaml: data file 'gone\.jsonl' not found"):
+    with pytest.raises(PathError, match=r"t\.yaml: data file 'gone\.jsonl' not found"):
         load_tasks([str(tmp_path)])
     (tmp_path / "t.yaml").write_text("task: t\ndataset_path: EleutherAI/lambada_openai\ntest_split: test\n")
-    with pytest.raises(InputError, match=r"t\.yaml: dataset_path 'EleutherAI/lambada_openai' is not a local"):
+    with pytest.raises(PathError, match=r"t\.yaml: dataset_path 'EleutherAI/lambada_openai' is not a local"):
         load_tasks([str(tmp_path)])
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from selene.dedup.config import DedupConfig
 from selene.dedup.stage import run_dedup
-from selene.errors import ConfigError, InputError, UsageError
+from selene.errors import ConfigError, PathError, UsageError
 from selene.io import dataset, fs
 from tests.corpus import write_dataset
 from tests.dedup_corpus import (
@@ -201,10 +201,10 @@ def test_bad_input(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="does not exist"):  # a wrong path is bad usage: exit 2
         run_dedup(str(tmp_path / "missing"), str(tmp_path / "o"), DedupConfig())
     (tmp_path / "unfinished").mkdir()
-    with pytest.raises(InputError, match="did not finish"):
+    with pytest.raises(PathError, match="did not finish"):
         run_dedup(str(tmp_path / "unfinished"), str(tmp_path / "o"), DedupConfig())
     empty = write_dataset(str(tmp_path / "empty"), [])
-    with pytest.raises(InputError, match="empty"):
+    with pytest.raises(PathError, match="empty"):
         run_dedup(empty, str(tmp_path / "o"), DedupConfig())
 
 
@@ -463,10 +463,11 @@ def test_against_refuses_what_it_cannot_use(crawls: dict[str, str]) -> None:
     root, old = crawls["root"], crawls["old"]
 
     def error(against: list[str], **settings: object) -> str:
-        with pytest.raises((ConfigError, InputError)) as e:
+        with pytest.raises((ConfigError, PathError)) as e:
             run_dedup(
                 crawls["new_in"], root + "/x", DedupConfig(threshold=THRESHOLD, against=against, **settings)
             )  # type: ignore[arg-type]
+        assert e.value.exit_code == 2  # the path or the settings given: refused, not a failure while working
         assert not Path(root, "x").exists()  # refused before any work
         return str(e.value)
 

@@ -231,7 +231,7 @@ def test_a_registry_task_reads_the_datasets_cache_and_says_how_to_fetch_it(
     (line,) = [x for x in err.splitlines() if "error:" in x]
     for part in ("'boolq'", "aps/super_glue", "boolq", str(cache), "python -c \"import datasets; datasets.load_dataset('aps/super_glue', 'boolq')\"", "--task-data boolq=DIR", "validation.jsonl"):
         assert part in line, part
-    assert not out.exists() and list((tmp_path / "runs").iterdir()) == []  # runs/: the output lock's folder
+    assert not (tmp_path / "runs").exists()  # refused before the output is claimed: nothing made
 
     hub_cache(cache, "aps/super_glue", "boolq", {"validation": boolq_rows(BOOLQ), "train": boolq_rows(BOOLQ)}, tmp_path / "scratch")
     assert main(args) == 0, capsys.readouterr().err

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from selene.errors import ConfigError, InputError
+from selene.errors import ConfigError, InputError, PathError
 from selene.eval.checkpoint_io import load_model, tokenizer
 from selene.eval.export import export_hf, rope_permute
 from tests.tiny_checkpoint import corpus_docs, make_checkpoint
@@ -113,23 +113,21 @@ def test_gelu_layernorm_model_is_refused(tmp_path: Path) -> None:
 
 
 def test_non_checkpoint_paths_are_refused(tmp_path: Path, ckpt: str) -> None:
-    with pytest.raises(InputError, match="not a directory"):
+    with pytest.raises(PathError, match="not a directory"):
         export_hf(str(tmp_path / "missing"), str(tmp_path / "hf"))
     (tmp_path / "empty" / "step-000001").mkdir(parents=True)
-    with pytest.raises(InputError, match=r"step-000001/meta.json \(an interrupted save"):
+    with pytest.raises(PathError, match=r"step-000001/meta.json \(an interrupted save"):
         export_hf(str(tmp_path / "empty"), str(tmp_path / "hf"))
     assert not (tmp_path / "hf").exists()
 
 
 def test_existing_output_needs_overwrite(ckpt: str, tmp_path: Path) -> None:
-    from selene.errors import OutputError
-
     out = tmp_path / "hf"
     out.mkdir()
     (out / "junk").write_text("x")
-    with pytest.raises(OutputError, match="overwrite"):
+    with pytest.raises(PathError, match="give --overwrite to replace a previous export"):
         export_hf(ckpt, str(out))
-    with pytest.raises(OutputError, match="not a selene export"):  # --overwrite replaces only an export
+    with pytest.raises(PathError, match="not a selene export"):  # --overwrite replaces only an export
         export_hf(ckpt, str(out), overwrite=True)
     (out / "junk").unlink()
     export_hf(ckpt, str(out))

@@ -299,13 +299,13 @@ def test_generate_cli_refuses_bad_input(ckpt: str, tmp_path: Path, capsys: pytes
     empty = tmp_path / "empty.txt"
     empty.write_text("\n  \n")
     base = ["generate", "--checkpoint", ckpt]
-    assert main([*base, "--prompts", str(empty)]) == 1
+    assert main([*base, "--prompts", str(empty)]) == 2
     assert f"--prompts {empty}: the file has no prompts" in capsys.readouterr().err
-    assert main([*base, "--prompts", str(tmp_path / "missing.txt")]) == 1
+    assert main([*base, "--prompts", str(tmp_path / "missing.txt")]) == 2
     assert "missing.txt: cannot read it" in capsys.readouterr().err
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"prompt": "a"}\n{"text": "b"}\n')
-    assert main([*base, "--prompts", str(bad)]) == 1
+    assert main([*base, "--prompts", str(bad)]) == 2
     assert 'line 2 has no "prompt"' in capsys.readouterr().err
     for batch in ("0", "-2"):
         assert main([*base, "--prompts", str(bad), "--batch", batch]) == 2

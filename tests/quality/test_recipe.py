@@ -14,7 +14,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from selene.errors import ConfigError, InputError, UsageError
+from selene.errors import ConfigError, UsageError
 from selene.io import dataset
 from selene.quality import fasttext, hooks
 from selene.quality.config import ClassifierSpec, QualityConfig
@@ -182,7 +182,7 @@ def test_bad_recipes_fail_before_any_scoring(tmp_path: Path) -> None:
     cases = [
         (recipe_config(negative={"sources": ["spam", "news", "blogs"]}), ConfigError,
          r"quality\.classifiers\[hq\]\.train\.negative\.sources: news, blogs not in .*its sources: cc, docs, spam, wiki"),
-        (recipe_config(positive={"sources": ["wiki"]}), InputError,
+        (recipe_config(positive={"sources": ["wiki"]}), ConfigError,
          r"quality\.classifiers\[hq\]\.train\.positive\.sources: no documents of wiki left in"),
         (recipe_config(negative={"files": [str(tmp_path / "empty.jsonl")]}), UsageError,
          r"quality\.classifiers\[hq\]\.train\.negative\.files: .*empty\.jsonl is empty"),
@@ -193,7 +193,7 @@ def test_bad_recipes_fail_before_any_scoring(tmp_path: Path) -> None:
         with pytest.raises(error, match=pattern):
             run_quality(inp, str(out), cfg)
         assert not (out / "part-00000.parquet").exists() and not (out / "manifest.json").exists()
-    with pytest.raises(InputError, match=r"positive\.sources: no documents of wiki"):
+    with pytest.raises(ConfigError, match=r"positive\.sources: no documents of wiki"):
         hooks.check(
             inp, str(out), recipe_config(positive={"sources": ["wiki"]})
         )  # the preflight, as a pipeline runs it

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from selene import executor
-from selene.errors import ConfigError, InputError
+from selene.errors import ConfigError, PathError
 from selene.tokenize.config import TokenizeConfig
 from selene.tokenize.indexed import IndexedDataset
 from selene.tokenize.stage import run_tokenize, token_dtype
@@ -115,7 +115,7 @@ def test_bad_tokenizers_are_refused_naming_the_file(bpe: tuple[Any, str], tmp_pa
     broken = tmp_path / "broken" / "tokenizer.json"
     broken.parent.mkdir()
     broken.write_text('{"model": {"type": "nothing"}}')
-    with pytest.raises(InputError, match=re.escape(f"{broken}: not a Hugging Face tokenizer.json")):
+    with pytest.raises(PathError, match=re.escape(f"{broken}: not a Hugging Face tokenizer.json")):
         load(str(broken))
     with pytest.raises(ConfigError, match=re.escape(f"{bpe[1]}: the tokenizer has no token '<eod>'")):
         load(bpe[1], "<eod>")

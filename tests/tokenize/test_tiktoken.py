@@ -15,7 +15,7 @@ import pytest
 import tiktoken
 
 from selene import executor
-from selene.errors import ConfigError, InputError
+from selene.errors import ConfigError, PathError
 from selene.tokenize import tiktoken_encodings as tk
 from selene.tokenize.config import TokenizeConfig
 from selene.tokenize.indexed import IndexedDataset, choose_dtype
@@ -187,7 +187,7 @@ def test_cache_and_published_names(
         load(str(tmp_path / "tiny.tiktoken")).eod_id == load(str(tmp_path / "copy.tiktoken")).eod_id == 9_999
     )
     (tmp_path / "tiny.tiktoken").write_bytes(data + b"\n" + data.splitlines()[-1])
-    with pytest.raises(InputError, match=r"tiny.tiktoken: named like tiktoken's tiny but its sha256 is"):
+    with pytest.raises(PathError, match=r"tiny.tiktoken: named like tiktoken's tiny but its sha256 is"):
         load(str(tmp_path / "tiny.tiktoken"))
 
 
@@ -195,22 +195,20 @@ def test_bad_files_are_refused_naming_the_file(
     encoding: str, ranks: dict[bytes, int], tmp_path: Path
 ) -> None:
     missing = tmp_path / "missing.tiktoken"
-    with pytest.raises(InputError, match=re.escape(f"tokenizer {str(missing)!r} does not exist")):
+    with pytest.raises(PathError, match=re.escape(f"tokenizer {str(missing)!r} does not exist")):
         load(str(missing))
     corrupt = tmp_path / "corrupt.tiktoken"
     corrupt.write_bytes(tiktoken_bytes(ranks) + b"not-base64!! 5000\n")
     Path(f"{corrupt}.json").write_text(Path(f"{encoding}.json").read_text())
-    with pytest.raises(
-        InputError, match=re.escape(f"{corrupt}: line {len(ranks) + 1} ('not-base64!! 5000')")
-    ):
+    with pytest.raises(PathError, match=re.escape(f"{corrupt}: line {len(ranks) + 1} ('not-base64!! 5000')")):
         load(str(corrupt))
     corrupt.write_bytes(tiktoken_bytes({t: r for t, r in ranks.items() if t != b"A"}))
     with pytest.raises(
-        InputError, match=re.escape(f"{corrupt}: 1 of the 256 single-byte tokens are missing (first: 0x41)")
+        PathError, match=re.escape(f"{corrupt}: 1 of the 256 single-byte tokens are missing (first: 0x41)")
     ):
         load(str(corrupt))
     Path(f"{corrupt}.json").write_text('{"pat_str": 3}')
-    with pytest.raises(InputError, match=re.escape(f"{corrupt}.json: 'pat_str' must be")):
+    with pytest.raises(PathError, match=re.escape(f"{corrupt}.json: 'pat_str' must be")):
         load(str(corrupt))
     bare = tmp_path / "bare.tiktoken"
     bare.write_bytes(tiktoken_bytes(ranks))

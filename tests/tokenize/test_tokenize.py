@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 import sentencepiece as spm
 
-from selene.errors import ConfigError, InputError
+from selene.errors import ConfigError, PathError
 from selene.tokenize import spm as spm_mod
 from selene.tokenize.config import TokenizeConfig
 from selene.tokenize.spm import sample_lines
@@ -92,7 +92,7 @@ def test_bad_tokenizer_inputs(tokenized, tmp_path: Path) -> None:  # type: ignor
     inp = res.manifest.inputs.dataset
     junk = tmp_path / "junk.model"
     junk.write_bytes(b"not a model")
-    with pytest.raises(InputError, match="not a sentencepiece model"):
+    with pytest.raises(PathError, match="not a sentencepiece model"):
         run_tokenize(inp, str(tmp_path / "o"), TokenizeConfig(tokenizer=str(junk)))
     with pytest.raises(ConfigError, match="no piece '<eod>'"):
         run_tokenize(
@@ -100,7 +100,7 @@ def test_bad_tokenizer_inputs(tokenized, tmp_path: Path) -> None:  # type: ignor
             str(tmp_path / "o"),
             TokenizeConfig(tokenizer=f"{res.out}/tokenizer.model", eod_piece="<eod>"),
         )
-    with pytest.raises(InputError, match="empty dataset"):
+    with pytest.raises(PathError, match="empty dataset"):
         run_tokenize(write_dataset(str(tmp_path / "e"), []), str(tmp_path / "o"), TokenizeConfig())
 
 

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from selene.cli import main
-from selene.errors import ConfigError, InputError, OutputError
+from selene.errors import ConfigError, InputError, PathError
 from selene.train.config import TrainConfig
 from selene.train.launch import launch
 from tests.tiny_checkpoint import SEQ_LEN, STEPS, make_checkpoint
@@ -347,7 +347,7 @@ def test_export_overwrite_never_deletes_a_train_dir(run: Path, capsys: pytest.Ca
 
     before = snapshot(run / "train")
     code = main(["export", "--checkpoint", str(step(run)), "-o", str(run / "train"), "--overwrite"])
-    assert code == 1
+    assert code == 2  # refused before anything: the output given is not an export
     err = capsys.readouterr().err.replace("\n", "")
     assert "is not a selene export" in err and "checkpoints" in err and "nothing was deleted" in err
     assert snapshot(run / "train") == before
@@ -358,7 +358,7 @@ def test_export_overwrite_never_deletes_a_train_dir(run: Path, capsys: pytest.Ca
     assert not (run / "hf" / "stale").exists() and (run / "hf" / "model.safetensors").exists()
     (run / "mine").mkdir()
     (run / "mine" / "notes.txt").write_text("keep me")
-    with pytest.raises(OutputError, match=r"not a selene export .*notes\.txt"):
+    with pytest.raises(PathError, match=r"not a selene export .*notes\.txt"):
         export_hf(str(step(run)), str(run / "mine"), overwrite=True)
     assert (run / "mine" / "notes.txt").read_text() == "keep me"
 
@@ -425,7 +425,7 @@ def test_bad_training_data_is_refused_before_ranks_start(
     else:
         {"truncated_idx": _truncate_idx, "bad_header": _bad_header, "longer_bin": _longer_bin,
          "random_bin": _random_bin, "shifted_pointer": _shifted_pointer}[damage](p)  # fmt: skip
-    with pytest.raises(InputError, match=named):
+    with pytest.raises(PathError if damage == "missing" else InputError, match=named):  # a wrong path: exit 2
         launch(cfg, str(out), 1)
     assert not out.exists()  # refused before anything was written or launched
 

@@ -120,6 +120,14 @@ def load_error(task: str, cfg: dict[str, Any], shots: int, cache: Path, error: B
     is_hub = isinstance(path, str) and not os.path.exists(path) and path not in _packaged_builders()
     if not is_hub or hub_cached(cfg, cache):
         return ConfigError(f"task {task!r} could not load its dataset {dataset}: {why}")
+    return not_cached(task, cfg, shots, cache)
+
+
+def not_cached(task: str, cfg: dict[str, Any], shots: int, cache: Path) -> ConfigError:
+    """The error of `task` whose Hub dataset is not in the datasets `cache`: how to get it there, or
+    how to give local files instead."""
+    path, name = cfg.get("dataset_path"), cfg.get("dataset_name")
+    dataset = f"{path}" + (f" (configuration {name})" if name else "")
     args = ", ".join(repr(a) for a in (path, name) if a)
     files = " and ".join(f"{s}.jsonl" for s in needed_splits(cfg, shots)) or "its split files"
     return ConfigError(
