@@ -11,7 +11,7 @@ from prefect.cache_policies import NO_CACHE
 from selene.ablate import compare
 from selene.ablate.config import AblationConfig
 from selene.ablate.run import run_ablation
-from selene.flows import live
+from selene.flows import command, live
 from selene.flows.stage import engine_settings, publish, run_flow
 from selene.job import checked
 
@@ -29,4 +29,4 @@ def _ablation_flow(cfg: AblationConfig, where: str) -> dict[str, Any]:
 
 def ablation_flow(cfg: AblationConfig, where: str) -> dict[str, Any]:
     with engine_settings(), live.reraise_stopped():
-        return _ablation_flow(cfg, where)
+        return command.call(_ablation_flow, {"cfg": cfg, "where": where})

@@ -29,6 +29,7 @@ from prefect.deployments.runner import EntrypointType, RunnerDeployment
 from selene import registry
 from selene.config.pipeline import PipelineConfig, load_pipeline_config
 from selene.errors import ConfigError
+from selene.flows import command
 from selene.flows.pipeline import pipeline_flow
 from selene.flows.stage import run_flow
 from selene.pipeline import active_stages, claim, job
@@ -60,8 +61,14 @@ def _stage_wrapper(stage: registry.Stage) -> Any:
             return run_flow(job(cfg, stage.name), force).summary()
 
     run_from_file.__name__ = run_from_file.__qualname__ = f"run_{stage.name}_from_file"
-    reads = "the config's sources" if stage.reads == "sources" else f"its {stage.reads} (the previous stage's output)"
-    run_from_file.__doc__ = f"{stage.help} Reads {reads}; writes its {stage.writes} to `<run_dir>/{stage.name}`."
+    reads = (
+        "the config's sources"
+        if stage.reads == "sources"
+        else f"its {stage.reads} (the previous stage's output)"
+    )
+    run_from_file.__doc__ = (
+        f"{stage.help} Reads {reads}; writes its {stage.writes} to `<run_dir>/{stage.name}`."
+    )
     return flow(name=f"selene-{stage.name}", log_prints=True)(run_from_file)
 
 
@@ -89,8 +96,15 @@ def build_deployments(config_path: str, *, only: Sequence[str] | None = None) ->
     """
     path = os.path.abspath(config_path)
     cfg = _load(path)
+    if cfg.name == command.DEPLOYMENT:
+        raise ConfigError(
+            f"{config_path}: name {cfg.name!r} is the deployment that selene commands' own runs come from; "
+            "choose another name for the served deployments"
+        )
     stages = registry.NAMES
-    names = list(only) if only is not None else ["pipeline", *active_stages(cfg)]  # a stage the config leaves off has nothing to run
+    names = (
+        list(only) if only is not None else ["pipeline", *active_stages(cfg)]
+    )  # a stage the config leaves off has nothing to run
     unknown = sorted(set(names) - {"pipeline", *stages})
     if unknown:
         raise ConfigError(

@@ -87,7 +87,9 @@ class LiveBoard:
         self.last: tuple[int, int, float | None] | None = None
         self.checkpoints: list[tuple[int, str]] = []
         context = contextvars.copy_context()
-        self.thread = threading.Thread(target=context.run, args=(self._loop,), name="selene-live-board", daemon=True)
+        self.thread = threading.Thread(
+            target=context.run, args=(self._loop,), name="selene-live-board", daemon=True
+        )
         self.thread.start()
 
     def event(self, kind: str, payload: dict[str, Any]) -> None:
@@ -181,7 +183,8 @@ class LiveBoard:
         from prefect.artifacts import create_table_artifact
 
         table = [
-            {label: _fmt(r[key], spec) if key in r else "" for key, label, spec in _COLUMNS} for r in reversed(self.rows)
+            {label: _fmt(r[key], spec) if key in r else "" for key, label, spec in _COLUMNS}
+            for r in reversed(self.rows)
         ]
         step, steps, eta = self.last or (0, 0, None)
         create_table_artifact(

@@ -30,7 +30,7 @@ from selene import registry
 from selene.artifacts import Artifact, Markdown, Table
 from selene.errors import SeleneError, Stopped
 from selene.executor import INLINE_SECONDS, RETRIES, chunks, local_kind, process_pool, report
-from selene.flows import live
+from selene.flows import command, live
 from selene.job import Job, execute
 
 T = TypeVar("T")
@@ -131,7 +131,9 @@ def task_runner(kind: str, workers: int, address: str | None) -> Any:
 
         if address:
             return DaskTaskRunner(address=address)
-        return DaskTaskRunner(cluster_kwargs={"n_workers": workers, "threads_per_worker": 1, "processes": True})
+        return DaskTaskRunner(
+            cluster_kwargs={"n_workers": workers, "threads_per_worker": 1, "processes": True}
+        )
     return ThreadPoolTaskRunner(max_workers=max(1, workers))
 
 
@@ -165,15 +167,21 @@ def stage_flow(name: str) -> Any:
 
     body.__name__ = body.__qualname__ = f"{name.replace('-', '_')}_flow"
     body.__doc__ = stage.help
-    return flow(name=name, log_prints=True, validate_parameters=False, flow_run_name=f"{name} → {{out}}")(body)
+    return flow(name=name, log_prints=True, validate_parameters=False, flow_run_name=f"{name} → {{out}}")(
+        body
+    )
 
 
 def run_flow(job: Job, force: bool) -> Any:
     """`job` as its stage's flow (a sub-flow when called inside another flow)."""
     ex = job.executor_config()
-    fl = stage_flow(job.stage).with_options(task_runner=task_runner(local_kind(ex.kind, job.paths()), ex.workers, ex.address))
+    fl = stage_flow(job.stage).with_options(
+        task_runner=task_runner(local_kind(ex.kind, job.paths()), ex.workers, ex.address)
+    )
     with engine_settings(), live.reraise_stopped():
-        return fl(job.inp, job.out, job.cfg, job.executor, force=force)
+        return command.call(
+            fl, {"inp": job.inp, "out": job.out, "cfg": job.cfg, "executor": job.executor, "force": force}
+        )
 
 
 @contextlib.contextmanager

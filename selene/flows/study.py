@@ -7,6 +7,7 @@ from typing import Any
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
+from selene.flows import command
 from selene.flows.stage import engine_settings, publish
 from selene.plan import study
 from selene.plan.config import ScalingStudyConfig
@@ -25,4 +26,4 @@ def _scaling_study_flow(cfg: ScalingStudyConfig) -> dict[str, Any]:
 
 def scaling_study_flow(cfg: ScalingStudyConfig) -> dict[str, Any]:
     with engine_settings():
-        return _scaling_study_flow(cfg)
+        return command.call(_scaling_study_flow, {"cfg": cfg})
