@@ -29,7 +29,7 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from selene import registry
 from selene.artifacts import Artifact, Markdown, Table
 from selene.errors import SeleneError, Stopped
-from selene.executor import INLINE_SECONDS, RETRIES, chunks, local_kind, process_pool, report
+from selene.executor import INLINE_SECONDS, RETRIES, chunks, local_kind, process_pool, report, stop_requested
 from selene.flows import command, live
 from selene.job import Job, execute
 
@@ -41,6 +41,12 @@ class PrefectMapper:
 
     As `LocalMapper`, a step's items run in the task threads until the step has taken
     `INLINE_SECONDS`; only then, with ``processes``, is the process pool started and used.
+
+    A stop request (`selene.executor.request_stop`: a Cancel in the dashboard) ends the step at its
+    items' boundaries: each task group finishes the item at hand and takes no more (it ends
+    Completed: nothing failed), a step not started yet is not started, and the step raises `Stopped`
+    in one line. What the finished items wrote stays, and the stage's completion markers make the
+    same command resume from them. Dask groups, which run elsewhere, finish their items.
     """
 
     def __init__(self, kind: str, workers: int) -> None:
@@ -61,10 +67,13 @@ class PrefectMapper:
         done = [0]
         lock = threading.Lock()
         started = time.perf_counter()
+        _stop_if_requested(name, 0, total)
 
         def run_group(first: int, end: int) -> list[T]:
             out = []
             for a in args[first:end]:
+                if stop_requested() is not None:
+                    break
                 pool = self._pool_for(started)
                 out.append(fn(*a) if pool is None else pool.submit(fn, *a).result())
                 with lock:  # item by item where the task runs in this process (threads, processes)
@@ -92,11 +101,22 @@ class PrefectMapper:
                 if finished > done[0]:
                     done[0] = finished
                     report(name, done[0], total)
-        return [r for f in futures for r in f.result()]
+        results = [r for f in futures for r in f.result()]
+        _stop_if_requested(name, len(results), total)
+        return results
 
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
+
+
+def _stop_if_requested(step: str, done: int, total: int) -> None:
+    reason = stop_requested()
+    if reason is not None:
+        raise Stopped(
+            f"cancelled ({reason}): stopped in step {step} with {done} of {total} items done; "
+            "the same command resumes from them"
+        )
 
 
 def _retry_unless_user_error(task: Any, task_run: Any, state: Any) -> bool:

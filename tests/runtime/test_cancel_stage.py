@@ -1,0 +1,102 @@
+"""A data stage's flow run, as a command makes it: from the flow's own deployment (the dashboard
+offers Cancel only there), and a Cancel of it (the run set to CANCELLING, what the button sends)
+stops the stage at its next item with one line, the run Cancelled; the same command then resumes
+and writes what an uninterrupted run writes."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from selene import executor
+from selene.errors import Stopped
+from selene.ingest.config import IngestConfig
+from tests.ingest.test_ingest import build_corpus
+from tests.pipeline_runs import output_hashes
+
+
+@pytest.fixture
+def specs(tmp_path: Path):  # type: ignore[no-untyped-def]
+    return build_corpus(tmp_path / "corpus")[0]
+
+
+def _cancel_when_first_file_is_read(client: Any, flow_runs: list[Any]) -> Any:
+    """A progress hook: after the first input file, the run is cancelled as the dashboard does it,
+    and the hook holds that file's task until the cancel watch has turned it into a stop request."""
+    from prefect.runtime import flow_run
+    from prefect.states import Cancelling
+
+    def hook(step: str, done: int, total: int) -> None:
+        if step != "ingest-file" or done != 1:
+            return
+        run_id = flow_run.get_id()
+        flow_runs.append(run_id)
+        client.set_flow_run_state(run_id, Cancelling(), force=True)
+        deadline = time.monotonic() + 60
+        while executor.stop_requested() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    return hook
+
+
+def test_a_cancelled_data_stage_stops_at_its_next_item_and_resumes(
+    specs, tmp_path: Path, prefect_api: str, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.objects import StateType
+
+    from selene.config import ExecutorConfig
+    from selene.flows import live
+    from selene.flows.stage import run_flow
+    from selene.job import Job, run_direct
+
+    monkeypatch.setattr(live.CancelWatch, "INTERVAL", 0.2)
+    job = Job(
+        "ingest",
+        None,
+        str(tmp_path / "ingest"),
+        IngestConfig(sources=specs),
+        ExecutorConfig(kind="threads", workers=1),
+    )
+    flow_runs: list[Any] = []
+    with get_client(sync_client=True) as client:
+        executor.set_progress_hook(_cancel_when_first_file_is_read(client, flow_runs))
+        try:
+            with pytest.raises(Stopped) as stopped:
+                run_flow(job, False)
+        finally:
+            executor.set_progress_hook(None)
+        assert str(stopped.value) == (
+            "cancelled (from the dashboard): stopped in step ingest-file with 1 of 4 items done; "
+            "the same command resumes from them"
+        )
+        assert stopped.value.exit_code == 1
+        assert executor.stop_requested() is None  # served: the next run in this process starts clean
+        run = client.read_flow_run(flow_runs[0])
+        assert run.state is not None and run.state.type == StateType.CANCELLED
+        assert run.state.message == str(stopped.value)
+        assert (
+            run.deployment_id is not None
+            and client.read_deployment(run.deployment_id).name == "selene-command"
+        )
+        tasks = client.read_task_runs()
+        ours = [t for t in tasks if t.flow_run_id == run.id]
+        assert ours and all(t.state is not None and t.state.type == StateType.COMPLETED for t in ours)
+
+    # the same command resumes, and its output is an uninterrupted run's
+    result = run_flow(job, False)
+    assert not result.skipped and result.manifest.stats.documents_in == 25
+    fresh = Job(
+        "ingest",
+        None,
+        str(tmp_path / "fresh"),
+        IngestConfig(sources=specs),
+        ExecutorConfig(kind="threads", workers=1),
+    )
+    run_direct(fresh, False)
+    assert output_hashes(tmp_path, ["ingest"]) == {
+        k.replace("fresh", "ingest", 1): v for k, v in output_hashes(tmp_path, ["fresh"]).items()
+    }
