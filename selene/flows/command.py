@@ -50,7 +50,11 @@ def call(fl: Any, parameters: dict[str, Any]) -> Any:
         print(f"the dashboard's Cancel is not offered for this run: {e.response.status_code} from the server when "
               f"making it from deployment {fl.name}/{DEPLOYMENT}; Ctrl-C stops it", file=sys.stderr)  # fmt: skip
         return fl(**parameters)
-    return run_flow(fl, flow_run=flow_run, parameters=parameters)
+    # Prefect watches a deployment's run for a Suspend on a websocket of its own, and waits for it
+    # to connect without a bound: a stuck server would hold the command there, and the watch costs
+    # about 0.2 s a run. A command's run has nothing to resume it after a Suspend, so the engine is
+    # handed the run without its deployment; it reads the whole run back as the flow starts.
+    return run_flow(fl, flow_run=flow_run.model_copy(update={"deployment_id": None}), parameters=parameters)
 
 
 def create_run(fl: Any, parameters: dict[str, Any]) -> Any:
