@@ -100,3 +100,53 @@ def test_a_cancelled_data_stage_stops_at_its_next_item_and_resumes(
     assert output_hashes(tmp_path, ["ingest"]) == {
         k.replace("fresh", "ingest", 1): v for k, v in output_hashes(tmp_path, ["fresh"]).items()
     }
+
+
+def test_the_cancel_watch_hears_the_deployment_run_that_started_the_process(
+    prefect_api: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under ``selene deploy`` a stage runs as a sub-flow of the served deployment's run, the one
+    whose page offers Cancel: the watch of the stage's run hears that run's Cancel too."""
+    from prefect import flow
+    from prefect.client.orchestration import get_client
+    from prefect.states import Cancelling, Running
+
+    from selene.flows import live
+
+    @flow(name="cancel-watch-probe")
+    def probe() -> None:
+        pass
+
+    monkeypatch.setattr(live.CancelWatch, "INTERVAL", 0.1)
+    with get_client(sync_client=True) as client:
+        stage_run, deployment_run = (client.create_flow_run(probe, state=Running()) for _ in range(2))
+        monkeypatch.setenv("PREFECT__FLOW_RUN_ID", str(deployment_run.id))
+        assert live.root_run() == deployment_run.id
+        executor.clear_stop_request()
+        watch = live.CancelWatch(stage_run.id, live.root_run())
+        try:
+            time.sleep(0.5)
+            assert executor.stop_requested() is None  # both running
+            client.set_flow_run_state(deployment_run.id, Cancelling(), force=True)
+            deadline = time.monotonic() + 30
+            while executor.stop_requested() is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert executor.stop_requested() == "from the dashboard"
+        finally:
+            watch.close()
+            executor.clear_stop_request()
+
+
+def test_a_deployment_run_whose_stage_stopped_ends_cancelled_with_its_line() -> None:
+    from selene.flows.deploy import _cancelled_cleanly
+
+    def stopped() -> None:
+        raise Stopped("terminated (SIGTERM): stopped at step 57, checkpoint out/checkpoints/step-000057")
+
+    state = _cancelled_cleanly(stopped)
+    assert (
+        state.is_cancelled()
+        and state.message
+        == "terminated (SIGTERM): stopped at step 57, checkpoint out/checkpoints/step-000057"
+    )
+    assert _cancelled_cleanly(lambda: 3) == 3
