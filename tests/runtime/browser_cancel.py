@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from typing import Any
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import sync_playwright
@@ -27,6 +28,13 @@ PAGE_SECONDS = 120  # a loaded 2-core machine: the dashboard's first load compil
 FINAL_SECONDS = 300
 
 
+def loaded(page: Any) -> None:
+    """The run's page with its state, its logs and its buttons drawn (they fade in after the state)."""
+    page.get_by_text("Running", exact=True).first.wait_for()
+    page.get_by_text("Beginning flow run").first.wait_for()
+    page.wait_for_timeout(2000)
+
+
 def main(chromium: str, shots: str, run_id: str, dashboard: str) -> int:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=FLAGS, headless=True)
@@ -34,7 +42,7 @@ def main(chromium: str, shots: str, run_id: str, dashboard: str) -> int:
         page.set_default_timeout(PAGE_SECONDS * 1000)
 
         page.goto(f"{dashboard}/v2/runs/flow-run/{run_id}")
-        page.get_by_text("Running", exact=True).first.wait_for()  # the run's state: the page is loaded
+        loaded(page)
         page.get_by_role("button", name="Open menu").click()
         page.get_by_role("menuitem").first.wait_for()
         items = [t.strip() for t in page.get_by_role("menuitem").all_inner_texts()]
@@ -44,7 +52,7 @@ def main(chromium: str, shots: str, run_id: str, dashboard: str) -> int:
             return 3
 
         page.goto(f"{dashboard}/runs/flow-run/{run_id}")
-        page.get_by_text("Running", exact=True).first.wait_for()
+        loaded(page)
         button = page.get_by_role("button", name="Cancel", exact=True)
         enabled = button.is_enabled()
         page.screenshot(path=f"{shots}/before.png")
