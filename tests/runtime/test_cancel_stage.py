@@ -150,3 +150,53 @@ def test_a_deployment_run_whose_stage_stopped_ends_cancelled_with_its_line() -> 
         == "terminated (SIGTERM): stopped at step 57, checkpoint out/checkpoints/step-000057"
     )
     assert _cancelled_cleanly(lambda: 3) == 3
+
+
+def test_a_cancelled_pipeline_run_stops_its_stage_and_starts_no_other(
+    specs, tmp_path: Path, prefect_api: str, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """`selene run`: the pipeline's run is the one with Cancel (its own deployment); a Cancel of it
+    stops the stage running (ingest, at its next file) and the next stage never starts."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterName
+    from prefect.client.schemas.objects import StateType
+    from prefect.states import Cancelling
+
+    from selene.config.pipeline import load_pipeline_config
+    from selene.flows import live
+    from selene.flows.pipeline import pipeline_flow
+
+    monkeypatch.setattr(live.CancelWatch, "INTERVAL", 0.2)
+    sources = "".join(f"    - {{name: {s.name}, glob: '{s.glob}'}}\n" for s in specs)
+    path = tmp_path / "pipeline.yaml"
+    path.write_text(
+        f"name: cancel-{tmp_path.name}\nrun_dir: {tmp_path / 'run'}\nexecutor: {{workers: 1}}\ningest:\n  sources:\n{sources}"
+    )
+    cfg = load_pipeline_config(str(path))
+    named = FlowRunFilter(name=FlowRunFilterName(like_=f"pipeline {cfg.name}"))
+    with get_client(sync_client=True) as client:
+
+        def hook(step: str, done: int, total: int) -> None:
+            if step == "ingest-file" and done == 1:
+                client.set_flow_run_state(
+                    client.read_flow_runs(flow_run_filter=named)[0].id, Cancelling(), force=True
+                )
+                deadline = time.monotonic() + 60
+                while executor.stop_requested() is None and time.monotonic() < deadline:
+                    time.sleep(0.05)
+
+        executor.set_progress_hook(hook)
+        try:
+            with pytest.raises(
+                Stopped, match=r"^cancelled \(from the dashboard\): stopped in step ingest-file with 1 of 4"
+            ):
+                pipeline_flow(cfg, until_stage="dedup")
+        finally:
+            executor.set_progress_hook(None)
+        run = client.read_flow_runs(flow_run_filter=named)[0]
+        assert run.state is not None and run.state.type == StateType.CANCELLED
+        assert (
+            run.deployment_id is not None
+            and client.read_deployment(run.deployment_id).name == "selene-command"
+        )
+    assert not (tmp_path / "run" / "dedup").exists()
