@@ -13,6 +13,7 @@ Prints one JSON line per page with what it offered; exits 3 when a page offers n
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from typing import Any
@@ -29,9 +30,10 @@ FINAL_SECONDS = 300
 
 
 def loaded(page: Any) -> None:
-    """The run's page with its state, its logs and its buttons drawn (they fade in after the state)."""
+    """The run's page with its state, its logs (a training step's line) and its buttons drawn (they
+    fade in after the state)."""
     page.get_by_text("Running", exact=True).first.wait_for()
-    page.get_by_text("Beginning flow run").first.wait_for()
+    page.get_by_text(re.compile(r"^step \d+/\d+")).first.wait_for()
     page.wait_for_timeout(2000)
 
 

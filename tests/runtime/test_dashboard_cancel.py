@@ -85,8 +85,6 @@ def test_cancel_clicked_in_the_dashboard_stops_selene_train(tmp_path: Path) -> N
             return runs[0] if runs and runs[0]["state_type"] == "RUNNING" else None
 
         run = wait_for(running, START_SECONDS, "the train flow run", proc)
-        deployment = get(f"{api}/deployments/{run['deployment_id']}")
-        assert deployment["name"] == "selene-command"
         wait_for(lambda: complete_steps(str(out / "checkpoints")), START_SECONDS, "a first checkpoint", proc)
 
         browser = subprocess.run([str(BROWSER_PYTHON), str(Path(__file__).with_name("browser_cancel.py")), str(CHROMIUM),
@@ -96,6 +94,7 @@ def test_cancel_clicked_in_the_dashboard_stops_selene_train(tmp_path: Path) -> N
             f"the browser: exit {browser.returncode}\n{browser.stdout[-3000:]}\n{browser.stderr[-3000:]}"
         )
         assert '"Cancel"' in browser.stdout and '"v1 cancel button enabled": true' in browser.stdout
+        assert get(f"{api}/deployments/{run['deployment_id']}")["name"] == "selene-command"
         rc = proc.wait(STOP_SECONDS)
         text = proc.stdout.read() if proc.stdout else ""
         final = get(f"{api}/flow_runs/{run['id']}")
