@@ -10,11 +10,13 @@ console line), the loss curve (``train-loss``) at each validation and checkpoint
 checkpoints as they land (``train-checkpoints``). When the server fails a call, one warning says
 so and the rest of the run's updates are dropped: training goes on.
 
-`CancelWatch` reads the flow run's state every `CancelWatch.INTERVAL` seconds. A Cancel sets it to
-CANCELLING, which Prefect itself acts on only for runs a worker started; here it becomes
-`selene.executor.request_stop`, which training takes as a SIGTERM (finish the step, checkpoint, exit).
-The stage then raises `selene.errors.Stopped`, and the flow ends Cancelled with its message
-(`cancelled`).
+`CancelWatch` reads the flow run's state (and that of the deployment run that started the process,
+under ``selene deploy``) every `CancelWatch.INTERVAL` seconds. A Cancel sets it to CANCELLING, which
+Prefect itself acts on only for runs a worker started; here it becomes `selene.executor.request_stop`,
+which training takes as a SIGTERM (finish the step, checkpoint, exit) and a data stage's task groups
+as the end of their items (`selene.flows.stage.PrefectMapper`). The stage then raises
+`selene.errors.Stopped`, and the flow ends Cancelled with its message (`cancelled`). The dashboard
+offers Cancel only because a command's run is made from a deployment (`selene.flows.command`).
 """
 
 from __future__ import annotations
