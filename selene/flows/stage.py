@@ -49,8 +49,8 @@ class PrefectMapper:
     same command resume from them. Dask groups, which run elsewhere, finish their items.
     """
 
-    def __init__(self, kind: str, workers: int) -> None:
-        self.kind, self.workers = kind, workers
+    def __init__(self, kind: str, workers: int, stage: str = "") -> None:
+        self.kind, self.workers, self.stage = kind, workers, stage
         self._pool: cf.Executor | None = None
         self._lock = threading.Lock()
 
@@ -67,7 +67,7 @@ class PrefectMapper:
         done = [0]
         lock = threading.Lock()
         started = time.perf_counter()
-        _stop_if_requested(name, 0, total)
+        self._stop_if_requested(name, 0, total)
 
         def run_group(first: int, end: int) -> list[T]:
             out = []
@@ -102,21 +102,21 @@ class PrefectMapper:
                     done[0] = finished
                     report(name, done[0], total)
         results = [r for f in futures for r in f.result()]
-        _stop_if_requested(name, len(results), total)
+        self._stop_if_requested(name, len(results), total)
         return results
+
+    def _stop_if_requested(self, step: str, done: int, total: int) -> None:
+        reason = stop_requested()
+        if reason is not None:
+            what = f"the {self.stage} stage" if self.stage else "the stage"
+            raise Stopped(
+                f"cancelled ({reason}): {what} stopped in step {step} with {done} of {total} items done; "
+                "the same command resumes from them"
+            )
 
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(cancel_futures=True)
-
-
-def _stop_if_requested(step: str, done: int, total: int) -> None:
-    reason = stop_requested()
-    if reason is not None:
-        raise Stopped(
-            f"cancelled ({reason}): stopped in step {step} with {done} of {total} items done; "
-            "the same command resumes from them"
-        )
 
 
 def _retry_unless_user_error(task: Any, task_run: Any, state: Any) -> bool:
@@ -173,7 +173,7 @@ def stage_flow(name: str) -> Any:
     def body(inp: str | None, out: str, cfg: Any, executor: Any = None, force: bool = False) -> Any:
         job = Job(name, inp, out, cfg, executor)
         ex = job.executor_config()
-        mapper = PrefectMapper(local_kind(ex.kind, job.paths()), ex.workers)
+        mapper = PrefectMapper(local_kind(ex.kind, job.paths()), ex.workers, name)
         try:
             with live.watched():
                 result = execute(job, mapper, force)

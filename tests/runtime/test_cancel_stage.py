@@ -70,7 +70,7 @@ def test_a_cancelled_data_stage_stops_at_its_next_item_and_resumes(
         finally:
             executor.set_progress_hook(None)
         assert str(stopped.value) == (
-            "cancelled (from the dashboard): stopped in step ingest-file with 1 of 4 items done; "
+            "cancelled (from the dashboard): the ingest stage stopped in step ingest-file with 1 of 4 items done; "
             "the same command resumes from them"
         )
         assert stopped.value.exit_code == 1
@@ -188,7 +188,8 @@ def test_a_cancelled_pipeline_run_stops_its_stage_and_starts_no_other(
         executor.set_progress_hook(hook)
         try:
             with pytest.raises(
-                Stopped, match=r"^cancelled \(from the dashboard\): stopped in step ingest-file with 1 of 4"
+                Stopped,
+                match=r"^cancelled \(from the dashboard\): the ingest stage stopped in step ingest-file with 1 of 4",
             ):
                 pipeline_flow(cfg, until_stage="dedup")
         finally:
