@@ -96,6 +96,8 @@ class PrefectMapper:
         report(name, 0, total)
         finished = 0
         for f in as_completed(futures):
+            if stop_requested() is not None:  # a group that stopped early did not do its whole size
+                continue
             finished += size[id(f)]
             with lock:  # group by group where it ran elsewhere (Dask)
                 if finished > done[0]:

@@ -23,13 +23,16 @@ def specs(tmp_path: Path):  # type: ignore[no-untyped-def]
     return build_corpus(tmp_path / "corpus")[0]
 
 
-def _cancel_when_first_file_is_read(client: Any, flow_runs: list[Any]) -> Any:
+def _cancel_when_first_file_is_read(
+    client: Any, flow_runs: list[Any], progress: list[tuple[str, int, int]]
+) -> Any:
     """A progress hook: after the first input file, the run is cancelled as the dashboard does it,
     and the hook holds that file's task until the cancel watch has turned it into a stop request."""
     from prefect.runtime import flow_run
     from prefect.states import Cancelling
 
     def hook(step: str, done: int, total: int) -> None:
+        progress.append((step, done, total))
         if step != "ingest-file" or done != 1:
             return
         run_id = flow_run.get_id()
@@ -62,8 +65,9 @@ def test_a_cancelled_data_stage_stops_at_its_next_item_and_resumes(
         ExecutorConfig(kind="threads", workers=1),
     )
     flow_runs: list[Any] = []
+    progress: list[tuple[str, int, int]] = []
     with get_client(sync_client=True) as client:
-        executor.set_progress_hook(_cancel_when_first_file_is_read(client, flow_runs))
+        executor.set_progress_hook(_cancel_when_first_file_is_read(client, flow_runs, progress))
         try:
             with pytest.raises(Stopped) as stopped:
                 run_flow(job, False)
@@ -74,6 +78,9 @@ def test_a_cancelled_data_stage_stops_at_its_next_item_and_resumes(
             "the same command resumes from them"
         )
         assert stopped.value.exit_code == 1
+        assert (
+            max(done for step, done, _ in progress if step == "ingest-file") == 1
+        )  # as the progress bar says
         assert executor.stop_requested() is None  # served: the next run in this process starts clean
         run = client.read_flow_run(flow_runs[0])
         assert run.state is not None and run.state.type == StateType.CANCELLED
