@@ -179,12 +179,19 @@ def stage_flow(name: str) -> Any:
         try:
             with live.watched():
                 result = execute(job, mapper, force)
+                late = stop_requested()  # (the outermost watch clears it as it ends)
         except Stopped as e:  # Ctrl-C, SIGTERM or Cancel, and the stage stopped cleanly
             return live.cancelled(e)
         finally:
             mapper.close()
         if stage.artifacts:
             publish(registry.load(stage.artifacts)(result, cfg))
+        # A Cancel after the last item: Prefect refuses Completed once the run is Cancelling (it would
+        # stay so), and the run ends Cancelled saying the output is complete.
+        if late is not None:
+            return live.cancelled(
+                Stopped(f"cancelled ({late}) as the {name} stage finished: its output is complete")
+            )
         return result
 
     body.__name__ = body.__qualname__ = f"{name.replace('-', '_')}_flow"

@@ -208,3 +208,55 @@ def test_a_cancelled_pipeline_run_stops_its_stage_and_starts_no_other(
             and client.read_deployment(run.deployment_id).name == "selene-command"
         )
     assert not (tmp_path / "run" / "dedup").exists()
+
+
+def test_a_cancel_after_the_last_item_ends_the_run_cancelled_with_the_output_complete(
+    specs, tmp_path: Path, prefect_api: str, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    """A Cancel while the stage finishes (its manifest, after every item): the output is complete and
+    the run ends Cancelled saying so (Prefect refuses a Completed run once it is Cancelling: it would
+    stay Cancelling)."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.objects import StateType
+    from prefect.runtime import flow_run
+    from prefect.states import Cancelling
+
+    from selene.config import ExecutorConfig
+    from selene.flows import live, stage
+    from selene.job import Job
+
+    monkeypatch.setattr(live.CancelWatch, "INTERVAL", 0.2)
+    real_execute = stage.execute
+    runs: list[Any] = []
+
+    def execute_then_cancel(*args: Any) -> Any:
+        result = real_execute(*args)
+        runs.append(flow_run.get_id())
+        with get_client(sync_client=True) as client:
+            client.set_flow_run_state(runs[0], Cancelling(), force=True)
+        deadline = time.monotonic() + 60
+        while executor.stop_requested() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return result
+
+    monkeypatch.setattr(stage, "execute", execute_then_cancel)
+    job = Job(
+        "ingest",
+        None,
+        str(tmp_path / "ingest"),
+        IngestConfig(sources=specs),
+        ExecutorConfig(kind="threads", workers=1),
+    )
+    with pytest.raises(
+        Stopped,
+        match=r"^cancelled \(from the dashboard\) as the ingest stage finished: its output is complete$",
+    ):
+        stage.run_flow(job, False)
+    assert (tmp_path / "ingest" / "manifest.json").exists()
+    with get_client(sync_client=True) as client:
+        state = client.read_flow_run(runs[0]).state
+    assert (
+        state is not None
+        and state.type == StateType.CANCELLED
+        and "its output is complete" in str(state.message)
+    )
