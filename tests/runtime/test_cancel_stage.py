@@ -260,3 +260,65 @@ def test_a_cancel_after_the_last_item_ends_the_run_cancelled_with_the_output_com
         and state.type == StateType.CANCELLED
         and "its output is complete" in str(state.message)
     )
+
+
+def _cancel_and_wait(client: Any, run_id: Any) -> None:
+    """The run cancelled as the dashboard does it, and the cancel watch has heard it."""
+    from prefect.states import Cancelling
+
+    client.set_flow_run_state(run_id, Cancelling(), force=True)
+    deadline = time.monotonic() + 60
+    while executor.stop_requested() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def test_a_cancelled_ablation_or_study_run_starts_no_further_step(
+    prefect_api: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`selene ablate` and `selene scaling-study` runs (their own deployments, like every command's):
+    a Cancel of the run stops it before its next stage or step, and the run ends Cancelled."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.objects import StateType
+    from prefect.runtime import flow_run
+
+    from selene.flows import ablate, live, study
+    from selene.job import Job
+
+    monkeypatch.setattr(live.CancelWatch, "INTERVAL", 0.1)
+    runs: list[Any] = []
+    ran: list[str] = []
+
+    def ablation(cfg: Any, where: str, run_job: Any, step: Any) -> dict[str, Any]:
+        run_job(Job("ingest", None, "variant-a", None), False)
+        runs.append(flow_run.get_id())
+        with get_client(sync_client=True) as client:
+            _cancel_and_wait(client, runs[-1])
+        run_job(Job("dedup", None, "variant-a", None), False)
+        raise AssertionError("a stage started after the Cancel")
+
+    monkeypatch.setattr(ablate, "run_ablation", ablation)
+    monkeypatch.setattr(ablate, "run_flow", lambda job, force: ran.append(job.stage))
+    monkeypatch.setattr(ablate, "checked", lambda run: run)  # no outputs to claim here
+    with pytest.raises(Stopped, match=r"^cancelled \(from the dashboard\) before the dedup stage$"):
+        ablate.ablation_flow(type("Cfg", (), {"name": "probe"})(), "ablation.yaml")  # type: ignore[arg-type]
+    assert ran == ["ingest"]
+
+    def scaling_study(cfg: Any, call: Any) -> dict[str, Any]:
+        call("probe-device", lambda: ran.append("probe-device"))
+        runs.append(flow_run.get_id())
+        with get_client(sync_client=True) as client:
+            _cancel_and_wait(client, runs[-1])
+        call("run-small", lambda: ran.append("run-small"))
+        raise AssertionError("a step started after the Cancel")
+
+    monkeypatch.setattr(study.study, "run_study", scaling_study)
+    with pytest.raises(
+        Stopped, match=r"^cancelled \(from the dashboard\) before the study's run-small step$"
+    ):
+        study.scaling_study_flow(type("Cfg", (), {})())  # type: ignore[arg-type]
+    assert ran == ["ingest", "probe-device"]
+    with get_client(sync_client=True) as client:
+        for run_id in runs:
+            run = client.read_flow_run(run_id)
+            assert run.state is not None and run.state.type == StateType.CANCELLED, run.state
+            assert run.deployment_id is not None
