@@ -10,8 +10,9 @@ against that run (`prefect.flow_engine.run_flow`), with the parameters as Python
 server records the same parameters as for a called flow (`Flow.serialize_parameters`).
 
 The run's Cancel then reaches `selene.flows.live.CancelWatch` as before (the run's state becomes
-CANCELLING) and stops the stage as Ctrl-C does. Inside another flow (the pipeline's stages, the
-flows of ``selene deploy``'s deployments) a flow stays a sub-flow of the run that called it.
+CANCELLING) and stops the stage as Ctrl-C does. Inside another flow (the pipeline's stages, an
+ablation's, the flows of ``selene deploy``'s deployments) the run is made the same way as a sub-flow
+run of the run that called it, so each stage's run has its own Cancel too.
 """
 
 from __future__ import annotations
@@ -32,16 +33,13 @@ DESCRIPTION = (
 
 
 def call(fl: Any, parameters: dict[str, Any]) -> Any:
-    """`fl(**parameters)`: inside a flow run as its sub-flow, else as a run of the flow's deployment."""
-    from prefect.context import FlowRunContext
-
-    if FlowRunContext.get() is not None:
-        return fl(**parameters)
+    """`fl(**parameters)` as a run of the flow's deployment (inside a flow run: a sub-flow run of it)."""
     import httpx
+    from prefect.context import FlowRunContext
     from prefect.flow_engine import run_flow
 
     try:
-        flow_run = create_run(fl, parameters)
+        flow_run = create_run(fl, parameters, FlowRunContext.get())
     except httpx.HTTPStatusError as e:
         if e.response.status_code >= 500:  # a server losing its footing: `Runtime.on_prefect`'s case
             raise
@@ -57,19 +55,36 @@ def call(fl: Any, parameters: dict[str, Any]) -> Any:
     return run_flow(fl, flow_run=flow_run.model_copy(update={"deployment_id": None}), parameters=parameters)
 
 
-def create_run(fl: Any, parameters: dict[str, Any]) -> Any:
+def create_run(fl: Any, parameters: dict[str, Any], parent: Any = None) -> Any:
     """A PENDING flow run of `fl`'s deployment `DEPLOYMENT`, named as the flow names its runs. The
-    deployment is registered each time (an upsert): one that was deleted in the dashboard comes back."""
+    deployment is registered each time (an upsert): one that was deleted in the dashboard comes back.
+    Inside the flow run context `parent`, a sub-flow run of it, tied to the parent as Prefect ties a
+    called sub-flow (a task run of the parent's that stands for it; the server keeps its state)."""
+    from prefect import Task
     from prefect._internal.engine import resolve_custom_flow_run_name
     from prefect.client.orchestration import get_client
+    from prefect.context import TagsContext
     from prefect.states import Pending
+    from prefect.utilities.asyncutils import run_coro_as_sync
 
     name = resolve_custom_flow_run_name(fl, parameters) if fl.flow_run_name else None
+    parent_task_run = None
+    if parent is not None:
+        tracking: Task[..., Any] = Task(name=fl.name, fn=fl.fn, version=fl.version)
+        tracking._is_subflow_tracking_task = True  # type: ignore[attr-defined]
+        parent_task_run = run_coro_as_sync(
+            tracking.create_run(flow_run_context=parent, parameters=parameters)
+        )
     with get_client(sync_client=True) as client:
         flow_id = client.create_flow(fl)
         deployment = client.create_deployment(
             flow_id=flow_id, name=DEPLOYMENT, description=DESCRIPTION, tags=["selene"]
         )
         return client.create_flow_run_from_deployment(
-            deployment, parameters=fl.serialize_parameters(parameters), state=Pending(), name=name
+            deployment,
+            parameters=fl.serialize_parameters(parameters),
+            state=Pending(),
+            name=name,
+            parent_task_run_id=getattr(parent_task_run, "id", None),
+            tags=TagsContext.get().current_tags,
         )

@@ -159,14 +159,17 @@ def test_a_deployment_run_whose_stage_stopped_ends_cancelled_with_its_line() -> 
     assert _cancelled_cleanly(lambda: 3) == 3
 
 
+@pytest.mark.parametrize("cancelled", ["pipeline", "stage"])
 def test_a_cancelled_pipeline_run_stops_its_stage_and_starts_no_other(
-    specs, tmp_path: Path, prefect_api: str, monkeypatch: pytest.MonkeyPatch
+    specs, tmp_path: Path, prefect_api: str, monkeypatch: pytest.MonkeyPatch, cancelled: str
 ) -> None:  # type: ignore[no-untyped-def]
-    """`selene run`: the pipeline's run is the one with Cancel (its own deployment); a Cancel of it
-    stops the stage running (ingest, at its next file) and the next stage never starts."""
+    """`selene run`: the pipeline's run and each stage's sub-flow run have Cancel (each its flow's
+    deployment); a Cancel of either stops the stage running (ingest, at its next file), the next
+    stage never starts, and both runs end Cancelled."""
     from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterName
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterName, FlowRunFilterParentFlowRunId
     from prefect.client.schemas.objects import StateType
+    from prefect.runtime import flow_run
     from prefect.states import Cancelling
 
     from selene.config.pipeline import load_pipeline_config
@@ -185,8 +188,9 @@ def test_a_cancelled_pipeline_run_stops_its_stage_and_starts_no_other(
 
         def hook(step: str, done: int, total: int) -> None:
             if step == "ingest-file" and done == 1:
+                pipeline_run = client.read_flow_runs(flow_run_filter=named)[0].id
                 client.set_flow_run_state(
-                    client.read_flow_runs(flow_run_filter=named)[0].id, Cancelling(), force=True
+                    pipeline_run if cancelled == "pipeline" else flow_run.get_id(), Cancelling(), force=True
                 )
                 deadline = time.monotonic() + 60
                 while executor.stop_requested() is None and time.monotonic() < deadline:
@@ -207,6 +211,11 @@ def test_a_cancelled_pipeline_run_stops_its_stage_and_starts_no_other(
             run.deployment_id is not None
             and client.read_deployment(run.deployment_id).name == "selene-command"
         )
+        # the stage's sub-flow run has its own Cancel too (its flow's deployment), and is the pipeline's
+        children = FlowRunFilter(parent_flow_run_id=FlowRunFilterParentFlowRunId(any_=[run.id]))
+        (stage_run,) = client.read_flow_runs(flow_run_filter=children)
+        assert stage_run.name.startswith("ingest → ") and stage_run.deployment_id is not None
+        assert stage_run.state is not None and stage_run.state.type == StateType.CANCELLED
     assert not (tmp_path / "run" / "dedup").exists()
 
 
