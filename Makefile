@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint typecheck bench sample clean
+.PHONY: install browser demo test lint typecheck bench sample clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,11 +22,27 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/selene run configs/demo.yaml
 
+# The dashboard test (tests/runtime/test_dashboard_cancel.py) clicks Cancel in headless Chromium:
+# Debian's chromium-headless-shell (apt-get, as root and only when no Chromium is there) driven by
+# playwright from a venv of its own (never `playwright install`, which downloads a browser of its
+# own). Quick when both are there; where either cannot be installed it says so and the test skips.
+BROWSER_VENV := .venv-browser
+browser:
+	@if [ ! -x /usr/bin/chromium-headless-shell ] && [ ! -x /usr/bin/chromium ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	      chromium-headless-shell >/dev/null) || echo "browser: apt-get could not install chromium-headless-shell"; \
+	  else echo "browser: no Chromium; install chromium-headless-shell (as root) for the dashboard test"; fi; \
+	fi
+	@test -x $(BROWSER_VENV)/bin/python || $(PYTHON) -m venv $(BROWSER_VENV)
+	@$(BROWSER_VENV)/bin/python -c "import playwright.sync_api" 2>/dev/null || \
+	  $(BROWSER_VENV)/bin/python -m pip install --quiet playwright || echo "browser: pip could not install playwright"
+
 # The suite runs in one pytest worker per core, up to four (a module stays on one worker, its
 # fixtures made once; tests/conftest.py hands out the longest modules first). mypy (about 50 s from
 # a cold cache) runs beside it, not before it; either failing fails.
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
-test: $(STAMP)
+test: $(STAMP) browser
 	$(BIN)/ruff check selene tests benchmarks scripts
 	$(BIN)/mypy & typecheck=$$!; \
 	  $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=15; tests=$$?; \

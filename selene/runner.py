@@ -5,7 +5,9 @@ runs it. The runtime decides only where the parallel steps go and what is record
 
 - `prefect_api()` finds a Prefect API: ``PREFECT_API_URL`` (the user's), the server `selene server
   start` runs, or the API URL of the active Prefect profile. With one, the job runs as a Prefect flow
-  whose steps are task runs (`selene.flows.stage`), reported to that server with its artifacts.
+  whose steps are task runs (`selene.flows.stage`), reported to that server with its artifacts; its
+  flow run is made from the flow's own deployment (`selene.flows.command`), so that the dashboard's
+  Cancel stops it.
 - Without one, the job runs right here (`LocalMapper`) and the command says once how to get the
   dashboard. No command ever waits on a Prefect server started for it alone.
 
@@ -82,7 +84,9 @@ def _find_api() -> tuple[str | None, str | None]:
                 return info.url, None
             why = f"the dashboard at {info.ui_url or info.url} does not answer (within {timeout:g} s)"
             if mode == "on":
-                raise UsageError(f"{MODE_ENV}=on but {why}: see `selene server status` and `selene server logs`")
+                raise UsageError(
+                    f"{MODE_ENV}=on but {why}: see `selene server status` and `selene server logs`"
+                )
             return None, f"{why}; running without it (see `selene server status`)"
         url, where = _profile_api_url(), "the active Prefect profile's PREFECT_API_URL"
     if url and not server.answers(url, timeout, direct=False):
@@ -92,7 +96,9 @@ def _find_api() -> tuple[str | None, str | None]:
             "(`selene server start` runs one for selene)"
         )
     if url is None and mode == "on":
-        raise UsageError(f"{MODE_ENV}=on but no Prefect server is up: run `selene server start` (or set PREFECT_API_URL)")
+        raise UsageError(
+            f"{MODE_ENV}=on but no Prefect server is up: run `selene server start` (or set PREFECT_API_URL)"
+        )
     return url, None
 
 
@@ -152,22 +158,30 @@ class Runtime:
 
             return self.on_prefect(lambda: run_flow(job, force), lambda run: run(job, force), job.stage)
 
-    def pipeline(self, cfg: Any, force: list[str], from_stage: str | None, until_stage: str | None) -> dict[str, Any]:
+    def pipeline(
+        self, cfg: Any, force: list[str], from_stage: str | None, until_stage: str | None
+    ) -> dict[str, Any]:
         """The pipeline slice: one parent flow with a sub-flow per stage on Prefect, else a loop here."""
         pipeline.selected(cfg, from_stage, until_stage, force)  # bad stage names fail before anything runs
         with pipeline.claim(cfg, self.say):
             self.note()
             if self.api is None:
-                return pipeline.run_pipeline(cfg, checked(run_direct), force, from_stage, until_stage, say=self.say)
+                return pipeline.run_pipeline(
+                    cfg, checked(run_direct), force, from_stage, until_stage, say=self.say
+                )
             from selene.flows.pipeline import pipeline_flow  # lazy: Prefect (~1 s) only when a server is up
 
             return self.on_prefect(
                 lambda: pipeline_flow(cfg, force=force, from_stage=from_stage, until_stage=until_stage),
-                lambda run: pipeline.run_pipeline(cfg, checked(run), force, from_stage, until_stage, say=self.say),
+                lambda run: pipeline.run_pipeline(
+                    cfg, checked(run), force, from_stage, until_stage, say=self.say
+                ),
                 "the pipeline",
             )
 
-    def on_prefect(self, flow: Callable[[], Any], direct: Callable[[Callable[[Job, bool], Any]], Any], what: str) -> Any:
+    def on_prefect(
+        self, flow: Callable[[], Any], direct: Callable[[Callable[[Job, bool], Any]], Any], what: str
+    ) -> Any:
         """`flow()`, the work on Prefect; when the Prefect client loses the server on the way
         (`lost_server`: it stopped answering or went away; not an error of the stage), one line
         says so and `direct(run)` does the work here, as without a server: `run` returns the
@@ -190,7 +204,9 @@ class Runtime:
                 raise
             abandon_prefect_services()
             if os.environ.get(MODE_ENV, "auto").lower() == "on":
-                raise SeleneError(f"{MODE_ENV}=on and the Prefect server at {api} stopped answering ({reason})") from None
+                raise SeleneError(
+                    f"{MODE_ENV}=on and the Prefect server at {api} stopped answering ({reason})"
+                ) from None
             self.say(
                 f"the dashboard at {api} stopped answering ({reason}); {what} goes on without it "
                 "(this run's records there stay incomplete)"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
@@ -28,7 +28,8 @@ from prefect.deployments.runner import EntrypointType, RunnerDeployment
 
 from selene import registry
 from selene.config.pipeline import PipelineConfig, load_pipeline_config
-from selene.errors import ConfigError
+from selene.errors import ConfigError, Stopped
+from selene.flows import command
 from selene.flows.pipeline import pipeline_flow
 from selene.flows.stage import run_flow
 from selene.pipeline import active_stages, claim, job
@@ -50,18 +51,39 @@ def run_pipeline_from_file(
 ) -> dict[str, Any]:
     """The whole pipeline (ingest → ... → eval), or the slice `from_stage`..`until_stage`, on the
     pipeline config file `config_path`; `force` names the stages to redo."""
-    return pipeline_flow(_load(config_path), force=force, from_stage=from_stage, until_stage=until_stage)
+    cfg = _load(config_path)
+    return _cancelled_cleanly(
+        lambda: pipeline_flow(cfg, force=force, from_stage=from_stage, until_stage=until_stage)
+    )
+
+
+def _cancelled_cleanly(run: Callable[[], Any]) -> Any:
+    """`run()`; a stage that stopped cleanly (a Cancel of this deployment's run: the cancel watch's
+    request, or the SIGTERM Prefect's runner sends) ends the run Cancelled with the stage's line
+    (training: its step and checkpoint), not Failed with a traceback."""
+    from prefect.states import Cancelled
+
+    try:
+        return run()
+    except Stopped as e:
+        return Cancelled(message=str(e))
 
 
 def _stage_wrapper(stage: registry.Stage) -> Any:
     def run_from_file(config_path: str, force: bool = False) -> Any:
         cfg = _load(config_path)
         with claim(cfg):  # the run's directory, as a pipeline run holds it: no source inside, no other writer
-            return run_flow(job(cfg, stage.name), force).summary()
+            return _cancelled_cleanly(lambda: run_flow(job(cfg, stage.name), force).summary())
 
     run_from_file.__name__ = run_from_file.__qualname__ = f"run_{stage.name}_from_file"
-    reads = "the config's sources" if stage.reads == "sources" else f"its {stage.reads} (the previous stage's output)"
-    run_from_file.__doc__ = f"{stage.help} Reads {reads}; writes its {stage.writes} to `<run_dir>/{stage.name}`."
+    reads = (
+        "the config's sources"
+        if stage.reads == "sources"
+        else f"its {stage.reads} (the previous stage's output)"
+    )
+    run_from_file.__doc__ = (
+        f"{stage.help} Reads {reads}; writes its {stage.writes} to `<run_dir>/{stage.name}`."
+    )
     return flow(name=f"selene-{stage.name}", log_prints=True)(run_from_file)
 
 
@@ -89,8 +111,15 @@ def build_deployments(config_path: str, *, only: Sequence[str] | None = None) ->
     """
     path = os.path.abspath(config_path)
     cfg = _load(path)
+    if cfg.name == command.DEPLOYMENT:
+        raise ConfigError(
+            f"{config_path}: name {cfg.name!r} is the deployment that selene commands' own runs come from; "
+            "choose another name for the served deployments"
+        )
     stages = registry.NAMES
-    names = list(only) if only is not None else ["pipeline", *active_stages(cfg)]  # a stage the config leaves off has nothing to run
+    names = (
+        list(only) if only is not None else ["pipeline", *active_stages(cfg)]
+    )  # a stage the config leaves off has nothing to run
     unknown = sorted(set(names) - {"pipeline", *stages})
     if unknown:
         raise ConfigError(

@@ -10,11 +10,13 @@ console line), the loss curve (``train-loss``) at each validation and checkpoint
 checkpoints as they land (``train-checkpoints``). When the server fails a call, one warning says
 so and the rest of the run's updates are dropped: training goes on.
 
-`CancelWatch` reads the flow run's state every `CancelWatch.INTERVAL` seconds. A Cancel sets it to
-CANCELLING, which Prefect itself acts on only for runs a worker started; here it becomes
-`selene.executor.request_stop`, which training takes as a SIGTERM (finish the step, checkpoint, exit).
-The stage then raises `selene.errors.Stopped`, and the flow ends Cancelled with its message
-(`cancelled`).
+`CancelWatch` reads the flow run's state (and that of the deployment run that started the process,
+under ``selene deploy``) every `CancelWatch.INTERVAL` seconds. A Cancel sets it to CANCELLING, which
+Prefect itself acts on only for runs a worker started; here it becomes `selene.executor.request_stop`,
+which training takes as a SIGTERM (finish the step, checkpoint, exit) and a data stage's task groups
+as the end of their items (`selene.flows.stage.PrefectMapper`). The stage then raises
+`selene.errors.Stopped`, and the flow ends Cancelled with its message (`cancelled`). The dashboard
+offers Cancel only because a command's run is made from a deployment (`selene.flows.command`).
 """
 
 from __future__ import annotations
@@ -22,12 +24,14 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import logging
+import os
 import queue
 import sys
 import threading
 import time
 from collections.abc import Iterator
 from typing import Any
+from uuid import UUID
 
 from selene import executor
 from selene.artifacts import svg_image
@@ -87,7 +91,9 @@ class LiveBoard:
         self.last: tuple[int, int, float | None] | None = None
         self.checkpoints: list[tuple[int, str]] = []
         context = contextvars.copy_context()
-        self.thread = threading.Thread(target=context.run, args=(self._loop,), name="selene-live-board", daemon=True)
+        self.thread = threading.Thread(
+            target=context.run, args=(self._loop,), name="selene-live-board", daemon=True
+        )
         self.thread.start()
 
     def event(self, kind: str, payload: dict[str, Any]) -> None:
@@ -181,7 +187,8 @@ class LiveBoard:
         from prefect.artifacts import create_table_artifact
 
         table = [
-            {label: _fmt(r[key], spec) if key in r else "" for key, label, spec in _COLUMNS} for r in reversed(self.rows)
+            {label: _fmt(r[key], spec) if key in r else "" for key, label, spec in _COLUMNS}
+            for r in reversed(self.rows)
         ]
         step, steps, eta = self.last or (0, 0, None)
         create_table_artifact(
@@ -193,32 +200,46 @@ class LiveBoard:
 
 
 class CancelWatch:
-    """Turns the flow run's CANCELLING (a Cancel in the dashboard) into `executor.request_stop`."""
+    """Turns a Cancel in the dashboard (the run's state CANCELLING) into `executor.request_stop`:
+    of the flow run itself, or of the deployment run that started this process (`root_run`: a
+    flow of ``selene deploy``, whose stages run as its sub-flows), one call for both."""
 
     INTERVAL = 3.0
 
-    def __init__(self, flow_run_id: Any) -> None:
-        self.flow_run_id = flow_run_id
+    def __init__(self, flow_run_id: Any, *also: Any) -> None:
+        self.flow_run_ids = list(dict.fromkeys([flow_run_id, *also]))
         self.done = threading.Event()
         self.thread = threading.Thread(target=self._loop, name="selene-cancel-watch", daemon=True)
         self.thread.start()
 
     def _loop(self) -> None:
         from prefect.client.orchestration import get_client
+        from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
         from prefect.client.schemas.objects import StateType
 
+        runs = FlowRunFilter(id=FlowRunFilterId(any_=self.flow_run_ids))
         while not self.done.wait(self.INTERVAL):
             try:
                 with get_client(sync_client=True) as client:
-                    state = client.read_flow_run(self.flow_run_id).state
+                    states = [r.state for r in client.read_flow_runs(flow_run_filter=runs)]
             except Exception:
                 continue
-            if state is not None and state.type in (StateType.CANCELLING, StateType.CANCELLED):
+            if any(s is not None and s.type in (StateType.CANCELLING, StateType.CANCELLED) for s in states):
                 executor.request_stop("from the dashboard")
                 return
 
     def close(self) -> None:
         self.done.set()
+
+
+def root_run() -> UUID | None:
+    """The flow run a Prefect runner started this process for (``selene deploy``'s deployments, a
+    work pool's worker), from the variable the runner sets; None in a command."""
+    value = os.environ.get("PREFECT__FLOW_RUN_ID")
+    try:
+        return UUID(value) if value else None
+    except ValueError:
+        return None
 
 
 def api_logger() -> logging.Logger:
@@ -244,7 +265,9 @@ def watched(with_board: bool = True) -> Iterator[None]:
 
     context = FlowRunContext.get()
     board = LiveBoard(api_logger()) if with_board else None
-    watch = CancelWatch(context.flow_run.id) if context is not None and context.flow_run is not None else None
+    here = context.flow_run.id if context is not None and context.flow_run is not None else None
+    root = root_run()
+    watch = CancelWatch(here, *([root] if root else [])) if here is not None else None
     if board is not None:
         executor.set_live_hook(board.event)
     _depth.append(None)

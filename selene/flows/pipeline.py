@@ -17,7 +17,7 @@ from prefect.artifacts import create_markdown_artifact, create_progress_artifact
 from selene import executor
 from selene.config.pipeline import PipelineConfig
 from selene.errors import Stopped
-from selene.flows import live
+from selene.flows import command, live
 from selene.flows.stage import engine_settings, run_flow
 from selene.job import Job, checked
 from selene.pipeline import run_pipeline
@@ -32,7 +32,10 @@ def _pipeline_flow(
     until_stage: str | None = None,
 ) -> dict[str, Any]:
     progress = cast(
-        UUID, create_progress_artifact(progress=0.0, key="pipeline-progress", description=f"{cfg.name}: stages done")
+        UUID,
+        create_progress_artifact(
+            progress=0.0, key="pipeline-progress", description=f"{cfg.name}: stages done"
+        ),
     )  # a coroutine only when called from async code
 
     def advance(done: float) -> None:
@@ -72,4 +75,6 @@ def pipeline_flow(
 ) -> dict[str, Any]:
     """The pipeline (or the slice `from_stage`..`until_stage`) as one flow run; stage → result."""
     with engine_settings(), live.reraise_stopped():
-        return _pipeline_flow(cfg, force=force, from_stage=from_stage, until_stage=until_stage)
+        return command.call(
+            _pipeline_flow, {"cfg": cfg, "force": force, "from_stage": from_stage, "until_stage": until_stage}
+        )

@@ -29,8 +29,8 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from selene import registry
 from selene.artifacts import Artifact, Markdown, Table
 from selene.errors import SeleneError, Stopped
-from selene.executor import INLINE_SECONDS, RETRIES, chunks, local_kind, process_pool, report
-from selene.flows import live
+from selene.executor import INLINE_SECONDS, RETRIES, chunks, local_kind, process_pool, report, stop_requested
+from selene.flows import command, live
 from selene.job import Job, execute
 
 T = TypeVar("T")
@@ -41,10 +41,16 @@ class PrefectMapper:
 
     As `LocalMapper`, a step's items run in the task threads until the step has taken
     `INLINE_SECONDS`; only then, with ``processes``, is the process pool started and used.
+
+    A stop request (`selene.executor.request_stop`: a Cancel in the dashboard) ends the step at its
+    items' boundaries: each task group finishes the item at hand and takes no more (it ends
+    Completed: nothing failed), a step not started yet is not started, and the step raises `Stopped`
+    in one line. What the finished items wrote stays, and the stage's completion markers make the
+    same command resume from them. Dask groups, which run elsewhere, finish their items.
     """
 
-    def __init__(self, kind: str, workers: int) -> None:
-        self.kind, self.workers = kind, workers
+    def __init__(self, kind: str, workers: int, stage: str = "") -> None:
+        self.kind, self.workers, self.stage = kind, workers, stage
         self._pool: cf.Executor | None = None
         self._lock = threading.Lock()
 
@@ -61,10 +67,13 @@ class PrefectMapper:
         done = [0]
         lock = threading.Lock()
         started = time.perf_counter()
+        self._stop_if_requested(name, 0, total)
 
         def run_group(first: int, end: int) -> list[T]:
             out = []
             for a in args[first:end]:
+                if stop_requested() is not None:
+                    break
                 pool = self._pool_for(started)
                 out.append(fn(*a) if pool is None else pool.submit(fn, *a).result())
                 with lock:  # item by item where the task runs in this process (threads, processes)
@@ -87,12 +96,25 @@ class PrefectMapper:
         report(name, 0, total)
         finished = 0
         for f in as_completed(futures):
+            if stop_requested() is not None:  # a group that stopped early did not do its whole size
+                continue
             finished += size[id(f)]
             with lock:  # group by group where it ran elsewhere (Dask)
                 if finished > done[0]:
                     done[0] = finished
                     report(name, done[0], total)
-        return [r for f in futures for r in f.result()]
+        results = [r for f in futures for r in f.result()]
+        self._stop_if_requested(name, len(results), total)
+        return results
+
+    def _stop_if_requested(self, step: str, done: int, total: int) -> None:
+        reason = stop_requested()
+        if reason is not None:
+            what = f"the {self.stage} stage" if self.stage else "the stage"
+            raise Stopped(
+                f"cancelled ({reason}): {what} stopped in step {step} with {done} of {total} items done; "
+                "the same command resumes from them"
+            )
 
     def close(self) -> None:
         if self._pool is not None:
@@ -131,7 +153,9 @@ def task_runner(kind: str, workers: int, address: str | None) -> Any:
 
         if address:
             return DaskTaskRunner(address=address)
-        return DaskTaskRunner(cluster_kwargs={"n_workers": workers, "threads_per_worker": 1, "processes": True})
+        return DaskTaskRunner(
+            cluster_kwargs={"n_workers": workers, "threads_per_worker": 1, "processes": True}
+        )
     return ThreadPoolTaskRunner(max_workers=max(1, workers))
 
 
@@ -151,29 +175,42 @@ def stage_flow(name: str) -> Any:
     def body(inp: str | None, out: str, cfg: Any, executor: Any = None, force: bool = False) -> Any:
         job = Job(name, inp, out, cfg, executor)
         ex = job.executor_config()
-        mapper = PrefectMapper(local_kind(ex.kind, job.paths()), ex.workers)
+        mapper = PrefectMapper(local_kind(ex.kind, job.paths()), ex.workers, name)
         try:
             with live.watched():
                 result = execute(job, mapper, force)
+                late = stop_requested()  # (the outermost watch clears it as it ends)
         except Stopped as e:  # Ctrl-C, SIGTERM or Cancel, and the stage stopped cleanly
             return live.cancelled(e)
         finally:
             mapper.close()
         if stage.artifacts:
             publish(registry.load(stage.artifacts)(result, cfg))
+        # A Cancel after the last item: Prefect refuses Completed once the run is Cancelling (it would
+        # stay so), and the run ends Cancelled saying the output is complete.
+        if late is not None:
+            return live.cancelled(
+                Stopped(f"cancelled ({late}) as the {name} stage finished: its output is complete")
+            )
         return result
 
     body.__name__ = body.__qualname__ = f"{name.replace('-', '_')}_flow"
     body.__doc__ = stage.help
-    return flow(name=name, log_prints=True, validate_parameters=False, flow_run_name=f"{name} → {{out}}")(body)
+    return flow(name=name, log_prints=True, validate_parameters=False, flow_run_name=f"{name} → {{out}}")(
+        body
+    )
 
 
 def run_flow(job: Job, force: bool) -> Any:
     """`job` as its stage's flow (a sub-flow when called inside another flow)."""
     ex = job.executor_config()
-    fl = stage_flow(job.stage).with_options(task_runner=task_runner(local_kind(ex.kind, job.paths()), ex.workers, ex.address))
+    fl = stage_flow(job.stage).with_options(
+        task_runner=task_runner(local_kind(ex.kind, job.paths()), ex.workers, ex.address)
+    )
     with engine_settings(), live.reraise_stopped():
-        return fl(job.inp, job.out, job.cfg, job.executor, force=force)
+        return command.call(
+            fl, {"inp": job.inp, "out": job.out, "cfg": job.cfg, "executor": job.executor, "force": force}
+        )
 
 
 @contextlib.contextmanager

@@ -75,6 +75,21 @@ def test_build_deployments_names_parameters_and_tags() -> None:
         build_deployments(str(REPO / "configs/demo.yaml"), only=["nope"])
 
 
+def test_a_config_named_as_the_commands_deployment_is_refused(tmp_path: Path) -> None:
+    """`<flow>/selene-command` is the deployment commands' own runs come from (the dashboard's Cancel
+    needs one): served deployments of that name would be the same deployments."""
+    from selene.flows.deploy import build_deployments
+
+    text = (REPO / "configs" / "demo.yaml").read_text()
+    assert "\nname: demo\n" in "\n" + text
+    path = tmp_path / "pipeline.yaml"
+    path.write_text(("\n" + text).replace("\nname: demo\n", "\nname: selene-command\n", 1))
+    with pytest.raises(
+        ConfigError, match=r"name 'selene-command' is the deployment that selene commands' own runs"
+    ):
+        build_deployments(str(path))
+
+
 def test_stage_input_follows_the_active_stages() -> None:
     from selene.pipeline import stage_input
 

@@ -72,7 +72,9 @@ def stopped_server() -> Iterator[tuple[int, str]]:
     with SIGSTOP: (pid, API URL)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}/api"
-    proc = subprocess.Popen([sys.executable, "-c", FAKE_SERVER, str(port), "fake-prefect-server"], start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", FAKE_SERVER, str(port), "fake-prefect-server"], start_new_session=True
+    )
     try:
         deadline = time.monotonic() + 60
         while not health(url):
@@ -104,7 +106,9 @@ def corpus(tmp: Path) -> Path:
     return data
 
 
-def selene(env: dict[str, str], *args: str, bound: float = BOUND) -> tuple[subprocess.CompletedProcess[str], float]:
+def selene(
+    env: dict[str, str], *args: str, bound: float = BOUND
+) -> tuple[subprocess.CompletedProcess[str], float]:
     """`selene ARGS` in its own process group; fails the test when it runs past `bound` seconds
     (and kills it and what it started)."""
     started = time.monotonic()
@@ -121,8 +125,12 @@ def selene(env: dict[str, str], *args: str, bound: float = BOUND) -> tuple[subpr
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err), time.monotonic() - started
 
 
-def ingest(tmp: Path, env: dict[str, str], bound: float = BOUND) -> tuple[subprocess.CompletedProcess[str], float]:
-    return selene(env, "ingest", "-o", str(tmp / "out"), "--source", f"prose={corpus(tmp)}/*.jsonl", bound=bound)
+def ingest(
+    tmp: Path, env: dict[str, str], bound: float = BOUND
+) -> tuple[subprocess.CompletedProcess[str], float]:
+    return selene(
+        env, "ingest", "-o", str(tmp / "out"), "--source", f"prose={corpus(tmp)}/*.jsonl", bound=bound
+    )
 
 
 def said(proc: subprocess.CompletedProcess[str]) -> str:
@@ -181,7 +189,9 @@ def test_stopped_selene_server_is_said_once_and_the_command_runs_without_it(
     assert_ingested(tmp_path, proc)
     err = said(proc)
     assert err.count(NOTE) == 1, proc.stderr
-    assert f"the dashboard at {url.removesuffix('/api')} does not answer (within 5 s); running without it" in err
+    assert (
+        f"the dashboard at {url.removesuffix('/api')} does not answer (within 5 s); running without it" in err
+    )
     assert "no Prefect server" not in err  # one note, not two
     assert took < BOUND
 
@@ -189,12 +199,16 @@ def test_stopped_selene_server_is_said_once_and_the_command_runs_without_it(
     # shortened: the default's was tested above)
     env["SELENE_PREFECT"] = "on"
     env[server.TIMEOUT_ENV] = "1"
-    proc, took = selene(env, "ingest", "-o", str(tmp_path / "out2"), "--source", f"prose={tmp_path}/data/*.jsonl")
+    proc, took = selene(
+        env, "ingest", "-o", str(tmp_path / "out2"), "--source", f"prose={tmp_path}/data/*.jsonl"
+    )
     assert proc.returncode == 2 and "SELENE_PREFECT=on but the dashboard" in said(proc), proc.stderr
     assert not (tmp_path / "out2" / "manifest.json").exists()
 
 
-def test_stopped_server_at_the_users_api_url_is_said_at_once(tmp_path: Path, stopped_server: tuple[int, str]) -> None:
+def test_stopped_server_at_the_users_api_url_is_said_at_once(
+    tmp_path: Path, stopped_server: tuple[int, str]
+) -> None:
     _, url = stopped_server
     env = subprocess_env(tmp_path, SELENE_HOME=str(tmp_path / "home"), PREFECT_API_URL=url)
     env[server.TIMEOUT_ENV] = "1"  # a stopped server never answers: any wait shows it
@@ -210,7 +224,9 @@ def test_stopped_server_at_the_users_api_url_is_said_at_once(tmp_path: Path, sto
 API = "http://127.0.0.1:9/api"
 
 
-def api_error(kind: type[httpx.TransportError] = httpx.ReadTimeout, url: str = f"{API}/flow_runs/") -> Exception:
+def api_error(
+    kind: type[httpx.TransportError] = httpx.ReadTimeout, url: str = f"{API}/flow_runs/"
+) -> Exception:
     return kind("lost", request=httpx.Request("POST", url))
 
 
@@ -228,12 +244,17 @@ def test_which_errors_are_a_lost_server() -> None:
     wrapped.__cause__ = api_error(httpx.ConnectError)
     assert runner.lost_server(wrapped, API) is not None
     answer = httpx.Response(503, request=httpx.Request("GET", f"{API}/x"))
-    assert runner.lost_server(httpx.HTTPStatusError("busy", request=answer.request, response=answer), API) == "HTTP 503"
+    assert (
+        runner.lost_server(httpx.HTTPStatusError("busy", request=answer.request, response=answer), API)
+        == "HTTP 503"
+    )
     # the stage's own errors, and other servers' (a model hub, a bucket), are not
     assert runner.lost_server(InputError("corrupt shard"), API) is None
     assert runner.lost_server(api_error(url="https://huggingface.co/api/models"), API) is None
     answer = httpx.Response(422, request=httpx.Request("POST", f"{API}/flow_runs/"))
-    assert runner.lost_server(httpx.HTTPStatusError("bad", request=answer.request, response=answer), API) is None
+    assert (
+        runner.lost_server(httpx.HTTPStatusError("bad", request=answer.request, response=answer), API) is None
+    )
 
 
 def test_a_lost_server_leaves_the_finished_stage_and_says_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -258,7 +279,9 @@ def test_a_lost_server_leaves_the_finished_stage_and_says_one_line(monkeypatch: 
 
     assert rt.on_prefect(finished_then_lost, lambda run: run(job, False), "ingest") == "finished on Prefect"
     assert ran == [] and rt.api is None and job_module._finished is None and abandoned == [True]
-    assert said == [f"the dashboard at {API} stopped answering (ReadTimeout); ingest goes on without it (this run's records there stay incomplete)"]
+    assert said == [
+        f"the dashboard at {API} stopped answering (ReadTimeout); ingest goes on without it (this run's records there stay incomplete)"
+    ]
     rt.note()  # said already: not "no Prefect server" after it
     assert len(said) == 1
     assert not logging.raiseExceptions  # Prefect's log shipper says nothing more of it, at exit either
@@ -279,9 +302,10 @@ def test_a_lost_server_leaves_the_finished_stage_and_says_one_line(monkeypatch: 
     assert rt.api == API and logging.raiseExceptions  # the stage's error: as before
 
     monkeypatch.setenv("SELENE_PREFECT", "on")
-    with pytest.raises(SeleneError, match=r"SELENE_PREFECT=on and the Prefect server at \S+ stopped answering"):
+    with pytest.raises(
+        SeleneError, match=r"SELENE_PREFECT=on and the Prefect server at \S+ stopped answering"
+    ):
         runner.Runtime(API, say=said.append).on_prefect(lost, lambda run: run(job, False), "ingest")
-
 
 
 class Proxy:
@@ -371,6 +395,8 @@ LOST_ENV = {"SELENE_DASHBOARD_TIMEOUT": "1", "PREFECT_CLIENT_MAX_RETRIES": "0"}
     ("marker", "mode", "force", "ran_here"),
     [
         (b"/set_state", "hang", False, True),  # stops as the flow run reports it runs: the stage runs here
+        (b"/deployments/", "hang", False, True),  # stops as the command registers its flow's deployment
+        (b"/create_flow_run", "hang", False, True),  # stops as the run is made from that deployment
         (b"/artifacts/", "hang", True, False),  # stops as the finished stage publishes: its result stands
         (b"/artifacts/", "close", True, False),  # killed there
     ],
@@ -401,7 +427,9 @@ def test_server_lost_mid_run_costs_the_records_not_the_run(
     err = said(proc)
     assert err.count("stopped answering") == 1, proc.stderr
     assert f"the dashboard at {proxy.url} stopped answering" in err and "ingest goes on without it" in err
-    assert "Error logging to API" not in err and "Encountered exception" not in err, proc.stderr  # that line alone
+    assert "Error logging to API" not in err and "Encountered exception" not in err, (
+        proc.stderr
+    )  # that line alone
     # a stage that finished before the loss is not done again (even with --force)
     assert ((tmp_path / "out" / "manifest.json").stat().st_mtime > proxy.cut_at) == ran_here
 
@@ -415,7 +443,9 @@ def test_server_lost_between_pipeline_stages(tmp_path: Path, prefect_api: str) -
         cfg = tmp_path / "pipeline.yaml"
         data = corpus(tmp_path)
         run = tmp_path / "run"
-        cfg.write_text(f"name: hung\nrun_dir: {run}\ningest:\n  sources:\n    - {{name: prose, glob: '{data}/*.jsonl'}}\n")
+        cfg.write_text(
+            f"name: hung\nrun_dir: {run}\ningest:\n  sources:\n    - {{name: prose, glob: '{data}/*.jsonl'}}\n"
+        )
         proc, _ = selene(env, "run", str(cfg), "--until", "dedup", bound=120)
     finally:
         proxy.close()
