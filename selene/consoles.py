@@ -12,6 +12,8 @@ written (`selene.cli.in_order` makes Python's own prints and child processes do 
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console, ConsoleDimensions
 from rich.table import Table
 
@@ -23,16 +25,23 @@ prints, so none is narrowed; lines print whole at any length (soft wrap)."""
 class LogConsole(Console):
     """A rich console that lays out for the terminal it writes to, and for a log otherwise."""
 
+    def __init__(self, *args: Any, width: int | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, width=width, **kwargs)
+        # Rich also takes a width from $COLUMNS, which a shell or a test harness may export: a log
+        # is laid out wide unless the caller asked for a width.
+        self._asked_width = width
+
     @property
     def size(self) -> ConsoleDimensions:
         dims = super().size
-        if self._width is None and not self.is_terminal:
+        if self._asked_width is None and not self.is_terminal:
             return ConsoleDimensions(LOG_WIDTH, dims.height)
         return dims
 
     @size.setter
     def size(self, new_size: tuple[int, int]) -> None:
         self._width, self._height = new_size
+        self._asked_width = new_size[0]
 
     def print(self, *objects: object, **kwargs: object) -> None:
         if kwargs.get("soft_wrap") is None and not self.is_terminal:
