@@ -40,7 +40,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from selene import __version__, executor
-from selene.dedup import clusters, components, lsh, minhash, shingle, stored
+from selene.dedup import batches, clusters, components, lsh, minhash, shingle, stored
 from selene.dedup.config import DedupConfig
 from selene.dedup.incremental import earlier_links, index_keys, removed_index, store_links
 from selene.dedup.keep import KEEP_RULE, check_priority, keep_rank, kept_because
@@ -282,11 +282,17 @@ def cluster(
     linked = pairs + sum(n for _, n in earlier)
     graph = components.Graph(fs.join(work.root, "components"), components.parts_for(linked), n_docs)
     stars = components.components(mapper, graph, [f for f, n in [*edges, *earlier] if n])
-    groups = mapper(
-        "dedup-clusters",
-        clusters.cluster_group,
-        [(work, g, s, cfg, executor.task_memory() // 4) for g, s in enumerate(stars) if s],
+    budget = executor.task_memory() // 4  # a cluster task's texts and shingle sets
+    plans = mapper(
+        "dedup-cluster-plan", batches.plan_group, [(work, g, s, budget) for g, s in enumerate(stars) if s]
     )
+    if cfg.verify != "none":  # the linked documents' texts, read once and grouped by batch
+        plans_of: dict[int, list[tuple[int, str]]] = {}
+        for plan in plans:
+            for k in plan["shards"]:
+                plans_of.setdefault(k, []).append((plan["group"], plan["plan"]))
+        mapper("dedup-cluster-texts", batches.route_texts, [(work, k, plans_of[k]) for k in sorted(plans_of)])
+    groups = mapper("dedup-clusters", clusters.cluster_group, [(work, plan, cfg, budget) for plan in plans])
     return clusters.merge(groups, pairs, n_docs, cfg)
 
 

@@ -1,0 +1,144 @@
+"""The cluster step's texts, brought to the tasks that compare them through files.
+
+A cluster task decides its components in batches of whole components, each of at most the budget's
+share of text (`plan_group`): what a task holds at once follows the memory budget, never its number
+of linked documents. The copies of one cluster lie anywhere in the corpus, so a batch read straight
+from the shards would decode most of the corpus's row groups, and a task of many batches would do so
+once a batch. Instead, one task per input shard reads the text of the shard's linked documents once,
+in order (`route_texts`), and writes it grouped by (cluster group, batch) to one file of UTF-8 bytes
+plus an index; a batch then reads its texts from every shard's file by slicing (`batch_texts`),
+with no Parquet decoding and no text read twice. Components larger than a batch are left to the
+`Reader`, which reads them from the shards in bounded pieces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from selene.dedup.components import gather
+from selene.dedup.work import Reader, Work
+from selene.io import dataset, fs
+
+# a linked document of a cluster group: its global index, its component, its batch (-1: a component
+# larger than a batch, whose texts are not routed), sorted by global index for the route tasks
+PLAN_DTYPE = np.dtype([("gidx", "<i8"), ("comp", "<i8"), ("batch", "<i8")])
+# a routed text: (group << 32 | batch), global index, its bytes in the shard's text file; sorted
+ROUTE_DTYPE = np.dtype([("key", "<i8"), ("gidx", "<i8"), ("start", "<i8"), ("end", "<i8")])
+# a batch holds texts of at most budget / BATCH_SHARE characters: their shingle sets (8 bytes a
+# shingle, about 1.3 a character of English) and the Python strings take the rest of the budget
+BATCH_SHARE = 3
+MAX_BATCH_CHARS = (
+    32 << 20
+)  # a batch larger than this saves nothing: its texts are read and shingled once either way
+
+
+def plan_path(work: Work, g: int) -> str:
+    return fs.join(work.root, "plan", f"g{g:05d}.npy")
+
+
+def route_paths(work: Work, k: int) -> tuple[str, str]:
+    return fs.join(work.root, "texts", f"{k:05d}.npy"), fs.join(work.root, "texts", f"{k:05d}-index.npy")
+
+
+def batch_limit(budget: int) -> int:
+    """Characters of text a batch holds at most."""
+    return max(1, min(budget // BATCH_SHARE, MAX_BATCH_CHARS))
+
+
+def component_batches(work: Work, comp: np.ndarray, linked: np.ndarray, budget: int) -> np.ndarray:
+    """The batch of each document (`comp`, `linked` sorted by component then document): consecutive
+    whole components of at most `batch_limit(budget)` characters of text together; a component
+    larger than that alone in a batch of its own, marked -1 (not routed). Without a budget: one batch."""
+    if not linked.size:
+        return np.zeros(0, dtype=np.int64)
+    if not budget:
+        return np.zeros(linked.size, dtype=np.int64)
+    starts = np.flatnonzero(np.concatenate([[True], comp[1:] != comp[:-1]]))
+    chars = np.add.reduceat(Reader(work).rows("len", linked), starts)
+    cuts = dataset.byte_cuts(chars, batch_limit(budget))
+    of_comp = np.repeat(np.arange(len(cuts) - 1), np.diff(cuts))
+    of_comp[chars > batch_limit(budget)] = -1
+    return np.repeat(of_comp, np.diff(np.append(starts, linked.size)))
+
+
+def plan_group(work: Work, g: int, stars: Sequence[str], budget: int) -> dict[str, Any]:
+    """Group g's components (`stars`: their (centre, leaf) pair files) cut into batches; written
+    as ``plan/gNNNNN.npy`` (PLAN_DTYPE). Returns the group, its plan file, its number of batches and
+    the shards its documents are in."""
+    centre, leaf = gather(stars)
+    centres = np.unique(centre)
+    linked = np.concatenate([centres, leaf])
+    comp = np.concatenate([centres, centre])
+    order = np.lexsort((linked, comp))
+    comp, linked = comp[order], linked[order]
+    rec = np.empty(linked.size, dtype=PLAN_DTYPE)
+    rec["gidx"], rec["comp"], rec["batch"] = linked, comp, component_batches(work, comp, linked, budget)
+    rec = rec[np.argsort(linked, kind="stable")]
+    fs.save_npy(plan_path(work, g), rec)
+    return {
+        "group": g,
+        "plan": plan_path(work, g),
+        "batches": int(rec["batch"].max()) + 1 if rec.size else 0,
+        "shards": np.unique(work.locate(rec["gidx"])[0]).tolist(),
+    }
+
+
+def route_texts(work: Work, k: int, plans: Sequence[tuple[int, str]]) -> None:
+    """The texts of shard k's linked documents in batches (`plans`: the (group, plan file) holding
+    some of them), read once: one file of UTF-8 bytes and its index (ROUTE_DTYPE, by group, batch
+    and document). Memory: one row group plus the shard's routed text."""
+    lo_g, hi_g = work.offsets[k], work.offsets[k] + _rows(work, k)
+    keys, gidx = [np.empty(0, np.int64)], [np.empty(0, np.int64)]
+    for g, path in plans:
+        plan = fs.load_npy(path, mmap=True)
+        lo, hi = np.searchsorted(plan["gidx"], [lo_g, hi_g])
+        mine = np.asarray(plan[lo:hi])
+        mine = mine[mine["batch"] >= 0]
+        keys.append((np.int64(g) << np.int64(32)) | mine["batch"])
+        gidx.append(mine["gidx"])
+    key, doc = np.concatenate(keys), np.concatenate(gidx)
+    order = np.lexsort((doc, key))
+    key, doc = key[order], doc[order]
+    rows = doc - work.offsets[k]
+    by_row = np.argsort(rows, kind="stable")
+    text = dataset.take_rows(work.shards[k], rows[by_row], ["text"]).column("text").combine_chunks()
+    # back to (group, batch, document) order: the rows were read in shard order
+    text = text.take(pa.array(np.argsort(by_row, kind="stable")))
+    text = pa.concat_arrays([text]) if text.offset else text
+    offsets = np.frombuffer(text.buffers()[1], dtype=np.int32)[: len(text) + 1].astype(np.int64)
+    data = text.buffers()[2]
+    rec = np.empty(doc.size, dtype=ROUTE_DTYPE)
+    rec["key"], rec["gidx"], rec["start"], rec["end"] = key, doc, offsets[:-1], offsets[1:]
+    path, index = route_paths(work, k)
+    fs.save_npy(
+        path, np.frombuffer(data, dtype=np.uint8)[: int(offsets[-1])] if data else np.empty(0, np.uint8)
+    )
+    fs.save_npy(index, rec)
+
+
+def _rows(work: Work, k: int) -> int:
+    return int(dataset.open_parquet(work.shards[k]).metadata.num_rows)
+
+
+def batch_texts(work: Work, g: int, b: int, shards: Sequence[int]) -> dict[int, str]:
+    """The routed texts of group g's batch b, by global index, sliced from the route files of `shards`."""
+    key = (g << 32) | b
+    out: dict[int, str] = {}
+    for k in shards:
+        path, index = route_paths(work, k)
+        rec = fs.load_npy(index, mmap=True)
+        lo, hi = np.searchsorted(rec["key"], [key, key + 1])
+        if hi <= lo:
+            continue
+        part = np.asarray(rec[lo:hi])
+        first, last = int(part["start"][0]), int(part["end"][-1])
+        blob = bytes(fs.load_npy(path, mmap=True)[first:last])
+        for g_doc, s, e in zip(
+            part["gidx"].tolist(), part["start"].tolist(), part["end"].tolist(), strict=True
+        ):
+            out[g_doc] = blob[s - first : e - first].decode("utf-8")
+    return out
