@@ -43,7 +43,14 @@ from selene import __version__, executor
 from selene.dedup import batches, clusters, components, lsh, minhash, shingle, stored
 from selene.dedup.config import DedupConfig
 from selene.dedup.incremental import earlier_links, index_keys, removed_index, store_links
-from selene.dedup.keep import KEEP_RULE, check_priority, keep_rank, kept_because
+from selene.dedup.keep import (
+    KEEP_RULE,
+    check_priority,
+    check_score_key,
+    keep_rank,
+    kept_because,
+    without_score,
+)
 from selene.dedup.manifest import ClusterStats, DedupInputs, DedupManifest, DedupStats, LshSummary
 from selene.dedup.report import cluster_examples
 from selene.dedup.work import EDGE_DTYPE, KEY_DTYPE, VERIFY_CHUNK, Work, similarity
@@ -393,6 +400,7 @@ def run_dedup(
     mapper = mapper or serial_map
     m_in = input_dataset(inp)
     check_priority(m_in, cfg)
+    check_score_key(inp, m_in, cfg)
     bands, rows = bands_rows(cfg)
     minhash_settings = stored.settings_of(
         cfg, bands, rows, str(minhash.Permutations.from_seed(cfg.num_perm, cfg.seed).dtype)
@@ -430,6 +438,7 @@ def run_dedup(
         raise InputError(
             f"{inp}: the shards hold {sum(counts)} documents, its manifest says {n_docs - protected}"
         )
+    no_score = without_score([work.path("rank", k) for k in work.new_shards], cfg)
     edges = mapper(
         "dedup-band",
         band_pairs,
@@ -474,6 +483,7 @@ def run_dedup(
         cfg,
         fp,
         priors,
+        no_score,
     )
     if cfg.store_signatures:
         stored.write_index(
@@ -494,6 +504,7 @@ def finalize(
     cfg: DedupConfig,
     fp: str,
     priors: Sequence[stored.Prior] = (),
+    no_score: int | None = None,
 ) -> DedupManifest:
     removed = dataset.merge_removed(out, [work.path("removed", k, "parquet") for k in work.new_shards])
     kept: Counter[str] = Counter()
@@ -538,7 +549,7 @@ def finalize(
             documents_out=n_in - removed.rows,
             documents_removed=removed.rows,
             per_source=per_source,
-            clusters=ClusterStats.model_validate(stats),
+            clusters=ClusterStats.model_validate({**stats, "without_score": no_score}),
         ),
     )
     lsh.plot_s_curve(work.bands, work.rows, cfg.threshold, fs.join(out, "s_curve.svg"), work.sets)
