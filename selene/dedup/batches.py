@@ -89,39 +89,46 @@ def plan_group(work: Work, g: int, stars: Sequence[str], budget: int) -> dict[st
 
 def route_texts(work: Work, k: int, plans: Sequence[tuple[int, str]]) -> None:
     """The texts of shard k's linked documents in batches (`plans`: the (group, plan file) holding
-    some of them), read once: one file of UTF-8 bytes and its index (ROUTE_DTYPE, by group, batch
-    and document). Memory: one row group plus the shard's routed text."""
-    lo_g, hi_g = work.offsets[k], work.offsets[k] + _rows(work, k)
+    some of them), read once, one row group at a time: their UTF-8 bytes in shard order, and an index
+    (ROUTE_DTYPE) sorted by group, batch and document. Memory: one row group, plus the routed bytes."""
+    first = work.offsets[k]
+    pf = dataset.open_parquet(work.shards[k])
     keys, gidx = [np.empty(0, np.int64)], [np.empty(0, np.int64)]
     for g, path in plans:
         plan = fs.load_npy(path, mmap=True)
-        lo, hi = np.searchsorted(plan["gidx"], [lo_g, hi_g])
+        lo, hi = np.searchsorted(plan["gidx"], [first, first + pf.metadata.num_rows])
         mine = np.asarray(plan[lo:hi])
         mine = mine[mine["batch"] >= 0]
         keys.append((np.int64(g) << np.int64(32)) | mine["batch"])
         gidx.append(mine["gidx"])
     key, doc = np.concatenate(keys), np.concatenate(gidx)
-    order = np.lexsort((doc, key))
-    key, doc = key[order], doc[order]
-    rows = doc - work.offsets[k]
-    by_row = np.argsort(rows, kind="stable")
-    text = dataset.take_rows(work.shards[k], rows[by_row], ["text"]).column("text").combine_chunks()
-    # back to (group, batch, document) order: the rows were read in shard order
-    text = text.take(pa.array(np.argsort(by_row, kind="stable")))
-    text = pa.concat_arrays([text]) if text.offset else text
-    offsets = np.frombuffer(text.buffers()[1], dtype=np.int32)[: len(text) + 1].astype(np.int64)
-    data = text.buffers()[2]
+    by_row = np.argsort(doc, kind="stable")
+    rows = doc[by_row] - first
+    data, sizes, start = [np.empty(0, np.uint8)], [np.empty(0, np.int64)], 0
+    for rg in range(pf.metadata.num_row_groups):
+        n = pf.metadata.row_group(rg).num_rows
+        lo, hi = np.searchsorted(rows, [start, start + n])
+        if hi > lo:
+            text = pf.read_row_group(rg, columns=["text"]).column("text").combine_chunks()
+            text = text.take(pa.array(rows[lo:hi] - start))
+            off = np.frombuffer(text.buffers()[1], dtype=np.int32)[text.offset : text.offset + len(text) + 1]
+            body = text.buffers()[2]
+            raw = np.frombuffer(body, dtype=np.uint8) if body is not None else np.empty(0, np.uint8)
+            data.append(raw[off[0] : off[-1]].copy())
+            sizes.append(np.diff(off).astype(np.int64))
+        start += n
+    size = np.concatenate(sizes)
+    ends = np.cumsum(size)
     rec = np.empty(doc.size, dtype=ROUTE_DTYPE)
-    rec["key"], rec["gidx"], rec["start"], rec["end"] = key, doc, offsets[:-1], offsets[1:]
-    path, index = route_paths(work, k)
-    fs.save_npy(
-        path, np.frombuffer(data, dtype=np.uint8)[: int(offsets[-1])] if data else np.empty(0, np.uint8)
+    rec["key"][by_row], rec["gidx"][by_row], rec["start"][by_row], rec["end"][by_row] = (
+        key[by_row],
+        doc[by_row],
+        ends - size,
+        ends,
     )
-    fs.save_npy(index, rec)
-
-
-def _rows(work: Work, k: int) -> int:
-    return int(dataset.open_parquet(work.shards[k]).metadata.num_rows)
+    path, index = route_paths(work, k)
+    fs.save_npy(path, np.concatenate(data))
+    fs.save_npy(index, rec[np.lexsort((rec["gidx"], rec["key"]))])
 
 
 def batch_texts(work: Work, g: int, b: int, shards: Sequence[int]) -> dict[int, str]:
@@ -135,10 +142,9 @@ def batch_texts(work: Work, g: int, b: int, shards: Sequence[int]) -> dict[int, 
         if hi <= lo:
             continue
         part = np.asarray(rec[lo:hi])
-        first, last = int(part["start"][0]), int(part["end"][-1])
-        blob = bytes(fs.load_npy(path, mmap=True)[first:last])
-        for g_doc, s, e in zip(
+        data = fs.load_npy(path, mmap=True)
+        for doc, s, e in zip(
             part["gidx"].tolist(), part["start"].tolist(), part["end"].tolist(), strict=True
         ):
-            out[g_doc] = blob[s - first : e - first].decode("utf-8")
+            out[doc] = data[s:e].tobytes().decode("utf-8")
     return out
