@@ -381,11 +381,7 @@ def _examples(
     shard, row = work.locate(wanted)
     for k in np.unique(shard).tolist():
         sel = shard == k
-        t = (
-            dataset.open_parquet(work.shards[k])
-            .read(columns=["id", "text", "source", "meta"])
-            .take(pa.array(row[sel]))
-        )
+        t = dataset.take_rows(work.shards[k], row[sel], ["id", "text", "source", "meta"])
         for g, doc in zip(wanted[sel].tolist(), t.to_pylist(), strict=True):
             found[g] = (doc["id"], doc["text"], kept_because(doc, cfg))
     return [(size, [found[g] for g in members]) for size, members in examples]
