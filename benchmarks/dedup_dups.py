@@ -15,8 +15,10 @@ Each (copies, memory) runs `SELENE_PREFECT=off python -m selene.cli dedup -i IN 
 sum of RSS over the command's process tree (children included), the largest process, and the
 command's own process (the driver) apart. Every output file's sha256 (removed.parquet, part-*.parquet,
 clusters.md, minhash/*, the manifest without its absolute paths) is compared across the memory
-settings of one N, and with `--compare DIR` with an earlier run's digests (DIR/digests-<N>.json, as
-this script writes them into WORK). Results: a table on stdout and WORK/dedup-dups.json.
+settings of one N, and with `--compare DIR` with an earlier run's digests (DIR/digests-x<N>-<base>m.json,
+as this script writes them into WORK; run the earlier checkout with `--selene`, e.g. a `git archive` of
+main). Results: a table on stdout and WORK/dedup-dups.json (with each run's 0.5 s timeline of driver
+and tree RSS). Measured: benchmarks/results/dedup-dups-memory.txt.
 """
 
 from __future__ import annotations
