@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import os
 import random
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,7 @@ from selene.executor import LocalMapper
 from selene.io import dataset, fs
 from tests.corpus import write_dataset
 from tests.dedup_corpus import base_documents, reference_words, variant
+from tests.pipeline_runs import subprocess_env
 
 LEVELS = (1.0, 0.95, 0.9, 0.85, 0.8, 0.75)
 
@@ -133,6 +136,19 @@ def test_a_score_key_no_document_has_is_refused_before_any_work(tmp_path: Path) 
     assert not out.exists()
     res = run_dedup(inp, str(out), DedupConfig(keep="score", score_key="quality.hq", threshold=0.7))
     assert res.manifest.stats.clusters.without_score == 0
+    # the command: exit 2, and no output directory left behind (not even the writability probe's)
+    cli = tmp_path / "cli"
+    cmd = [sys.executable, "-m", "selene.cli", "dedup", "-i", inp, "-o", str(cli), "--keep", "score"]
+    done = subprocess.run(
+        [*cmd, "--score-key", "quality.score"],
+        capture_output=True,
+        text=True,
+        env=subprocess_env(tmp_path, SELENE_PREFECT="off"),
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "dedup.score_key 'quality.score'" in done.stderr and "quality.hq" in done.stderr
+    assert not cli.exists()
 
 
 def test_documents_without_the_score_are_counted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
