@@ -13,8 +13,9 @@ The same bases for every N, so 4 → 16 copies is 4x the characters and the numb
 Each (copies, memory) runs `SELENE_PREFECT=off python -m selene.cli dedup -i IN -o OUT --workers W
 [--memory-gb M]`, measured from outside (`scale.TreeSampler`, every 0.2 s): wall, CPU, the peak of the
 sum of RSS over the command's process tree (children included), the largest process, and the
-command's own process (the driver) apart. Every output file's sha256 (removed.parquet, part-*.parquet,
-clusters.md, minhash/*, the manifest without its absolute paths) is compared across the memory
+command's own process (the driver) apart; the peak disk use of OUT with its work files (every ~1 s).
+Every output file's sha256 (removed.parquet, part-*.parquet, clusters.md, minhash/*, the manifest
+without its absolute paths) is compared across the memory
 settings of one N, and with `--compare DIR` with an earlier run's digests (DIR/digests-x<N>-<base>m.json,
 as this script writes them into WORK; run the earlier checkout with `--selene`, e.g. a `git archive` of
 main). Results: a table on stdout and WORK/dedup-dups.json (with each run's 0.5 s timeline of driver
@@ -187,7 +188,7 @@ def run_dedup(inp: Path, out: Path, work: Path, workers: int, memory: str, selen
             env=scale._env(tmp) | {"PYTHONPATH": str(selene)},
             cwd=selene,
         )
-        sampler = DriverSampler(proc.pid, [], interval=0.2)
+        sampler = DriverSampler(proc.pid, [out], interval=0.2)
         sampler.start()
         _, status, ru = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
@@ -203,6 +204,7 @@ def run_dedup(inp: Path, out: Path, work: Path, workers: int, memory: str, selen
         "peak_tree_mib": round(sampler.peak_tree / 2**20),
         "peak_largest_mib": round(sampler.peak_largest / 2**20),
         "peak_driver_mib": round(sampler.peak_driver / 2**20),
+        "peak_disk_mb": round(sampler.peak_disk / 1e6),  # OUT with its _work files, polled every ~1 s
         "removed": man["stats"]["documents_removed"],
         "exact_checks": man["stats"]["clusters"]["exact_checks"],
         "linked": man["stats"]["clusters"]["documents_linked"],
@@ -247,7 +249,8 @@ def main() -> None:
             print(
                 f"x{copies:<3} mem {memory:<8} {summary['chars'] / 1e6:7.1f} M chars {summary['documents']:>8} docs"
                 f"  wall {r['wall_s']:7.1f} s  cpu {r['cpu_s']:7.1f} s  tree {r['peak_tree_mib']:5d} MiB"
-                f"  largest {r['peak_largest_mib']:5d}  driver {r['peak_driver_mib']:5d}  removed {r['removed']}"
+                f"  largest {r['peak_largest_mib']:5d}  driver {r['peak_driver_mib']:5d}  disk {r['peak_disk_mb']:5d} MB"
+                f"  removed {r['removed']}"
                 f"  exact {r['exact_checks']}  same {same}"
                 + (f"  as-before {r.get('same_as_compare')}" if args.compare else ""),
                 flush=True,

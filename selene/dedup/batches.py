@@ -5,19 +5,21 @@ share of text (`plan_group`): what a task holds at once follows the memory budge
 of linked documents. The copies of one cluster lie anywhere in the corpus, so a batch read straight
 from the shards would decode most of the corpus's row groups, and a task of many batches would do so
 once a batch. Instead, one task per input shard reads the text of the shard's linked documents once,
-in order (`route_texts`), and writes it grouped by (cluster group, batch) to one file of UTF-8 bytes
-plus an index; a batch then reads its texts from every shard's file by slicing (`batch_texts`),
-with no Parquet decoding and no text read twice. Components larger than a batch are left to the
+in order (`route_texts`), and writes it grouped by (cluster group, batch), one zstd frame a batch, to
+one file plus an index; a batch then reads its frame of every shard's file (`batch_texts`), with no
+Parquet decoding and no text read twice. Components larger than a batch are left to the
 `Reader`, which reads them from the shards in bounded pieces.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import zstandard
 
 from selene.dedup.components import gather
 from selene.dedup.work import Reader, Work
@@ -26,14 +28,24 @@ from selene.io import dataset, fs
 # a linked document of a cluster group: its global index, its component, its batch (-1: a component
 # larger than a batch, whose texts are not routed), sorted by global index for the route tasks
 PLAN_DTYPE = np.dtype([("gidx", "<i8"), ("comp", "<i8"), ("batch", "<i8")])
-# a routed text: (group << 32 | batch), global index, its bytes in the shard's text file; sorted
-ROUTE_DTYPE = np.dtype([("key", "<i8"), ("gidx", "<i8"), ("start", "<i8"), ("end", "<i8")])
+# a routed text: (group << 32 | batch), global index, its bytes in its batch's decompressed frame,
+# and that frame's bytes in the shard's text file; sorted by key and document
+ROUTE_DTYPE = np.dtype(
+    [
+        ("key", "<i8"),
+        ("gidx", "<i8"),
+        ("start", "<i8"),
+        ("end", "<i8"),
+        ("frame", "<i8"),
+        ("frame_end", "<i8"),
+    ]
+)
+ZSTD_LEVEL = 1  # the routed texts of a batch, one zstd frame: a third or so of their size on disk
 # a batch holds texts of at most budget / BATCH_SHARE characters: their shingle sets (8 bytes a
 # shingle, about 1.3 a character of English) and the Python strings take the rest of the budget
 BATCH_SHARE = 3
-MAX_BATCH_CHARS = (
-    32 << 20
-)  # a batch larger than this saves nothing: its texts are read and shingled once either way
+# a larger batch saves nothing: its texts are read and shingled once either way
+MAX_BATCH_CHARS = 32 << 20
 
 
 def plan_path(work: Work, g: int) -> str:
@@ -118,23 +130,38 @@ def route_texts(work: Work, k: int, plans: Sequence[tuple[int, str]]) -> None:
             sizes.append(np.diff(off).astype(np.int64))
         start += n
     size = np.concatenate(sizes)
+    blob = np.concatenate(data).data  # a memoryview: slices without copies
+    del data
     ends = np.cumsum(size)
+    starts = ends - size
     rec = np.empty(doc.size, dtype=ROUTE_DTYPE)
-    rec["key"][by_row], rec["gidx"][by_row], rec["start"][by_row], rec["end"][by_row] = (
-        key[by_row],
-        doc[by_row],
-        ends - size,
-        ends,
-    )
+    order = np.lexsort((doc, key))  # by batch, then document
+    rec["key"], rec["gidx"] = key[order], doc[order]
+    at = np.empty(doc.size, dtype=np.int64)
+    at[by_row] = np.arange(doc.size)  # each document's place in the rows read
+    src = at[order]
+    frames: list[bytes] = []
+    written = 0
+    cctx = zstandard.ZstdCompressor(level=ZSTD_LEVEL)
+    cuts = np.flatnonzero(np.concatenate([[True], rec["key"][1:] != rec["key"][:-1], [True]]))
+    for lo, hi in itertools.pairwise(cuts.tolist()):
+        pieces = [blob[starts[i] : ends[i]] for i in src[lo:hi].tolist()]
+        within = np.cumsum([0, *(len(p) for p in pieces)])
+        rec["start"][lo:hi], rec["end"][lo:hi] = within[:-1], within[1:]
+        frames.append(cctx.compress(b"".join(pieces)))
+        rec["frame"][lo:hi], rec["frame_end"][lo:hi] = written, written + len(frames[-1])
+        written += len(frames[-1])
     path, index = route_paths(work, k)
-    fs.save_npy(path, np.concatenate(data))
-    fs.save_npy(index, rec[np.lexsort((rec["gidx"], rec["key"]))])
+    fs.save_npy(path, np.frombuffer(b"".join(frames), dtype=np.uint8))
+    fs.save_npy(index, rec)
 
 
 def batch_texts(work: Work, g: int, b: int, shards: Sequence[int]) -> dict[int, str]:
-    """The routed texts of group g's batch b, by global index, sliced from the route files of `shards`."""
+    """The routed texts of group g's batch b, by global index: its frame of each of `shards`' route
+    files, decompressed and sliced."""
     key = (g << 32) | b
     out: dict[int, str] = {}
+    dctx = zstandard.ZstdDecompressor()
     for k in shards:
         path, index = route_paths(work, k)
         rec = fs.load_npy(index, mmap=True)
@@ -142,9 +169,10 @@ def batch_texts(work: Work, g: int, b: int, shards: Sequence[int]) -> dict[int, 
         if hi <= lo:
             continue
         part = np.asarray(rec[lo:hi])
-        data = fs.load_npy(path, mmap=True)
+        frame = fs.load_npy(path, mmap=True)[int(part["frame"][0]) : int(part["frame_end"][0])]
+        body = dctx.decompress(frame.tobytes(), max_output_size=int(part["end"][-1]))
         for doc, s, e in zip(
             part["gidx"].tolist(), part["start"].tolist(), part["end"].tolist(), strict=True
         ):
-            out[doc] = data[s:e].tobytes().decode("utf-8")
+            out[doc] = body[s:e].decode("utf-8")
     return out
