@@ -226,9 +226,7 @@ def test_choose_bands_rows_sweep_equals_datasketch():
     from datasketch.lsh import _optimal_param
 
     for threshold in np.round(np.arange(0.5, 0.96, 0.05), 2):
-        assert lsh.choose_bands_rows(float(threshold), 128, 0.3) == _optimal_param(
-            float(threshold), 128, 0.3, 0.7
-        )
+        assert lsh.choose_bands_rows(float(threshold), 128, 0.3) == _optimal_param(float(threshold), 128, 0.3, 0.7)
 
 
 def test_s_curve_and_its_summary():
@@ -305,17 +303,11 @@ def test_s_curve_of_several_band_sets_is_simulated_and_lies_between_its_bounds()
     two = lsh.candidate_probability(js, bands, rows, sets=2)
     assert np.all(two >= one - 0.012)
     assert np.all(two <= 1 - (1 - one) ** 2 + 0.012)  # sets share values: at most independent chances
-    assert (
-        lsh.candidate_probability(0.8, bands, rows, sets=2)
-        > 0.99
-        > lsh.candidate_probability(0.8, bands, rows)
-    )
+    assert lsh.candidate_probability(0.8, bands, rows, sets=2) > 0.99 > lsh.candidate_probability(0.8, bands, rows)
     s = lsh.curve_summary(bands, rows, 0.8, sets=2)
     fine = np.linspace(0, 1, 20_001)
     p = lsh.candidate_probability(fine, bands, rows, sets=2)
-    assert s["false_positive_area"] == pytest.approx(
-        np.trapezoid(p[fine <= 0.8], fine[fine <= 0.8]), abs=1e-3
-    )
+    assert s["false_positive_area"] == pytest.approx(np.trapezoid(p[fine <= 0.8], fine[fine <= 0.8]), abs=1e-3)
     assert s["false_negative_area"] == pytest.approx(
         np.trapezoid(1 - p[fine >= 0.8], fine[fine >= 0.8]), abs=1e-3
     )
