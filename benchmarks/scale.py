@@ -47,6 +47,11 @@ starts a new one and the scheduler reruns the task elsewhere; the stages run wit
 so that every task is on a worker. Reported: the marker (a worker died), the stage finished, its output
 against the process-pool run, and its wall time against the run without kills (WORK/scale-<gb>gb-dask.json).
 Results: WORK/scale-<gb>gb-dask.json, WORK/scale-<gb>gb-dask-kill.json.
+
+The heavily duplicated case (real documents each in N perturbed copies, N = 4 and 16, with and without
+`--memory-gb`: dedup's process-tree, largest-process and driver peaks, and every output file's sha256
+against another checkout's) is its own scenario, measured the same way (`TreeSampler`):
+`python benchmarks/dedup_dups.py --base-mb 50 --copies 4,16 --memory-gb default,1`.
 """
 
 from __future__ import annotations

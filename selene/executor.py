@@ -154,6 +154,31 @@ def with_retries(fn: Callable[..., T], args: tuple, retries: int = RETRIES) -> T
     raise AssertionError("unreachable")
 
 
+def release_memory() -> None:
+    """Hand the memory this process has freed back to the system: glibc keeps freed heap pages, and
+    Arrow's allocator its freed blocks, for reuse, so a process that once ran a large item would hold
+    that item's peak while it idles or runs small ones (a pool's workers, the command's process after
+    items it ran itself). Costs well under a millisecond when there is little to give back."""
+    arrow = sys.modules.get("pyarrow")
+    if arrow is not None:
+        arrow.default_memory_pool().release_unused()
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None).malloc_trim(0)
+        except (OSError, AttributeError):
+            pass
+
+
+def _released(fn: Callable[..., T], args: tuple) -> T:
+    """`with_retries` in a pool worker, then `release_memory`."""
+    try:
+        return with_retries(fn, args)
+    finally:
+        release_memory()
+
+
 def process_pool(workers: int) -> cf.ProcessPoolExecutor:
     """Worker processes for CPU-bound steps. forkserver: forking a process that runs Prefect's or
     pyarrow's threads can deadlock, and spawn would re-import everything per worker. The workers die
@@ -275,9 +300,10 @@ class LocalMapper:
     One item, or one worker, runs in this process. Otherwise items run here until the map has taken
     `INLINE_SECONDS`, and the rest go to a pool started on first need and kept for the stage's later
     maps (processes: `process_pool`; dask: a LocalCluster of `workers` single-threaded processes).
-    With the scheduler at `address` every item goes to the cluster: it is up already, so there is no
-    start-up to save, and the command's own process (often a login node) stays small whatever the
-    corpus size.
+    Once that pool is up, every item of a later map goes to it, as with the scheduler at `address`
+    every item goes to the cluster: there is no start-up left to save, and the command's own process
+    stays small whatever the corpus size (an item run here leaves its memory to this process, which
+    outlives the step: a step's first item may be its largest, and a map's last one may take minutes).
     """
 
     def __init__(self, kind: str = "processes", workers: int = 1, address: str | None = None) -> None:
@@ -290,15 +316,20 @@ class LocalMapper:
         report(name, 0, total)
         results: list[T] = []
         parallel = self.workers > 1 or self.kind == "dask"
-        remote = self.kind == "dask" and self.address is not None
+        # a running cluster, or this stage's pool started by an earlier map: nothing runs here
+        elsewhere = (self.kind == "dask" and self.address is not None) or (
+            parallel and (self._pool is not None or self._dask is not None)
+        )
         start = time.perf_counter()
         while (
             len(results) < total
-            and not remote
+            and not elsewhere
             and (not parallel or total - len(results) == 1 or time.perf_counter() - start < INLINE_SECONDS)
         ):
             results.append(with_retries(fn, args[len(results)]))
             report(name, len(results), total)
+        if results and not elsewhere:
+            release_memory()
         rest = args[len(results) :]
         if rest:
             results += self._parallel(name, fn, rest, len(results), total)
@@ -309,7 +340,7 @@ class LocalMapper:
     ) -> list[T]:
         if self.kind == "dask":
             client = self._dask_client()
-            futures = [client.submit(with_retries, fn, a, pure=False) for a in args]
+            futures = [client.submit(_released, fn, a, pure=False) for a in args]
             from distributed import as_completed as dask_completed
 
             for _ in dask_completed(futures):
@@ -317,7 +348,7 @@ class LocalMapper:
                 report(name, done, total)
             return [f.result() for f in futures]
         pool = self._executor()
-        futs = [pool.submit(with_retries, fn, a) for a in args]
+        futs = [pool.submit(_released, fn, a) for a in args]
         for _ in cf.as_completed(futs):
             done += 1
             report(name, done, total)

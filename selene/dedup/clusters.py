@@ -9,6 +9,7 @@ is the same for any number of groups.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -16,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from selene.dedup.components import gather
+from selene.dedup.batches import batch_texts
 from selene.dedup.config import DedupConfig
 from selene.dedup.work import Reader, Work, exact_jaccard, similarity
 from selene.io import fs
@@ -101,22 +102,45 @@ def assign(
     return members, keeper, sim, exact
 
 
-def cluster_group(
-    work: Work, g: int, stars: Sequence[str], cfg: DedupConfig, budget: int = 0
-) -> dict[str, Any]:
-    """Group g's components (`stars`: their (centre, leaf) pair files): `assign` decides each document;
+def assign_in_batches(
+    work: Work, plan: dict[str, Any], cfg: DedupConfig, budget: int = 0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """`assign` over the batches of whole components of a cluster group (`batches.plan_group`), in
+    component order: each component's decisions depend on it alone, so the result is `assign`'s over
+    all of them at once, in the same order. A batch's texts are its routed ones (`batches.batch_texts`),
+    held by its own `Reader` of `budget` bytes: a document is read and shingled once per batch (once
+    per cluster, however many rounds compare it). A component larger than a batch reads its texts
+    from the shards, in pieces of the `Reader`'s size. Also returns the number of components."""
+    rec = fs.load_npy(plan["plan"])
+    rec = rec[np.lexsort((rec["gidx"], rec["comp"]))]
+    comp, linked, batch = rec["comp"], rec["gidx"], rec["batch"]
+    del rec
+    if not linked.size:
+        return (*assign(work, comp, linked, cfg), 0)
+    new_comp = np.concatenate([[True], comp[1:] != comp[:-1]])
+    # a batch: consecutive components of one batch number; an unrouted component (-1) alone
+    cut = new_comp & np.concatenate([[True], (batch[1:] != batch[:-1]) | (batch[1:] < 0)])
+    bounds = [*np.flatnonzero(cut).tolist(), linked.size]
+    parts = []
+    for lo, hi in itertools.pairwise(bounds):
+        b = int(batch[lo])
+        if b >= 0 and cfg.verify != "none":
+            reader = Reader(work, budget=budget, texts=batch_texts(work, plan["group"], b, plan["shards"]))
+        else:
+            reader = Reader(work, np.sort(linked[lo:hi]), budget)
+        parts.append(assign(work, comp[lo:hi], linked[lo:hi], cfg, reader))
+    members, keeper, sim, exact = (np.concatenate(x) for x in zip(*parts, strict=True))
+    return members, keeper, sim, exact, int(np.count_nonzero(new_comp))
+
+
+def cluster_group(work: Work, plan: dict[str, Any], cfg: DedupConfig, budget: int = 0) -> dict[str, Any]:
+    """A group of components (`plan`: `batches.plan_group`'s result): `assign` decides each document;
     the duplicates go to ``dups/gNNNNN.npy`` (DUP_DTYPE, by shard and row) and their similarities, sorted,
     to ``dups/jNNNNN.npy``. Returns the group's statistics, the shards its duplicates are in and its
     largest clusters (`merge` adds groups up). `budget`: bytes of texts and shingle sets the exact
     checks may keep (`work.Reader`)."""
-    centre, leaf = gather(stars)
-    centres = np.unique(centre)
-    linked = np.concatenate([centres, leaf])
-    order = np.argsort(linked)
-    comp = np.concatenate([centres, centre])[order]
-    linked = linked[order]
-    members, keeper, sim, exact = assign(work, comp, linked, cfg, Reader(work, linked, budget))
-    del comp, linked
+    g = plan["group"]
+    members, keeper, sim, exact, n_components = assign_in_batches(work, plan, cfg, budget)
     is_dup = keeper != members
     order = np.argsort(members[is_dup], kind="stable")
     dup, kept_of_dup, j_dup = members[is_dup][order], keeper[is_dup][order], sim[is_dup][order]
@@ -142,7 +166,7 @@ def cluster_group(
         "duplicates": int(dup.size),
         "sizes": dict(Counter(head_sizes.tolist())),
         "linked": int(members.size),
-        "kept_by_check": int(np.count_nonzero(~is_dup)) - int(centres.size),
+        "kept_by_check": int(np.count_nonzero(~is_dup)) - n_components,
         "exact_checks": int(np.count_nonzero(exact)),
         "j_sum": math.fsum(j_dup.tolist()),
         "j_bins": _bins(j_dup).tolist(),

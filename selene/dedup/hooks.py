@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from selene.artifacts import Artifact, Markdown, Table, svg_image
 from selene.dedup.config import DedupConfig
+from selene.dedup.keep import check_priority, check_score_key
 from selene.dedup.manifest import DedupManifest
 from selene.dedup.stage import input_dataset
 from selene.io import fs
@@ -11,7 +12,12 @@ from selene.io.dataset import StageResult
 
 
 def check(inp: str, out: str, cfg: DedupConfig) -> None:
-    input_dataset(inp)
+    """Before the command claims its output: the refusals that need only the input (the writability
+    probe creates the output directory, which a refusal after it would leave behind)."""
+    m_in = input_dataset(inp)
+    if cfg.strict:  # only the error: the warning comes once, from the stage
+        check_priority(m_in, cfg)
+    check_score_key(inp, m_in, cfg)
     fs.check_writable(out)
 
 

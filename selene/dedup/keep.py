@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -12,7 +13,12 @@ import pyarrow as pa
 
 from selene.dedup.config import DedupConfig
 from selene.errors import ConfigError
+from selene.io import dataset, fs
 from selene.manifest import DocumentManifest
+
+SCORE_SAMPLE = 2000  # documents whose meta `check_score_key` reads, from up to SCORE_SHARDS shards
+SCORE_SHARDS = 8
+FIELDS_SHOWN = 30
 
 KEEP_RULE = {
     "first": "the first in corpus order is kept",
@@ -80,3 +86,72 @@ def check_priority(m_in: DocumentManifest, cfg: DedupConfig) -> None:
     if cfg.strict:
         raise ConfigError(msg)
     print(f"warning: {msg}", file=sys.stderr)
+
+
+def check_score_key(inp: str, m_in: DocumentManifest, cfg: DedupConfig) -> None:
+    """keep: score with a `score_key` that no document has would rank every copy alike and keep each
+    cluster's first in corpus order, without a word: refused (ConfigError) when no document of a
+    sample (the first row group of up to SCORE_SHARDS shards spread over the input) has a number
+    there, naming the fields the sample's meta do have."""
+    if cfg.keep != "score":
+        return
+    assert cfg.score_key is not None
+    shards = [s.name for s in m_in.shards]
+    n = min(SCORE_SHARDS, len(shards))
+    picked = [shards[i * len(shards) // n] for i in range(n)]
+    fields: set[str] = set()
+    seen = 0
+    for name in picked:
+        pf = dataset.open_parquet(fs.join(inp, name))
+        if not pf.metadata.num_row_groups:
+            continue
+        metas = pf.read_row_group(0, columns=["meta"]).column("meta").to_pylist()
+        for meta in metas[: SCORE_SAMPLE // len(picked)]:
+            seen += 1
+            if np.isfinite(_score(meta, cfg.score_key)):
+                return
+            fields.update(_fields(meta))
+    have = ", ".join(sorted(fields)[:FIELDS_SHOWN]) + (" ..." if len(fields) > FIELDS_SHOWN else "")
+    raise ConfigError(
+        f"dedup.score_key {cfg.score_key!r}: none of {seen} documents sampled from {len(picked)} shard(s) "
+        f"of {inp} has a number there, so keep: score would keep each cluster's first copy in corpus "
+        f"order; their meta fields: {have or '(none)'}"
+    )
+
+
+def _fields(meta: str | None) -> list[str]:
+    """The fields of a document's meta JSON, nested objects' as dotted paths (as `score_key` reads them)."""
+    try:
+        value = json.loads(meta) if meta else {}
+    except ValueError:
+        return []
+    out: list[str] = []
+
+    def walk(obj: dict[str, Any], prefix: str) -> None:
+        for key, v in obj.items():
+            out.append(prefix + key)
+            if isinstance(v, dict) and len(out) < 10 * FIELDS_SHOWN:
+                walk(v, f"{prefix}{key}.")
+
+    if isinstance(value, dict):
+        walk(value, "")
+    return out
+
+
+def without_score(rank_files: Sequence[str], cfg: DedupConfig) -> int | None:
+    """keep: score — documents with no number at `score_key` (`keep_rank` put them last: +inf in the
+    shards' rank files), with a warning when there are some; None for the other rules."""
+    if cfg.keep != "score":
+        return None
+    missing = total = 0
+    for path in rank_files:
+        rank = fs.load_npy(path, mmap=True)
+        missing += int(np.count_nonzero(np.isposinf(rank)))
+        total += rank.size
+    if missing:
+        print(
+            f"warning: dedup.score_key {cfg.score_key!r}: {missing} of {total} documents have no number "
+            "there; they are kept last (ties by corpus order)",
+            file=sys.stderr,
+        )
+    return missing

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -35,7 +35,13 @@ class SimilarityStats(Record):
 class ClusterStats(Record):
     """dedup: the near-duplicate clusters found: a kept document and the documents removed for it."""
 
-    _omit_if_none = ("documents_linked", "kept_by_check", "exact_checks", "removed_similarity")
+    _omit_if_none: ClassVar[tuple[str, ...]] = (
+        "documents_linked",
+        "kept_by_check",
+        "exact_checks",
+        "removed_similarity",
+        "without_score",
+    )
 
     pairs_verified: int = Field(description="Candidate pairs that passed verification (graph edges).")
     clusters: int = Field(description="Clusters of two documents or more.")
@@ -59,6 +65,11 @@ class ClusterStats(Record):
     )
     removed_similarity: SimilarityStats | None = Field(
         default=None, description="Similarity of each removed document to the document kept for it."
+    )
+    without_score: int | None = Field(
+        default=None,
+        description="keep: score — documents with no number at `score_key` in their meta: ranked after "
+        "every copy that has one (ties by corpus order).",
     )
 
 

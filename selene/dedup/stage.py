@@ -40,10 +40,17 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from selene import __version__, executor
-from selene.dedup import clusters, components, lsh, minhash, shingle, stored
+from selene.dedup import batches, clusters, components, lsh, minhash, shingle, stored
 from selene.dedup.config import DedupConfig
 from selene.dedup.incremental import earlier_links, index_keys, removed_index, store_links
-from selene.dedup.keep import KEEP_RULE, check_priority, keep_rank, kept_because
+from selene.dedup.keep import (
+    KEEP_RULE,
+    check_priority,
+    check_score_key,
+    keep_rank,
+    kept_because,
+    without_score,
+)
 from selene.dedup.manifest import ClusterStats, DedupInputs, DedupManifest, DedupStats, LshSummary
 from selene.dedup.report import cluster_examples
 from selene.dedup.work import EDGE_DTYPE, KEY_DTYPE, VERIFY_CHUNK, Work, similarity
@@ -282,11 +289,17 @@ def cluster(
     linked = pairs + sum(n for _, n in earlier)
     graph = components.Graph(fs.join(work.root, "components"), components.parts_for(linked), n_docs)
     stars = components.components(mapper, graph, [f for f, n in [*edges, *earlier] if n])
-    groups = mapper(
-        "dedup-clusters",
-        clusters.cluster_group,
-        [(work, g, s, cfg, executor.task_memory() // 4) for g, s in enumerate(stars) if s],
+    budget = executor.task_memory() // 4  # a cluster task's texts and shingle sets
+    plans = mapper(
+        "dedup-cluster-plan", batches.plan_group, [(work, g, s, budget) for g, s in enumerate(stars) if s]
     )
+    if cfg.verify != "none":  # the linked documents' texts, read once and grouped by batch
+        plans_of: dict[int, list[tuple[int, str]]] = {}
+        for plan in plans:
+            for k in plan["shards"]:
+                plans_of.setdefault(k, []).append((plan["group"], plan["plan"]))
+        mapper("dedup-cluster-texts", batches.route_texts, [(work, k, plans_of[k]) for k in sorted(plans_of)])
+    groups = mapper("dedup-clusters", clusters.cluster_group, [(work, plan, cfg, budget) for plan in plans])
     return clusters.merge(groups, pairs, n_docs, cfg)
 
 
@@ -368,11 +381,7 @@ def _examples(
     shard, row = work.locate(wanted)
     for k in np.unique(shard).tolist():
         sel = shard == k
-        t = (
-            dataset.open_parquet(work.shards[k])
-            .read(columns=["id", "text", "source", "meta"])
-            .take(pa.array(row[sel]))
-        )
+        t = dataset.take_rows(work.shards[k], row[sel], ["id", "text", "source", "meta"])
         for g, doc in zip(wanted[sel].tolist(), t.to_pylist(), strict=True):
             found[g] = (doc["id"], doc["text"], kept_because(doc, cfg))
     return [(size, [found[g] for g in members]) for size, members in examples]
@@ -387,6 +396,7 @@ def run_dedup(
     mapper = mapper or serial_map
     m_in = input_dataset(inp)
     check_priority(m_in, cfg)
+    check_score_key(inp, m_in, cfg)
     bands, rows = bands_rows(cfg)
     minhash_settings = stored.settings_of(
         cfg, bands, rows, str(minhash.Permutations.from_seed(cfg.num_perm, cfg.seed).dtype)
@@ -424,6 +434,7 @@ def run_dedup(
         raise InputError(
             f"{inp}: the shards hold {sum(counts)} documents, its manifest says {n_docs - protected}"
         )
+    no_score = without_score([work.path("rank", k) for k in work.new_shards], cfg)
     edges = mapper(
         "dedup-band",
         band_pairs,
@@ -468,6 +479,7 @@ def run_dedup(
         cfg,
         fp,
         priors,
+        no_score,
     )
     if cfg.store_signatures:
         stored.write_index(
@@ -488,6 +500,7 @@ def finalize(
     cfg: DedupConfig,
     fp: str,
     priors: Sequence[stored.Prior] = (),
+    no_score: int | None = None,
 ) -> DedupManifest:
     removed = dataset.merge_removed(out, [work.path("removed", k, "parquet") for k in work.new_shards])
     kept: Counter[str] = Counter()
@@ -532,7 +545,7 @@ def finalize(
             documents_out=n_in - removed.rows,
             documents_removed=removed.rows,
             per_source=per_source,
-            clusters=ClusterStats.model_validate(stats),
+            clusters=ClusterStats.model_validate({**stats, "without_score": no_score}),
         ),
     )
     lsh.plot_s_curve(work.bands, work.rows, cfg.threshold, fs.join(out, "s_curve.svg"), work.sets)

@@ -5,6 +5,7 @@ document pairs, estimated on signatures or exact on shingles."""
 from __future__ import annotations
 
 import itertools
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,6 +20,7 @@ KEY_DTYPE = np.dtype([("key", "<u8"), ("shard", "<u4"), ("row", "<u4")])
 EDGE_DTYPE = np.dtype([("a", "<i8"), ("b", "<i8"), ("j", "<f4")])
 VERIFY_CHUNK = 1 << 16  # candidate pairs verified at once: two (chunk × num_perm) blocks of signatures
 EXACT_BATCH_CHARS = 4 << 20  # text of the pairs whose shingles are hashed at once by an exact check
+READ_CHARS = 64 << 20  # text an exact check reads at once when its `Reader` has no budget of its own
 
 
 @dataclass(frozen=True)
@@ -95,16 +97,25 @@ class Reader:
     the documents the task may compare later), reading a row group for some documents also keeps the
     texts of the `prefetch` documents in it, up to `budget` bytes of texts and shingle sets: `assign`
     compares a component's documents round after round, and a row group (4 MB of text) is then
-    decoded once rather than once a round."""
+    decoded once rather than once a round. A text held is let go once its shingle set is (the set is
+    all an exact check needs of it). `read_chars`: the characters of text an exact check reads at once,
+    half the budget (`READ_CHARS` without one), so that it never holds the texts of all its pairs."""
 
-    def __init__(self, work: Work, prefetch: np.ndarray | None = None, budget: int = 0) -> None:
+    def __init__(
+        self,
+        work: Work,
+        prefetch: np.ndarray | None = None,
+        budget: int = 0,
+        texts: dict[int, str] | None = None,
+    ) -> None:
         self.work = work
         self.prefetch = (
             np.empty(0, dtype=np.int64) if prefetch is None else np.asarray(prefetch, dtype=np.int64)
         )
-        self.budget, self.held = budget, 0
+        self.read_chars = max(EXACT_BATCH_CHARS, budget // 2) if budget else READ_CHARS
         self.maps: dict[tuple[str, int], np.ndarray] = {}
-        self.text: dict[int, str] = {}
+        self.text: dict[int, str] = texts or {}  # `texts`: read already (a cluster batch's routed texts)
+        self.budget, self.held = budget, sum(sys.getsizeof(t) for t in self.text.values())
         self.shingled: dict[int, np.ndarray] = {}
 
     def rows(self, kind: str, gidx: np.ndarray) -> np.ndarray:
@@ -138,9 +149,9 @@ class Reader:
             for r, t in zip(take.tolist(), col, strict=True):
                 if r in asked:
                     out[first + r] = t
-                if self.held < self.budget:
+                if self.held < self.budget and first + r not in self.shingled:
                     self.text[first + r] = t
-                    self.held += len(t)
+                    self.held += sys.getsizeof(t)
         return out
 
     def _neighbours(self, k: int, rows: np.ndarray) -> np.ndarray:
@@ -155,7 +166,8 @@ class Reader:
         starts = np.cumsum([0, *(meta.row_group(g).num_rows for g in range(meta.num_row_groups))])
         groups = np.unique(np.searchsorted(starts, rows, side="right"))
         mine = mine[np.isin(np.searchsorted(starts, mine, side="right"), groups)]
-        return mine[[self.work.offsets[k] + r not in self.text for r in mine.tolist()]]
+        first = self.work.offsets[k]
+        return mine[[first + r not in self.text and first + r not in self.shingled for r in mine.tolist()]]
 
     def shingle_sets(self, gidx: list[int], texts: dict[int, str], cfg: DedupConfig) -> dict[int, np.ndarray]:
         """The sorted, distinct shingle hashes of documents `gidx` (global indices), those not held
@@ -169,6 +181,8 @@ class Reader:
         for g, part in zip(need, np.split(values, np.cumsum(counts)[:-1]), strict=True):
             sh = shingle.distinct(part.copy())
             out[g] = sh
+            if g in self.text:
+                self.held -= sys.getsizeof(self.text.pop(g))
             if self.held < self.budget:
                 self.shingled[g] = sh
                 self.held += sh.nbytes
@@ -199,28 +213,44 @@ def rows_of(work: Work, kind: str, gidx: np.ndarray) -> np.ndarray:
 def exact_jaccard(
     work: Work, a: np.ndarray, b: np.ndarray, cfg: DedupConfig, reader: Reader | None = None
 ) -> np.ndarray:
-    """Exact Jaccard of the shingle sets of the pairs (a, b), from their texts."""
+    """Exact Jaccard of the shingle sets of the pairs (a, b), from their texts: read `reader.read_chars`
+    characters at a time (cut on the stored lengths; a document whose set is held reads nothing), and
+    hashed EXACT_BATCH_CHARS at a time (a batch's words are Python objects, some ten times the size
+    of its text). The cuts change what is held at once, never a value."""
     reader = reader or Reader(work)
-    both = np.concatenate([a, b])
-    texts = reader.texts(both[[g not in reader.shingled for g in both.tolist()]])
-    # hashed in batches of about EXACT_BATCH_CHARS of text: a batch's words are Python objects, some
-    # ten times the size of its text
-    chars = np.array([len(texts.get(g, "")) for g in both.tolist()], dtype=np.int64)
-    cuts = dataset.byte_cuts(chars[: a.size] + chars[a.size :], EXACT_BATCH_CHARS)
     out = np.empty(a.size, dtype=np.float64)
-    for lo, hi in itertools.pairwise(cuts):
-        xs, ys = a[lo:hi].tolist(), b[lo:hi].tolist()
-        sets = reader.shingle_sets(xs + ys, texts, cfg)
-        for i, (x, y) in enumerate(zip(xs, ys, strict=True), start=lo):
-            sx, sy = sets[x], sets[y]
-            if sx.size < sy.size:
-                sx, sy = sy, sx
-            # both sorted and distinct: the smaller one looked up in the larger by binary search
-            inter = (
-                int(np.count_nonzero(sx[np.minimum(np.searchsorted(sx, sy), sx.size - 1)] == sy))
-                if sx.size
-                else 0
+    if not a.size:
+        return out
+    both = np.concatenate([a, b])
+    held = np.fromiter((g in reader.shingled for g in both.tolist()), dtype=bool, count=both.size)
+    chars = np.where(held, 0, reader.rows("len", both))
+    per_pair = chars[: a.size] + chars[a.size :]
+    for start, stop in itertools.pairwise(dataset.byte_cuts(per_pair, reader.read_chars)):
+        xs, ys = a[start:stop], b[start:stop]
+        batch = np.concatenate([xs, ys])
+        texts = reader.texts(batch[[g not in reader.shingled for g in batch.tolist()]])
+        cuts = dataset.byte_cuts(per_pair[start:stop], EXACT_BATCH_CHARS)
+        for lo, hi in itertools.pairwise(cuts):
+            _jaccard_into(
+                out[start + lo : start + hi], xs[lo:hi].tolist(), ys[lo:hi].tolist(), texts, cfg, reader
             )
-            union = sx.size + sy.size - inter
-            out[i] = inter / union if union else 1.0
+        del texts
     return out
+
+
+def _jaccard_into(
+    out: np.ndarray, xs: list[int], ys: list[int], texts: dict[int, str], cfg: DedupConfig, reader: Reader
+) -> None:
+    sets = reader.shingle_sets(xs + ys, texts, cfg)
+    for i, (x, y) in enumerate(zip(xs, ys, strict=True)):
+        sx, sy = sets[x], sets[y]
+        if sx.size < sy.size:
+            sx, sy = sy, sx
+        # both sorted and distinct: the smaller one looked up in the larger by binary search
+        inter = (
+            int(np.count_nonzero(sx[np.minimum(np.searchsorted(sx, sy), sx.size - 1)] == sy))
+            if sx.size
+            else 0
+        )
+        union = sx.size + sy.size - inter
+        out[i] = inter / union if union else 1.0
