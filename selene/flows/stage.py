@@ -29,7 +29,16 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from selene import registry
 from selene.artifacts import Artifact, Markdown, Table
 from selene.errors import SeleneError, Stopped
-from selene.executor import INLINE_SECONDS, RETRIES, chunks, local_kind, process_pool, report, stop_requested
+from selene.executor import (
+    INLINE_SECONDS,
+    RETRIES,
+    chunks,
+    local_kind,
+    process_pool,
+    release_memory,
+    report,
+    stop_requested,
+)
 from selene.flows import command, live
 from selene.job import Job, execute
 
@@ -55,9 +64,14 @@ class PrefectMapper:
         self._lock = threading.Lock()
 
     def _pool_for(self, started: float) -> cf.Executor | None:
-        if self.kind != "processes" or self.workers < 2 or time.perf_counter() - started < INLINE_SECONDS:
+        """The process pool for an item of a step begun at `started`, or None to run it here. Once
+        the pool is up every item goes to it, as in `LocalMapper`: an item run here leaves its memory
+        to the command's process for the rest of the run (dedup's cluster step held 1.4 GB so)."""
+        if self.kind != "processes" or self.workers < 2:
             return None
         with self._lock:
+            if self._pool is None and time.perf_counter() - started < INLINE_SECONDS:
+                return None
             if self._pool is None:
                 self._pool = process_pool(self.workers)
             return self._pool
@@ -71,14 +85,18 @@ class PrefectMapper:
 
         def run_group(first: int, end: int) -> list[T]:
             out = []
+            here = False
             for a in args[first:end]:
                 if stop_requested() is not None:
                     break
                 pool = self._pool_for(started)
+                here = here or pool is None
                 out.append(fn(*a) if pool is None else pool.submit(fn, *a).result())
                 with lock:  # item by item where the task runs in this process (threads, processes)
                     done[0] += 1
                     report(name, done[0], total)
+            if here:
+                release_memory()
             return out
 
         groups = chunks(total, self.workers)

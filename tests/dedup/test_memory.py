@@ -169,3 +169,23 @@ def test_documents_without_the_score_are_counted(tmp_path: Path, capsys: pytest.
         "without_score"
         not in json.loads(fs.read_text(fs.join(first.out, "manifest.json")))["stats"]["clusters"]
     )
+
+
+def test_under_prefect_too_no_item_runs_here_once_the_pool_is_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Prefect mapper's rule is LocalMapper's: items run in the command's process only until a
+    step has taken INLINE_SECONDS; after that, also in later steps, every item goes to the pool."""
+    import time
+
+    from selene.flows import stage as flow_stage
+
+    monkeypatch.setattr(flow_stage, "INLINE_SECONDS", 60.0)
+    m = flow_stage.PrefectMapper("processes", 2)
+    try:
+        now = time.perf_counter()
+        assert m._pool_for(now) is None  # a step just begun: here
+        pool = m._pool_for(now - 120)  # a step past the inline time starts the pool
+        assert pool is not None
+        assert m._pool_for(time.perf_counter()) is pool  # a later step, however young: the pool
+    finally:
+        m.close()
+    assert flow_stage.PrefectMapper("threads", 2)._pool_for(0.0) is None
