@@ -51,6 +51,13 @@ def _module(nodeid: str) -> str:
     return SAME_WORKER.get(path, path)
 
 
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """The end-to-end modules are what `make test-fast` (-m "not slow") leaves out; marked as they are
+    collected, before `-m` deselects."""
+    if _module(item.nodeid) in LONGEST_FIRST:
+        item.add_marker(pytest.mark.slow)
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The longest modules first, the rest in their own order; a module's tests keep theirs."""
