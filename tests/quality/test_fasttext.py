@@ -315,3 +315,14 @@ def test_bad_settings_and_examples_are_config_errors() -> None:
         train([], TINY)
     with pytest.raises(ConfigError, match="label"):
         train([("h q", "a b c"), ("lq", "d e")], TINY)
+
+
+def test_a_saved_model_has_the_mode_of_any_file_written_here(tmp_path: Path, model: TrainedModel) -> None:
+    """The atomic write's temporary file is 0600; the model must not stay so (a team reading it)."""
+    import os
+    import stat
+
+    model.save(str(tmp_path / "model.bin"))
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE((tmp_path / "model.bin").stat().st_mode) == 0o666 & ~umask

@@ -112,6 +112,10 @@ class TrainedModel:
             os.close(fd)
             try:
                 self.model.save_model(tmp)
+                # mkstemp made the file 0600; the model gets the mode any file written here gets
+                umask = os.umask(0)
+                os.umask(umask)
+                os.chmod(tmp, 0o666 & ~umask)
                 os.replace(tmp, local)
             finally:
                 with contextlib.suppress(FileNotFoundError):
