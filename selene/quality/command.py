@@ -86,6 +86,10 @@ def train(
             help="Write a quantized model.ftz (fastText's quantize -qnorm, keeping the N most useful words and n-grams and retraining; 0 keeps all): a few MiB instead of hundreds.",
         ),
     ] = None,
+    overwrite: Annotated[
+        bool,
+        typer.Option("--overwrite", help="Replace the classifier an earlier run wrote to --output."),
+    ] = False,
 ) -> None:
     """Train a fastText quality classifier from examples of good and other text: fastText's own
     trainer (one thread, seeded: the same inputs give the same bytes), the settings not given chosen
@@ -99,6 +103,8 @@ def train(
     )
     from selene.quality import fasttext
     from selene.quality.train import train_classifier
+
+    previous = check_output(output, overwrite)
 
     given: dict[str, Any] = {
         "dim": dim,
@@ -114,6 +120,10 @@ def train(
         max_bytes=max_bytes, heldout_fraction=heldout, threshold=threshold, seed=seed, settings=settings,
         fixed=set(fixed), quantize=quantize,
     )  # fmt: skip
+    from selene.io import fs
+
+    for name in previous - {"model.ftz" if quantize is not None else "model.bin", "report.json"}:
+        fs.rm(fs.join(output, name))  # the replaced classifier's other model file, stale now
     h, ex, s, found = report["heldout"], report["examples"], report["settings"], report["search"]
     console.print(
         f"trained on {ex['positive']['documents'] - ex['positive']['heldout']} {positive_label} and "
@@ -137,3 +147,34 @@ def train(
             f"toward {label}: " + ", ".join(g for g, _ in grams[:10]), markup=False, highlight=False
         )
     console.print(f"model: [b]{report['model']}[/b]; report: {output}/report.json")
+
+
+CLASSIFIER_FILES = frozenset({"model.bin", "model.ftz", "report.json"})
+
+
+def check_output(out: str, overwrite: bool) -> set[str]:
+    """`out` may take a classifier: absent, empty, or (with `overwrite`) a folder an earlier run of
+    this command wrote. Refused before anything is read (exit 2) otherwise, naming what is there, so
+    a mistyped -o never replaces a model in use or mixes a model into other data. Returns the earlier
+    classifier's files."""
+    from selene.errors import PathError
+    from selene.io import fs
+
+    filesystem, path = fs.get_fs(out)
+    if not filesystem.exists(path):
+        return set()
+    if not filesystem.isdir(path):
+        raise PathError(f"--output {out} exists and is not a folder; choose another --output")
+    names = {n.rstrip("/").rsplit("/", 1)[-1] for n in filesystem.ls(path, detail=False)}
+    names = {n for n in names if not n.startswith(".model-")}  # a killed run's temporary file
+    shown = ", ".join(sorted(names)[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+    if names - CLASSIFIER_FILES:
+        raise PathError(
+            f"--output {out} holds other files than a classifier's ({shown}); choose another --output"
+        )
+    if names and not overwrite:
+        raise PathError(
+            f"--output {out} holds a trained classifier ({shown}); give --overwrite to replace it, "
+            "or choose another --output"
+        )
+    return names

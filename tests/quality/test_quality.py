@@ -269,3 +269,40 @@ def test_a_judged_source_the_input_lacks_is_an_error(tmp_path: Path, model: str)
     with pytest.raises(ConfigError, match=r"quality.sources: wiki not in .*its sources: cc"):
         run_quality(inp, str(tmp_path / "out"), cfg)
     assert not (tmp_path / "out" / "part-00000.parquet").exists()
+
+
+def test_train_refuses_an_output_in_use_unless_told_to_replace_a_classifier(tmp_path: Path) -> None:
+    """A second `selene quality train -o DIR` must not replace a model silently, nor write a model
+    into a folder of other data; --overwrite replaces an earlier classifier and only that."""
+    import os
+    import subprocess
+    import sys
+
+    good = [{"id": f"g{i}", "text": text(GOOD, random.Random(i), 6)} for i in range(60)]
+    bad = [{"id": f"b{i}", "text": text(BAD, random.Random(10_000 + i), 6)} for i in range(60)]
+    (tmp_path / "good.jsonl").write_text("".join(json.dumps(r) + "\n" for r in good))
+    (tmp_path / "bad.jsonl").write_text("".join(json.dumps(r) + "\n" for r in bad))
+    env = {**os.environ, "SELENE_PREFECT": "off"}
+    fixed = ("-p", "docs=good.jsonl", "-n", "spam=bad.jsonl", "--dim", "8", "--bucket", "4096",
+             "--epoch", "5", "--lr", "0.5", "--word-ngrams", "1")  # fmt: skip
+
+    def train(out: str, *more: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "selene.cli", "quality", "train", *fixed, "-o", out, *more],
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
+
+    assert train("clf").returncode == 0
+    model = (tmp_path / "clf" / "model.bin").read_bytes()
+    again = train("clf", "--seed", "7")
+    assert again.returncode == 2 and "--overwrite" in again.stderr and "Traceback" not in again.stderr
+    assert (tmp_path / "clf" / "model.bin").read_bytes() == model
+    replaced = train("clf", "--seed", "7", "--overwrite")
+    assert replaced.returncode == 0, replaced.stderr
+    assert sorted(p.name for p in (tmp_path / "clf").iterdir()) == ["model.bin", "report.json"]
+    assert json.loads((tmp_path / "clf" / "report.json").read_text())["settings"]["seed"] == 7
+    tiny = train("small", "--quantize", "0")  # too few rows for fastText's quantizer: said, not a traceback
+    assert tiny.returncode == 1 and "--quantize 0: fastText could not quantize" in tiny.stderr
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "part-00000.parquet").write_bytes(b"x")
+    mixed = train("data", "--overwrite")
+    assert mixed.returncode == 2 and "part-00000.parquet" in mixed.stderr
+    assert sorted(p.name for p in (tmp_path / "data").iterdir()) == ["part-00000.parquet"]

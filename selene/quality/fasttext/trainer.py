@@ -133,9 +133,15 @@ class TrainedModel:
         """fastText's ``quantize -qnorm -retrain -cutoff N``: product-quantised rows (`.ftz`), only
         the `cutoff` most useful words and n-grams kept, then retrained on `train_file` (one thread:
         the same bytes again)."""
-        self.model.quantize(
-            input=train_file, qnorm=True, retrain=cutoff > 0, cutoff=cutoff, thread=1, verbose=0
-        )
+        try:
+            self.model.quantize(
+                input=train_file, qnorm=True, retrain=cutoff > 0, cutoff=cutoff, thread=1, verbose=0
+            )
+        except ValueError as e:  # fastText's product quantizer needs 256 rows to learn its codes
+            raise SeleneError(
+                f"--quantize {cutoff}: fastText could not quantize this model ({e}); train on more "
+                "text, or leave --quantize out (a smaller model: --bucket 100000 --dim 16)"
+            ) from None
         self.quantized = True
 
 
