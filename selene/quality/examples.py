@@ -19,20 +19,20 @@ the same dataset) in both classes.
 from __future__ import annotations
 
 import glob as globlib
-import gzip
-import io
 import itertools
 import json
 import os
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import IO
 
 from selene.errors import ConfigError, InputError, PathError, SeleneError, UsageError
+from selene.ingest.readers import _lines, decompressed_chunks, detect_format
 from selene.io import dataset, fs
 
 ALL_SOURCES = "*"
 JSONL = (".jsonl", ".jsonl.gz", ".jsonl.zst", ".json.zst", ".json.gz")
+MAX_LINE_BYTES = 64 << 20
+"""A longer line of an example file is refused: one document, not a file joined on one line."""
 FORMS = "a selene dataset (a directory with manifest.json), .parquet or .jsonl(.gz/.zst)"
 
 
@@ -92,18 +92,20 @@ def _matched(pattern: str, where: str) -> list[str]:
     return found
 
 
-def _jsonl_lines(path: str) -> Generator[bytes, None, None]:
-    """The lines of a jsonl(.gz/.zst) file, decompressed as a stream (memory: a line, not the file)."""
+def _jsonl_lines(path: str) -> Iterator[bytes]:
+    """The lines of a jsonl(.gz/.zst) file, streamed by ingest's reader (memory: a line, not the
+    file): a cut-off or corrupt stream is an error naming the file and offset, not a silent end."""
+    _, comp = detect_format(path)
     fsys, p = fs.get_fs(path)
     with fsys.open(p, "rb") as raw:
-        stream: IO[bytes] = raw
-        if path.endswith(".zst"):
-            import zstandard
-
-            stream = io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw))
-        elif path.endswith(".gz"):
-            stream = io.BufferedReader(gzip.GzipFile(fileobj=raw))
-        yield from stream
+        for n, offset, line, damage in _lines(decompressed_chunks(raw, comp), MAX_LINE_BYTES):
+            if damage is not None:
+                raise InputError(f"{path}: {damage}")
+            if line is None:
+                raise InputError(
+                    f"{path}: line {n} (byte {offset}) is longer than {MAX_LINE_BYTES >> 20} MiB"
+                )
+            yield line
 
 
 def _first_record(path: str) -> dict[str, object] | None:
@@ -144,7 +146,7 @@ def _check_file(path: str, text_key: str, where: str, id_key: str | None = None)
         return
     try:
         row = _first_record(path)
-    except (OSError, EOFError, ValueError) as e:
+    except (OSError, EOFError, ValueError, InputError) as e:
         raise UsageError(f"{where}: {path} cannot be read as {path.rsplit('.', 1)[-1]}: {e}") from None
     if row is None:
         raise UsageError(f"{where}: {path}: its first line is not a JSON object")

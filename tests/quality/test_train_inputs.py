@@ -214,3 +214,17 @@ def test_average_ranks_are_scipys() -> None:
     for _ in range(100):
         x = rng.integers(0, 12, size=int(rng.integers(1, 50))).astype(float)  # many ties
         assert np.array_equal(search.average_ranks(x), rankdata(x))
+
+
+def test_a_cut_off_compressed_class_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    """Example files are read as ingest reads them: a .zst cut short is refused (here by the check
+    before any reading: the one frame never decodes) naming the file and the byte, not read as a
+    class silently missing its last documents."""
+    import zstandard
+
+    good = jsonl(tmp_path / "good.jsonl", rows(GOOD, 40, 0, "g"))
+    data = "".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in rows(BAD, 400, 1, "b")).encode()
+    whole = zstandard.ZstdCompressor().compress(data)
+    (tmp_path / "bad.jsonl.zst").write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(UsageError, match=r"bad\.jsonl\.zst: zst stream cut off at byte \d+"):
+        train_classifier([f"g={good}"], [f"b={tmp_path}/bad.jsonl.zst"], str(tmp_path / "x"))
