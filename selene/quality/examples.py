@@ -22,7 +22,7 @@ import glob as globlib
 import itertools
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 
 from selene.errors import ConfigError, InputError, PathError, SeleneError, UsageError
@@ -92,7 +92,7 @@ def _matched(pattern: str, where: str) -> list[str]:
     return found
 
 
-def _jsonl_lines(path: str) -> Iterator[bytes]:
+def _jsonl_lines(path: str) -> Generator[bytes, None, None]:
     """The lines of a jsonl(.gz/.zst) file, streamed by ingest's reader (memory: a line, not the
     file): a cut-off or corrupt stream is an error naming the file and offset, not a silent end."""
     _, comp = detect_format(path)
