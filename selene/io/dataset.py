@@ -157,7 +157,16 @@ class ParquetSink:
     Row groups are sized in bytes of string data (`row_group_bytes`, and at most `row_group` rows),
     so a reader's memory does not follow document length. Memory is one row group: rows are buffered
     until one is full.
+
+    A context manager: leaving the block by an exception aborts the file (nothing is kept), leaving it
+    normally closes it; `written` is then the file's entry::
+
+        with ParquetSink(path, DOC_SCHEMA) as sink:
+            sink.add(**doc)
+        entry = sink.written
     """
+
+    _written: WrittenFile | None = None
 
     def __init__(
         self, path: str, schema: pa.Schema, row_group: int | None = None, row_group_bytes: int = ROW_GROUP_BYTES
@@ -173,6 +182,22 @@ class ParquetSink:
         self._ctx = fs.atomic_open(path, "wb", digest=True)  # hashed as written: no second read
         self._file: Any = self._ctx.__enter__()  # fs._Guarded: has hexdigest()
         self._writer = pq.ParquetWriter(self._file, schema, **_opts(schema))
+
+    def __enter__(self) -> ParquetSink:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: Any) -> None:
+        if exc_type is not None:
+            self.abort()
+        else:
+            self.close()
+
+    @property
+    def written(self) -> WrittenFile:
+        """The closed file's entry (name, rows, bytes, sha256)."""
+        if self._written is None:
+            raise RuntimeError(f"{self.path}: not closed yet")
+        return self._written
 
     def add(self, **row: Any) -> None:
         for name, col in self._cols.items():
@@ -207,6 +232,8 @@ class ParquetSink:
             self._buffered = 0
 
     def close(self) -> WrittenFile:
+        if self._written is not None:
+            return self._written
         try:
             self._flush()
             self._writer.close()
@@ -216,9 +243,12 @@ class ParquetSink:
         digest = self._file.hexdigest()
         self._ctx.__exit__(None, None, None)
         name = self.path.rsplit("/", 1)[-1]
-        return WrittenFile(name, self.rows, fs.size(self.path), digest or fs.sha256_file(self.path))
+        self._written = WrittenFile(name, self.rows, fs.size(self.path), digest or fs.sha256_file(self.path))
+        return self._written
 
     def abort(self) -> None:
+        if self._written is not None:  # closed already: the file is whole and stays
+            return
         with contextlib.suppress(Exception):
             self._writer.close()
         self._writer.is_open = False  # a close that failed must not be retried by its __del__ (a traceback)
@@ -420,11 +450,7 @@ def to_meta_json(meta: dict[str, Any]) -> str:
 
 def merge_removed(out: str, parts: Iterable[str]) -> WrittenFile:
     """``<out>/removed.parquet`` from per-shard removed files, in the given order (streamed, atomic)."""
-    sink = ParquetSink(fs.join(out, REMOVED), REMOVED_SCHEMA, 10_000)
-    try:
+    with ParquetSink(fs.join(out, REMOVED), REMOVED_SCHEMA, 10_000) as sink:
         for p in parts:
             sink.add_table(open_parquet(p).read())
-    except BaseException:
-        sink.abort()
-        raise
-    return sink.close()
+    return sink.written
