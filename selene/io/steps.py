@@ -37,6 +37,13 @@ R = TypeVar("R", bound=BaseModel)
 M = TypeVar("M", bound=StageManifest)
 
 
+def marker(root: str, step: str, index: int | None = None) -> str:
+    """Where a step's result is stored: ``<root>/<step>/<index:05d>.json`` for a step run per item
+    (shard, band, group), ``<root>/<step>.json`` for a step run once. `root` is the run's work
+    directory (``<out>/_work/<fingerprint>``): a changed setting never finds another run's markers."""
+    return fs.join(root, step, f"{index:05d}.json") if index is not None else fs.join(root, f"{step}.json")
+
+
 def resumable(marker: str, model: type[R], step: Callable[[], R], *, outputs: Iterable[str] = ()) -> R:
     """The stored result of a finished step, else `step()`'s, stored at `marker` (atomically) first.
 

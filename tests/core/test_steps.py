@@ -122,3 +122,8 @@ def test_finish_documents_writes_no_manifest_when_the_accounting_fails(tmp_path)
         )
     assert not fs.exists(fs.join(out, dataset.MANIFEST))
     assert fs.exists(work)  # kept for a look; the next run starts over
+
+
+def test_markers_are_named_one_way():
+    assert steps.marker("/w/_work/fp", "shard", 7) == "/w/_work/fp/shard/00007.json"
+    assert steps.marker("/w/_work/fp", "index") == "/w/_work/fp/index.json"
