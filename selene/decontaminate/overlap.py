@@ -28,10 +28,10 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import xxhash
+from pydantic import BaseModel, ConfigDict
 
 from selene.decontaminate.tasks import TaskText
 from selene.hashing import fmix64
@@ -242,30 +242,46 @@ def decontaminate(
 # --------------------------------------------------------------------------------------- report
 
 
-Report = dict[str, dict[str, Any]]  # task -> {ngrams, documents, split, dropped, examples}
+class TaskMatches(BaseModel):
+    """What one task matched in a set of documents (a shard, then the corpus): n-grams matched, a few
+    distinct matched n-grams as document text, documents touched, of which split and dropped."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    ngrams: int = 0
+    documents: int = 0
+    split: int = 0
+    dropped: int = 0
+    examples: list[str] = []
+
+
+Report = dict[str, TaskMatches]  # task -> what it matched
 
 
 def add_to_report(report: Report, result: Result, max_examples: int = 5) -> None:
-    """Count `result` into `report` (task -> counters), in place.
+    """Count `result` into `report` (task -> `TaskMatches`), in place.
 
     Per task: ``ngrams`` matched, up to `max_examples` distinct matched ``examples`` (document text),
     ``documents`` touched, of which ``split`` (kept in pieces) and ``dropped`` (removed whole). A
     document touched by two tasks counts for both.
     """
     for task, k in Counter(m.task for m in result.matches).items():
-        row = report.setdefault(task, _empty_row())
-        row["ngrams"] += k
-        row["documents"] += 1
-        row["dropped" if result.dropped else "split"] += 1
+        row = report.setdefault(task, TaskMatches())
+        row.ngrams += k
+        row.documents += 1
+        if result.dropped:
+            row.dropped += 1
+        else:
+            row.split += 1
         for m in result.matches:
-            if len(row["examples"]) >= max_examples:
+            if len(row.examples) >= max_examples:
                 break
-            if m.task == task and m.ngram_text not in row["examples"]:
-                row["examples"].append(m.ngram_text)
+            if m.task == task and m.ngram_text not in row.examples:
+                row.examples.append(m.ngram_text)
 
 
 def summarize(results: Iterable[Result], max_examples: int = 5) -> Report:
-    """The report (see `add_to_report`) of many results: plain JSON-able dicts, mergeable."""
+    """The report (see `add_to_report`) of many results: mergeable with `merge_reports`."""
     report: Report = {}
     for r in results:
         add_to_report(report, r, max_examples)
@@ -276,16 +292,14 @@ def merge_reports(a: Report, b: Report, max_examples: int = 5) -> Report:
     """The report of both shards (neither input is modified); examples of `a` come first."""
     out: Report = {}
     for task in sorted({*a, *b}):
-        row = _empty_row()
+        row = TaskMatches()
         for part in (p for p in (a.get(task), b.get(task)) if p is not None):
-            for key in ("ngrams", "documents", "split", "dropped"):
-                row[key] += part[key]
-            for ex in part["examples"]:
-                if len(row["examples"]) < max_examples and ex not in row["examples"]:
-                    row["examples"].append(ex)
+            row.ngrams += part.ngrams
+            row.documents += part.documents
+            row.split += part.split
+            row.dropped += part.dropped
+            for ex in part.examples:
+                if len(row.examples) < max_examples and ex not in row.examples:
+                    row.examples.append(ex)
         out[task] = row
     return out
-
-
-def _empty_row() -> dict[str, Any]:
-    return {"ngrams": 0, "documents": 0, "split": 0, "dropped": 0, "examples": []}

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from selene import __version__, executor
+from selene import executor
 from selene.decontaminate.config import DecontaminateConfig
 from selene.decontaminate.manifest import (
     DecontaminateInputs,
@@ -25,12 +25,19 @@ from selene.decontaminate.manifest import (
     DecontaminateStats,
     DecontaminateTask,
 )
-from selene.decontaminate.overlap import NgramIndex, add_to_report, decontaminate, merge_reports
+from selene.decontaminate.overlap import (
+    NgramIndex,
+    Report,
+    TaskMatches,
+    TaskStats,
+    add_to_report,
+    decontaminate,
+    merge_reports,
+)
 from selene.decontaminate.tasks import TaskText, load_tasks
-from selene.errors import InternalError
 from selene.executor import Mapper, serial_map
 from selene.faults import failpoint
-from selene.io import dataset, fs
+from selene.io import dataset, fs, steps
 from selene.manifest import DocumentManifest, ShardEntry, SourceStats
 
 WORK = dataset.WORK
@@ -68,18 +75,38 @@ def _index(path: str) -> NgramIndex:
     return _INDEX_CACHE[path]
 
 
-def decontam_shard(root: str, k: int, shard: str, out: str, cfg: DecontaminateConfig) -> dict[str, Any]:
+class ShardResult(steps.StepResult):
+    """What one shard's step stores: its output shard, per source the documents in, split, dropped,
+    pieces written and ``decontam:<task>`` → documents dropped, and what each task matched."""
+
+    shard: ShardEntry
+    counts: dict[str, dict[str, int]]
+    report: Report
+
+
+def decontam_shard(root: str, k: int, shard: str, out: str, cfg: DecontaminateConfig) -> ShardResult:
     """Shard `k` → output shard `k` and its removed rows; returns counts and the per-task report."""
-    marker = fs.join(root, "done", f"{k:05d}.json")
-    target = fs.join(out, dataset.shard_name(k))
-    if fs.exists(marker) and fs.exists(target):
-        return json.loads(fs.read_text(marker))
+    target, removed_part = fs.join(out, dataset.shard_name(k)), _removed_part(root, k)
+    return steps.resumable(
+        steps.marker(root, "done", k),
+        ShardResult,
+        lambda: _decontam(root, shard, target, removed_part, cfg),
+        outputs=[target, removed_part],
+    )
+
+
+def _removed_part(root: str, k: int) -> str:
+    return fs.join(root, "removed", f"{k:05d}.parquet")
+
+
+def _decontam(root: str, shard: str, target: str, removed_part: str, cfg: DecontaminateConfig) -> ShardResult:
     index = _index(fs.join(root, "index.pkl"))
-    sink = dataset.ParquetSink(target, dataset.DOC_SCHEMA)
-    removed = dataset.ParquetSink(fs.join(root, "removed", f"{k:05d}.parquet"), dataset.REMOVED_SCHEMA)
-    report: dict[str, dict[str, Any]] = {}
+    report: Report = {}
     counts: dict[str, Counter[str]] = {}
-    try:
+    with (
+        dataset.ParquetSink(target, dataset.DOC_SCHEMA) as sink,
+        dataset.ParquetSink(removed_part, dataset.REMOVED_SCHEMA) as removed,
+    ):
         for batch in dataset.iter_row_groups(shard, dataset.DOC_SCHEMA.names):  # row groups: sized in bytes
             for doc in batch.to_pylist():
                 c = counts.setdefault(doc["source"], Counter())
@@ -99,15 +126,8 @@ def decontam_shard(root: str, k: int, shard: str, out: str, cfg: DecontaminateCo
                     m = dataset.to_meta_json({**meta, "decontam_parent": doc["id"], "piece": i})
                     sink.add(id=f"{doc['id']}.p{i}", text=piece, source=doc["source"], meta=m)
                 c["pieces"] += len(res.pieces)
-    except BaseException:
-        sink.abort()
-        removed.abort()
-        raise
-    written = sink.close().to_json()
-    removed.close()
-    result = {"shard": written, "counts": {s: dict(c) for s, c in sorted(counts.items())}, "report": report}
-    fs.atomic_write(marker, json.dumps(result))
-    return result
+    counted = {s: dict(c) for s, c in sorted(counts.items())}
+    return ShardResult(shard=sink.written.entry(), counts=counted, report=report)
 
 
 def run_decontaminate(
@@ -126,21 +146,18 @@ def run_decontaminate(
     shards = [fs.join(inp, s.name) for s in m_in.shards]
     results = mapper("decontam-shard", decontam_shard, [(root, k, p, out, cfg) for k, p in enumerate(shards)])
     failpoint("decontaminate:shards-written")
-    manifest = finalize(out, inp, m_in, root, results, index, cfg, fp)
-    fs.rm(fs.join(out, WORK), recursive=True)
-    return DecontamResult(out, skipped=False, manifest=manifest)
+    return finalize(out, inp, m_in, root, results, index, cfg, fp)
 
 
 def finalize(
-    out: str, inp: str, m_in: DocumentManifest, root: str, results: Sequence[dict[str, Any]],
+    out: str, inp: str, m_in: DocumentManifest, root: str, results: Sequence[ShardResult],
     index: NgramIndex, cfg: DecontaminateConfig, fp: str,
-) -> DecontaminateManifest:
-    removed = dataset.merge_removed(out, [fs.join(root, "removed", f"{k:05d}.parquet") for k in range(len(results))])
-    report: dict[str, dict[str, Any]] = {}
+) -> DecontamResult:
+    report: Report = {}
     counts: dict[str, Counter[str]] = {}  # source → in, split, dropped, pieces and decontam:<task> → n
     for r in results:
-        report = merge_reports(report, r["report"])
-        for src, c in r["counts"].items():
+        report = merge_reports(report, r.report)
+        for src, c in r.counts.items():
             counts.setdefault(src, Counter()).update(c)
     per_source = {
         src: SourceStats(
@@ -154,42 +171,47 @@ def finalize(
     }
     totals: Counter[str] = sum(counts.values(), Counter())
     n_in = sum(s.rows for s in m_in.shards)
-    if totals["in"] != n_in or removed.rows != totals["split"] + totals["dropped"]:
-        raise InternalError("accounting: documents in/touched differ from the shard counts")
-    shards = [ShardEntry.model_validate(r["shard"]) for r in results]
-    manifest = DecontaminateManifest(
-        selene_version=__version__,
-        fingerprint=fp,
-        config=cfg.model_dump(mode="json"),
-        inputs=DecontaminateInputs(dataset=inp, fingerprint=m_in.fingerprint, tasks=cfg.tasks),
-        shards=shards,
-        removed=removed.entry(),
-        tasks={t.task: _task_entry(t, report.get(t.task)) for t in index.stats},
-        stats=DecontaminateStats(
-            documents_in=n_in,
-            documents_out=sum(s.rows for s in shards),
-            documents_removed=totals["dropped"],
-            documents_split=totals["split"],
-            pieces_out=totals["pieces"],
-            per_source=per_source,
-        ),
+    shards = [r.shard for r in results]
+
+    def manifest(removed: dataset.WrittenFile) -> DecontaminateManifest:
+        return DecontaminateManifest(
+            **steps.header(fp, cfg, shards, removed.entry()),
+            inputs=DecontaminateInputs(dataset=inp, fingerprint=m_in.fingerprint, tasks=cfg.tasks),
+            tasks={t.task: _task_entry(t, report.get(t.task)) for t in index.stats},
+            stats=DecontaminateStats(
+                documents_in=n_in,
+                documents_out=sum(s.rows for s in shards),
+                documents_removed=totals["dropped"],
+                documents_split=totals["split"],
+                pieces_out=totals["pieces"],
+                per_source=per_source,
+            ),
+        )
+
+    return steps.finish_documents(
+        out,
+        "decontaminate",
+        [_removed_part(root, k) for k in range(len(results))],
+        balance=lambda removed: {
+            "documents read vs input shards": (totals["in"], n_in),
+            "removed rows vs documents split + dropped": (removed.rows, totals["split"] + totals["dropped"]),
+        },
+        manifest=manifest,
     )
-    dataset.write_manifest(out, manifest)
-    return manifest
 
 
-def _task_entry(t: Any, rep: dict[str, Any] | None) -> DecontaminateTask:
-    rep = rep or {"ngrams": 0, "documents": 0, "split": 0, "dropped": 0, "examples": []}
+def _task_entry(t: TaskStats, rep: TaskMatches | None) -> DecontaminateTask:
+    rep = rep or TaskMatches()
     return DecontaminateTask(
         n=t.n,
         examples=t.examples,
         indexed_examples=t.indexed_examples,
         task_ngrams=t.ngrams,
-        matched_ngrams=rep["ngrams"],
-        documents_touched=rep["documents"],
-        documents_split=rep["split"],
-        documents_dropped=rep["dropped"],
-        matched_examples=rep["examples"],
+        matched_ngrams=rep.ngrams,
+        documents_touched=rep.documents,
+        documents_split=rep.split,
+        documents_dropped=rep.dropped,
+        matched_examples=rep.examples,
     )
 
 

@@ -13,10 +13,13 @@ import time
 from pathlib import Path
 
 import pytest
+from pydantic import TypeAdapter
 
 from selene.decontaminate.overlap import (
     NgramIndex,
+    Report,
     Result,
+    TaskMatches,
     decontaminate,
     merge_reports,
     summarize,
@@ -242,18 +245,19 @@ def test_report_counts_and_merges(tasks: list[TaskText], index: NgramIndex) -> N
     results = [run(f"{FILLER[:1000]} {hit} {FILLER[:1000]}", index), run(FILLER, index), run(hit, index)]
     rep = summarize(results)
     assert rep == {
-        "mini_piqa": {
-            "ngrams": 4,
-            "documents": 2,
-            "split": 1,
-            "dropped": 1,
-            "examples": [results[0].matches[0].ngram_text, results[0].matches[1].ngram_text],
-        }
+        "mini_piqa": TaskMatches(
+            ngrams=4,
+            documents=2,
+            split=1,
+            dropped=1,
+            examples=[results[0].matches[0].ngram_text, results[0].matches[1].ngram_text],
+        )
     }
     other = summarize([run(f"{FILLER[:500]} {hit.upper()} {FILLER[:500]}", index)])
     both = merge_reports(rep, other, max_examples=3)
-    assert both["mini_piqa"]["documents"] == 3 and both["mini_piqa"]["ngrams"] == 6
-    assert len(both["mini_piqa"]["examples"]) == 3 and json.loads(json.dumps(both)) == both
+    assert both["mini_piqa"].documents == 3 and both["mini_piqa"].ngrams == 6
+    stored = TypeAdapter(Report)
+    assert len(both["mini_piqa"].examples) == 3 and stored.validate_json(stored.dump_json(both)) == both
 
 
 def test_speed_without_matches(index: NgramIndex) -> None:
