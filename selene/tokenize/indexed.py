@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import array
 import contextlib
+import dataclasses
 import os
 import struct
 from collections.abc import Iterator, Sequence
@@ -185,7 +186,7 @@ class IndexedWriter:
             self._bin.write(self._buffer[: self._filled].data)
             self._filled = 0
 
-    def finalize(self) -> dict[str, Any]:
+    def finalize(self) -> IndexedStats:
         """Close the ``.bin``, write the ``.idx`` last; returns counts and paths for a manifest."""
         if not self._open:
             raise ValueError(f"{self.prefix}: writer is already finalized or aborted")
@@ -227,10 +228,24 @@ def _write_index(path: str, dtype: np.dtype[Any], lengths: np.ndarray) -> None:
         f.write(np.arange(n + 1, dtype="<i8").data)
 
 
-def _stats(prefix: str, dtype: np.dtype[Any], n: int, d: int, tokens: int) -> dict[str, Any]:
-    """What a manifest records about a written dataset."""
-    return {"prefix": prefix, "bin": bin_path(prefix), "idx": idx_path(prefix), "dtype": dtype.name,
-            "dtype_code": dtype_code(dtype), "sequences": n, "documents": d - 1, "tokens": tokens}  # fmt: skip
+@dataclasses.dataclass(frozen=True)
+class IndexedStats:
+    """What a manifest records about a written dataset: its files, dtype, sequences, documents and
+    tokens, and the sha256 of both files when they were hashed as written (`merge`)."""
+
+    prefix: str
+    bin: str
+    idx: str
+    dtype: str
+    dtype_code: int
+    sequences: int
+    documents: int
+    tokens: int
+    sha256: dict[str, str] | None = None  # "bin" / "idx" -> hex digest
+
+
+def _stats(prefix: str, dtype: np.dtype[Any], n: int, d: int, tokens: int) -> IndexedStats:
+    return IndexedStats(prefix, bin_path(prefix), idx_path(prefix), dtype.name, dtype_code(dtype), n, d - 1, tokens)
 
 
 def _sections(path: str, offset: int, count: int, dtype: str, chunk: int) -> Iterator[np.ndarray]:
@@ -253,7 +268,7 @@ def _read_header(prefix: str) -> tuple[np.dtype[Any], int, int]:
     return _parse_header(path, head, fs.size(path))
 
 
-def merge(prefixes: Sequence[str], out_prefix: str, chunk_bytes: int = 1 << 24) -> dict[str, Any]:
+def merge(prefixes: Sequence[str], out_prefix: str, chunk_bytes: int = 1 << 24) -> IndexedStats:
     """Concatenate indexed datasets of one dtype into `out_prefix`, as Megatron's ``add_index`` does.
 
     Sequences keep their order; pointers are recomputed for the concatenated ``.bin``; each input's
@@ -308,9 +323,7 @@ def merge(prefixes: Sequence[str], out_prefix: str, chunk_bytes: int = 1 << 24) 
         fs.rm(idx_path(out_prefix))  # an older .idx must not pair with the new .bin
     stats = _stats(out_prefix, dtype, n_total, d_total, sum(tokens))
     digests = {"bin": out_bin.hexdigest(), "idx": out_idx.hexdigest()}
-    if all(digests.values()):
-        stats["sha256"] = digests
-    return stats
+    return dataclasses.replace(stats, sha256=digests) if all(digests.values()) else stats
 
 
 def _copy_bytes(path: str, nbytes: int, out: IO[Any], chunk_bytes: int) -> None:

@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -23,11 +22,11 @@ from typing import Any
 import numpy as np
 import pyarrow.compute as pc
 
-from selene import __version__, executor
-from selene.errors import ConfigError, InternalError
+from selene import executor
+from selene.errors import ConfigError
 from selene.executor import Mapper, serial_map
 from selene.faults import failpoint
-from selene.io import dataset, fs
+from selene.io import dataset, fs, steps
 from selene.manifest import DatasetInputs, DocumentManifest, FileEntry, SourceStats
 from selene.tokenize import indexed, plan_check, spm
 from selene.tokenize.config import TokenizeConfig
@@ -73,23 +72,35 @@ def token_dtype(tok: Tokenizer, where: str) -> np.dtype[Any]:
     return indexed.choose_dtype(tok.vocab_size)
 
 
-def encode_shard(root: str, k: int, shard: str, cfg: TokenizeConfig, eod_piece: str) -> dict[str, Any]:
+class EncodedPart(steps.StepResult):
+    """What one shard's step stores: its indexed part's prefix, documents and tokens per source."""
+
+    prefix: str
+    documents: dict[str, int]
+    tokens: dict[str, int]
+
+
+def encode_shard(root: str, k: int, shard: str, cfg: TokenizeConfig, eod_piece: str) -> EncodedPart:
     """Encode input shard `k` into the indexed part ``<root>/parts/NNNNN``; returns its counts.
 
     Memory is one batch of about `encode_batch_bytes` of text (a longer document alone) and its ids,
     4 bytes a token in numpy arrays (never Python lists of ints): flat in the shard and corpus size.
     """
     prefix = fs.join(root, "parts", f"{k:05d}")
-    marker = prefix + ".json"
-    if fs.exists(marker):
-        return json.loads(fs.read_text(marker))
+    return steps.resumable(
+        steps.marker(root, "parts", k),
+        EncodedPart,
+        lambda: _encode(root, prefix, shard, cfg, eod_piece),
+        outputs=[indexed.bin_path(prefix), indexed.idx_path(prefix)],
+    )
+
+
+def _encode(root: str, prefix: str, shard: str, cfg: TokenizeConfig, eod_piece: str) -> EncodedPart:
     tok = _tokenizer(root, eod_piece)
     eod = np.array([tok.eod_id], dtype=np.int32)
-    dtype = indexed.choose_dtype(tok.vocab_size)
     docs: Counter[str] = Counter()
     tokens: Counter[str] = Counter()
-    writer = indexed.IndexedWriter(prefix, dtype)
-    try:
+    with indexed.IndexedWriter(prefix, indexed.choose_dtype(tok.vocab_size)) as writer:
         for texts, sources in text_batches(shard, cfg.encode_batch_bytes, cfg.encode_batch):
             ids = tok.encode_batch(texts, cfg.threads)
             lengths = np.fromiter((len(a) + 1 for a in ids), dtype=np.int64, count=len(ids))
@@ -97,13 +108,7 @@ def encode_shard(root: str, k: int, shard: str, cfg: TokenizeConfig, eod_piece: 
             for src, n in zip(sources, lengths.tolist(), strict=True):
                 docs[src] += 1
                 tokens[src] += n
-    except BaseException:
-        writer.abort()
-        raise
-    writer.finalize()
-    result = {"prefix": prefix, "documents": dict(docs), "tokens": dict(tokens)}
-    fs.atomic_write(marker, json.dumps(result))
-    return result
+    return EncodedPart(prefix=prefix, documents=dict(docs), tokens=dict(tokens))
 
 
 def text_batches(
@@ -186,7 +191,7 @@ def run_tokenize(
     jobs = [(root, k, p, cfg, tok.eod_piece) for k, p in enumerate(shards)]
     parts = mapper("tokenize-shard", encode_shard, jobs)
     failpoint("tokenize:parts-written")
-    merged = indexed.merge([p["prefix"] for p in parts], fs.join(out, cfg.prefix))
+    merged = indexed.merge([p.prefix for p in parts], fs.join(out, cfg.prefix))
     files = tok.files()
     # a rerun with another kind of tokenizer must not leave the old file
     for name in (*FILES.values(), *EXTRA_FILES):
@@ -196,43 +201,40 @@ def run_tokenize(
         fs.atomic_write(fs.join(out, name), data)
     failpoint("tokenize:merged")
     manifest = finalize(out, inp, m_in, parts, merged, tok, cfg, fp)
-    fs.rm(fs.join(out, WORK), recursive=True)
+    result = steps.finish(out, manifest)
     name = plan_check.tokenizer_name(cfg.tokenizer, out, tok.file_name)
     realised = manifest.stats.tokens - manifest.stats.sequences  # a blend counts no EOD
     if warning := plan_check.blend_mismatch(m_in, inp, tok.identity, name, realised):
         print(f"warning: tokenize: {warning}", file=sys.stderr)
-    return TokenizeResult(out, skipped=False, manifest=manifest)
+    return result
 
 
 def finalize(
     out: str,
     inp: str,
     m_in: DocumentManifest,
-    parts: Sequence[dict[str, Any]],
-    merged: dict[str, Any],
+    parts: Sequence[EncodedPart],
+    merged: indexed.IndexedStats,
     tok: Tokenizer,
     cfg: TokenizeConfig,
     fp: str,
 ) -> TokenizeManifest:
+    """The manifest of the merged dataset, once every input document is counted in its parts."""
     docs: Counter[str] = Counter()
     tokens: Counter[str] = Counter()
     for p in parts:
-        docs.update(p["documents"])
-        tokens.update(p["tokens"])
+        docs.update(p.documents)
+        tokens.update(p.tokens)
     n_in = sum(s.rows for s in m_in.shards)
-    if sum(docs.values()) != n_in:
-        raise InternalError(f"accounting: {sum(docs.values())} documents encoded, {n_in} in the input")
+    steps.check_accounting("tokenize", {"documents encoded vs input": (sum(docs.values()), n_in)})
     files = []
     for ext in (".bin", ".idx"):
         path = fs.join(out, cfg.prefix + ext)
-        digest = merged.get("sha256", {}).get(ext[1:]) or fs.sha256_file(path)  # merge hashes as it writes
+        digest = (merged.sha256 or {}).get(ext[1:]) or fs.sha256_file(path)  # merge hashes as it writes
         files.append(FileEntry(name=cfg.prefix + ext, bytes=fs.size(path), sha256=digest))
-    manifest = TokenizeManifest(
-        selene_version=__version__,
-        fingerprint=fp,
-        config=cfg.model_dump(mode="json"),
+    return TokenizeManifest(
+        **steps.header(fp, cfg, files, None),
         inputs=DatasetInputs(dataset=inp, fingerprint=m_in.fingerprint),
-        shards=files,
         prefix=cfg.prefix,
         tokenizer=TokenizerInfo(
             kind=tok.kind,
@@ -250,7 +252,7 @@ def finalize(
             documents_in=n_in,
             documents_out=n_in,
             documents_removed=0,
-            sequences=int(merged.get("sequences", n_in)),
+            sequences=merged.sequences,
             tokens=int(sum(tokens.values())),
             per_source={
                 s: SourceStats(documents_in=docs[s], kept=docs[s], removed={}, tokens=tokens[s])
@@ -258,5 +260,3 @@ def finalize(
             },
         ),
     )
-    dataset.write_manifest(out, manifest)
-    return manifest

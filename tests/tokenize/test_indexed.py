@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from selene.errors import InputError
-from selene.tokenize.indexed import DTYPES, IndexedDataset, IndexedWriter, choose_dtype, merge
+from selene.tokenize.indexed import DTYPES, IndexedDataset, IndexedStats, IndexedWriter, choose_dtype, merge
 
 MAGIC = b"MMIDIDX\x00\x00"
 STRUCT_CODES = {1: "B", 2: "b", 3: "h", 4: "i", 5: "q", 6: "d", 7: "f", 8: "H"}
@@ -45,7 +45,7 @@ def random_docs(rng: np.random.Generator, count: int, vocab: int) -> list[np.nda
     return docs
 
 
-def write(prefix: str, docs: list[np.ndarray], dtype: Any, **kw: Any) -> dict[str, Any]:
+def write(prefix: str, docs: list[np.ndarray], dtype: Any, **kw: Any) -> IndexedStats:
     w = IndexedWriter(prefix, dtype, **kw)
     for d in docs:
         w.add_document(d)
@@ -66,8 +66,8 @@ def test_writer_matches_megatron_layout(tmp_path: Path, dtype: Any, code: int, v
     assert m["docs"] == list(range(51))
     assert m["seqs"] == [d.tolist() for d in docs]
     assert m["bin_size"] == itemsize * sum(len(d) for d in docs)
-    assert stats["sequences"] == 50 and stats["documents"] == 50 and stats["dtype_code"] == code
-    assert stats["tokens"] == sum(len(d) for d in docs)
+    assert stats.sequences == 50 and stats.documents == 50 and stats.dtype_code == code
+    assert stats.tokens == sum(len(d) for d in docs)
 
 
 @pytest.mark.parametrize("dtype", [np.uint16, np.int32])
@@ -136,8 +136,8 @@ def test_merge_equals_one_write(tmp_path: Path) -> None:
     stats = merge([str(tmp_path / f"p{i}") for i in range(3)], str(tmp_path / "merged"), chunk_bytes=40)
     for ext in (".idx", ".bin"):
         assert (tmp_path / f"merged{ext}").read_bytes() == (tmp_path / f"one{ext}").read_bytes()
-    assert stats["sequences"] == 35 and stats["documents"] == 35
-    assert stats["tokens"] == sum(len(d) for d in everything)
+    assert stats.sequences == 35 and stats.documents == 35
+    assert stats.tokens == sum(len(d) for d in everything)
     assert not [p for p in os.listdir(tmp_path) if ".tmp-" in p]
 
 
@@ -152,7 +152,7 @@ def test_merge_of_many_parts_with_tiny_buffers_equals_one_write(tmp_path: Path, 
     stats = merge([str(tmp_path / f"p{i:02d}") for i in range(60)], str(tmp_path / "merged"), chunk_bytes=24)
     for ext in (".idx", ".bin"):
         assert (tmp_path / f"merged{ext}").read_bytes() == (tmp_path / f"one{ext}").read_bytes()
-    assert stats["sequences"] == sum(len(docs) for docs in parts)
+    assert stats.sequences == sum(len(docs) for docs in parts)
 
 
 def test_merge_shifts_multi_sequence_documents(tmp_path: Path) -> None:
@@ -279,4 +279,4 @@ def test_empty_dataset(tmp_path: Path) -> None:
     stats = write(str(tmp_path / "e"), [], np.uint16)
     ds = IndexedDataset(str(tmp_path / "e"))
     assert len(ds) == 0 and ds.num_tokens == 0 and ds.document_indices.tolist() == [0]
-    assert stats["sequences"] == 0 and read_megatron(str(tmp_path / "e"))["d"] == 1
+    assert stats.sequences == 0 and read_megatron(str(tmp_path / "e"))["d"] == 1
