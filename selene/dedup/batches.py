@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -23,7 +22,7 @@ import zstandard
 
 from selene.dedup.components import gather
 from selene.dedup.work import Reader, Work
-from selene.io import dataset, fs
+from selene.io import dataset, fs, steps
 
 # a linked document of a cluster group: its global index, its component, its batch (-1: a component
 # larger than a batch, whose texts are not routed), sorted by global index for the route tasks
@@ -77,10 +76,19 @@ def component_batches(work: Work, comp: np.ndarray, linked: np.ndarray, budget: 
     return np.repeat(of_comp, np.diff(np.append(starts, linked.size)))
 
 
-def plan_group(work: Work, g: int, stars: Sequence[str], budget: int) -> dict[str, Any]:
+class GroupPlan(steps.StepResult):
+    """A cluster group's plan (`plan_group`): the group, its plan file (PLAN_DTYPE), its number of
+    batches and the shards its documents are in."""
+
+    group: int
+    plan: str
+    batches: int
+    shards: list[int]
+
+
+def plan_group(work: Work, g: int, stars: Sequence[str], budget: int) -> GroupPlan:
     """Group g's components (`stars`: their (centre, leaf) pair files) cut into batches; written
-    as ``plan/gNNNNN.npy`` (PLAN_DTYPE). Returns the group, its plan file, its number of batches and
-    the shards its documents are in."""
+    as ``plan/gNNNNN.npy`` (PLAN_DTYPE)."""
     centre, leaf = gather(stars)
     centres = np.unique(centre)
     linked = np.concatenate([centres, leaf])
@@ -91,12 +99,12 @@ def plan_group(work: Work, g: int, stars: Sequence[str], budget: int) -> dict[st
     rec["gidx"], rec["comp"], rec["batch"] = linked, comp, component_batches(work, comp, linked, budget)
     rec = rec[np.argsort(linked, kind="stable")]
     fs.save_npy(plan_path(work, g), rec)
-    return {
-        "group": g,
-        "plan": plan_path(work, g),
-        "batches": int(rec["batch"].max()) + 1 if rec.size else 0,
-        "shards": np.unique(work.locate(rec["gidx"])[0]).tolist(),
-    }
+    return GroupPlan(
+        group=g,
+        plan=plan_path(work, g),
+        batches=int(rec["batch"].max()) + 1 if rec.size else 0,
+        shards=np.unique(work.locate(rec["gidx"])[0]).tolist(),
+    )
 
 
 def route_texts(work: Work, k: int, plans: Sequence[tuple[int, str]]) -> None:

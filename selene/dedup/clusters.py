@@ -13,14 +13,15 @@ import itertools
 import math
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 
-from selene.dedup.batches import batch_texts
+from selene.dedup.batches import GroupPlan, batch_texts
 from selene.dedup.config import DedupConfig
+from selene.dedup.manifest import ClusterStats, SimilarityStats
 from selene.dedup.work import Reader, Work, exact_jaccard, similarity
-from selene.io import fs
+from selene.io import fs, steps
 
 # a group's duplicates, sorted by (shard, row): where each is, where the document it duplicates is,
 # its cluster (the kept document's global index) and size, and its similarity to the kept document
@@ -103,7 +104,7 @@ def assign(
 
 
 def assign_in_batches(
-    work: Work, plan: dict[str, Any], cfg: DedupConfig, budget: int = 0
+    work: Work, plan: GroupPlan, cfg: DedupConfig, budget: int = 0
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
     """`assign` over the batches of whole components of a cluster group (`batches.plan_group`), in
     component order: each component's decisions depend on it alone, so the result is `assign`'s over
@@ -111,7 +112,7 @@ def assign_in_batches(
     held by its own `Reader` of `budget` bytes: a document is read and shingled once per batch (once
     per cluster, however many rounds compare it). A component larger than a batch reads its texts
     from the shards, in pieces of the `Reader`'s size. Also returns the number of components."""
-    rec = fs.load_npy(plan["plan"])
+    rec = fs.load_npy(plan.plan)
     rec = rec[np.lexsort((rec["gidx"], rec["comp"]))]
     comp, linked, batch = rec["comp"], rec["gidx"], rec["batch"]
     del rec
@@ -125,7 +126,7 @@ def assign_in_batches(
     for lo, hi in itertools.pairwise(bounds):
         b = int(batch[lo])
         if b >= 0 and cfg.verify != "none":
-            reader = Reader(work, budget=budget, texts=batch_texts(work, plan["group"], b, plan["shards"]))
+            reader = Reader(work, budget=budget, texts=batch_texts(work, plan.group, b, plan.shards))
         else:
             reader = Reader(work, np.sort(linked[lo:hi]), budget)
         parts.append(assign(work, comp[lo:hi], linked[lo:hi], cfg, reader))
@@ -133,13 +134,32 @@ def assign_in_batches(
     return members, keeper, sim, exact, int(np.count_nonzero(new_comp))
 
 
-def cluster_group(work: Work, plan: dict[str, Any], cfg: DedupConfig, budget: int = 0) -> dict[str, Any]:
+class GroupClusters(steps.StepResult):
+    """What a cluster group decided (`cluster_group`), for `merge`: its duplicates' files (None: it
+    has none), the shards they are in, and the counts the manifest adds up."""
+
+    dups: str | None  # DUP_DTYPE, by shard and row
+    j: str | None  # the duplicates' similarities, sorted
+    shards: list[int]
+    clusters: int
+    duplicates: int
+    sizes: dict[int, int]  # cluster size -> clusters
+    linked: int
+    kept_by_check: int
+    exact_checks: int
+    j_sum: float
+    j_bins: list[int]  # `_bins` of the similarities
+    below: int  # duplicates below the threshold
+    examples: list[tuple[int, list[int]]]  # its largest clusters: (size, [kept, up to three duplicates])
+
+
+def cluster_group(work: Work, plan: GroupPlan, cfg: DedupConfig, budget: int = 0) -> GroupClusters:
     """A group of components (`plan`: `batches.plan_group`'s result): `assign` decides each document;
     the duplicates go to ``dups/gNNNNN.npy`` (DUP_DTYPE, by shard and row) and their similarities, sorted,
     to ``dups/jNNNNN.npy``. Returns the group's statistics, the shards its duplicates are in and its
     largest clusters (`merge` adds groups up). `budget`: bytes of texts and shingle sets the exact
     checks may keep (`work.Reader`)."""
-    g = plan["group"]
+    g = plan.group
     members, keeper, sim, exact, n_components = assign_in_batches(work, plan, cfg, budget)
     is_dup = keeper != members
     order = np.argsort(members[is_dup], kind="stable")
@@ -158,24 +178,24 @@ def cluster_group(work: Work, plan: dict[str, Any], cfg: DedupConfig, budget: in
         fs.save_npy(dups, rec)
         fs.save_npy(js, np.sort(j_dup))
     top = np.lexsort((heads, -head_sizes))[:EXAMPLES]  # the largest clusters, ties by kept document
-    return {
-        "dups": dups if dup.size else None,
-        "j": js if dup.size else None,
-        "shards": np.unique(s_dup).tolist(),
-        "clusters": int(heads.size),
-        "duplicates": int(dup.size),
-        "sizes": dict(Counter(head_sizes.tolist())),
-        "linked": int(members.size),
-        "kept_by_check": int(np.count_nonzero(~is_dup)) - n_components,
-        "exact_checks": int(np.count_nonzero(exact)),
-        "j_sum": math.fsum(j_dup.tolist()),
-        "j_bins": _bins(j_dup).tolist(),
-        "below": int(np.count_nonzero(j_dup < cfg.threshold)),
-        "examples": [
+    return GroupClusters(
+        dups=dups if dup.size else None,
+        j=js if dup.size else None,
+        shards=np.unique(s_dup).tolist(),
+        clusters=int(heads.size),
+        duplicates=int(dup.size),
+        sizes=dict(Counter(head_sizes.tolist())),
+        linked=int(members.size),
+        kept_by_check=int(np.count_nonzero(~is_dup)) - n_components,
+        exact_checks=int(np.count_nonzero(exact)),
+        j_sum=math.fsum(j_dup.tolist()),
+        j_bins=_bins(j_dup).tolist(),
+        below=int(np.count_nonzero(j_dup < cfg.threshold)),
+        examples=[
             (int(head_sizes[t]), [int(heads[t]), *[int(m) for m in dup[kept_of_dup == heads[t]][:3]]])
             for t in top.tolist()
         ],
-    }
+    )
 
 
 def _bins(j: np.ndarray) -> np.ndarray:
@@ -199,36 +219,45 @@ def dups_of_shard(files: Sequence[str], k: int) -> np.ndarray | None:
     return out[np.argsort(out["row"], kind="stable")]
 
 
-def merge(groups: Sequence[dict[str, Any]], pairs: int, n_docs: int, cfg: DedupConfig) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Clusters:
+    """The cluster step's result: the cluster statistics (the manifest's, less `without_score`), the
+    group files holding each shard's duplicates, and the largest clusters (for clusters.md)."""
+
+    stats: ClusterStats
+    dup_files: dict[int, list[str]]  # shard -> the group files with some of its duplicates
+    examples: list[tuple[int, list[int]]]  # (size, [kept, up to three duplicates]), largest first
+
+
+def merge(groups: Sequence[GroupClusters], pairs: int, n_docs: int, cfg: DedupConfig) -> Clusters:
     """The groups' results as one: cluster statistics, each shard's group files, the largest clusters."""
     sizes: Counter[int] = Counter()
     for grp in groups:
-        sizes.update(grp["sizes"])
+        sizes.update(grp.sizes)
     files: dict[int, list[str]] = {}
     for grp in groups:
-        for k in grp["shards"]:
-            files.setdefault(k, []).append(grp["dups"])
-    examples = sorted((ex for grp in groups for ex in grp["examples"]), key=lambda e: (-e[0], e[1][0]))
-    clusters = sum(grp["clusters"] for grp in groups)
-    return {
-        "stats": {
-            "pairs_verified": pairs,
-            "clusters": clusters,
-            "documents_in_clusters": clusters + sum(grp["duplicates"] for grp in groups),
-            "duplicates": sum(grp["duplicates"] for grp in groups),
-            "cluster_sizes": {str(s): sizes[s] for s in sorted(sizes)},
-            "largest_cluster": max(sizes) if sizes else int(n_docs > 0),
-            "documents_linked": sum(grp["linked"] for grp in groups),
-            "kept_by_check": sum(grp["kept_by_check"] for grp in groups),
-            "exact_checks": sum(grp["exact_checks"] for grp in groups),
-            "removed_similarity": similarity_summary(groups, cfg),
-        },
-        "dup_files": files,
-        "examples": examples[:EXAMPLES],
-    }
+        for k in grp.shards:
+            if grp.dups is not None:  # a group with duplicates in shard k has their file
+                files.setdefault(k, []).append(grp.dups)
+    examples = sorted((ex for grp in groups for ex in grp.examples), key=lambda e: (-e[0], e[1][0]))
+    clusters = sum(grp.clusters for grp in groups)
+    duplicates = sum(grp.duplicates for grp in groups)
+    stats = ClusterStats(
+        pairs_verified=pairs,
+        clusters=clusters,
+        documents_in_clusters=clusters + duplicates,
+        duplicates=duplicates,
+        cluster_sizes={str(s): sizes[s] for s in sorted(sizes)},
+        largest_cluster=max(sizes) if sizes else int(n_docs > 0),
+        documents_linked=sum(grp.linked for grp in groups),
+        kept_by_check=sum(grp.kept_by_check for grp in groups),
+        exact_checks=sum(grp.exact_checks for grp in groups),
+        removed_similarity=similarity_summary(groups, cfg),
+    )
+    return Clusters(stats=stats, dup_files=files, examples=examples[:EXAMPLES])
 
 
-def similarity_summary(groups: Sequence[dict[str, Any]], cfg: DedupConfig) -> dict[str, Any]:
+def similarity_summary(groups: Sequence[GroupClusters], cfg: DedupConfig) -> SimilarityStats:
     """The similarity of each removed document to the document kept for it (as decided: estimated, or
     exact where `assign` took it), summarised for audit:
     quantiles, a histogram (lower bin edge → documents; "1.00" is exactly 1) and how many are below
@@ -237,23 +266,23 @@ def similarity_summary(groups: Sequence[dict[str, Any]], cfg: DedupConfig) -> di
     measure = {"exact": "exact", "signature": "estimate, exact near the threshold"}.get(
         cfg.verify, "estimate"
     )
-    n = sum(grp["duplicates"] for grp in groups)
+    n = sum(grp.duplicates for grp in groups)
     if not n:
-        return {"measure": measure, "count": 0, "histogram": {}, "below_threshold": 0}
-    sorted_j = [fs.load_npy(grp["j"], mmap=True) for grp in groups if grp["j"]]
-    bins = np.sum([grp["j_bins"] for grp in groups], axis=0)
+        return SimilarityStats(measure=measure, count=0, histogram={}, below_threshold=0)
+    sorted_j = [fs.load_npy(grp.j, mmap=True) for grp in groups if grp.j]
+    bins = np.sum([grp.j_bins for grp in groups], axis=0)
     p1, p5, p50 = (_quantile(sorted_j, n, q) for q in (0.01, 0.05, 0.5))
-    return {
-        "measure": measure,
-        "count": n,
-        "min": float(min(float(j[0]) for j in sorted_j)),
-        "p1": p1,
-        "p5": p5,
-        "p50": p50,
-        "mean": math.fsum(grp["j_sum"] for grp in groups) / n,
-        "histogram": {f"{b / HIST_BINS:.2f}": int(c) for b, c in enumerate(bins.tolist()) if c},
-        "below_threshold": sum(grp["below"] for grp in groups),
-    }
+    return SimilarityStats(
+        measure=measure,
+        count=n,
+        min=float(min(float(j[0]) for j in sorted_j)),
+        p1=p1,
+        p5=p5,
+        p50=p50,
+        mean=math.fsum(grp.j_sum for grp in groups) / n,
+        histogram={f"{b / HIST_BINS:.2f}": int(c) for b, c in enumerate(bins.tolist()) if c},
+        below_threshold=sum(grp.below for grp in groups),
+    )
 
 
 def _kth(sorted_j: Sequence[np.ndarray], k: int) -> float:

@@ -25,13 +25,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from selene import executor
 from selene.executor import Mapper
-from selene.io import fs
+from selene.io import fs, steps
 
 PAIR_DTYPE = np.dtype([("u", "<i8"), ("v", "<i8")])
 BYTES_PER_PAIR = 96  # a step's memory per pair of its part: both orientations, sort order, scratch
@@ -140,14 +139,23 @@ def local_stars(g: Graph, i: int, edge_file: str) -> list[int]:
     return _scatter(g.parts, lambda r: g.path(0, i, r), np.concatenate([a, b]), np.concatenate([b, a]))
 
 
-def large_star(g: Graph, step: int, r: int, paths: Sequence[str]) -> dict[str, Any]:
+class LargeStar(steps.StepResult):
+    """A large-star task's result: whether its part is stars already, the parts it wrote pairs for
+    (the next step's), and the parts it wrote (centre, leaf) pairs for when it is."""
+
+    star: bool
+    next: list[int]
+    leaves: list[int]
+
+
+def large_star(g: Graph, step: int, r: int, paths: Sequence[str]) -> LargeStar:
     """Part r's documents with all their neighbours: each neighbour above a document is linked to the
     smallest of the document and its neighbours (written keyed by the larger end, for small-star).
     Tells whether the part is stars already; if so writes its (centre, leaf) pairs by centre's part
     (`Graph.span`: by range)."""
     u, v = gather(paths)
     if not u.size:
-        return {"star": True, "next": [], "leaves": []}
+        return LargeStar(star=True, next=[], leaves=[])
     starts, run = _groups(u)
     smallest = np.minimum(u[starts], v[starts])  # v is sorted within a run: its first is the smallest
     below = np.add.reduceat((v < u).astype(np.int64), starts)
@@ -156,7 +164,7 @@ def large_star(g: Graph, step: int, r: int, paths: Sequence[str]) -> dict[str, A
     up = v > u
     written = _scatter(g.parts, lambda q: g.path(step + 1, r, q), v[up], smallest[run][up])
     leaves = _scatter(g.parts, lambda q: g.leaves(step, r, q), v[~up], u[~up], g.span) if star else []
-    return {"star": star, "next": written, "leaves": leaves}
+    return LargeStar(star=star, next=written, leaves=leaves)
 
 
 def small_star(g: Graph, step: int, r: int, paths: Sequence[str]) -> list[int]:
@@ -192,14 +200,14 @@ def components(mapper: Mapper, g: Graph, edge_files: Sequence[str]) -> list[list
         parts = [r for r in range(g.parts) if todo[r]]
         done = mapper("dedup-large-star", large_star, [(g, step, r, todo[r]) for r in parts])
         fs.rm(fs.join(g.root, f"s{step:03d}"), recursive=True)
-        if all(d["star"] for d in done):
+        if all(d.star for d in done):
             fs.rm(fs.join(g.root, f"s{step + 1:03d}"), recursive=True)  # written for a round not needed
             by_part = dict(zip(parts, done, strict=True))
             return [
-                [g.leaves(step, p, r) for p, d in sorted(by_part.items()) if r in d["leaves"]]
+                [g.leaves(step, p, r) for p, d in sorted(by_part.items()) if r in d.leaves]
                 for r in range(g.parts)
             ]
-        todo = _inputs(g, step + 1, _expand(parts, [d["next"] for d in done], g.parts))
+        todo = _inputs(g, step + 1, _expand(parts, [d.next for d in done], g.parts))
         parts = [r for r in range(g.parts) if todo[r]]
         small = mapper("dedup-small-star", small_star, [(g, step + 1, r, todo[r]) for r in parts])
         fs.rm(fs.join(g.root, f"s{step + 1:03d}"), recursive=True)

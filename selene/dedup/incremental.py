@@ -10,11 +10,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from selene.dedup import stored
-from selene.dedup.work import EDGE_DTYPE, Work
+from selene.dedup.work import EDGE_DTYPE, EdgeFile, Work
 from selene.io import fs
 
 
-def earlier_links(work: Work, i: int, band: int, part: int, cross_to: Sequence[int] = ()) -> tuple[str, int]:
+def earlier_links(work: Work, i: int, band: int, part: int, cross_to: Sequence[int] = ()) -> EdgeFile:
     """Earlier output i's stored pairs between its kept documents (band, key partition), in this run's
     global indices, as an edge file: its old documents join components as they did in that run,
     so a new document meets, through them, every old copy that one run over everything would
@@ -39,7 +39,7 @@ def earlier_links(work: Work, i: int, band: int, part: int, cross_to: Sequence[i
     edges = np.empty(sum(x.size for x in a), dtype=EDGE_DTYPE)
     edges["a"], edges["b"], edges["j"] = np.concatenate(a), np.concatenate(b), np.concatenate(j)
     fs.save_npy(target, edges)
-    return target, int(edges.size)
+    return EdgeFile(path=target, pairs=int(edges.size))
 
 
 def removed_index(work: Work) -> str:

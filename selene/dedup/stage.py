@@ -29,17 +29,15 @@ byte for byte, for any number of workers, executor or memory budget.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from selene import __version__, executor
+from selene import executor
 from selene.dedup import batches, clusters, components, lsh, minhash, shingle, stored
 from selene.dedup.config import DedupConfig
 from selene.dedup.incremental import earlier_links, index_keys, removed_index, store_links
@@ -53,11 +51,11 @@ from selene.dedup.keep import (
 )
 from selene.dedup.manifest import ClusterStats, DedupInputs, DedupManifest, DedupStats, LshSummary
 from selene.dedup.report import cluster_examples
-from selene.dedup.work import EDGE_DTYPE, KEY_DTYPE, VERIFY_CHUNK, Work, similarity
-from selene.errors import InputError, InternalError
+from selene.dedup.work import EDGE_DTYPE, KEY_DTYPE, VERIFY_CHUNK, EdgeFile, Work, similarity
+from selene.errors import InputError
 from selene.executor import Mapper, serial_map
 from selene.faults import failpoint, kill_once
-from selene.io import dataset, fs
+from selene.io import dataset, fs, steps
 from selene.manifest import DatasetInputs, DocumentManifest, ShardEntry, SourceStats
 
 WORK = dataset.WORK
@@ -92,17 +90,34 @@ def partitions_for(n_docs: int) -> int:
 # ---------------------------------------------------------------------------- 1. signatures
 
 
-def signature_shard(work: Work, k: int, cfg: DedupConfig) -> np.ndarray:
+class ShardSignatures(steps.StepResult):
+    """A shard's signature step, done: its documents (the arrays are its ``.npy`` files)."""
+
+    documents: int
+
+
+def signature_shard(work: Work, k: int, cfg: DedupConfig) -> ShardSignatures:
     """Signatures (n × num_perm, in the scheme's dtype), band keys (n × sets·bands) and text lengths
-    of shard `k`; returns its band keys. Reads one row group at a time (row groups are sized in
-    bytes); the lengths file, written last, marks the shard done, and a done shard's keys are read
-    back instead of hashed again."""
-    sig_path, len_path, key_path = work.path("sig", k), work.path("len", k), work.path("key", k)
-    if fs.exists(len_path):
-        return fs.load_npy(key_path)
+    of shard `k`, each a file (`Work.path`). Reads one row group at a time (row groups are sized in
+    bytes); a shard done before is not hashed again."""
+    kinds = ["sig", "key", "len", *(["rank"] if _rank_columns(cfg) else [])]
+    return steps.resumable(
+        steps.marker(work.root, "signatures", k),
+        ShardSignatures,
+        lambda: _signatures(work, k, cfg),
+        outputs=[work.path(kind, k) for kind in kinds],
+    )
+
+
+def _rank_columns(cfg: DedupConfig) -> list[str]:
+    """The columns `keep` ranks copies by (none for keep: first and longest)."""
+    return {"priority": ["source"], "score": ["meta"]}.get(cfg.keep, [])
+
+
+def _signatures(work: Work, k: int, cfg: DedupConfig) -> ShardSignatures:
     perms = minhash.Permutations.from_seed(cfg.num_perm, cfg.seed)
     sigs, keys, lengths, ranks = [], [], [], []
-    columns = ["text", *{"priority": ["source"], "score": ["meta"]}.get(cfg.keep, [])]
+    columns = ["text", *_rank_columns(cfg)]
     for group in dataset.iter_row_groups(work.shards[k], columns=columns):
         texts = group.column(0).to_pylist()
         if len(columns) > 1:
@@ -114,24 +129,35 @@ def signature_shard(work: Work, k: int, cfg: DedupConfig) -> np.ndarray:
         sigs.append(sig.astype(perms.dtype))
         keys.append(key)
         lengths.append(np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts)))
-    fs.save_npy(sig_path, np.concatenate(sigs) if sigs else np.empty((0, cfg.num_perm), dtype=perms.dtype))
+    sig_empty = np.empty((0, cfg.num_perm), dtype=perms.dtype)
+    fs.save_npy(work.path("sig", k), np.concatenate(sigs) if sigs else sig_empty)
     key = np.concatenate(keys) if keys else np.empty((0, work.sets * work.bands), np.uint64)
-    fs.save_npy(key_path, key)
+    fs.save_npy(work.path("key", k), key)
     if len(columns) > 1:
         fs.save_npy(work.path("rank", k), np.concatenate(ranks) if ranks else np.empty(0, dtype=np.float64))
-    fs.save_npy(len_path, np.concatenate(lengths) if lengths else np.empty(0, dtype=np.int64))
-    return key
+    fs.save_npy(work.path("len", k), np.concatenate(lengths) if lengths else np.empty(0, dtype=np.int64))
+    return ShardSignatures(documents=int(key.shape[0]))
 
 
-def signature_group(work: Work, i: int, cfg: DedupConfig) -> int:
+class GroupKeys(steps.StepResult):
+    """A signature task's result: the documents of its group of shards."""
+
+    documents: int
+
+
+def signature_group(work: Work, i: int, cfg: DedupConfig) -> GroupKeys:
     """`signature_shard` for each shard of group i, then the group's band keys, one file per band and
     key partition (`Work.keys`: key, shard, row; sorted), so a band task reads its own keys only and
-    opens one file per group of shards. Returns the group's number of documents."""
-    done = work.keys_done(i)
-    if fs.exists(done):
-        return int(json.loads(fs.read_text(done))["documents"])
+    opens one file per group of shards. Its marker is written after every key file (not listed as
+    outputs: sets × bands × partitions of them to look up on every rerun)."""
+    return steps.resumable(work.keys_done(i), GroupKeys, lambda: _group_keys(work, i, cfg))
+
+
+def _group_keys(work: Work, i: int, cfg: DedupConfig) -> GroupKeys:
     shards = work.group_shards(i)
-    per_shard = [signature_shard(work, k, cfg) for k in shards]
+    for k in shards:
+        signature_shard(work, k, cfg)
+    per_shard = [fs.load_npy(work.path("key", k)) for k in shards]
     key = np.concatenate(per_shard) if per_shard else np.empty((0, work.sets * work.bands), np.uint64)
     shard = np.repeat(np.array(shards, dtype=np.uint32), [len(x) for x in per_shard])
     row = np.concatenate([np.arange(len(x), dtype=np.uint32) for x in per_shard]) if per_shard else shard
@@ -147,8 +173,7 @@ def signature_group(work: Work, i: int, cfg: DedupConfig) -> int:
             rec = np.empty(sel.size, dtype=KEY_DTYPE)
             rec["key"], rec["shard"], rec["row"] = col[sel], shard[sel], row[sel]
             fs.save_npy(work.keys(band, p, i), rec)
-    fs.atomic_write(done, json.dumps({"documents": int(key.shape[0])}))
-    return int(key.shape[0])
+    return GroupKeys(documents=int(key.shape[0]))
 
 
 def group_size(work: Work, rows: Sequence[int], workers: int) -> int:
@@ -169,13 +194,17 @@ def _partition(keys: np.ndarray, parts: int) -> np.ndarray:
     return ((keys >> np.uint64(32)) * np.uint64(parts)) >> np.uint64(32)
 
 
-def band_pairs(work: Work, band: int, part: int, cfg: DedupConfig) -> tuple[str, int]:
+def band_pairs(work: Work, band: int, part: int, cfg: DedupConfig) -> EdgeFile:
     """Candidate pairs of one band's key partition (documents sharing a key), verified; written as
     EDGE_DTYPE; returns the file and its number of pairs. Memory: this partition's keys and ids
     (1/partitions of the band)."""
     out = work.edges(band, part)
-    if fs.exists(out):
-        return out, int(fs.load_npy(out, mmap=True).size)
+    return steps.resumable(
+        work.edges_done(band, part), EdgeFile, lambda: _band_pairs(work, band, part, out, cfg), outputs=[out]
+    )
+
+
+def _band_pairs(work: Work, band: int, part: int, out: str, cfg: DedupConfig) -> EdgeFile:
     kill_once("dedup:band")
     keys, gidx = [], []
     offsets = np.asarray(work.offsets, dtype=np.int64)
@@ -207,7 +236,7 @@ def band_pairs(work: Work, band: int, part: int, cfg: DedupConfig) -> tuple[str,
     elif cfg.verify == "signature":
         edges = edges[edges["j"] >= cfg.verify_cutoff()]
     fs.save_npy(out, edges)
-    return out, int(edges.size)
+    return EdgeFile(path=out, pairs=int(edges.size))
 
 
 def _earlier(work: Work, band: int, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -266,16 +295,16 @@ def verify(work: Work, a: np.ndarray, b: np.ndarray, cfg: DedupConfig) -> np.nda
 def cluster(
     mapper: Mapper,
     work: Work,
-    edges: Sequence[tuple[str, int]],
+    edges: Sequence[EdgeFile],
     n_docs: int,
     cfg: DedupConfig,
     priors: Sequence[stored.Prior] = (),
-) -> dict[str, Any]:
+) -> clusters.Clusters:
     """Components of the verified pairs (`components`: large-star / small-star steps over files), then
     `clusters.cluster_group` per group of components, in tasks; merged into cluster statistics, the
     group files holding each shard's duplicates, and the largest clusters (for clusters.md).
     The main process holds file names and per-group counts only."""
-    pairs = sum(n for _, n in edges)
+    pairs = sum(e.pairs for e in edges)
     earlier = mapper(
         "dedup-earlier-links",
         earlier_links,
@@ -286,9 +315,9 @@ def cluster(
             for p in range(parts)
         ],
     )
-    linked = pairs + sum(n for _, n in earlier)
+    linked = pairs + sum(e.pairs for e in earlier)
     graph = components.Graph(fs.join(work.root, "components"), components.parts_for(linked), n_docs)
-    stars = components.components(mapper, graph, [f for f, n in [*edges, *earlier] if n])
+    stars = components.components(mapper, graph, [e.path for e in [*edges, *earlier] if e.pairs])
     budget = executor.task_memory() // 4  # a cluster task's texts and shingle sets
     plans = mapper(
         "dedup-cluster-plan", batches.plan_group, [(work, g, s, budget) for g, s in enumerate(stars) if s]
@@ -296,8 +325,8 @@ def cluster(
     if cfg.verify != "none":  # the linked documents' texts, read once and grouped by batch
         plans_of: dict[int, list[tuple[int, str]]] = {}
         for plan in plans:
-            for k in plan["shards"]:
-                plans_of.setdefault(k, []).append((plan["group"], plan["plan"]))
+            for k in plan.shards:
+                plans_of.setdefault(k, []).append((plan.group, plan.plan))
         mapper("dedup-cluster-texts", batches.route_texts, [(work, k, plans_of[k]) for k in sorted(plans_of)])
     groups = mapper("dedup-clusters", clusters.cluster_group, [(work, plan, cfg, budget) for plan in plans])
     return clusters.merge(groups, pairs, n_docs, cfg)
@@ -310,7 +339,15 @@ def _ids(work: Work, k: int) -> pa.ChunkedArray:
     return dataset.open_parquet(work.shards[k]).read(columns=["id"]).column("id")
 
 
-def write_shard(work: Work, k: int, dup_files: Sequence[str], out: str, store: bool = True) -> dict[str, Any]:
+class WrittenShard(steps.StepResult):
+    """A write task's result: its output shard, and its kept and removed documents per source."""
+
+    shard: ShardEntry
+    sources: dict[str, int]
+    removed_sources: dict[str, int]
+
+
+def write_shard(work: Work, k: int, dup_files: Sequence[str], out: str, store: bool = True) -> WrittenShard:
     """Shard `k` without its duplicates, plus its part of removed.parquet, and (`store`) the
     signatures, band keys and lengths of the documents it keeps, for a later ``--against``. `dup_files`:
     the cluster groups' files that hold some of this shard's duplicates (`clusters.DUP_DTYPE`, sorted by
@@ -318,57 +355,60 @@ def write_shard(work: Work, k: int, dup_files: Sequence[str], out: str, store: b
     mapping (an executor copies every parameter of every task). The ids of the kept documents are read
     from their shards' id columns."""
     j_out = k - len(work.prior)  # the output shard: earlier outputs' shards come first in `work`
-    marker = work.path("done", k, "json")
     target = fs.join(out, dataset.shard_name(j_out))
     removed_path = work.path("removed", k, "parquet")
-    if fs.exists(marker) and fs.exists(target) and fs.exists(removed_path):
-        return json.loads(fs.read_text(marker))
-    table = dataset.open_parquet(work.shards[k]).read(columns=dataset.DOC_SCHEMA.names)
-    keep = np.ones(table.num_rows, dtype=bool)
-    dups = clusters.dups_of_shard(dup_files, k)
-    if dups is not None:
-        rows = dups["row"]
-        keep[rows] = False
-        gone = table.take(pa.array(rows))
-        kept_ids = np.empty(rows.size, dtype=object)
-        for s in np.unique(dups["kept_shard"]).tolist():
-            sel = dups["kept_shard"] == s
-            ids = table.column("id") if s == k else _ids(work, s)
-            kept_ids[sel] = ids.take(pa.array(dups["kept_row"][sel])).to_numpy(zero_copy_only=False)
-        removed = pa.table(
-            {
-                "id": gone.column("id"),
-                "source": gone.column("source"),
-                "reason": pc.binary_join_element_wise("dup_of:", pa.array(kept_ids, pa.string()), ""),
-                "detail": [
-                    f"cluster={c} size={n} j={j:.3f}"
-                    + (f" against={work.prior[s][0]}" if s < len(work.prior) else "")
-                    for c, n, j, s in zip(
-                        dups["cluster"].tolist(),
-                        dups["size"].tolist(),
-                        dups["j"].tolist(),
-                        dups["kept_shard"].tolist(),
-                        strict=True,
-                    )
-                ],
-                "meta": gone.column("meta"),
-            },
-            schema=dataset.REMOVED_SCHEMA,
+
+    def step() -> WrittenShard:
+        table = dataset.open_parquet(work.shards[k]).read(columns=dataset.DOC_SCHEMA.names)
+        keep = np.ones(table.num_rows, dtype=bool)
+        dups = clusters.dups_of_shard(dup_files, k)
+        if dups is not None:
+            rows = dups["row"]
+            keep[rows] = False
+            gone = table.take(pa.array(rows))
+            kept_ids = np.empty(rows.size, dtype=object)
+            for s in np.unique(dups["kept_shard"]).tolist():
+                sel = dups["kept_shard"] == s
+                ids = table.column("id") if s == k else _ids(work, s)
+                kept_ids[sel] = ids.take(pa.array(dups["kept_row"][sel])).to_numpy(zero_copy_only=False)
+            removed = pa.table(
+                {
+                    "id": gone.column("id"),
+                    "source": gone.column("source"),
+                    "reason": pc.binary_join_element_wise("dup_of:", pa.array(kept_ids, pa.string()), ""),
+                    "detail": [
+                        f"cluster={c} size={n} j={j:.3f}"
+                        + (f" against={work.prior[s][0]}" if s < len(work.prior) else "")
+                        for c, n, j, s in zip(
+                            dups["cluster"].tolist(),
+                            dups["size"].tolist(),
+                            dups["j"].tolist(),
+                            dups["kept_shard"].tolist(),
+                            strict=True,
+                        )
+                    ],
+                    "meta": gone.column("meta"),
+                },
+                schema=dataset.REMOVED_SCHEMA,
+            )
+            table = table.filter(pa.array(keep))
+        else:
+            removed = dataset.REMOVED_SCHEMA.empty_table()
+        if store:
+            kept = np.flatnonzero(keep)
+            for kind in stored.STORED_KINDS:
+                fs.save_npy(stored.path(out, kind, j_out), fs.load_npy(work.path(kind, k), mmap=True)[kept])
+            fs.save_npy(work.path("gone", k), np.flatnonzero(~keep))  # for the key and removed indexes
+        dataset.write_table(removed_path, removed)
+        return WrittenShard(
+            shard=dataset.write_table(target, table).entry(),
+            sources=dataset.value_counts(table.column("source")),
+            removed_sources=dataset.value_counts(removed.column("source")),
         )
-        table = table.filter(pa.array(keep))
-    else:
-        removed = dataset.REMOVED_SCHEMA.empty_table()
-    if store:
-        kept = np.flatnonzero(keep)
-        for kind in stored.STORED_KINDS:
-            fs.save_npy(stored.path(out, kind, j_out), fs.load_npy(work.path(kind, k), mmap=True)[kept])
-        fs.save_npy(work.path("gone", k), np.flatnonzero(~keep))  # for the key and removed indexes
-    dataset.write_table(removed_path, removed)
-    written = dataset.write_table(target, table).to_json()
-    written["sources"] = dataset.value_counts(table.column("source"))
-    written["removed_sources"] = dataset.value_counts(removed.column("source"))
-    fs.atomic_write(marker, json.dumps(written))
-    return written
+
+    return steps.resumable(
+        steps.marker(work.root, "done", k), WrittenShard, step, outputs=[target, removed_path]
+    )
 
 
 def _examples(
@@ -424,16 +464,22 @@ def run_dedup(
     indexes = tuple((p.out, int(first), p.key_partitions) for p, first in zip(priors, firsts, strict=False))
     # a band task holds this run's keys and the earlier documents that share one (not all of them)
     work = Work(
-        tuple(shards), tuple(int(x) for x in offsets[:-1]), bands, rows, fs.join(out, WORK, fp),
-        partitions_for(n_docs - protected), cfg.band_sets, prior, protected, indexes,
-    )  # fmt: skip
+        shards=tuple(shards),
+        offsets=tuple(int(x) for x in offsets[:-1]),
+        bands=bands,
+        rows=rows,
+        root=fs.join(out, WORK, fp),
+        partitions=partitions_for(n_docs - protected),
+        sets=cfg.band_sets,
+        prior=prior,
+        protected=protected,
+        indexes=indexes,
+    )
     work = replace(work, group=group_size(work, sizes[len(prior) :], executor.workers()))
 
     counts = mapper("dedup-signatures", signature_group, [(work, i, cfg) for i in work.groups])
-    if sum(counts) != n_docs - protected:
-        raise InputError(
-            f"{inp}: the shards hold {sum(counts)} documents, its manifest says {n_docs - protected}"
-        )
+    if (read := sum(c.documents for c in counts)) != n_docs - protected:
+        raise InputError(f"{inp}: the shards hold {read} documents, its manifest says {n_docs - protected}")
     no_score = without_score([work.path("rank", k) for k in work.new_shards], cfg)
     edges = mapper(
         "dedup-band",
@@ -441,11 +487,10 @@ def run_dedup(
         [(work, b, p, cfg) for b in range(work.sets * bands) for p in range(work.partitions)],
     )
     found = cluster(mapper, work, edges, n_docs, cfg, priors)
-    dup_files: dict[int, list[str]] = found["dup_files"]
     written = mapper(
         "dedup-write",
         write_shard,
-        [(work, k, dup_files.get(k, []), out, cfg.store_signatures) for k in work.new_shards],
+        [(work, k, found.dup_files.get(k, []), out, cfg.store_signatures) for k in work.new_shards],
     )
     failpoint("dedup:shards-written")
     if cfg.store_signatures:
@@ -468,25 +513,10 @@ def run_dedup(
                 for p in range(work.partitions)
             ],
         )
-    manifest = finalize(
-        out,
-        inp,
-        m_in,
-        work,
-        written,
-        found["stats"],
-        _examples(work, found["examples"], cfg),
-        cfg,
-        fp,
-        priors,
-        no_score,
-    )
-    if cfg.store_signatures:
-        stored.write_index(
-            out, minhash_settings, [s.sha256 for s in manifest.shards], work.partitions, priors
-        )
-    fs.rm(fs.join(out, WORK), recursive=True)
-    return DedupResult(out, skipped=False, manifest=manifest)
+        # before the manifest, the completion marker: a run killed in between writes it again
+        stored.write_index(out, minhash_settings, [w.shard.sha256 for w in written], work.partitions, priors)
+    examples = _examples(work, found.examples, cfg)
+    return finalize(out, inp, m_in, work, written, found.stats, examples, cfg, fp, priors, no_score)
 
 
 def finalize(
@@ -494,20 +524,20 @@ def finalize(
     inp: str,
     m_in: DocumentManifest,
     work: Work,
-    written: Sequence[dict[str, Any]],
-    stats: dict[str, Any],
+    written: Sequence[WrittenShard],
+    found: ClusterStats,
     examples: list[tuple[int, list[tuple[str, str, str]]]],
     cfg: DedupConfig,
     fp: str,
     priors: Sequence[stored.Prior] = (),
     no_score: int | None = None,
-) -> DedupManifest:
-    removed = dataset.merge_removed(out, [work.path("removed", k, "parquet") for k in work.new_shards])
+) -> DedupResult:
+    """The S-curve and clusters.md, then removed.parquet, the accounting and the manifest (last)."""
     kept: Counter[str] = Counter()
     gone: Counter[str] = Counter()
     for w in written:
-        kept.update(w["sources"])
-        gone.update(w["removed_sources"])
+        kept.update(w.sources)
+        gone.update(w.removed_sources)
     per_source = {
         src: SourceStats(
             documents_in=kept[src] + gone[src],
@@ -516,39 +546,41 @@ def finalize(
         )
         for src in sorted(set(kept) | set(gone))
     }
-    shards = [ShardEntry.model_validate(w) for w in written]  # without the per-source counts of the markers
+    shards = [w.shard for w in written]
+    n_out = sum(s.rows for s in shards)
     n_in = sum(s.rows for s in m_in.shards)
-    if sum(s.rows for s in shards) + removed.rows != n_in:
-        raise InternalError("accounting: kept + removed differs from the input")
-    curve = lsh.s_curve(work.bands, work.rows, sets=work.sets)
-    manifest = DedupManifest(
-        selene_version=__version__,
-        fingerprint=fp,
-        config=cfg.model_dump(mode="json"),
-        inputs=DedupInputs(
-            dataset=inp,
-            fingerprint=m_in.fingerprint,
-            shards=[s.sha256 for s in m_in.shards],
-            against=[DatasetInputs(dataset=p.out, fingerprint=p.fingerprint) for p in priors] or None,
-        ),
-        shards=shards,
-        removed=removed.entry(),
-        lsh=LshSummary(
-            bands=work.bands,
-            rows=work.rows,
-            band_sets=work.sets,
-            **lsh.curve_summary(work.bands, work.rows, cfg.threshold, work.sets),
-            s_curve=curve,
-        ),
-        stats=DedupStats(
-            documents_in=n_in,
-            documents_out=n_in - removed.rows,
-            documents_removed=removed.rows,
-            per_source=per_source,
-            clusters=ClusterStats.model_validate({**stats, "without_score": no_score}),
-        ),
-    )
     lsh.plot_s_curve(work.bands, work.rows, cfg.threshold, fs.join(out, "s_curve.svg"), work.sets)
     fs.atomic_write(fs.join(out, "clusters.md"), cluster_examples(examples, KEEP_RULE[cfg.keep]))
-    dataset.write_manifest(out, manifest)
-    return manifest
+
+    def manifest(removed: dataset.WrittenFile) -> DedupManifest:
+        return DedupManifest(
+            **steps.header(fp, cfg, shards, removed.entry()),
+            inputs=DedupInputs(
+                dataset=inp,
+                fingerprint=m_in.fingerprint,
+                shards=[s.sha256 for s in m_in.shards],
+                against=[DatasetInputs(dataset=p.out, fingerprint=p.fingerprint) for p in priors] or None,
+            ),
+            lsh=LshSummary(
+                bands=work.bands,
+                rows=work.rows,
+                band_sets=work.sets,
+                **lsh.curve_summary(work.bands, work.rows, cfg.threshold, work.sets),
+                s_curve=lsh.s_curve(work.bands, work.rows, sets=work.sets),
+            ),
+            stats=DedupStats(
+                documents_in=n_in,
+                documents_out=n_in - removed.rows,
+                documents_removed=removed.rows,
+                per_source=per_source,
+                clusters=found.model_copy(update={"without_score": no_score}),
+            ),
+        )
+
+    return steps.finish_documents(
+        out,
+        "dedup",
+        [work.path("removed", k, "parquet") for k in work.new_shards],
+        balance=lambda removed: {"kept + removed vs input": (n_out + removed.rows, n_in)},
+        manifest=manifest,
+    )

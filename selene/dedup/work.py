@@ -12,7 +12,7 @@ import numpy as np
 
 from selene.dedup import minhash, shingle, stored
 from selene.dedup.config import DedupConfig
-from selene.io import dataset, fs
+from selene.io import dataset, fs, steps
 
 # one band's keys of a group of shards: key, shard (in `Work.shards`), row in the shard
 KEY_DTYPE = np.dtype([("key", "<u8"), ("shard", "<u4"), ("row", "<u4")])
@@ -23,9 +23,18 @@ EXACT_BATCH_CHARS = 4 << 20  # text of the pairs whose shingles are hashed at on
 READ_CHARS = 64 << 20  # text an exact check reads at once when its `Reader` has no budget of its own
 
 
-@dataclass(frozen=True)
+class EdgeFile(steps.StepResult):
+    """A file of verified pairs (EDGE_DTYPE) and how many it holds: what a band task, or an earlier
+    output's stored pairs turned into edges, gives the cluster step."""
+
+    path: str
+    pairs: int
+
+
+@dataclass(frozen=True, kw_only=True)
 class Work:
-    """The work every task shares: input shards, their row offsets, LSH shape, work root.
+    """The work every task shares: input shards, their row offsets, LSH shape, work root. Built by
+    keyword only: ten settings of which several are ints side by side.
 
     `partitions`: each band's keys are split by key value into this many ranges, one task each, so a
     task holds 1/partitions of the corpus's keys. It follows the memory budget; clusters do not
@@ -79,11 +88,16 @@ class Work:
         return fs.join(self.root, where, f"b{band:04d}-p{part:05d}", f"{i:05d}.npy")
 
     def keys_done(self, i: int) -> str:
-        """Written when group i's key files are: what its signature task returns when run again."""
-        return fs.join(self.root, f"keys-p{self.partitions}-g{self.group}", "done", f"{i:05d}.json")
+        """Group i's signature task's result, written when its key files are (named after the
+        partitions and group size: keys cut another way are never taken as done)."""
+        return steps.marker(self.root, f"keys-p{self.partitions}-g{self.group}", i)
 
     def edges(self, band: int, part: int) -> str:
         return fs.join(self.root, f"edges-p{self.partitions}", f"b{band:04d}-p{part:05d}.npy")
+
+    def edges_done(self, band: int, part: int) -> str:
+        """The band task's result (`EdgeFile`), one per band and key partition."""
+        return steps.marker(self.root, f"edges-p{self.partitions}", band * self.partitions + part)
 
     def locate(self, gidx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(shard, row) of global document indices."""
@@ -203,11 +217,6 @@ def similarity(
         else:
             out[lo : lo + x.size] = minhash.jaccard_estimates(reader.rows("sig", x), reader.rows("sig", y))
     return out
-
-
-def rows_of(work: Work, kind: str, gidx: np.ndarray) -> np.ndarray:
-    """Rows `gidx` (global indices) of the per-shard arrays `kind`, read through memory maps."""
-    return Reader(work).rows(kind, gidx)
 
 
 def exact_jaccard(
