@@ -245,7 +245,9 @@ class IndexedStats:
 
 
 def _stats(prefix: str, dtype: np.dtype[Any], n: int, d: int, tokens: int) -> IndexedStats:
-    return IndexedStats(prefix, bin_path(prefix), idx_path(prefix), dtype.name, dtype_code(dtype), n, d - 1, tokens)
+    return IndexedStats(
+        prefix, bin_path(prefix), idx_path(prefix), dtype.name, dtype_code(dtype), n, d - 1, tokens
+    )
 
 
 def _sections(path: str, offset: int, count: int, dtype: str, chunk: int) -> Iterator[np.ndarray]:
