@@ -154,6 +154,7 @@ def source_sizes(
     """
     out: dict[str, SourceSize] = {}
     for src, (docs, nbytes) in sorted(scan.items()):
+        method: TokensMethod
         if samples is None:
             tpb, method = 1.0 / cfg.bytes_per_token, "estimated"
             tokens = round(nbytes * tpb)
@@ -164,7 +165,7 @@ def source_sizes(
                 method, tokens = "counted", s.tokens
             else:
                 method, tokens = "sampled", round(nbytes * tpb)
-        out[src] = SourceSize(docs, nbytes, int(tokens), method, tpb)  # type: ignore[arg-type]
+        out[src] = SourceSize(docs, nbytes, int(tokens), method, tpb)
     return out
 
 

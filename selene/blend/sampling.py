@@ -38,13 +38,13 @@ class Sampling:
     sizes: dict[str, mix.SourceSize]
     epochs: dict[str, float]
     buckets: int
-    partial: dict[str, Partial]
+    partials: dict[str, Partial]
 
     def spec(self, k: int, per_shard: Mapping[str, Sequence[int]]) -> dict[str, tuple[float, Partial]]:
         """What shard `k`'s scatter task needs, per source it holds: the epochs, and of the partial
         pass the key bound and the shard's own picks."""
         return {
-            s: (self.epochs[s], _for_shard(self.partial[s], k)) for s in sorted(self.sizes) if per_shard[s][k]
+            s: (self.epochs[s], _for_shard(self.partials[s], k)) for s in sorted(self.sizes) if per_shard[s][k]
         }
 
 
