@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -24,7 +25,7 @@ from selene.blend import mix, partial, scatter, shuffle
 from selene.blend.config import BlendConfig
 from selene.blend.manifest import BlendManifest
 from selene.blend.stage import BLEND_JSON, REASON, manifest_warnings, report_rows, run_blend
-from selene.errors import ConfigError
+from selene.errors import ConfigError, InternalError
 from selene.ingest.manifest import IngestManifest
 from selene.io import dataset, fs
 from selene.manifest import MANIFEST_VERSION
@@ -707,6 +708,28 @@ def test_bad_blend_configs_name_the_source(
 ) -> None:
     with pytest.raises(ConfigError, match=message):
         run_blend(small, str(tmp_path / "out"), BlendConfig(**kwargs))
+    assert not (tmp_path / "out" / dataset.MANIFEST).exists()
+
+
+def test_a_miscount_is_an_internal_error_naming_the_numbers(
+    small: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = scatter._scatter
+
+    def miscounting(*args: Any) -> scatter.Scattered:
+        res = real(*args)
+        books = res.sources["Books3"]
+        res.sources["Books3"] = dataclasses.replace(books, documents=books.documents + 1, rows=books.rows + 1)
+        return res
+
+    monkeypatch.setattr(scatter, "_scatter", miscounting)
+    with pytest.raises(InternalError) as e:
+        run_blend(small, str(tmp_path / "out"), BlendConfig(weights={"Books3": 1, "Pile-CC": 1}))
+    shards = len(dataset.read_manifest(small).shards)  # type: ignore[union-attr]
+    # every pair that disagrees, with its numbers; the not-sampled rows still agree
+    assert str(e.value).endswith(
+        f"blend accounting: Books3 documents sampled or not: {30 + shards} != 30; rows written vs sampled: 60 != {60 + shards}"
+    )
     assert not (tmp_path / "out" / dataset.MANIFEST).exists()
 
 
