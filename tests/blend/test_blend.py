@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -20,11 +21,11 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from selene.blend import mix, stage
+from selene.blend import mix, partial, scatter, shuffle
 from selene.blend.config import BlendConfig
 from selene.blend.manifest import BlendManifest
-from selene.blend.stage import BLEND_JSON, REASON, report_rows, run_blend
-from selene.errors import ConfigError
+from selene.blend.stage import BLEND_JSON, REASON, manifest_warnings, report_rows, run_blend
+from selene.errors import ConfigError, InternalError
 from selene.ingest.manifest import IngestManifest
 from selene.io import dataset, fs
 from selene.manifest import MANIFEST_VERSION
@@ -106,13 +107,13 @@ def test_sample_documents_passes() -> None:
     assert mix.sample_documents(7, 1.0, np.random.default_rng(0))[:, 0].tolist() == list(range(7))
 
 
-def memory_rounds(shards: list[dict[str, np.ndarray]], seed: int, bins: int) -> mix.Listing:
-    """`mix.partial_passes`' rounds over in-memory shards (source → document sizes, in row order)."""
+def memory_rounds(shards: list[dict[str, np.ndarray]], seed: int, bins: int) -> partial.Listing:
+    """`partial.partial_passes`' rounds over in-memory shards (source → document sizes, in row order)."""
 
     def rounds(r: int, queries: Any) -> Any:
         for k, docs in enumerate(shards):
             answers = {
-                s: mix.partial_query(mix.partial_keys(seed, s, k, docs[s].size), docs[s], q, bins)
+                s: partial.partial_query(partial.partial_keys(seed, s, k, docs[s].size), docs[s], q, bins)
                 for s, q in queries.items()
                 if s in docs
             }
@@ -152,9 +153,9 @@ def partial_case(
     return shards, sizes, epochs
 
 
-def masks(shards: list[dict[str, np.ndarray]], src: str, part: mix.Partial, seed: int) -> list[np.ndarray]:
+def masks(shards: list[dict[str, np.ndarray]], src: str, part: partial.Partial, seed: int) -> list[np.ndarray]:
     return [
-        mix.partial_mask(mix.partial_keys(seed, src, k, sh[src].size), part, k)
+        partial.partial_mask(partial.partial_keys(seed, src, k, sh[src].size), part, k)
         for k, sh in enumerate(shards)
         if src in sh
     ]
@@ -163,7 +164,7 @@ def masks(shards: list[dict[str, np.ndarray]], src: str, part: mix.Partial, seed
 @pytest.mark.parametrize("seed", range(40))
 def test_partial_pass_realises_its_tokens_with_heavy_tailed_sizes(seed: int) -> None:
     shards, sizes, epochs = partial_case(seed)
-    parts = mix.partial_passes(sizes, epochs, memory_rounds(shards, seed, mix.PARTIAL_BINS))
+    parts = partial.partial_passes(sizes, epochs, memory_rounds(shards, seed, partial.PARTIAL_BINS))
     for src, size in sizes.items():
         held = [sh[src] for sh in shards if src in sh]
         chosen = masks(shards, src, parts[src], seed)
@@ -191,8 +192,8 @@ def test_partial_pass_is_the_same_whatever_the_search_rounds(seed: int) -> None:
         return memory_rounds(shards, seed, 4)(r, queries)
 
     for window in (1, 5):
-        ref = mix.partial_passes(sizes, epochs, memory_rounds(shards, seed, 4096), window=window)
-        alt = mix.partial_passes(sizes, epochs, counted, bins=4, collect=8, window=window)
+        ref = partial.partial_passes(sizes, epochs, memory_rounds(shards, seed, 4096), window=window)
+        alt = partial.partial_passes(sizes, epochs, counted, bins=4, collect=8, window=window)
         for src in sizes:
             got, want = masks(shards, src, alt[src], seed), masks(shards, src, ref[src], seed)
             assert all((a == b).all() for a, b in zip(got, want, strict=True)), (src, window)
@@ -206,12 +207,12 @@ def test_a_long_document_is_taken_when_that_ends_closer() -> None:
     sizes = {"s": mix.SourceSize(2, 9000, 2250, "estimated", 0.25)}
     for seed in range(8):
         x = np.array([1000, 8000])
-        part = mix.partial_passes(sizes, {"s": 0.7}, memory_rounds([{"s": x}], seed, 16))["s"]
+        part = partial.partial_passes(sizes, {"s": 0.7}, memory_rounds([{"s": x}], seed, 16))["s"]
         assert part.bytes == 8000 and part.documents == 1
     long = np.concatenate([np.full(100, 1000), [100_000]])
     sizes = {"s": mix.SourceSize(101, int(long.sum()), int(long.sum()) // 4, "estimated", 0.25)}
     for seed in range(20):
-        part = mix.partial_passes(sizes, {"s": 1.5}, memory_rounds([{"s": long}], seed, 16))["s"]
+        part = partial.partial_passes(sizes, {"s": 1.5}, memory_rounds([{"s": long}], seed, 16))["s"]
         assert abs(part.bytes - 0.5 * long.sum()) <= 0.01 * 1.5 * long.sum(), (seed, part.bytes)
 
 
@@ -536,7 +537,7 @@ def test_killed_while_publishing_resumes_without_reshuffling(
         and ref.manifest.blend.totals.shuffle_buckets > 2
     )
     moved: list[str] = []
-    real_move = stage._move
+    real_move = shuffle._move
 
     def dying_move(src: str, dst: str) -> None:
         if len(moved) == 5:
@@ -544,19 +545,19 @@ def test_killed_while_publishing_resumes_without_reshuffling(
         real_move(src, dst)
         moved.append(dst)
 
-    monkeypatch.setattr(stage, "_move", dying_move)
+    monkeypatch.setattr(shuffle, "_move", dying_move)
     with pytest.raises(KeyboardInterrupt):
         run_blend(corpus, str(tmp_path / "out"), cfg)
-    monkeypatch.setattr(stage, "_move", real_move)
+    monkeypatch.setattr(shuffle, "_move", real_move)
     assert len(list((tmp_path / "out").glob("part-*.parquet"))) == 5
     shuffled: list[int] = []
-    real_shuffle = stage.shuffle_bucket
+    real_shuffle = shuffle.shuffle_bucket
 
     def counting(root: str, b: int, *rest: Any) -> Any:
         shuffled.append(int(Path(root, "bucket-done", f"{b:05d}.json").exists()))
         return real_shuffle(root, b, *rest)
 
-    monkeypatch.setattr(stage, "shuffle_bucket", counting)
+    monkeypatch.setattr(shuffle, "shuffle_bucket", counting)
     res = run_blend(corpus, str(tmp_path / "out"), cfg)
     assert shuffled and all(shuffled)  # every bucket was already shuffled: nothing is redone
     assert shard_digests(res.out) == shard_digests(ref.out)
@@ -710,6 +711,28 @@ def test_bad_blend_configs_name_the_source(
     assert not (tmp_path / "out" / dataset.MANIFEST).exists()
 
 
+def test_a_miscount_is_an_internal_error_naming_the_numbers(
+    small: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = scatter._scatter
+
+    def miscounting(*args: Any) -> scatter.Scattered:
+        res = real(*args)
+        books = res.sources["Books3"]
+        res.sources["Books3"] = dataclasses.replace(books, documents=books.documents + 1, rows=books.rows + 1)
+        return res
+
+    monkeypatch.setattr(scatter, "_scatter", miscounting)
+    with pytest.raises(InternalError) as e:
+        run_blend(small, str(tmp_path / "out"), BlendConfig(weights={"Books3": 1, "Pile-CC": 1}))
+    shards = len(dataset.read_manifest(small).shards)  # type: ignore[union-attr]
+    # every pair that disagrees, with its numbers; the not-sampled rows still agree
+    assert str(e.value).endswith(
+        f"blend accounting: Books3 documents sampled or not: {30 + shards} != 30; rows written vs sampled: 60 != {60 + shards}"
+    )
+    assert not (tmp_path / "out" / dataset.MANIFEST).exists()
+
+
 def test_scatter_writes_one_file_per_shard_with_a_row_group_range_per_bucket(
     corpus: str, tmp_path: Path
 ) -> None:
@@ -723,7 +746,7 @@ def test_scatter_writes_one_file_per_shard_with_a_row_group_range_per_bucket(
             seen["rows"] = 0
             for _, _b, shards, _, _ in args:
                 for k, g0, g1 in shards:
-                    t = dataset.open_parquet(stage.scatter_path(root, k)).read_row_groups(range(g0, g1))
+                    t = dataset.open_parquet(scatter.scatter_path(root, k)).read_row_groups(range(g0, g1))
                     seen["rows"] += t.num_rows
         return [fn(*a) for a in args]
 
@@ -784,7 +807,7 @@ def test_partial_pass_search_rounds_do_not_change_the_output(
     listing every document gives."""
     inp = issue_corpus(tmp_path / "in", 3)
     cfg = BlendConfig(**ISSUE_MIX)  # type: ignore[arg-type]
-    monkeypatch.setattr(mix, "PARTIAL_WINDOW", 3)
+    monkeypatch.setattr(partial, "PARTIAL_WINDOW", 3)
     listed = run_blend(inp, str(tmp_path / "listed"), cfg)
     calls: list[str] = []
 
@@ -792,8 +815,8 @@ def test_partial_pass_search_rounds_do_not_change_the_output(
         calls.append(name)
         return [fn(*a) for a in args]
 
-    monkeypatch.setattr(mix, "PARTIAL_BINS", 4)
-    monkeypatch.setattr(mix, "PARTIAL_COLLECT", 8)
+    monkeypatch.setattr(partial, "PARTIAL_BINS", 4)
+    monkeypatch.setattr(partial, "PARTIAL_COLLECT", 8)
     rounds = run_blend(inp, str(tmp_path / "rounds"), cfg, mapper=counting)
     assert calls.count("blend-partial") >= 3
     assert shard_digests(rounds.out) == shard_digests(listed.out)
@@ -814,14 +837,14 @@ def test_unnamed_sources_are_warned_about_once(
         "are listed in removed.parquet as not sampled); name it in --weights or --epochs to keep it"
         for s in ("Pile-CC", "Wikipedia")
     ]
-    assert stage.manifest_warnings(res.manifest) == [x.removeprefix("warning: blend: ") for x in lines]
+    assert manifest_warnings(res.manifest) == [x.removeprefix("warning: blend: ") for x in lines]
     shown = [a for a in hooks.artifacts(res, cfg) if isinstance(a, Markdown)]
     assert len(shown) == 1 and "source Pile-CC has 4,000 documents" in shown[0].markdown
     removed = dataset.read_removed(res.out)  # as before: listed with their reason
     assert removed.num_rows == SIZES["Pile-CC"] + SIZES["Wikipedia"]
     assert res.manifest.blend.sources["Pile-CC"].share_realised == 0
     named = run_blend(corpus, str(tmp_path / "named"), BlendConfig(weights=dict.fromkeys(SIZES, 1.0)))
-    assert "warning" not in capsys.readouterr().err and not stage.manifest_warnings(named.manifest)
+    assert "warning" not in capsys.readouterr().err and not manifest_warnings(named.manifest)
 
 
 def test_max_epochs_warns_by_default_and_is_an_error_when_set(
