@@ -17,7 +17,7 @@ A data stage is fingerprint → `dataset.open_output` → steps → `finish_docu
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypedDict, TypeVar
+from typing import Any, Generic, TypedDict, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -69,17 +69,23 @@ def check_accounting(stage: str, equal: Mapping[str, tuple[int, int]]) -> None:
         raise InternalError(f"{stage} accounting: " + "; ".join(wrong))
 
 
-class Header(TypedDict):
-    """The fields every stage's manifest starts with (its `inputs` and `stats` are its own)."""
+S = TypeVar("S", bound=Sequence[FileEntry])
+D = TypeVar("D", bound=ShardEntry | None)
+
+
+class Header(TypedDict, Generic[S, D]):
+    """The fields every stage's manifest starts with (its `inputs` and `stats` are its own). Generic
+    in the shards' and removed file's types, so a document manifest (``list[ShardEntry]``, a
+    removed file) and a token manifest (other files, none removed) both take it as it is."""
 
     selene_version: str
     fingerprint: str
     config: dict[str, Any]
-    shards: Sequence[FileEntry]
-    removed: ShardEntry | None
+    shards: S
+    removed: D
 
 
-def header(fingerprint: str, config: BaseModel, shards: Sequence[FileEntry], removed: ShardEntry | None) -> Header:
+def header(fingerprint: str, config: BaseModel, shards: S, removed: D) -> Header[S, D]:
     return Header(
         selene_version=__version__,
         fingerprint=fingerprint,
