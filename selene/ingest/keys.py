@@ -124,17 +124,17 @@ def _field_counts(objs: Sequence[dict[str, Any]], most: int = 20) -> str:
 
 
 def check_read(
-    sources: Sequence[tuple[str, Fields]], file_stats: Sequence[tuple[str, Mapping[str, Any]]]
+    sources: Sequence[tuple[str, Fields]], file_counts: Sequence[tuple[str, Mapping[str, Mapping[str, int]]]]
 ) -> None:
     """An `InputError` when every record of a source was ``malformed:no_text``: its text field is
-    missing or null everywhere, so it would contribute nothing, silently. `file_stats` are (source,
-    the per-file stats of `process_file`) for every input file."""
+    missing or null everywhere, so it would contribute nothing, silently. `file_counts` are (source,
+    the records per source and reason that `files.process_file` counted) for every input file."""
     records: Counter[str] = Counter()
     no_text: Counter[str] = Counter()
     files: Counter[str] = Counter()
-    for source, st in file_stats:
+    for source, per_source in file_counts:
         files[source] += 1
-        for counts in st["counts"].values():
+        for counts in per_source.values():
             records[source] += sum(counts.values())
             no_text[source] += counts.get("malformed:no_text", 0)
     for name, fields in sources:

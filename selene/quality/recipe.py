@@ -22,6 +22,8 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
+from pydantic import BaseModel, ValidationError
+
 from selene import __version__, executor
 from selene.errors import ConfigError
 from selene.io import dataset, fs
@@ -108,18 +110,53 @@ def fingerprint(spec: ClassifierSpec, m_in: DocumentManifest, seed: int) -> str:
     return executor.fingerprint(__version__, recipe.model_dump(mode="json"), seed, shards, files)
 
 
-def _finished(directory: str, fp: str) -> dict[str, Any] | None:
+class Finished(BaseModel):
+    """``recipe.json``: what a trained classifier was trained from, written after its model."""
+
+    fingerprint: str
+    model_sha256: str
+    seed: int
+    recipe: TrainRecipe
+
+
+class ClassExamples(BaseModel):
+    documents: int
+    heldout: int
+
+
+class ReportExamples(BaseModel):
+    positive: ClassExamples
+    negative: ClassExamples
+
+
+class Heldout(BaseModel):
+    auc: float  # NaN: a class had no held-out document
+    precision: float
+    recall: float
+    threshold: float
+
+
+class Report(BaseModel):
+    """The part of a classifier's report.json (`train.train_examples`) its summary in the manifest takes."""
+
+    labels: dict[str, str]  # class (positive, negative) → label
+    examples: ReportExamples
+    heldout: Heldout
+    settings: dict[str, Any] = {}  # fastText's settings, as `fasttext.Settings.recorded` writes them
+
+
+def _finished(directory: str, fp: str) -> Report | None:
     """The report of the classifier in `directory` when its recipe.json has fingerprint `fp` and its
     model.bin is the file it records; None otherwise."""
     model, report, recipe = (fs.join(directory, n) for n in ("model.bin", "report.json", RECIPE))
     if not all(fs.exists(p) for p in (model, report, recipe)):
         return None
     try:
-        done = json.loads(fs.read_text(recipe))
-        if done.get("fingerprint") != fp or done.get("model_sha256") != fs.sha256_file(model):
+        done = Finished.model_validate_json(fs.read_text(recipe))
+        if done.fingerprint != fp or done.model_sha256 != fs.sha256_file(model):
             return None
-        return dict(json.loads(fs.read_text(report)))
-    except ValueError:  # a damaged file: train again
+        return Report.model_validate_json(fs.read_text(report))
+    except ValidationError:  # a damaged file: train again
         return None
 
 
@@ -155,14 +192,14 @@ def _train(
             _examples(inp, spec, cls, examples, label) for cls, examples, label in _classes(recipe)
         )
         settings, fixed = _settings(recipe)
-        report = train_examples(
+        trained = train_examples(
             positives, negatives, directory, classes=(_where(spec, "positive"), _where(spec, "negative")),
             positive_label=recipe.positive_label, negative_label=recipe.negative_label, max_bytes=recipe.max_bytes,
             heldout_fraction=recipe.heldout, seed=seed, settings=settings, fixed=fixed,
         )  # fmt: skip
-        done = {"fingerprint": fp, "model_sha256": fs.sha256_file(model_path(out, spec.name)), "seed": seed,
-                "recipe": recipe.model_dump(mode="json")}  # fmt: skip
-        fs.atomic_write(fs.join(directory, RECIPE), json.dumps(done, indent=2) + "\n")
+        report = Report.model_validate(trained)
+        done = Finished(fingerprint=fp, model_sha256=fs.sha256_file(model_path(out, spec.name)), seed=seed, recipe=recipe)
+        fs.atomic_write(fs.join(directory, RECIPE), json.dumps(done.model_dump(mode="json"), indent=2) + "\n")
         said = "trained"
     else:
         said = "reused (its recipe and examples are unchanged)"
@@ -172,20 +209,21 @@ def _train(
     return summary
 
 
-def _summary(report: dict[str, Any], directory: str, fp: str, recipe: TrainRecipe) -> TrainedClassifier:
-    held, examples, labels = report["heldout"], report["examples"], report["labels"]
+def _summary(report: Report, directory: str, fp: str, recipe: TrainRecipe) -> TrainedClassifier:
+    held, labels = report.heldout, report.labels
+    classes = {"positive": report.examples.positive, "negative": report.examples.negative}
     return TrainedClassifier(
         report=fs.join(directory, "report.json"),
         fingerprint=fp,
         positive=recipe.positive.described(),
         negative=recipe.negative.described(),
-        documents={labels[c]: examples[c]["documents"] for c in ("positive", "negative")},
-        heldout={labels[c]: examples[c]["heldout"] for c in ("positive", "negative")},
-        auc=None if math.isnan(held["auc"]) else held["auc"],
-        precision=held["precision"],
-        recall=held["recall"],
-        threshold=held["threshold"],
-        settings=report.get("settings", {}),
+        documents={labels[c]: e.documents for c, e in classes.items()},
+        heldout={labels[c]: e.heldout for c, e in classes.items()},
+        auc=None if math.isnan(held.auc) else held.auc,
+        precision=held.precision,
+        recall=held.recall,
+        threshold=held.threshold,
+        settings=report.settings,
     )
 
 

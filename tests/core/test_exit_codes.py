@@ -225,10 +225,11 @@ def test_an_internal_error_says_it_is_selenes_bug(
     from collections import Counter
 
     from selene.errors import InternalError
-    from selene.ingest.stage import _check_accounting
+    from selene.ingest.finish import balance
+    from selene.io.steps import check_accounting
 
     with pytest.raises(InternalError) as e:
-        _check_accounting(Counter(s=2), Counter(s=1), {"s": Counter()}, 1, 0)
+        check_accounting("ingest", balance(Counter(s=2), Counter(s=1), {"s": Counter()}, 1, 0))
     assert e.value.exit_code == 1 and "a bug in selene, not in your input" in str(e.value)
 
     def broken(*args: object, **kwargs: object) -> None:

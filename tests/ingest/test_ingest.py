@@ -131,7 +131,7 @@ def test_output_shards_follow_the_contract(result: stage.IngestResult) -> None:
     web = next(d for d in docs if d["source"] == "cc")
     meta = json.loads(web["meta"])
     assert meta["url"].startswith("https://e.org/") and meta["lang"] == "en"
-    assert not fs.exists(fs.join(result.out, stage.WORK))
+    assert not fs.exists(fs.join(result.out, dataset.WORK))
 
 
 def test_rerun_is_skipped_and_config_change_is_not(result: stage.IngestResult, corpus: tuple[Path, list[SourceSpec]]) -> None:

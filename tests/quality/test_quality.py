@@ -17,8 +17,10 @@ from selene.executor import LocalMapper
 from selene.io import dataset
 from selene.quality import fasttext
 from selene.quality.config import ClassifierSpec, QualityConfig
+from selene.quality.cutoffs import exact_cutoff
+from selene.quality.decide import pareto_draw
 from selene.quality.manifest import QualityManifest
-from selene.quality.stage import exact_cutoff, pareto_draw, run_quality
+from selene.quality.stage import run_quality
 from selene.quality.train import auc, train_classifier
 from tests.corpus import write_dataset
 
