@@ -17,9 +17,10 @@ A data stage is fingerprint → `dataset.open_output` → steps → `finish_docu
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Generic, TypedDict, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
+from typing_extensions import TypedDict  # generic TypedDicts: typing's only from Python 3.11
 
 from selene import __version__
 from selene.errors import InternalError
