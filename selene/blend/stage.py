@@ -54,14 +54,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from selene import __version__, executor
+from selene import __version__
 from selene.blend import mix
 from selene.blend.config import BlendConfig
 from selene.blend.manifest import BlendInputs, BlendManifest
 from selene.errors import ConfigError, InputError, InternalError
-from selene.executor import Mapper, serial_map
+from selene.executor.mappers import Budget, Mapper, serial_map
 from selene.faults import failpoint
-from selene.io import dataset, fs
+from selene.io import dataset, fingerprints, fs
 from selene.manifest import DocumentManifest, ShardEntry, Stats
 from selene.tokenize.tokenizer import Tokenizer
 from selene.tokenize.tokenizer import load as load_tokenizer
@@ -489,8 +489,9 @@ def run_blend(
     mapper = mapper or serial_map
     mix.check_config(cfg)
     m_in = input_dataset(inp)
-    settings = executor.settings(cfg, "max_epochs")  # a limit: it changes whether a run goes, not its output
-    fp = executor.fingerprint([s.sha256 for s in m_in.shards], settings, _tokenizer_digest(cfg), PARTIAL_BY)
+    # max_epochs is a limit: it changes whether a run goes, not its output
+    settings = fingerprints.settings(cfg, "max_epochs")
+    fp = fingerprints.of([s.sha256 for s in m_in.shards], settings, _tokenizer_digest(cfg), PARTIAL_BY)
     if (done := dataset.open_output(out, fp, force, BlendManifest)) is not None:
         if done.manifest is not None:  # the limit holds for a finished blend too
             b = done.manifest.blend.sources
@@ -534,7 +535,8 @@ def _blend(
     for warning in mix.warnings({s: sizes[s].documents for s in sources}, epochs, cfg):
         print(f"warning: blend: {warning}", file=sys.stderr)
     buckets = mix.shuffle_buckets(sizes, epochs, cfg)
-    check_bucket_memory(mix.planned_bytes(sizes, epochs) // buckets, buckets, cfg)  # before any work
+    planned = mix.planned_bytes(sizes, epochs) // buckets
+    check_bucket_memory(planned, buckets, cfg, mapper.budget)  # before any work
     partial = _partial_passes(root, scans, sizes, epochs, cfg, mapper)
     mix.check_sampled(sizes, epochs, partial)
     specs = [
@@ -550,7 +552,7 @@ def _blend(
     # shards × buckets counts: small next to the corpus (thousands × hundreds of integers)
     counts = np.array([r["buckets"] for r in scattered], dtype=np.int64).reshape(len(shards), buckets)
     held = np.array([r["bucket_bytes"] for r in scattered], dtype=np.int64).reshape(len(shards), buckets)
-    check_bucket_memory(int(held.sum(axis=0).max()), buckets, cfg)
+    check_bucket_memory(int(held.sum(axis=0).max()), buckets, cfg, mapper.budget)
     filled = [b for b in range(buckets) if counts[:, b].any()]
     groups = [r["groups"] for r in scattered]
     jobs = [
@@ -562,7 +564,7 @@ def _blend(
     return finalize(out, inp, m_in, root, scattered, written, sizes, epochs, buckets, cfg, fp)
 
 
-def check_bucket_memory(largest: int, buckets: int, cfg: BlendConfig) -> None:
+def check_bucket_memory(largest: int, buckets: int, cfg: BlendConfig, budget: Budget) -> None:
     """Stop before the shuffle when its largest bucket (`largest` bytes of string data) would not fit
     one task's share of the memory budget. Only a check: the budget never changes the output, so
     nothing is adjusted here; the message names the settings that would make it fit.
@@ -571,7 +573,7 @@ def check_bucket_memory(largest: int, buckets: int, cfg: BlendConfig) -> None:
     `shuffle_bucket` above its worker's idle process, measured on buckets of 30 and 100 MiB.
     """
     need = SHUFFLE_MEMORY_FACTOR * largest + SHUFFLE_MEMORY_FIXED
-    have = executor.task_memory()
+    have = budget.task_memory
     if need <= have:
         return
     gib, mib = 1 << 30, 1 << 20
@@ -583,7 +585,7 @@ def check_bucket_memory(largest: int, buckets: int, cfg: BlendConfig) -> None:
     raise ConfigError(
         f"blend: the largest of {buckets} shuffle buckets holds {largest / mib:,.0f} MiB and a shuffle task "
         f"needs about {need / gib:.2f} GiB, more than its share of the memory budget ({have / gib:.2f} GiB: "
-        f"executor.memory_gb {executor.memory_budget() / gib:g} GiB over the workers). Either {how}, "
+        f"executor.memory_gb {budget.memory / gib:g} GiB over the workers). Either {how}, "
         "give more memory (--memory-gb) or run fewer workers (--workers)"
     )
 

@@ -30,11 +30,11 @@ from typing import Any
 import numpy as np
 import xxhash
 
-from selene import __version__, executor
+from selene import __version__
 from selene.errors import ConfigError, InputError, InternalError, PathError, UsageError
-from selene.executor import Mapper, serial_map
+from selene.executor.mappers import Mapper, serial_map
 from selene.faults import failpoint
-from selene.io import dataset, fs
+from selene.io import dataset, fingerprints, fs
 from selene.manifest import DocumentManifest, ShardEntry, SourceStats, Stats
 from selene.quality import recipe
 from selene.quality.config import ClassifierSpec, QualityConfig
@@ -376,7 +376,7 @@ def run_quality(inp: str, out: str, cfg: QualityConfig, *, mapper: Mapper | None
     digests = model_digests(work)
     for c in work.classifiers:
         classifier(_given(c), c.label, digests[c.name])  # a trained one too: the label is checked before scoring
-    fp = executor.fingerprint([s.sha256 for s in m_in.shards], executor.settings(cfg, "classifiers"),
+    fp = fingerprints.of([s.sha256 for s in m_in.shards], fingerprints.settings(cfg, "classifiers"),
                               [(c.name, c.label, digests[c.name]) for c in work.classifiers])  # fmt: skip
     if (done := dataset.open_output(out, fp, force, QualityManifest)) is not None:
         return done

@@ -25,10 +25,12 @@ from selene.blend.config import BlendConfig
 from selene.blend.manifest import BlendManifest
 from selene.blend.stage import BLEND_JSON, REASON, report_rows, run_blend
 from selene.errors import ConfigError
+from selene.executor.mappers import Budget, SerialMapper
 from selene.ingest.manifest import IngestManifest
 from selene.io import dataset, fs
 from selene.manifest import MANIFEST_VERSION
 from tests.corpus import document_manifest
+from tests.mapping import as_mapper
 
 WORDS = " ".join(topics[k] for k in sorted(topics)).split()
 SIZES = {"Books3": 2000, "Pile-CC": 4000, "Wikipedia": 3000}
@@ -84,6 +86,7 @@ def read_out(out: str) -> pa.Table:
     return pa.concat_tables(dataset.open_parquet(p).read() for p in dataset.list_shards(out))
 
 
+@as_mapper
 def thread_map(name: str, fn: Callable[..., Any], args: Sequence[tuple]) -> list[Any]:
     with ThreadPoolExecutor(max_workers=2) as pool:
         return [f.result() for f in [pool.submit(fn, *a) for a in args]]
@@ -408,28 +411,25 @@ def test_explicit_bucket_count_equal_to_the_automatic_one_gives_the_same_bytes(
 def test_a_bucket_too_large_for_the_memory_budget_fails_before_the_shuffle(
     corpus: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from selene import executor
-
-    monkeypatch.setattr(executor, "_budget", (0.25, 4))  # 64 MiB a task: what a shuffle task needs at least
+    budget = Budget.gb(0.25, 4)  # 64 MiB a task: what a shuffle task needs at least
     calls: list[str] = []
 
-    def recording(name: str, fn: Callable[..., Any], args: Sequence[tuple]) -> list[Any]:
+    def record(name: str, fn: Callable[..., Any], args: Sequence[tuple]) -> list[Any]:
         calls.append(name)
         return [fn(*a) for a in args]
 
+    recording = as_mapper(record, budget)
     cfg = BlendConfig(weights={"Books3": 1, "Pile-CC": 1})
     with pytest.raises(ConfigError, match=r"shuffle_bucket_bytes.*--memory-gb.*--workers"):
         run_blend(corpus, str(tmp_path / "out"), cfg, mapper=recording)
     assert "blend-scatter" not in calls  # checked on the plan, before any work per shard
     explicit = cfg.model_copy(update={"shuffle_buckets": 2})
     with pytest.raises(ConfigError, match=r"blend.shuffle_buckets is 2: raise it"):
-        run_blend(corpus, str(tmp_path / "out"), explicit)
+        run_blend(corpus, str(tmp_path / "out"), explicit, mapper=SerialMapper(budget))
     # the budget only decides whether the run goes, never what it writes
     small = cfg.model_copy(update={"shard_bytes": 1 << 20, "shuffle_bucket_bytes": 1 << 20})
-    monkeypatch.setattr(executor, "_budget", (0.25, 2))
-    tight = run_blend(corpus, str(tmp_path / "tight"), small)
-    monkeypatch.setattr(executor, "_budget", (64.0, 1))
-    roomy = run_blend(corpus, str(tmp_path / "roomy"), small)
+    tight = run_blend(corpus, str(tmp_path / "tight"), small, mapper=SerialMapper(Budget.gb(0.25, 2)))
+    roomy = run_blend(corpus, str(tmp_path / "roomy"), small, mapper=SerialMapper(Budget.gb(64.0, 1)))
     assert shard_digests(tight.out) == shard_digests(roomy.out)
 
 
@@ -506,12 +506,14 @@ def test_killed_run_resumes_from_its_markers(corpus: str, tmp_path: Path) -> Non
     ref = run_blend(corpus, str(tmp_path / "ref"), cfg)
     calls: list[tuple[str, int]] = []
 
+    @as_mapper
     def killed(name: str, fn: Callable[..., Any], args: Sequence[tuple]) -> list[Any]:
         if name == "blend-shuffle":
             fn(*args[0])
             raise KeyboardInterrupt  # the first bucket is written, then the run dies
         return [fn(*a) for a in args]
 
+    @as_mapper
     def counting(name: str, fn: Callable[..., Any], args: Sequence[tuple]) -> list[Any]:
         calls.append((name, len(args)))
         return [fn(*a) for a in args]
@@ -716,6 +718,7 @@ def test_scatter_writes_one_file_per_shard_with_a_row_group_range_per_bucket(
     cfg = BlendConfig(epochs=dict.fromkeys(SIZES, 1.0), shuffle_buckets=6, shard_docs=400)
     seen: dict[str, Any] = {}
 
+    @as_mapper
     def looking_map(name: str, fn: Callable[..., Any], args: Sequence[tuple]) -> list[Any]:
         if name == "blend-shuffle":  # the scatter step is over: count its files, check its ranges
             root = args[0][0]
@@ -788,6 +791,7 @@ def test_partial_pass_search_rounds_do_not_change_the_output(
     listed = run_blend(inp, str(tmp_path / "listed"), cfg)
     calls: list[str] = []
 
+    @as_mapper
     def counting(name: str, fn: Callable[..., Any], args: Sequence[tuple]) -> list[Any]:
         calls.append(name)
         return [fn(*a) for a in args]

@@ -12,8 +12,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from selene import executor
 from selene.errors import ConfigError, UsageError
+from selene.executor import mappers
 from selene.ingest import columnar, stage
 from selene.ingest.config import IngestConfig, SourceSpec
 from selene.ingest.readers import read_records
@@ -257,8 +257,8 @@ def test_stage_output_is_byte_identical_for_any_worker_count(
     assert docs[-1]["id"] == "hf/data-00001-of-00002.arrow#3" and json.loads(docs[-1]["meta"]) == {
         "url": "https://h.org/"
     }
-    monkeypatch.setattr(executor, "INLINE_SECONDS", 0.0)
-    threads = executor.LocalMapper("threads", workers=3)
+    monkeypatch.setattr(mappers, "INLINE_SECONDS", 0.0)
+    threads = mappers.LocalMapper("threads", workers=3)
     try:
         runs = [
             stage.run_ingest(str(tmp_path / name), cfg, mapper=mapper)
