@@ -65,9 +65,9 @@ def with_overrides(cfg: Any, where: str = "command-line options", **overrides: A
 
 @contextlib.contextmanager
 def progress_bars() -> Iterator[None]:
-    """A bar per step of the running stage(s), fed by the mappers (`selene.executor.events.progress`); in a
-    log (standard error not a terminal) a line per step as it finishes instead, in its place among
-    the other lines, where bars would be drawn once, all together, when the command ends."""
+    """A bar per step of the running stage(s), fed by the mappers (`selene.executor.events.progress`);
+    in a log (standard error not a terminal) a line per step as it finishes instead, in its place
+    among the other lines, where bars would be drawn once, all together, when the command ends."""
     import time
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -98,12 +98,12 @@ def progress_bars() -> Iterator[None]:
         console=err_console, transient=False,
     ) as progress:  # fmt: skip
 
-        def hook(name: str, done: int, total: int) -> None:
+        def bar(name: str, done: int, total: int) -> None:
             if name not in bars:
                 bars[name] = progress.add_task(name, total=total)
             progress.update(bars[name], completed=done, total=total)
 
-        set_progress_listener(hook)
+        set_progress_listener(bar)
         try:
             yield
         finally:
