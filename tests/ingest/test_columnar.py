@@ -20,6 +20,7 @@ from selene.ingest.readers import read_records
 from selene.ingest.records import Fields, RawRecord, ReadStats
 from selene.io import dataset, fs
 from tests.corpus import PROSE, warc_bytes
+from tests.mapping import as_mapper
 
 MAX = 1 << 20
 
@@ -244,6 +245,7 @@ def test_stage_output_is_byte_identical_for_any_worker_count(
         langid={"enabled": False}, shard_docs=5, row_group_docs=3,
     )  # fmt: skip
 
+    @as_mapper
     def reversed_map(name, fn, args):  # type: ignore[no-untyped-def]
         return [fn(*a) for a in reversed(args)][::-1]
 
