@@ -15,7 +15,7 @@ from typing import Any
 
 from selene import guard, registry
 from selene.config import ExecutorConfig
-from selene.executor import LocalMapper, check_scheduler, local_kind, set_budget
+from selene.executor.mappers import LocalMapper, Mapper, check_scheduler, local_kind
 from selene.io import fs
 
 
@@ -56,10 +56,9 @@ class Job:
         return ExecutorConfig() if self.executor is None else self.executor
 
 
-def execute(job: Job, mapper: Any, force: bool) -> Any:
-    """Run `job`'s stage function with `mapper`; returns its `StageResult`."""
-    ex = job.executor_config()
-    set_budget(ex.memory_gb, ex.workers)
+def execute(job: Job, mapper: Mapper, force: bool) -> Any:
+    """Run `job`'s stage function with `mapper` (made from the job's `ExecutorConfig`: its workers and
+    its memory budget); returns its `StageResult`."""
     stage = registry.get(job.stage)
     fn = stage.run_fn()
     with job.claim():  # a no-op where the command already holds it (`Runtime.run`, a pipeline's run dir)
@@ -103,7 +102,7 @@ def check(job: Job) -> None:
 def run_direct(job: Job, force: bool) -> Any:
     """`job` in this process, its steps on a `LocalMapper` (no Prefect)."""
     ex = job.executor_config()
-    mapper = LocalMapper(local_kind(ex.kind, job.paths()), ex.workers, ex.address)
+    mapper = LocalMapper(local_kind(ex.kind, job.paths()), ex.workers, ex.address, ex.memory_gb)
     try:
         return execute(job, mapper, force)
     finally:

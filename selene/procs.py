@@ -1,4 +1,5 @@
-"""What selene's processes share on this machine: the selene home, file locks, process liveness.
+"""What selene's processes share on this machine: the selene home, file locks, process liveness,
+how a command starts selene's own modules as processes, and how the processes it starts end with it.
 
 The bottom layer: it imports the standard library only (every command imports it, through
 `selene.server` and `selene.guard`, so `fcntl` waits inside the function that needs it). POSIX only.
@@ -9,6 +10,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import signal
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 HOME_ENV = "SELENE_HOME"
@@ -127,3 +132,110 @@ def pid_alive(pid: int) -> bool:
     # hidepid hides; the kill above found it, so it counts as alive
     stat = proc_stat(pid)
     return stat is None or stat[0] != b"Z"
+
+
+# ------------------------------------------------------------------------------- launching
+
+
+_RUN_MODULE = """\
+import sys
+if sys.path[:1] == [""] and not getattr(sys.flags, "safe_path", False):
+    del sys.path[0]
+import runpy
+sys.argv = sys.argv[1:]
+runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+"""
+
+
+def python_module(module: str, *args: str, unbuffered: bool = False) -> list[str]:
+    """The command that runs `module` as ``python -m module args`` would, with this interpreter, but
+    imports the installed packages whatever the directory it is started in.
+
+    ``python -m`` (and ``-c``) put the working directory first on sys.path, so a folder there named
+    like a package shadows it: under an editable install, whose finder comes after the path, a
+    ``selene/`` folder where the command starts (the directory holding the clone) fails every rank
+    with "cannot import name '__version__' from 'selene' (unknown location)". ``-P`` drops that
+    entry but needs Python 3.11; a script path would put its own directory first instead; changing
+    the processes' directory would break the relative paths of a config. So the command is
+    ``python -c`` with a few lines that drop the working directory (the ``''`` that ``-c`` puts
+    first, before anything else is imported) and run the module with runpy. PYTHONPATH is kept:
+    what a user put on the path on purpose still counts. The module's name stays on the command
+    line, where ``ps`` and the tests look for it. (Pool and Dask workers need none of this:
+    multiprocessing hands them this process's sys.path.)"""
+    return [sys.executable, *(["-u"] if unbuffered else []), "-c", _RUN_MODULE, module, *args]
+
+
+# ---------------------------------------------------------------------------- parent death
+
+
+PR_SET_PDEATHSIG = 1
+WATCH_SECONDS = 0.5
+
+
+def die_with(driver: int) -> None:
+    """Worker initializer: end this process when the command's process `driver` ends, however it ends.
+
+    A pool's workers are children of the forkserver, which exits when the command does (it reads EOF
+    on its pipe from the command). On Linux the kernel then SIGKILLs each worker (PR_SET_PDEATHSIG,
+    which fires when the thread that forked the worker ends: the forkserver has only one); a
+    watchdog thread covers every platform and the time before the initializer ran: it polls the
+    driver's pid and exits when the driver is gone or this process was re-parented away from it.
+    (The parent-death signal is not inherited across fork: a step that starts processes of its own
+    gives them `die_with` too, or a pool from `selene.executor.mappers.process_pool`.)
+    """
+    import threading
+
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    parent = os.getppid()
+
+    def gone() -> bool:
+        return os.getppid() != parent or not pid_alive(driver)
+
+    if gone():  # the driver died before we could ask to follow it
+        os._exit(1)
+
+    def watch() -> None:
+        while not gone():
+            time.sleep(WATCH_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="selene-die-with-driver", daemon=True).start()
+
+
+def watch_group(poll: float = 0.2) -> Callable[[], None]:
+    """When this process leads its process group (a command started from a shell), fork a small
+    watchdog that SIGKILLs the group if this process dies without saying goodbye (kill -9, OOM
+    killer): what the command started that `die_with` does not reach (torchrun and its ranks, a
+    step's subprocesses) dies with it. Returns the goodbye: call it when the command ends normally.
+    Elsewhere (a test runner, a script that owns the group) it does nothing: the group is not ours."""
+    if not hasattr(os, "fork") or os.getpgrp() != os.getpid():
+        return lambda: None
+    driver = os.getpid()
+    try:
+        pid = os.fork()
+    except OSError:
+        return lambda: None
+    if pid == 0:  # the watchdog: only os calls, whatever threads the parent had
+        try:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the command to handle
+            while os.getppid() == driver:
+                time.sleep(poll)
+            os.killpg(driver, signal.SIGKILL)
+        finally:
+            os._exit(0)
+
+    def goodbye() -> None:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except OSError:
+            pass
+
+    return goodbye

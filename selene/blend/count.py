@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 from selene.blend import mix
 from selene.blend.config import BlendConfig
 from selene.errors import ConfigError
-from selene.executor import Mapper
+from selene.executor.mappers import Mapper
 from selene.io import dataset, fs, steps
 from selene.tokenize.tokenizer import Tokenizer
 from selene.tokenize.tokenizer import load as load_tokenizer

@@ -26,7 +26,7 @@ from selene.blend.config import BlendConfig
 from selene.blend.count import Scanned, lengths_path
 from selene.blend.partial import Partial
 from selene.blend.shuffle import check_bucket_memory
-from selene.executor import Mapper
+from selene.executor.mappers import Mapper
 from selene.io import fs, steps
 
 
@@ -78,7 +78,8 @@ def choose(
     for warning in mix.warnings({s: sizes[s].documents for s in sorted(totals)}, epochs, cfg):
         print(f"warning: blend: {warning}", file=sys.stderr)
     buckets = mix.shuffle_buckets(sizes, epochs, cfg)
-    check_bucket_memory(mix.planned_bytes(sizes, epochs) // buckets, buckets, cfg)  # before any work
+    planned = mix.planned_bytes(sizes, epochs) // buckets
+    check_bucket_memory(planned, buckets, cfg, mapper.budget)  # before any work
     parts = steps.resumable(
         steps.marker(root, "partial"),
         PartialPasses,

@@ -21,11 +21,11 @@ from collections.abc import Sequence
 import numpy as np
 import pyarrow as pa
 
-from selene import executor
 from selene.blend.config import BlendConfig
 from selene.blend.count import byte_lengths
 from selene.blend.scatter import KEY, scatter_path
 from selene.errors import ConfigError, InputError
+from selene.executor.mappers import Budget
 from selene.faults import failpoint
 from selene.io import dataset, fs, steps
 from selene.manifest import ShardEntry
@@ -45,7 +45,7 @@ class BucketParts(steps.StepResult):
     parts: list[ShardEntry]
 
 
-def check_bucket_memory(largest: int, buckets: int, cfg: BlendConfig) -> None:
+def check_bucket_memory(largest: int, buckets: int, cfg: BlendConfig, budget: Budget) -> None:
     """Stop before the shuffle when its largest bucket (`largest` bytes of string data) would not fit
     one task's share of the memory budget. Only a check: the budget never changes the output, so
     nothing is adjusted here; the message names the settings that would make it fit.
@@ -54,7 +54,7 @@ def check_bucket_memory(largest: int, buckets: int, cfg: BlendConfig) -> None:
     `shuffle_bucket` above its worker's idle process, measured on buckets of 30 and 100 MiB.
     """
     need = SHUFFLE_MEMORY_FACTOR * largest + SHUFFLE_MEMORY_FIXED
-    have = executor.task_memory()
+    have = budget.task_memory
     if need <= have:
         return
     gib, mib = 1 << 30, 1 << 20
@@ -66,7 +66,7 @@ def check_bucket_memory(largest: int, buckets: int, cfg: BlendConfig) -> None:
     raise ConfigError(
         f"blend: the largest of {buckets} shuffle buckets holds {largest / mib:,.0f} MiB and a shuffle task "
         f"needs about {need / gib:.2f} GiB, more than its share of the memory budget ({have / gib:.2f} GiB: "
-        f"executor.memory_gb {executor.memory_budget() / gib:g} GiB over the workers). Either {how}, "
+        f"executor.memory_gb {budget.memory / gib:g} GiB over the workers). Either {how}, "
         "give more memory (--memory-gb) or run fewer workers (--workers)"
     )
 

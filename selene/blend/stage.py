@@ -26,15 +26,14 @@ from typing import Any
 
 import numpy as np
 
-from selene import executor
 from selene.blend import count, mix, sampling, scatter, shuffle
 from selene.blend.config import BlendConfig
 from selene.blend.manifest import BlendInputs, BlendManifest
 from selene.blend.scatter import REASON
 from selene.blend.summary import Sampled, per_source_stats, summarize
 from selene.errors import InputError
-from selene.executor import Mapper, serial_map
-from selene.io import dataset, fs, steps
+from selene.executor.mappers import Mapper, serial_map
+from selene.io import dataset, fingerprints, fs, steps
 from selene.manifest import DocumentManifest, ShardEntry, Stats
 
 WORK = dataset.WORK
@@ -56,8 +55,8 @@ def run_blend(
     mapper = mapper or serial_map
     mix.check_config(cfg)
     m_in = input_dataset(inp)
-    settings = executor.settings(cfg, "max_epochs")  # a limit: it changes whether a run goes, not its output
-    fp = executor.fingerprint([s.sha256 for s in m_in.shards], settings, count.tokenizer_digest(cfg), PARTIAL_BY)
+    settings = fingerprints.settings(cfg, "max_epochs")  # a limit: it changes whether a run goes, not its output
+    fp = fingerprints.of([s.sha256 for s in m_in.shards], settings, count.tokenizer_digest(cfg), PARTIAL_BY)
     if (done := dataset.open_output(out, fp, force, BlendManifest)) is not None:
         if done.manifest is not None:  # the limit holds for a finished blend too
             b = done.manifest.blend.sources
@@ -106,7 +105,7 @@ def _blend(
     # shards × buckets counts: small next to the corpus (thousands × hundreds of integers)
     counts = np.array([r.buckets for r in scattered], dtype=np.int64).reshape(len(shards), buckets)
     held = np.array([r.bucket_bytes for r in scattered], dtype=np.int64).reshape(len(shards), buckets)
-    shuffle.check_bucket_memory(int(held.sum(axis=0).max()), buckets, cfg)
+    shuffle.check_bucket_memory(int(held.sum(axis=0).max()), buckets, cfg, mapper.budget)
     filled = [b for b in range(buckets) if counts[:, b].any()]
     groups = [r.groups for r in scattered]
     jobs = [

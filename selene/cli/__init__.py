@@ -52,7 +52,7 @@ def _terminate(signum: int, frame: object) -> None:
 def main(argv: list[str] | None = None) -> int:
     """The command, with SIGTERM turned into `Terminated` while it runs (where nobody else set a
     handler), and a watchdog that kills its process group if it is killed (`watch_group`)."""
-    from selene.executor import watch_group
+    from selene.procs import watch_group
 
     catch = threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
     if catch:

@@ -65,14 +65,14 @@ def with_overrides(cfg: Any, where: str = "command-line options", **overrides: A
 
 @contextlib.contextmanager
 def progress_bars() -> Iterator[None]:
-    """A bar per step of the running stage(s), fed by the mappers (`selene.executor.report`); in a
-    log (standard error not a terminal) a line per step as it finishes instead, in its place among
-    the other lines, where bars would be drawn once, all together, when the command ends."""
+    """A bar per step of the running stage(s), fed by the mappers (`selene.executor.events.progress`);
+    in a log (standard error not a terminal) a line per step as it finishes instead, in its place
+    among the other lines, where bars would be drawn once, all together, when the command ends."""
     import time
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from selene.executor import set_progress_hook
+    from selene.executor.events import set_progress_listener
 
     if not err_console.is_terminal:
         started: dict[str, float] = {}
@@ -85,11 +85,11 @@ def progress_bars() -> Iterator[None]:
                     f"{name}: {done}/{total} in {time.perf_counter() - start:.1f} s", highlight=False
                 )
 
-        set_progress_hook(line)
+        set_progress_listener(line)
         try:
             yield
         finally:
-            set_progress_hook(None)
+            set_progress_listener(None)
         return
 
     bars: dict[str, Any] = {}
@@ -98,16 +98,16 @@ def progress_bars() -> Iterator[None]:
         console=err_console, transient=False,
     ) as progress:  # fmt: skip
 
-        def hook(name: str, done: int, total: int) -> None:
+        def bar(name: str, done: int, total: int) -> None:
             if name not in bars:
                 bars[name] = progress.add_task(name, total=total)
             progress.update(bars[name], completed=done, total=total)
 
-        set_progress_hook(hook)
+        set_progress_listener(bar)
         try:
             yield
         finally:
-            set_progress_hook(None)
+            set_progress_listener(None)
 
 
 def note(message: str) -> None:

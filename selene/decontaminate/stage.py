@@ -17,7 +17,6 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from selene import executor
 from selene.decontaminate.config import DecontaminateConfig
 from selene.decontaminate.manifest import (
     DecontaminateInputs,
@@ -35,9 +34,9 @@ from selene.decontaminate.overlap import (
     merge_reports,
 )
 from selene.decontaminate.tasks import TaskText, load_tasks
-from selene.executor import Mapper, serial_map
+from selene.executor.mappers import Mapper, serial_map
 from selene.faults import failpoint
-from selene.io import dataset, fs, steps
+from selene.io import dataset, fingerprints, fs, steps
 from selene.manifest import DocumentManifest, ShardEntry, SourceStats
 
 WORK = dataset.WORK
@@ -136,8 +135,8 @@ def run_decontaminate(
     mapper = mapper or serial_map
     tasks = preflight(inp, out, cfg)
     m_in = input_dataset(inp)
-    settings = executor.settings(cfg, "tasks")
-    fp = executor.fingerprint([s.sha256 for s in m_in.shards], settings, _tasks_digest(tasks))
+    settings = fingerprints.settings(cfg, "tasks")
+    fp = fingerprints.of([s.sha256 for s in m_in.shards], settings, _tasks_digest(tasks))
     if (done := dataset.open_output(out, fp, force, DecontaminateManifest)) is not None:
         return done
     root = fs.join(out, WORK, fp)

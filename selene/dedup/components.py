@@ -28,8 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from selene import executor
-from selene.executor import Mapper
+from selene.executor.mappers import Budget, Mapper
 from selene.io import fs, steps
 
 PAIR_DTYPE = np.dtype([("u", "<i8"), ("v", "<i8")])
@@ -56,12 +55,12 @@ class Graph:
         return fs.join(self.root, "stars", f"s{step:03d}-{producer:05d}-{part:05d}.npy")
 
 
-def parts_for(pairs: int) -> int:
-    """Parts so that a step's share of `pairs` verified pairs fits one task (`executor.task_memory`),
+def parts_for(pairs: int, budget: Budget) -> int:
+    """Parts so that a step's share of `pairs` verified pairs fits one task (`Budget.task_memory`),
     and at least one per worker: the cluster step runs a task per part, and its exact checks are
     the longest step of a corpus with many near-threshold copies."""
-    need = -(-pairs * BYTES_PER_PAIR // max(1, executor.task_memory() // 2))
-    return max(1, min(max(need, executor.workers()), pairs // MIN_PAIRS_PER_PART))
+    need = -(-pairs * BYTES_PER_PAIR // max(1, budget.task_memory // 2))
+    return max(1, min(max(need, budget.workers), pairs // MIN_PAIRS_PER_PART))
 
 
 def union(parent: np.ndarray, a: np.ndarray, b: np.ndarray) -> None:

@@ -8,7 +8,7 @@
    (30 K shards of a 1 TB corpus are some 470 groups: an object store's GETs per band task).
 2. `band_pairs` per (band, key partition): the partition's keys of the whole corpus, sorted; documents
    sharing a key are candidates, verified on the full signatures (memory-mapped, in chunks) or on
-   exact shingle Jaccard. Partitions split a band by key value so a task fits `executor.task_memory`.
+   exact shingle Jaccard. Partitions split a band by key value so a task fits `Budget.task_memory`.
 3. `cluster`, in tasks over files: connected components of the verified pairs (`components`:
    per-file union-find, then large-star / small-star steps, each task holding one part of the
    documents); then per group of components `clusters.assign` decides per document: the first of a
@@ -37,8 +37,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from selene import executor
 from selene.dedup import batches, clusters, components, lsh, minhash, shingle, stored
+from selene.dedup.cluster_examples import cluster_examples
 from selene.dedup.config import DedupConfig
 from selene.dedup.incremental import earlier_links, index_keys, removed_index, store_links
 from selene.dedup.keep import (
@@ -50,12 +50,11 @@ from selene.dedup.keep import (
     without_score,
 )
 from selene.dedup.manifest import ClusterStats, DedupInputs, DedupManifest, DedupStats, LshSummary
-from selene.dedup.report import cluster_examples
 from selene.dedup.work import EDGE_DTYPE, KEY_DTYPE, VERIFY_CHUNK, EdgeFile, Work, similarity
 from selene.errors import InputError
-from selene.executor import Mapper, serial_map
+from selene.executor.mappers import Budget, Mapper, serial_map
 from selene.faults import failpoint, kill_once
-from selene.io import dataset, fs, steps
+from selene.io import dataset, fingerprints, fs, steps
 from selene.manifest import DatasetInputs, DocumentManifest, ShardEntry, SourceStats
 
 WORK = dataset.WORK
@@ -81,10 +80,10 @@ def bands_rows(cfg: DedupConfig) -> tuple[int, int]:
     return lsh.choose_bands_rows(cfg.threshold, cfg.num_perm, cfg.false_positive_weight)
 
 
-def partitions_for(n_docs: int) -> int:
-    """Key partitions per band so that a band task fits the budget of one task (`executor.task_memory`)."""
+def partitions_for(n_docs: int, budget: Budget) -> int:
+    """Key partitions per band so that a band task fits the budget of one task (`Budget.task_memory`)."""
     need = n_docs * BAND_BYTES_PER_DOC
-    return max(1, -(-need // max(1, executor.task_memory() // 2)))
+    return max(1, -(-need // max(1, budget.task_memory // 2)))
 
 
 # ---------------------------------------------------------------------------- 1. signatures
@@ -176,13 +175,13 @@ def _group_keys(work: Work, i: int, cfg: DedupConfig) -> GroupKeys:
     return GroupKeys(documents=int(key.shape[0]))
 
 
-def group_size(work: Work, rows: Sequence[int], workers: int) -> int:
+def group_size(work: Work, rows: Sequence[int], budget: Budget) -> int:
     """New shards per signature task: at most MAX_GROUP, few enough that the group's band keys fit
     half a task's memory (`BAND_BYTES_PER_DOC` a document and key), and small enough to leave every
     worker GROUPS_PER_WORKER tasks while the input has the shards for it."""
     per_doc = BAND_BYTES_PER_DOC * work.sets * work.bands
-    fits = (executor.task_memory() // 2) // max(1, per_doc * max(rows, default=1))
-    spread = -(-len(rows) // (GROUPS_PER_WORKER * max(1, workers)))
+    fits = (budget.task_memory // 2) // max(1, per_doc * max(rows, default=1))
+    spread = -(-len(rows) // (GROUPS_PER_WORKER * max(1, budget.workers)))
     return int(max(1, min(MAX_GROUP, fits, spread)))
 
 
@@ -316,9 +315,10 @@ def cluster(
         ],
     )
     linked = pairs + sum(e.pairs for e in earlier)
-    graph = components.Graph(fs.join(work.root, "components"), components.parts_for(linked), n_docs)
+    n_parts = components.parts_for(linked, mapper.budget)
+    graph = components.Graph(fs.join(work.root, "components"), n_parts, n_docs)
     stars = components.components(mapper, graph, [e.path for e in [*edges, *earlier] if e.pairs])
-    budget = executor.task_memory() // 4  # a cluster task's texts and shingle sets
+    budget = mapper.budget.task_memory // 4  # a cluster task's texts and shingle sets
     plans = mapper(
         "dedup-cluster-plan", batches.plan_group, [(work, g, s, budget) for g, s in enumerate(stars) if s]
     )
@@ -442,8 +442,8 @@ def run_dedup(
         cfg, bands, rows, str(minhash.Permutations.from_seed(cfg.num_perm, cfg.seed).dtype)
     )
     priors = stored.load_priors(cfg.against, inp, out, minhash_settings)
-    settings = executor.settings(cfg)
-    fp = executor.fingerprint(
+    settings = fingerprints.settings(cfg)
+    fp = fingerprints.of(
         [s.sha256 for s in m_in.shards],
         settings,
         bands,
@@ -469,13 +469,13 @@ def run_dedup(
         bands=bands,
         rows=rows,
         root=fs.join(out, WORK, fp),
-        partitions=partitions_for(n_docs - protected),
+        partitions=partitions_for(n_docs - protected, mapper.budget),
         sets=cfg.band_sets,
         prior=prior,
         protected=protected,
         indexes=indexes,
     )
-    work = replace(work, group=group_size(work, sizes[len(prior) :], executor.workers()))
+    work = replace(work, group=group_size(work, sizes[len(prior) :], mapper.budget))
 
     counts = mapper("dedup-signatures", signature_group, [(work, i, cfg) for i in work.groups])
     if (read := sum(c.documents for c in counts)) != n_docs - protected:

@@ -24,7 +24,7 @@ from selene.eval.checkpoint_io import pick_device, resolve
 from selene.eval.config import EvalConfig
 from selene.eval.tasks import data, suites
 from selene.eval.tasks.precheck import precheck
-from selene.executor import Mapper
+from selene.executor.mappers import Mapper
 from selene.io.dataset import StageResult
 
 

@@ -1,7 +1,7 @@
 """A running stage on the dashboard: its live events as Prefect artifacts and logs, and the
 dashboard's Cancel as a clean stop.
 
-`LiveBoard` receives a stage's live events (`selene.executor.live`; training sends one per logged
+`LiveBoard` receives a stage's live events (`selene.executor.events.live`; training sends one per logged
 step, one per checkpoint and the loss curve) and publishes them from a thread of its own: the
 stage never waits on the server. Training's steps become a progress artifact (``train-progress``),
 a table of the latest logged steps (``train-metrics``: a new version at most every
@@ -12,7 +12,7 @@ so and the rest of the run's updates are dropped: training goes on.
 
 `CancelWatch` reads the flow run's state (and that of the deployment run that started the process,
 under ``selene deploy``) every `CancelWatch.INTERVAL` seconds. A Cancel sets it to CANCELLING, which
-Prefect itself acts on only for runs a worker started; here it becomes `selene.executor.request_stop`,
+Prefect itself acts on only for runs a worker started; here it becomes `selene.executor.events.request_stop`,
 which training takes as a SIGTERM (finish the step, checkpoint, exit) and a data stage's task groups
 as the end of their items (`selene.flows.stage.PrefectMapper`). The stage then raises
 `selene.errors.Stopped`, and the flow ends Cancelled with its message (`cancelled`). The dashboard
@@ -33,9 +33,9 @@ from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
 
-from selene import executor
 from selene.artifacts import svg_image
 from selene.errors import Stopped
+from selene.executor import events
 
 # The server shares the machine with training more often than not (one node, or the first node of a
 # cluster): each call costs its CPU something, so the artifacts are redrawn at a bounded rate and a
@@ -200,7 +200,7 @@ class LiveBoard:
 
 
 class CancelWatch:
-    """Turns a Cancel in the dashboard (the run's state CANCELLING) into `executor.request_stop`:
+    """Turns a Cancel in the dashboard (the run's state CANCELLING) into `events.request_stop`:
     of the flow run itself, or of the deployment run that started this process (`root_run`: a
     flow of ``selene deploy``, whose stages run as its sub-flows), one call for both."""
 
@@ -225,7 +225,7 @@ class CancelWatch:
             except Exception:
                 continue
             if any(s is not None and s.type in (StateType.CANCELLING, StateType.CANCELLED) for s in states):
-                executor.request_stop("from the dashboard")
+                events.request_stop("from the dashboard")
                 return
 
     def close(self) -> None:
@@ -269,16 +269,16 @@ def watched(with_board: bool = True) -> Iterator[None]:
     root = root_run()
     watch = CancelWatch(here, *([root] if root else [])) if here is not None else None
     if board is not None:
-        executor.set_live_hook(board.event)
+        events.set_live_listener(board.event)
     _depth.append(None)
     try:
         yield
     finally:
         _depth.pop()
         if not _depth:  # the outermost flow ended: its Cancel is served, the process's next run starts clean
-            executor.clear_stop_request()
+            events.clear_stop_request()
         if board is not None:
-            executor.set_live_hook(None)
+            events.set_live_listener(None)
             board.close()
         if watch is not None:
             watch.close()

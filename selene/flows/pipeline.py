@@ -14,9 +14,9 @@ from uuid import UUID
 from prefect import flow
 from prefect.artifacts import create_markdown_artifact, create_progress_artifact, update_progress_artifact
 
-from selene import executor
 from selene.config.pipeline import PipelineConfig
 from selene.errors import Stopped
+from selene.executor import events
 from selene.flows import command, live
 from selene.flows.stage import engine_settings, run_flow
 from selene.job import Job, checked
@@ -59,7 +59,7 @@ def _unless_cancelled(run: Callable[[Job, bool], Any]) -> Callable[[Job, bool], 
     and the next one does not start."""
 
     def run_job(job: Job, force: bool) -> Any:
-        reason = executor.stop_requested()
+        reason = events.stop_requested()
         if reason is not None:
             raise Stopped(f"cancelled ({reason}) before the {job.stage} stage")
         return run(job, force)

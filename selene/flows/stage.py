@@ -1,7 +1,7 @@
 """Every registered stage as a Prefect flow: one factory, no per-stage code.
 
 A stage flow runs the same `selene.job.execute` as a command without Prefect; only the mapper
-differs. `PrefectMapper` groups a step's items into a few task runs (`selene.executor.chunks`), so a
+differs. `PrefectMapper` groups a step's items into a few task runs (`selene.executor.mappers.chunks`), so a
 one-document input is one task per step and a thousand files on four workers are eight, each with
 Prefect's state, retry and timing; CPU-bound work goes to a process pool (forkserver) while the
 tasks' threads do Prefect's bookkeeping. The stage's artifacts are published when it ends.
@@ -29,15 +29,16 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from selene import registry
 from selene.artifacts import Artifact, Markdown, Table
 from selene.errors import SeleneError, Stopped
-from selene.executor import (
+from selene.executor.events import progress, stop_requested
+from selene.executor.mappers import (
+    DEFAULT_MEMORY_GB,
     INLINE_SECONDS,
     RETRIES,
+    Budget,
     chunks,
     local_kind,
     process_pool,
     release_memory,
-    report,
-    stop_requested,
 )
 from selene.flows import command, live
 from selene.job import Job, execute
@@ -51,15 +52,19 @@ class PrefectMapper:
     As `LocalMapper`, a step's items run in the task threads until the step has taken
     `INLINE_SECONDS`; only then, with ``processes``, is the process pool started and used.
 
-    A stop request (`selene.executor.request_stop`: a Cancel in the dashboard) ends the step at its
-    items' boundaries: each task group finishes the item at hand and takes no more (it ends
+    A stop request (`selene.executor.events.request_stop`: a Cancel in the dashboard) ends the step
+    at its items' boundaries: each task group finishes the item at hand and takes no more (it ends
     Completed: nothing failed), a step not started yet is not started, and the step raises `Stopped`
     in one line. What the finished items wrote stays, and the stage's completion markers make the
-    same command resume from them. Dask groups, which run elsewhere, finish their items.
+    same command resume from them. Dask groups, which run elsewhere, finish their items. Its budget is
+    `memory_gb` GiB over the `workers`.
     """
 
-    def __init__(self, kind: str, workers: int, stage: str = "") -> None:
+    def __init__(
+        self, kind: str, workers: int, stage: str = "", memory_gb: float = DEFAULT_MEMORY_GB
+    ) -> None:
         self.kind, self.workers, self.stage = kind, workers, stage
+        self.budget = Budget.gb(memory_gb, workers)
         self._pool: cf.Executor | None = None
         self._lock = threading.Lock()
 
@@ -94,7 +99,7 @@ class PrefectMapper:
                 out.append(fn(*a) if pool is None else pool.submit(fn, *a).result())
                 with lock:  # item by item where the task runs in this process (threads, processes)
                     done[0] += 1
-                    report(name, done[0], total)
+                    progress(name, done[0], total)
             if here:
                 release_memory()
             return out
@@ -111,7 +116,7 @@ class PrefectMapper:
             for k, c in enumerate(calls)
         ]
         size = {id(f): len(g) for f, g in zip(futures, groups, strict=True)}
-        report(name, 0, total)
+        progress(name, 0, total)
         finished = 0
         for f in as_completed(futures):
             if stop_requested() is not None:  # a group that stopped early did not do its whole size
@@ -120,7 +125,7 @@ class PrefectMapper:
             with lock:  # group by group where it ran elsewhere (Dask)
                 if finished > done[0]:
                     done[0] = finished
-                    report(name, done[0], total)
+                    progress(name, done[0], total)
         results = [r for f in futures for r in f.result()]
         self._stop_if_requested(name, len(results), total)
         return results
@@ -140,7 +145,7 @@ class PrefectMapper:
 
 
 def _retry_unless_user_error(task: Any, task_run: Any, state: Any) -> bool:
-    """Retry as `selene.executor.with_retries` does: not the errors meant for the user (bad input
+    """Retry as `selene.executor.mappers.with_retries` does: not the errors meant for the user (bad input
     or config fails the same way twice)."""
     try:
         state.result()
@@ -193,7 +198,7 @@ def stage_flow(name: str) -> Any:
     def body(inp: str | None, out: str, cfg: Any, executor: Any = None, force: bool = False) -> Any:
         job = Job(name, inp, out, cfg, executor)
         ex = job.executor_config()
-        mapper = PrefectMapper(local_kind(ex.kind, job.paths()), ex.workers, name)
+        mapper = PrefectMapper(local_kind(ex.kind, job.paths()), ex.workers, name, ex.memory_gb)
         try:
             with live.watched():
                 result = execute(job, mapper, force)

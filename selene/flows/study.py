@@ -7,8 +7,8 @@ from typing import Any
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
-from selene import executor
 from selene.errors import Stopped
+from selene.executor import events
 from selene.flows import command, live
 from selene.flows.stage import engine_settings, publish
 from selene.plan import study
@@ -17,7 +17,7 @@ from selene.plan.config import ScalingStudyConfig
 
 def _as_task(name: str, fn: Any, *args: Any) -> Any:
     """The study's step `name` as a task; refused once a Cancel came (the step at hand finishes)."""
-    reason = executor.stop_requested()
+    reason = events.stop_requested()
     if reason is not None:
         raise Stopped(f"cancelled ({reason}) before the study's {name} step")
     return task(fn, name=name, cache_policy=NO_CACHE)(*args)

@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow as pa
 import xxhash
 
-from selene import executor
+from selene.executor.mappers import Budget
 from selene.io import dataset, fs
 
 # ASCII punctuation and control bytes → space; letters, digits, '_', whitespace and UTF-8 bytes kept.
@@ -42,9 +42,9 @@ def text_hash(text: str) -> tuple[int, int]:
 BYTES_PER_DOC = 96  # a bucket task per document of its bucket: hashes, ids, sort scratch
 
 
-def buckets_for(n_docs: int) -> int:
-    """Buckets so that one fits a task's memory budget (`executor.task_memory`); at least 16."""
-    return max(16, -(-n_docs * BYTES_PER_DOC // max(1, executor.task_memory() // 2)))
+def buckets_for(n_docs: int, budget: Budget) -> int:
+    """Buckets so that one fits a task's memory budget (`Budget.task_memory`); at least 16."""
+    return max(16, -(-n_docs * BYTES_PER_DOC // max(1, budget.task_memory // 2)))
 
 
 def dedup_bucket(

@@ -24,9 +24,8 @@ from collections.abc import Sequence
 from dataclasses import astuple
 from typing import Any
 
-from selene import executor
 from selene.errors import InputError, UsageError
-from selene.executor import Mapper, serial_map
+from selene.executor.mappers import Mapper, serial_map
 from selene.ingest import columnar, exact_dedup, ids, keys
 from selene.ingest.config import IngestConfig, SourceSpec
 from selene.ingest.files import process_file
@@ -38,7 +37,7 @@ from selene.ingest.readers import detect_format
 from selene.ingest.records import Fields
 from selene.ingest.shards import ShardPlan, plan_shards, write_shard
 from selene.ingest.work import InputFile, Work
-from selene.io import dataset, fs
+from selene.io import dataset, fingerprints, fs
 from selene.manifest import StageManifest
 
 IngestResult = dataset.StageResult[IngestManifest]
@@ -113,11 +112,11 @@ def check_columns(inputs: Sequence[InputFile], kinds: Sequence[str]) -> None:
 
 def fingerprint(inputs: Sequence[InputFile], cfg: IngestConfig) -> str:
     """Identity of an ingest run: inputs (path, size) and every setting that changes the output."""
-    settings = executor.settings(cfg, "sources")
+    settings = fingerprints.settings(cfg, "sources")
     files = [(i.key, i.path, i.source, i.override, i.bytes, *astuple(i.fields)) for i in inputs]
     # A block or word list edited in place changes the output under the same setting.
     lists = [(p, _list_digest(p)) for p in cfg.filters.input_files()]
-    return executor.fingerprint(files, settings, lists)
+    return fingerprints.of(files, settings, lists)
 
 
 def _list_digest(path: str) -> str:
@@ -125,7 +124,7 @@ def _list_digest(path: str) -> str:
     fsys, p = fs.get_fs(path)
     if fsys.isdir(p):
         files = sorted(f for f in fsys.find(p) if not fsys.isdir(f))
-        return executor.fingerprint([(f[len(p) :], fs.sha256_file(fs.unstrip(fsys, f))) for f in files])
+        return fingerprints.of([(f[len(p) :], fs.sha256_file(fs.unstrip(fsys, f))) for f in files])
     return fs.sha256_file(path) if fsys.exists(p) else ""
 
 
@@ -157,7 +156,7 @@ def run_ingest(
     docs_files = [(i.idx, work.docs(i.idx)) for i in inputs]
 
     dup_files: dict[int, str] = {}
-    nb = cfg.exact_dedup.buckets or exact_dedup.buckets_for(sum(n_candidates.values()))
+    nb = cfg.exact_dedup.buckets or exact_dedup.buckets_for(sum(n_candidates.values()), mapper.budget)
     if cfg.exact_dedup.enabled:
         buckets = mapper(
             "exact-dedup-bucket",

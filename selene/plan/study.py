@@ -31,11 +31,11 @@ import torch
 
 from selene.artifacts import Markdown, Table, svg_image
 from selene.errors import ConfigError
-from selene.executor import python_module
 from selene.plan.config import ScalingStudyConfig, StudyRun
 from selene.plan.cost import Layout, Shape, estimate
 from selene.plan.devices import DEVICES, DeviceSpec
 from selene.plan.planner import layout_from_train_config
+from selene.procs import python_module
 from selene.tokenize.indexed import IndexedWriter, choose_dtype
 from selene.train.config import TrainConfig
 from selene.train.dims import ParallelDims

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from selene.executor import Mapper
+from selene.executor.mappers import Mapper
 from selene.quality.config import QualityConfig
 from selene.quality.scores import BINS, bin_of, load_scores
 from selene.quality.steps import Cutoffs, Scored

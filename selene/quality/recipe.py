@@ -24,9 +24,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from selene import __version__, executor
+from selene import __version__
 from selene.errors import ConfigError
-from selene.io import dataset, fs
+from selene.io import dataset, fingerprints, fs
 from selene.manifest import DocumentManifest
 from selene.quality import fasttext
 from selene.quality.config import ClassifierSpec, Examples, QualityConfig, TrainRecipe
@@ -107,7 +107,7 @@ def fingerprint(spec: ClassifierSpec, m_in: DocumentManifest, seed: int) -> str:
         for cls, examples, label in _classes(recipe)
         for pattern in examples.files
     ]
-    return executor.fingerprint(__version__, recipe.model_dump(mode="json"), seed, shards, files)
+    return fingerprints.of(__version__, recipe.model_dump(mode="json"), seed, shards, files)
 
 
 class Finished(BaseModel):

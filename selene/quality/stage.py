@@ -26,11 +26,10 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 
-from selene import executor
 from selene.errors import ConfigError, InputError, PathError, UsageError
-from selene.executor import Mapper, serial_map
+from selene.executor.mappers import Mapper, serial_map
 from selene.faults import failpoint
-from selene.io import dataset, fs, steps
+from selene.io import dataset, fingerprints, fs, steps
 from selene.manifest import DocumentManifest, SourceStats, Stats
 from selene.quality import recipe
 from selene.quality.config import ClassifierSpec, QualityConfig
@@ -119,7 +118,7 @@ def run_quality(inp: str, out: str, cfg: QualityConfig, *, mapper: Mapper | None
     digests = model_digests(work)
     for c in work.classifiers:
         classifier(given(c), c.label, digests[c.name])  # a trained one too: the label is checked before scoring
-    fp = executor.fingerprint([s.sha256 for s in m_in.shards], executor.settings(cfg, "classifiers"),
+    fp = fingerprints.of([s.sha256 for s in m_in.shards], fingerprints.settings(cfg, "classifiers"),
                               [(c.name, c.label, digests[c.name]) for c in work.classifiers])  # fmt: skip
     if (done := dataset.open_output(out, fp, force, QualityManifest)) is not None:
         return done

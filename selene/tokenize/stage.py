@@ -22,11 +22,10 @@ from typing import Any
 import numpy as np
 import pyarrow.compute as pc
 
-from selene import executor
 from selene.errors import ConfigError
-from selene.executor import Mapper, serial_map
+from selene.executor.mappers import Mapper, serial_map
 from selene.faults import failpoint
-from selene.io import dataset, fs, steps
+from selene.io import dataset, fingerprints, fs, steps
 from selene.manifest import DatasetInputs, DocumentManifest, FileEntry, SourceStats
 from selene.tokenize import indexed, plan_check, spm
 from selene.tokenize.config import TokenizeConfig
@@ -178,8 +177,8 @@ def run_tokenize(
     excluded = ["tokenizer", "encode_batch", "encode_batch_bytes", "allow_smaller_vocab"]
     if cfg.eod_token is None:  # unset changes nothing: outputs written before the option stay reusable
         excluded.append("eod_token")
-    settings = executor.settings(cfg, *excluded)
-    fp = executor.fingerprint([s.sha256 for s in m_in.shards], settings, identity)
+    settings = fingerprints.settings(cfg, *excluded)
+    fp = fingerprints.of([s.sha256 for s in m_in.shards], settings, identity)
     if (done := dataset.open_output(out, fp, force, TokenizeManifest)) is not None:
         return done
     root = fs.join(out, WORK, fp)

@@ -28,7 +28,7 @@ import signal
 import socket
 import sys
 
-from selene.executor import die_with
+from selene.procs import die_with
 
 ERRORS_ENV = "SELENE_RANK_ERRORS"
 LAUNCHER_ENV = "SELENE_TRAIN_LAUNCHER"

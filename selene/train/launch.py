@@ -13,7 +13,7 @@ each rank ended, and `rank_failure` makes one `SeleneError` of it, naming the ra
 Stopping (`run_agent`). The agent runs in a session of its own and dies with this process however it
 ends (SIGKILL, the OOM killer: `selene.train.agent.follow_launcher`), and its ranks with it. SIGTERM
 and SIGINT (Ctrl-C) of this process, or of its whole process group, and a stop requested through
-`selene.executor.request_stop` (Cancel in the dashboard) reach the agent as one SIGTERM: the ranks
+`selene.executor.events.request_stop` (Cancel in the dashboard) reach the agent as one SIGTERM: the ranks
 finish their step, save a checkpoint and exit; then `errors.Stopped` says in one line why, the step
 and the checkpoint (exit 128 + signal, 1 for a cancellation). A second signal kills the agent and its
 ranks at once.
@@ -39,8 +39,9 @@ from selene import errors
 from selene.config import format_validation_error, load_yaml, parse_yaml
 from selene.config.pipeline import PipelineConfig
 from selene.errors import ConfigError, InputError, OutputError, PathError, SeleneError
-from selene.executor import on_stop_request, python_module
+from selene.executor.events import on_stop_request
 from selene.io.dataset import MANIFEST
+from selene.procs import python_module
 from selene.tokenize.indexed import bin_path, idx_path, validate
 from selene.tokenize.manifest import token_manifest
 from selene.train import checkpoint

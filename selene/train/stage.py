@@ -13,10 +13,10 @@ from typing import Any
 
 from rich.console import Console
 
-from selene import executor
 from selene.artifacts import Artifact, Markdown, svg_image
 from selene.errors import ConfigError, InputError
-from selene.executor import Mapper
+from selene.executor import events
+from selene.executor.mappers import Mapper
 from selene.io import dataset
 from selene.io.dataset import StageResult
 from selene.tokenize.manifest import TokenizeManifest
@@ -48,7 +48,7 @@ def run_train(
     if force:
         cfg = cfg.model_copy(update={"checkpoint": cfg.checkpoint.model_copy(update={"resume": False, "load": None})})
     if not skipped:
-        watch = _Watch(out, cfg.steps) if executor.watched() else None
+        watch = _Watch(out, cfg.steps) if events.watched() else None
         try:
             launch(cfg, out, cfg.nproc_per_node, cfg.nnodes, cfg.node_rank, cfg.rdzv_endpoint)
         finally:
@@ -66,7 +66,7 @@ def run_train(
 
 class _Watch:
     """What the ranks write while training runs (metrics.jsonl, complete checkpoints), read once a
-    second and passed on as live events (`selene.executor.live`): "train-step" (a logged step's
+    second and passed on as live events (`selene.executor.events.live`): "train-step" (a logged step's
     metrics, the steps asked for, an ETA), "train-plot" (the loss curve, at each validation and
     checkpoint) and "train-checkpoint". It reads files in this process, so the ranks pay nothing."""
 
@@ -106,14 +106,14 @@ class _Watch:
             self.last_step = step
             times = [float(r["step_time_s"]) for r in self.rows[-10:] if "step_time_s" in r]
             eta = (self.steps - step) * sorted(times)[len(times) // 2] if times else None
-            executor.live("train-step", row=row, steps=self.steps, eta_s=eta)
+            events.live("train-step", row=row, steps=self.steps, eta_s=eta)
             plot = plot or "val_loss" in row
         saved = set(checkpoint.complete_steps(self.root)) - self.checkpoints
         for step in sorted(saved):
             self.checkpoints.add(step)
-            executor.live("train-checkpoint", step=step, path=checkpoint.step_dir(self.root, step))
+            events.live("train-checkpoint", step=step, path=checkpoint.step_dir(self.root, step))
         if (plot or saved) and self.rows:
-            executor.live("train-plot", svg=loss_curve_svg(self.rows), step=self.last_step)
+            events.live("train-plot", svg=loss_curve_svg(self.rows), step=self.last_step)
 
     def _read(self) -> list[dict[str, Any]]:
         """The complete lines added since the last read (rank 0 rewrites the file on a resume: read

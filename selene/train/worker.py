@@ -1,5 +1,5 @@
 """Entry point of each training process: ``torchrun ... -m selene.train.worker CONFIG.json OUT``
-(`selene train` starts it through `selene.executor.python_module`, which `-m` would be without the
+(`selene train` starts it through `selene.procs.python_module`, which `-m` would be without the
 working directory on sys.path).
 
 `selene train` validates the configuration and writes it as JSON before launching, so every process
@@ -23,7 +23,7 @@ import traceback
 import torch.distributed as dist
 
 from selene.errors import InputError, SeleneError
-from selene.executor import die_with
+from selene.procs import die_with
 from selene.train.agent import ERRORS_ENV
 from selene.train.config import TrainConfig
 

@@ -26,10 +26,12 @@ from selene.blend.config import BlendConfig
 from selene.blend.manifest import BlendManifest
 from selene.blend.stage import BLEND_JSON, REASON, manifest_warnings, report_rows, run_blend
 from selene.errors import ConfigError, InternalError
+from selene.executor.mappers import Budget, SerialMapper
 from selene.ingest.manifest import IngestManifest
 from selene.io import dataset, fs
 from selene.manifest import MANIFEST_VERSION
 from tests.corpus import document_manifest
+from tests.mapping import as_mapper
 
 WORDS = " ".join(topics[k] for k in sorted(topics)).split()
 SIZES = {"Books3": 2000, "Pile-CC": 4000, "Wikipedia": 3000}
@@ -409,28 +411,25 @@ def test_explicit_bucket_count_equal_to_the_automatic_one_gives_the_same_bytes(
 def test_a_bucket_too_large_for_the_memory_budget_fails_before_the_shuffle(
     corpus: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from selene import executor
-
-    monkeypatch.setattr(executor, "_budget", (0.25, 4))  # 64 MiB a task: what a shuffle task needs at least
+    budget = Budget.gb(0.25, 4)  # 64 MiB a task: what a shuffle task needs at least
     calls: list[str] = []
 
-    def recording(name: str, fn: Callable[..., Any], args: Sequence[tuple]) -> list[Any]:
+    def record(name: str, fn: Callable[..., Any], args: Sequence[tuple]) -> list[Any]:
         calls.append(name)
         return [fn(*a) for a in args]
 
+    recording = as_mapper(record, budget)
     cfg = BlendConfig(weights={"Books3": 1, "Pile-CC": 1})
     with pytest.raises(ConfigError, match=r"shuffle_bucket_bytes.*--memory-gb.*--workers"):
         run_blend(corpus, str(tmp_path / "out"), cfg, mapper=recording)
     assert "blend-scatter" not in calls  # checked on the plan, before any work per shard
     explicit = cfg.model_copy(update={"shuffle_buckets": 2})
     with pytest.raises(ConfigError, match=r"blend.shuffle_buckets is 2: raise it"):
-        run_blend(corpus, str(tmp_path / "out"), explicit)
+        run_blend(corpus, str(tmp_path / "out"), explicit, mapper=SerialMapper(budget))
     # the budget only decides whether the run goes, never what it writes
     small = cfg.model_copy(update={"shard_bytes": 1 << 20, "shuffle_bucket_bytes": 1 << 20})
-    monkeypatch.setattr(executor, "_budget", (0.25, 2))
-    tight = run_blend(corpus, str(tmp_path / "tight"), small)
-    monkeypatch.setattr(executor, "_budget", (64.0, 1))
-    roomy = run_blend(corpus, str(tmp_path / "roomy"), small)
+    tight = run_blend(corpus, str(tmp_path / "tight"), small, mapper=SerialMapper(Budget.gb(0.25, 2)))
+    roomy = run_blend(corpus, str(tmp_path / "roomy"), small, mapper=SerialMapper(Budget.gb(64.0, 1)))
     assert shard_digests(tight.out) == shard_digests(roomy.out)
 
 

@@ -12,6 +12,7 @@ import pytest
 from selene.dedup.config import DedupConfig
 from selene.dedup.stage import run_dedup
 from selene.errors import ConfigError, PathError, UsageError
+from selene.executor.mappers import Budget, SerialMapper
 from selene.io import dataset, fs
 from tests.corpus import write_dataset
 from tests.dedup_corpus import (
@@ -21,6 +22,7 @@ from tests.dedup_corpus import (
     removal_quality,
     stage_shingles,
 )
+from tests.mapping import as_mapper
 
 THRESHOLD = 0.8
 
@@ -235,6 +237,7 @@ def test_resume_after_a_kill_gives_identical_output(
     _, inp, _ = planted
     cfg = DedupConfig(threshold=THRESHOLD)
 
+    @as_mapper
     def dying_map(name, fn, args):  # type: ignore[no-untyped-def]
         if name == step:  # "killed" after the signatures, before the step finished
             raise KeyboardInterrupt
@@ -279,27 +282,23 @@ def test_union_find_matches_a_reference_on_random_graphs() -> None:
 def test_a_small_memory_budget_splits_bands_without_changing_the_output(
     planted, deduped, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
-    from selene import executor
     from selene.dedup import components, stage
 
     _, inp, _ = planted
     n_docs = sum(s.rows for s in dataset.read_manifest(inp).shards)  # type: ignore[union-attr]
-    executor.set_budget(n_docs * stage.BAND_BYTES_PER_DOC / 3 / 2**30, 1)  # a third of one band
+    small = SerialMapper(Budget.gb(n_docs * stage.BAND_BYTES_PER_DOC / 3 / 2**30, 1))  # a third of one band
     parts: list[int] = []
     parts_for = components.parts_for
 
-    def recorded(pairs: int) -> int:
-        parts.append(parts_for(pairs))
+    def recorded(pairs: int, budget: Budget) -> int:
+        parts.append(parts_for(pairs, budget))
         return parts[-1]
 
     # the graph's steps split as well: ~12.5 K verified pairs in a handful of parts
     monkeypatch.setattr(components, "MIN_PAIRS_PER_PART", 2048)
     monkeypatch.setattr(components, "parts_for", recorded)
-    try:
-        assert stage.partitions_for(n_docs) >= 3
-        res = run_dedup(inp, str(tmp_path / "out"), DedupConfig(threshold=THRESHOLD))
-    finally:
-        executor.set_budget(4.0, 1)
+    assert stage.partitions_for(n_docs, small.budget) >= 3
+    res = run_dedup(inp, str(tmp_path / "out"), DedupConfig(threshold=THRESHOLD), mapper=small)
     assert parts and parts[0] >= 3, parts
     assert [s.sha256 for s in res.manifest.shards] == [s.sha256 for s in deduped.manifest.shards]
     assert res.manifest.removed.sha256 == deduped.manifest.removed.sha256
@@ -511,7 +510,6 @@ def test_a_band_task_reads_only_its_own_keys(
     signature task's), and signatures to verify with, never another band's keys; the output does not
     depend on how keys are split in key ranges nor on how shards are grouped. Without `grouped`, a
     budget of a third of a band: several key ranges, and one shard a group (a group's keys must fit)."""
-    from selene import executor
     from selene.dedup import stage
 
     _, inp, _ = planted
@@ -522,7 +520,7 @@ def test_a_band_task_reads_only_its_own_keys(
     tasks: list[tuple[int, int, list[str]]] = []
     groups: list[int] = []
 
-    def mapper(name, fn, args):  # type: ignore[no-untyped-def]
+    def looking(name, fn, args):  # type: ignore[no-untyped-def]
         out = []
         for a in args:
             loaded.clear()
@@ -533,15 +531,14 @@ def test_a_band_task_reads_only_its_own_keys(
                 groups.append(a[1])
         return out
 
+    budget = Budget()
     if grouped:  # two shards a signature task, every band in one key range
         monkeypatch.setattr(stage, "MAX_GROUP", 2)
         monkeypatch.setattr(stage, "GROUPS_PER_WORKER", 1)
     else:
-        executor.set_budget(n_docs * stage.BAND_BYTES_PER_DOC / 3 / 2**30, 1)
-    try:
-        res = run_dedup(inp, str(tmp_path / "out"), DedupConfig(threshold=THRESHOLD), mapper=mapper)
-    finally:
-        executor.set_budget(4.0, 1)
+        budget = Budget.gb(n_docs * stage.BAND_BYTES_PER_DOC / 3 / 2**30, 1)
+    mapper = as_mapper(looking, budget)
+    res = run_dedup(inp, str(tmp_path / "out"), DedupConfig(threshold=THRESHOLD), mapper=mapper)
     n_shards = len(res.manifest.shards)
     group = 2 if grouped else 1
     assert n_shards >= 3 and len(groups) == -(-n_shards // group)
@@ -567,13 +564,8 @@ def test_a_band_task_reads_only_its_own_keys(
 def test_against_an_output_whose_key_index_is_split_otherwise(crawls: dict[str, str], tmp_path: Path) -> None:
     """An earlier output made under a small memory budget (its key index in several key ranges) gives
     the same decisions as one made in one range."""
-    from selene import executor
-
-    executor.set_budget(1e-8, 1)  # every band in as many key ranges as the budget asks
-    try:
-        split = run_dedup(crawls["old_in"], str(tmp_path / "old-split"), DedupConfig(threshold=THRESHOLD))
-    finally:
-        executor.set_budget(4.0, 1)
+    tiny = SerialMapper(Budget.gb(1e-8, 1))  # every band in as many key ranges as the budget asks
+    split = run_dedup(crawls["old_in"], str(tmp_path / "old-split"), DedupConfig(threshold=THRESHOLD), mapper=tiny)
     index = json.loads(Path(split.out, "minhash", "minhash.json").read_text())
     assert index["key_partitions"] > 1
     runs = [

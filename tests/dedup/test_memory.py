@@ -16,12 +16,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from selene import executor
 from selene.dedup import batches, clusters, work
 from selene.dedup.config import DedupConfig
 from selene.dedup.stage import run_dedup
 from selene.errors import ConfigError
-from selene.executor import LocalMapper
+from selene.executor import mappers
+from selene.executor.mappers import Budget, LocalMapper, SerialMapper
 from selene.io import dataset, fs
 from tests.corpus import write_dataset
 from tests.dedup_corpus import base_documents, reference_words, variant
@@ -84,11 +84,8 @@ def test_a_tiny_budget_decides_in_bounded_batches_with_identical_output(
     monkeypatch.setattr(work.Reader, "texts", reader_texts)
     monkeypatch.setattr(clusters, "batch_texts", batch)
     monkeypatch.setattr(batches, "component_batches", planned)
-    executor.set_budget(budget * 4 / executor.GIB, 1)  # task_memory // 4 == budget
-    try:
-        tiny = run_dedup(inp, str(tmp_path / "tiny"), DedupConfig())
-    finally:
-        executor.set_budget(4.0, 1)
+    tiny_budget = SerialMapper(Budget.gb(budget * 4 / mappers.GIB, 1))  # task_memory // 4 == budget
+    tiny = run_dedup(inp, str(tmp_path / "tiny"), DedupConfig(), mapper=tiny_budget)
     assert tree_digest(Path(tiny.out)) == tree_digest(Path(default.out))
     limit = batches.batch_limit(budget)
     assert limit * 10 < sum(len(t) for _, t in docs)
@@ -107,7 +104,7 @@ def test_once_the_pool_is_up_no_task_runs_in_the_commands_process(monkeypatch: p
     """The cluster step's first task (and a map's last) used to run in the command's own process,
     which kept its memory to the end of the run: with the pool started by an earlier step, every item
     of a later map goes to the pool, however quick."""
-    monkeypatch.setattr(executor, "INLINE_SECONDS", 0.2)
+    monkeypatch.setattr(mappers, "INLINE_SECONDS", 0.2)
     m = LocalMapper("processes", 2)
     try:
         first = m("signatures", pid_of, [(0.3,), (0.0,), (0.0,)])

@@ -12,14 +12,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from selene import executor
 from selene.errors import ConfigError, UsageError
+from selene.executor import mappers
 from selene.ingest import columnar, stage
 from selene.ingest.config import IngestConfig, SourceSpec
 from selene.ingest.readers import read_records
 from selene.ingest.records import Fields, RawRecord, ReadStats
 from selene.io import dataset, fs
 from tests.corpus import PROSE, warc_bytes
+from tests.mapping import as_mapper
 
 MAX = 1 << 20
 
@@ -244,6 +245,7 @@ def test_stage_output_is_byte_identical_for_any_worker_count(
         langid={"enabled": False}, shard_docs=5, row_group_docs=3,
     )  # fmt: skip
 
+    @as_mapper
     def reversed_map(name, fn, args):  # type: ignore[no-untyped-def]
         return [fn(*a) for a in reversed(args)][::-1]
 
@@ -257,8 +259,8 @@ def test_stage_output_is_byte_identical_for_any_worker_count(
     assert docs[-1]["id"] == "hf/data-00001-of-00002.arrow#3" and json.loads(docs[-1]["meta"]) == {
         "url": "https://h.org/"
     }
-    monkeypatch.setattr(executor, "INLINE_SECONDS", 0.0)
-    threads = executor.LocalMapper("threads", workers=3)
+    monkeypatch.setattr(mappers, "INLINE_SECONDS", 0.0)
+    threads = mappers.LocalMapper("threads", workers=3)
     try:
         runs = [
             stage.run_ingest(str(tmp_path / name), cfg, mapper=mapper)

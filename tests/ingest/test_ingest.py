@@ -10,10 +10,12 @@ import numpy as np
 import pytest
 
 from selene.errors import OutputError, UsageError
+from selene.executor.mappers import Budget
 from selene.ingest import stage
 from selene.ingest.config import IngestConfig, SourceSpec
 from selene.io import dataset, fs
 from tests.corpus import PROSE, html_page, pile_line, warc_bytes, wet_bytes, write_zst
+from tests.mapping import as_mapper
 
 GERMAN = (
     "Die Sprache ist ein System von Zeichen, das der Verständigung dient. Sie wird von Menschen "
@@ -155,6 +157,7 @@ def test_resume_after_a_kill_gives_identical_output(corpus: tuple[Path, list[Sou
     (tmp_path / "resumed" / "part-00009.parquet").write_bytes(b"stale shard of an older run")
     calls: list[str] = []
 
+    @as_mapper
     def counting_map(name, fn, args):  # type: ignore[no-untyped-def]
         calls.extend(name for _ in args)
         return [fn(*a) for a in args]
@@ -228,19 +231,14 @@ def test_shards_are_cut_by_bytes_in_corpus_order(tmp_path: Path) -> None:
 
 
 def test_exact_dedup_bucket_count_does_not_change_the_output(corpus: tuple[Path, list[SourceSpec]], result: stage.IngestResult, tmp_path: Path) -> None:
-    from selene import executor
+    calls: list[str] = []
 
-    executor.set_budget(1e-8, 1)  # a tiny budget: many more buckets than the default 16
-    try:
-        calls: list[str] = []
+    def counting(name, fn, args):  # type: ignore[no-untyped-def]
+        calls.extend(name for _ in args)
+        return [fn(*a) for a in args]
 
-        def counting_map(name, fn, args):  # type: ignore[no-untyped-def]
-            calls.extend(name for _ in args)
-            return [fn(*a) for a in args]
-
-        res = stage.run_ingest(str(tmp_path / "many"), cfg_for(corpus[1]), mapper=counting_map)
-    finally:
-        executor.set_budget(4.0, 1)
+    counting_map = as_mapper(counting, Budget.gb(1e-8, 1))  # a tiny budget: many more buckets than the default 16
+    res = stage.run_ingest(str(tmp_path / "many"), cfg_for(corpus[1]), mapper=counting_map)
     assert calls.count("exact-dedup-bucket") > 16
     one = stage.run_ingest(str(tmp_path / "one"), cfg_for(corpus[1], exact_dedup={"buckets": 1}))
     for r in (res, one):

@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from selene.errors import ConfigError, InputError, SeleneError, UsageError
-from selene.executor import LocalMapper
+from selene.executor.mappers import LocalMapper
 from selene.io import dataset
 from selene.quality import fasttext
 from selene.quality.config import ClassifierSpec, QualityConfig

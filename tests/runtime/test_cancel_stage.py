@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from selene import executor
 from selene.errors import Stopped
+from selene.executor import events
 from selene.ingest.config import IngestConfig
 from tests.ingest.test_ingest import build_corpus
 from tests.pipeline_runs import output_hashes
@@ -39,7 +39,7 @@ def _cancel_when_first_file_is_read(
         flow_runs.append(run_id)
         client.set_flow_run_state(run_id, Cancelling(), force=True)
         deadline = time.monotonic() + 60
-        while executor.stop_requested() is None and time.monotonic() < deadline:
+        while events.stop_requested() is None and time.monotonic() < deadline:
             time.sleep(0.05)
 
     return hook
@@ -67,12 +67,12 @@ def test_a_cancelled_data_stage_stops_at_its_next_item_and_resumes(
     flow_runs: list[Any] = []
     progress: list[tuple[str, int, int]] = []
     with get_client(sync_client=True) as client:
-        executor.set_progress_hook(_cancel_when_first_file_is_read(client, flow_runs, progress))
+        events.set_progress_listener(_cancel_when_first_file_is_read(client, flow_runs, progress))
         try:
             with pytest.raises(Stopped) as stopped:
                 run_flow(job, False)
         finally:
-            executor.set_progress_hook(None)
+            events.set_progress_listener(None)
         assert str(stopped.value) == (
             "cancelled (from the dashboard): the ingest stage stopped in step ingest-file with 1 of 4 items done; "
             "the same command resumes from them"
@@ -81,7 +81,7 @@ def test_a_cancelled_data_stage_stops_at_its_next_item_and_resumes(
         assert (
             max(done for step, done, _ in progress if step == "ingest-file") == 1
         )  # as the progress bar says
-        assert executor.stop_requested() is None  # served: the next run in this process starts clean
+        assert events.stop_requested() is None  # served: the next run in this process starts clean
         run = client.read_flow_run(flow_runs[0])
         assert run.state is not None and run.state.type == StateType.CANCELLED
         assert run.state.message == str(stopped.value)
@@ -129,19 +129,19 @@ def test_the_cancel_watch_hears_the_deployment_run_that_started_the_process(
         stage_run, deployment_run = (client.create_flow_run(probe, state=Running()) for _ in range(2))
         monkeypatch.setenv("PREFECT__FLOW_RUN_ID", str(deployment_run.id))
         assert live.root_run() == deployment_run.id
-        executor.clear_stop_request()
+        events.clear_stop_request()
         watch = live.CancelWatch(stage_run.id, live.root_run())
         try:
             time.sleep(0.5)
-            assert executor.stop_requested() is None  # both running
+            assert events.stop_requested() is None  # both running
             client.set_flow_run_state(deployment_run.id, Cancelling(), force=True)
             deadline = time.monotonic() + 30
-            while executor.stop_requested() is None and time.monotonic() < deadline:
+            while events.stop_requested() is None and time.monotonic() < deadline:
                 time.sleep(0.05)
-            assert executor.stop_requested() == "from the dashboard"
+            assert events.stop_requested() == "from the dashboard"
         finally:
             watch.close()
-            executor.clear_stop_request()
+            events.clear_stop_request()
 
 
 def test_a_deployment_run_whose_stage_stopped_ends_cancelled_with_its_line() -> None:
@@ -193,10 +193,10 @@ def test_a_cancelled_pipeline_run_stops_its_stage_and_starts_no_other(
                     pipeline_run if cancelled == "pipeline" else flow_run.get_id(), Cancelling(), force=True
                 )
                 deadline = time.monotonic() + 60
-                while executor.stop_requested() is None and time.monotonic() < deadline:
+                while events.stop_requested() is None and time.monotonic() < deadline:
                     time.sleep(0.05)
 
-        executor.set_progress_hook(hook)
+        events.set_progress_listener(hook)
         try:
             with pytest.raises(
                 Stopped,
@@ -204,7 +204,7 @@ def test_a_cancelled_pipeline_run_stops_its_stage_and_starts_no_other(
             ):
                 pipeline_flow(cfg, until_stage="dedup")
         finally:
-            executor.set_progress_hook(None)
+            events.set_progress_listener(None)
         run = client.read_flow_runs(flow_run_filter=named)[0]
         assert run.state is not None and run.state.type == StateType.CANCELLED
         assert (
@@ -244,7 +244,7 @@ def test_a_cancel_after_the_last_item_ends_the_run_cancelled_with_the_output_com
         with get_client(sync_client=True) as client:
             client.set_flow_run_state(runs[0], Cancelling(), force=True)
         deadline = time.monotonic() + 60
-        while executor.stop_requested() is None and time.monotonic() < deadline:
+        while events.stop_requested() is None and time.monotonic() < deadline:
             time.sleep(0.05)
         return result
 
@@ -277,7 +277,7 @@ def _cancel_and_wait(client: Any, run_id: Any) -> None:
 
     client.set_flow_run_state(run_id, Cancelling(), force=True)
     deadline = time.monotonic() + 60
-    while executor.stop_requested() is None and time.monotonic() < deadline:
+    while events.stop_requested() is None and time.monotonic() < deadline:
         time.sleep(0.05)
 
 

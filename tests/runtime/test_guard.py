@@ -405,7 +405,7 @@ def test_kill9_takes_what_the_command_started_along(tmp_path: Path) -> None:
     """A process a command starts outside any pool (torchrun, a step's subprocess) dies with it."""
     script = (
         "import subprocess, sys, time\n"
-        "from selene.executor import watch_group\n"
+        "from selene.procs import watch_group\n"
         "watch_group()\n"
         "child = subprocess.Popen(['sleep', '120'])\n"
         "print(child.pid, flush=True)\n"
@@ -432,7 +432,7 @@ def test_watchdog_leaves_a_finished_command_alone(tmp_path: Path) -> None:
     """Ending normally, the command sends its watchdog away: nothing of the group is killed."""
     script = (
         "import subprocess, sys\n"
-        "from selene.executor import watch_group\n"
+        "from selene.procs import watch_group\n"
         "goodbye = watch_group()\n"
         "child = subprocess.Popen(['sleep', '120'], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
         "print(child.pid, flush=True)\n"

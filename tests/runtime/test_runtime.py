@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from selene import executor, runner
+from selene import runner
 from selene.errors import InputError, UsageError
-from selene.executor import LocalMapper, chunks
+from selene.executor import events, mappers
+from selene.executor.mappers import LocalMapper, chunks
 
 
 def square(x: int) -> int:
@@ -50,9 +51,9 @@ def test_chunks_cover_every_item_once_in_order() -> None:
 def test_local_mapper_order_retries_and_user_errors(
     kind: str, workers: int, inline: float, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(executor, "INLINE_SECONDS", inline)  # 0: every item after the first goes to the pool
+    monkeypatch.setattr(mappers, "INLINE_SECONDS", inline)  # 0: every item after the first goes to the pool
     progress: list[tuple[str, int, int]] = []
-    executor.set_progress_hook(lambda *a: progress.append(a))
+    events.set_progress_listener(lambda *a: progress.append(a))
     m = LocalMapper(kind, workers)
     try:
         assert m("sq", square, [(i,) for i in range(7)]) == [i * i for i in range(7)]
@@ -64,13 +65,13 @@ def test_local_mapper_order_retries_and_user_errors(
         assert calls.read_text().count("call") == 1  # a user error is not retried
     finally:
         m.close()
-        executor.set_progress_hook(None)
+        events.set_progress_listener(None)
 
 
 def test_a_running_dask_cluster_gets_every_item(monkeypatch: pytest.MonkeyPatch) -> None:
     """With a scheduler address nothing runs in the command's own process, not even a lone item;
     a local pool still runs the first items here (no start-up for tiny maps)."""
-    monkeypatch.setattr(executor, "INLINE_SECONDS", 60.0)
+    monkeypatch.setattr(mappers, "INLINE_SECONDS", 60.0)
     for address, here in (("tcp://127.0.0.1:1", 0), (None, 5)):
         m = LocalMapper("dask", 2, address)
         sent: list[int] = []

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from selene import executor
 from selene.errors import ConfigError, PathError
+from selene.executor import mappers
 from selene.tokenize.config import TokenizeConfig
 from selene.tokenize.indexed import IndexedDataset
 from selene.tokenize.stage import run_tokenize, token_dtype
@@ -74,10 +74,10 @@ def test_any_worker_count_gives_the_same_bytes(
     bpe: tuple[Any, str], tokenized: tuple[str, list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     prefix, _ = tokenized
-    monkeypatch.setattr(executor, "INLINE_SECONDS", 0.0)
+    monkeypatch.setattr(mappers, "INLINE_SECONDS", 0.0)
     cfg = TokenizeConfig(tokenizer=bpe[1], encode_batch_bytes=300, threads=2)
     inp = str(Path(prefix).parent.parent / "in")
-    again = run_tokenize(inp, str(tmp_path / "out"), cfg, mapper=executor.LocalMapper("threads", 3))
+    again = run_tokenize(inp, str(tmp_path / "out"), cfg, mapper=mappers.LocalMapper("threads", 3))
     for ext in (".bin", ".idx"):
         assert Path(f"{again.out}/{cfg.prefix}{ext}").read_bytes() == Path(prefix + ext).read_bytes()
 

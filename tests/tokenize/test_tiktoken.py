@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 import tiktoken
 
-from selene import executor
 from selene.errors import ConfigError, PathError
+from selene.executor import mappers
 from selene.tokenize import tiktoken_encodings as tk
 from selene.tokenize.config import TokenizeConfig
 from selene.tokenize.indexed import IndexedDataset, choose_dtype
@@ -112,10 +112,10 @@ def test_one_or_two_workers_give_the_same_bytes(
     encoding: str, tokenized: tuple[str, list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     prefix, _ = tokenized
-    monkeypatch.setattr(executor, "INLINE_SECONDS", 0.0)
+    monkeypatch.setattr(mappers, "INLINE_SECONDS", 0.0)
     inp = str(Path(prefix).parent.parent / "in")
     cfg = TokenizeConfig(tokenizer=encoding, encode_batch_bytes=300, threads=2)
-    again = run_tokenize(inp, str(tmp_path / "out"), cfg, mapper=executor.LocalMapper("processes", 2))
+    again = run_tokenize(inp, str(tmp_path / "out"), cfg, mapper=mappers.LocalMapper("processes", 2))
     for ext in (".bin", ".idx"):
         assert Path(f"{again.out}/{cfg.prefix}{ext}").read_bytes() == Path(prefix + ext).read_bytes()
 

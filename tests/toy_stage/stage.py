@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import Field
 
 from selene.config import StageConfig
-from selene.executor import Mapper
+from selene.executor.mappers import Mapper
 from selene.io import dataset, fs
 
 

@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from selene import executor
+from selene.executor import events
 from selene.flows import live
 from selene.train.stage import _Watch
 
 
 def test_watch_passes_on_logged_steps_checkpoints_and_the_curve(tmp_path: Path) -> None:
-    events: list[tuple[str, dict[str, Any]]] = []
-    executor.set_live_hook(lambda kind, p: events.append((kind, p)))
+    received: list[tuple[str, dict[str, Any]]] = []
+    events.set_live_listener(lambda kind, p: received.append((kind, p)))
     try:
         watch = _Watch(str(tmp_path), steps=10)
         watch.done.set()  # polled by hand below
@@ -26,25 +26,25 @@ def test_watch_passes_on_logged_steps_checkpoints_and_the_curve(tmp_path: Path) 
         rows = [{"step": s, "loss": 5.0 - s / 10, "step_time_s": 0.5} for s in (1, 2, 3)]
         metrics.write_text("".join(json.dumps(r) + "\n" for r in rows) + '{"step": 4, "lo')  # a line half written
         watch.poll()
-        assert [p["row"]["step"] for k, p in events if k == "train-step"] == [1, 2, 3]
-        assert events[-1][1]["eta_s"] == pytest.approx((10 - 3) * 0.5)
+        assert [p["row"]["step"] for k, p in received if k == "train-step"] == [1, 2, 3]
+        assert received[-1][1]["eta_s"] == pytest.approx((10 - 3) * 0.5)
         with open(metrics, "a") as f:
             f.write('ss": 4.6, "val_loss": 4.7, "step_time_s": 0.5}\n')
         (tmp_path / "checkpoints" / "step-000004").mkdir(parents=True)
         (tmp_path / "checkpoints" / "step-000004" / "meta.json").write_text("{}")
         (tmp_path / "checkpoints" / "step-000004" / ".metadata").write_text("")
-        events.clear()
+        received.clear()
         watch.poll()
-        kinds = [k for k, _ in events]
-        assert kinds[0] == "train-step" and events[0][1]["row"]["step"] == 4
+        kinds = [k for k, _ in received]
+        assert kinds[0] == "train-step" and received[0][1]["row"]["step"] == 4
         assert "train-plot" in kinds  # a validation loss: the curve again
         # a resume rewrites the file shorter: read again, the steps already shown not repeated
         metrics.write_text("".join(json.dumps(r) + "\n" for r in rows[:2]) + json.dumps({"step": 5, "loss": 4.0}) + "\n")
-        events.clear()
+        received.clear()
         watch.poll()
-        assert [p["row"]["step"] for k, p in events if k == "train-step"] == [5]
+        assert [p["row"]["step"] for k, p in received if k == "train-step"] == [5]
     finally:
-        executor.set_live_hook(None)
+        events.set_live_listener(None)
         watch.finish()
 
 
@@ -81,16 +81,16 @@ def test_step_line_and_eta() -> None:
 
 def test_stop_requests_reach_what_registered() -> None:
     got: list[str] = []
-    executor.clear_stop_request()
-    with executor.on_stop_request(got.append):
-        executor.request_stop("from the dashboard")
-    assert got == ["from the dashboard"] and executor.stop_requested() == "from the dashboard"
+    events.clear_stop_request()
+    with events.on_stop_request(got.append):
+        events.request_stop("from the dashboard")
+    assert got == ["from the dashboard"] and events.stop_requested() == "from the dashboard"
     late: list[str] = []
-    with executor.on_stop_request(late.append):  # one that registers after the request still hears it
+    with events.on_stop_request(late.append):  # one that registers after the request still hears it
         pass
     assert late == ["from the dashboard"]
-    executor.clear_stop_request()
-    assert executor.stop_requested() is None
+    events.clear_stop_request()
+    assert events.stop_requested() is None
 
 
 def test_a_cancel_is_served_once_and_a_pipeline_starts_no_further_stage() -> None:
@@ -100,19 +100,19 @@ def test_a_cancel_is_served_once_and_a_pipeline_starts_no_further_stage() -> Non
     from selene.flows.pipeline import _unless_cancelled
     from selene.job import Job
 
-    executor.clear_stop_request()
+    events.clear_stop_request()
     ran: list[str] = []
     run = _unless_cancelled(lambda job, force: ran.append(job.stage))
     run(Job("ingest", None, "out", None), False)
-    executor.request_stop("from the dashboard")
+    events.request_stop("from the dashboard")
     with pytest.raises(Stopped, match=r"cancelled \(from the dashboard\) before the dedup stage"):
         run(Job("dedup", None, "out", None), False)
     assert ran == ["ingest"]
     live._depth.append(None)  # inside a pipeline's watched flow: a stage's flow ends, the request stays
     with live.watched(with_board=False):
         pass
-    assert executor.stop_requested() == "from the dashboard"
+    assert events.stop_requested() == "from the dashboard"
     live._depth.pop()
     with live.watched(with_board=False):  # the outermost ends: served
         pass
-    assert executor.stop_requested() is None
+    assert events.stop_requested() is None
