@@ -87,6 +87,7 @@ def read_out(out: str) -> pa.Table:
     return pa.concat_tables(dataset.open_parquet(p).read() for p in dataset.list_shards(out))
 
 
+@as_mapper
 def thread_map(name: str, fn: Callable[..., Any], args: Sequence[tuple]) -> list[Any]:
     with ThreadPoolExecutor(max_workers=2) as pool:
         return [f.result() for f in [pool.submit(fn, *a) for a in args]]
@@ -506,12 +507,14 @@ def test_killed_run_resumes_from_its_markers(corpus: str, tmp_path: Path) -> Non
     ref = run_blend(corpus, str(tmp_path / "ref"), cfg)
     calls: list[tuple[str, int]] = []
 
+    @as_mapper
     def killed(name: str, fn: Callable[..., Any], args: Sequence[tuple]) -> list[Any]:
         if name == "blend-shuffle":
             fn(*args[0])
             raise KeyboardInterrupt  # the first bucket is written, then the run dies
         return [fn(*a) for a in args]
 
+    @as_mapper
     def counting(name: str, fn: Callable[..., Any], args: Sequence[tuple]) -> list[Any]:
         calls.append((name, len(args)))
         return [fn(*a) for a in args]
@@ -738,6 +741,7 @@ def test_scatter_writes_one_file_per_shard_with_a_row_group_range_per_bucket(
     cfg = BlendConfig(epochs=dict.fromkeys(SIZES, 1.0), shuffle_buckets=6, shard_docs=400)
     seen: dict[str, Any] = {}
 
+    @as_mapper
     def looking_map(name: str, fn: Callable[..., Any], args: Sequence[tuple]) -> list[Any]:
         if name == "blend-shuffle":  # the scatter step is over: count its files, check its ranges
             root = args[0][0]
@@ -810,6 +814,7 @@ def test_partial_pass_search_rounds_do_not_change_the_output(
     listed = run_blend(inp, str(tmp_path / "listed"), cfg)
     calls: list[str] = []
 
+    @as_mapper
     def counting(name: str, fn: Callable[..., Any], args: Sequence[tuple]) -> list[Any]:
         calls.append(name)
         return [fn(*a) for a in args]
