@@ -661,19 +661,3 @@ def finalize(
     fs.atomic_write(fs.join(out, BLEND_JSON), json.dumps(blend.to_json(), indent=2) + "\n")
     dataset.write_manifest(out, manifest)
     return manifest
-
-
-def report_rows(manifest: BlendManifest) -> list[dict[str, Any]]:
-    """One row per source for tables: epochs, requested and realised share of tokens, what was sampled."""
-    return [
-        {
-            "source": src,
-            "epochs": round(b.epochs, 4),
-            "requested share": round(b.share_requested, 4),
-            "realised share": round(b.share_realised, 4),
-            "documents": b.documents_sampled,
-            "tokens": b.tokens_sampled,
-            "tokens counted": b.tokens_method,
-        }
-        for src, b in manifest.blend.sources.items()
-    ]

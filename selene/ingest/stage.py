@@ -44,7 +44,7 @@ from selene.ingest.manifest import FileStats, IngestInput, IngestManifest, Inges
 from selene.ingest.readers import detect_format, read_records
 from selene.ingest.records import Fields, ReadStats
 from selene.io import dataset, fs
-from selene.manifest import ShardEntry, SourceStats, StageManifest
+from selene.manifest import ShardEntry, SourceStats
 
 CANDIDATE_SCHEMA = pa.schema(
     [
@@ -605,14 +605,6 @@ def _check_accounting(
             raise InternalError(f"accounting for source {s!r}: in != kept + removed")
     if sum(kept_n.values()) != shard_rows or sum(sum(c.values()) for c in removed_n.values()) != removed_rows:
         raise InternalError("accounting: shard/removed rows differ from the per-file counts")
-
-
-def summary_rows(manifest: StageManifest) -> list[dict[str, Any]]:
-    """One row per source (documents in, kept, removed), for tables (CLI, Prefect artifact)."""
-    return [
-        {"source": src, "in": st.documents_in, "kept": st.kept, "removed": sum(st.removed.values())}
-        for src, st in manifest.stats.per_source.items()
-    ]
 
 
 __all__ = ["IngestResult", "InputFile", "Mapper", "process_file", "run_ingest", "serial_map", "write_shard"]
