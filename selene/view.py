@@ -94,7 +94,7 @@ class Markdown:
     markdown: str
     key: str = ""
     description: str = ""
-    to: frozenset[Target] = frozenset(("prefect", "report"))
+    to: frozenset[Target] = PREFECT | REPORT
 
 
 Block = Table | Text | Markdown

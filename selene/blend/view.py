@@ -10,6 +10,7 @@ from selene.blend.manifest import BlendManifest
 from selene.blend.stage import manifest_warnings
 from selene.io.dataset import StageResult
 from selene.view import (
+    EVERYWHERE,
     PREFECT,
     REPORT,
     TERMINAL,
@@ -40,7 +41,7 @@ def mix_table(manifest: BlendManifest, description: str = "") -> Table:
     names = ("source", "epochs", "requested share", "realised share", "documents", "tokens", "tokens counted")
     # report.md's table marks no alignment; an empty mix is a titled table without columns in the terminal
     return Table(columns(*names) if rows else (), rows, key="blend-mix", title="blend: requested vs realised",
-                 description=description, aligned=False, to=frozenset(("terminal", "prefect", "report")) if rows else frozenset(("terminal", "prefect")))
+                 description=description, aligned=False, to=EVERYWHERE if rows else TERMINAL | PREFECT)
 
 
 def view(result: StageResult[BlendManifest]) -> View:

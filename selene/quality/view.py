@@ -10,6 +10,7 @@ from selene.charts import histogram
 from selene.io.dataset import StageResult
 from selene.quality.manifest import QualityManifest
 from selene.view import (
+    EVERYWHERE,
     PREFECT,
     REPORT,
     TERMINAL,
@@ -69,7 +70,7 @@ def view(result: StageResult[QualityManifest]) -> View:
         columns("source", "judged", "kept", "documents kept", "tokens kept"), rows, key="quality-kept",
         title=f"quality: {m.rule} ({cutoffs})",
         description=f"Judged documents and tokens kept in `{result.out}` ({m.rule}: {cutoffs})",
-        to=frozenset(("terminal", "prefect", "report")) if rows else frozenset(("prefect", "report")),
+        to=EVERYWHERE if rows else PREFECT | REPORT,
     )
     terminal: list[Block] = [Text(line, TERMINAL, markup=False, highlight=False) for line in trained] if rows else [
         Text("quality: no document was judged (all passed unjudged)", TERMINAL)]

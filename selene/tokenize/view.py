@@ -6,7 +6,7 @@ from __future__ import annotations
 from selene.io.dataset import StageResult
 from selene.tokenize.manifest import TokenizeManifest
 from selene.tokenize.plan_check import reused_mismatch
-from selene.view import REPORT, TERMINAL, Block, Cell, Table, Text, View, columns, documents
+from selene.view import PREFECT, REPORT, TERMINAL, Block, Cell, Table, Text, View, columns, documents
 
 
 def view(result: StageResult[TokenizeManifest]) -> View:
@@ -23,7 +23,7 @@ def view(result: StageResult[TokenizeManifest]) -> View:
              f"EOD id {tok.eod_id}, dtype {m.dtype}.", REPORT),
         Table(columns("source", "documents", "tokens"), rows, key="tokenize-stats",
               description=f"Tokens per source in `{result.out}` (vocab {tok.vocab_size}, EOD id {tok.eod_id}, {m.dtype})",
-              to=frozenset(("prefect", "report"))),
+              to=PREFECT | REPORT),
     ]  # fmt: skip
     if result.skipped and (warning := reused_mismatch(result.out, m)):
         blocks.append(Text(f"[yellow]warning:[/yellow] tokenize: {warning}", TERMINAL, highlight=False))
