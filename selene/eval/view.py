@@ -27,7 +27,10 @@ def view(result: StageResult[Any]) -> View:
     ref = summary.get("reference") or {}
     figures = ref.get("figures", {})
 
-    # the terminal: the step in the title; the whole path on a line of its own (a long path in a
+    # Three tables, each as its place has always shown it: the terminal's formats the scores beside a
+    # suite's figures, the dashboard's keeps the numbers (and a paper column), report.md's names the
+    # held-out metrics in words.
+    # The terminal: the step in the title; the whole path on a line of its own (a long path in a
     # title wraps into the table's narrow width, cutting the step's name in two)
     terminal_rows = [
         (t, k, f"{v:.4f}", *([f"{f:.4f}" if (f := figures.get(t, {}).get(k)) is not None else ""] if ref else []))
@@ -44,12 +47,12 @@ def view(result: StageResult[Any]) -> View:
         Text(f"results in [b]{summary['out']}[/b] (results.json, results.md)", TERMINAL),
     ]  # fmt: skip
 
-    # the dashboard: values rounded, a suite's published figures in a column of their own
+    # The dashboard: values rounded, a suite's published figures in a column of their own
     dashboard_rows = [(t, k, round(v, 4), *([figures.get(t, {}).get(k)] if figures else [])) for t, k, v in scores]
     dashboard_rows += [("held-out", k, round(held_out[k], 4), *([None] if figures else [])) for k in held_out_keys]
     names = ("task", "metric", "value", *(["paper"] if figures else []))
-    dashboard: list[Table | Markdown] = [Table(tuple(Column(n) for n in names), dashboard_rows, key="eval-results", to=PREFECT,
-                                  description=f"Evaluation of `{checkpoint}`")]
+    dashboard: list[Block] = [Table(tuple(Column(n) for n in names), dashboard_rows, key="eval-results", to=PREFECT,
+                                    description=f"Evaluation of `{checkpoint}`")]
     md = os.path.join(result.out, "results.md")
     if os.path.exists(md):
         with open(md) as f:
