@@ -49,7 +49,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("selene.ablate", "selene.pipeline", "selene.report"),
     ("selene.job",),
     (*STAGE_PACKAGES, "selene.summary", "selene.stages"),
-    ("selene.registry", "selene.config.pipeline", "selene.executor", "selene.guard", "selene.io", "selene.server", "selene.artifacts"),
+    ("selene.registry", "selene.config.pipeline", "selene.executor", "selene.guard", "selene.io", "selene.server", "selene.view", "selene.charts"),
     ("selene.config", "selene.manifest", "selene.errors", "selene.procs", "selene.hashing", "selene.faults", "selene"),
 )
 

@@ -1,5 +1,5 @@
 """The stages, declared once: the commands, the Prefect flows, the deployments, the pipeline file's
-sections, ``selene config defaults``, the summaries and the run report are all made from these
+sections, ``selene config defaults``, the stages' views and the run report are all made from these
 declarations.
 
 A declaration names its parts by import path (``"selene.dedup.stage:run_dedup"``) so that reading
@@ -83,14 +83,11 @@ class Stage:
     preflight: str | None = None
     """``check(inp, out, cfg)``: what needs no reading (inputs finished, outputs writable, settings
     that only make sense together) fails here, before any work or any Prefect start."""
-    artifacts: str | None = None
-    """``artifacts(result, cfg) -> list[Artifact]``: tables and markdown for the Prefect dashboard."""
-    summary: str | None = None
-    """``summary(result, console)``: what the command prints after the run."""
-    report: str | None = None
-    """``report(out, run_dir) -> (title, lines) | None``: the stage's section of the run report
-    (``<run_dir>/report.md``), read from what it wrote in `out`, its directory in the run (None: no
-    section, e.g. a stage that is off)."""
+    view: str | None = None
+    """``view(result) -> View`` (`selene.view`): what the stage shows, built once from its result and
+    rendered three ways: printed after the command, published as Prefect artifacts and written as its
+    section of the run report (``<run_dir>/report.md``). For the report it gets only its directory in
+    the run: ``StageResult(out, skipped=False, manifest=<the manifest there, or None>)``, no info."""
     options: tuple[Option, ...] = ()
     command: str | None = None
     """Import path of the stage's own typer command function, where the generated one (made from
@@ -123,8 +120,6 @@ class Stage:
         return {f"{self.name}-{p.rpartition(':')[2].rstrip('_').replace('_', '-')}": p for p in self.subcommands}
 
 
-_DOCS = "selene.summary:documents"
-
 STAGES: tuple[Stage, ...] = (
     Stage(
         "ingest",
@@ -134,9 +129,8 @@ STAGES: tuple[Stage, ...] = (
         reads="sources",
         writes="documents",
         manifest="selene.ingest.manifest:IngestManifest",
-        preflight="selene.ingest.hooks:check",
-        artifacts="selene.ingest.hooks:artifacts",
-        summary=_DOCS,
+        preflight="selene.ingest.checks:check",
+        view="selene.ingest.view:view",
         options=(
             Option(("--source", "-s"), "sources", "NAME=GLOB, or NAME[text_key=K,id_key=K,meta_keys=A+B]=GLOB; Pile files take their source from meta.pile_set_name.",
                    multiple=True, parse="selene.ingest.config:parse_sources"),
@@ -157,11 +151,9 @@ STAGES: tuple[Stage, ...] = (
         reads="documents",
         writes="documents",
         manifest="selene.quality.manifest:QualityManifest",
-        preflight="selene.quality.hooks:check",
+        preflight="selene.quality.checks:check",
         active=lambda cfg: bool(cfg.classifiers),
-        artifacts="selene.quality.hooks:artifacts",
-        summary="selene.quality.hooks:summary",
-        report="selene.quality.hooks:report_section",
+        view="selene.quality.view:view",
         subcommands=("selene.quality.command:train",),
         options=(
             Option(("--classifier",), "classifiers", "NAME=MODEL.bin:LABEL (repeatable).", multiple=True,
@@ -184,9 +176,8 @@ STAGES: tuple[Stage, ...] = (
         reads="documents",
         writes="documents",
         manifest="selene.dedup.manifest:DedupManifest",
-        preflight="selene.dedup.hooks:check",
-        artifacts="selene.dedup.hooks:artifacts",
-        summary=_DOCS,
+        preflight="selene.dedup.checks:check",
+        view="selene.dedup.view:view",
         options=(
             Option(("--threshold",), "threshold", "Jaccard similarity of a duplicate (default 0.8).", float),
             Option(("--num-perm",), "num_perm", "MinHash permutations (default 128).", int),
@@ -222,10 +213,9 @@ STAGES: tuple[Stage, ...] = (
         reads="documents",
         writes="documents",
         manifest="selene.decontaminate.manifest:DecontaminateManifest",
-        preflight="selene.decontaminate.hooks:check",
+        preflight="selene.decontaminate.checks:check",
         active=lambda cfg: bool(cfg.tasks),
-        artifacts="selene.decontaminate.hooks:artifacts",
-        summary=_DOCS,
+        view="selene.decontaminate.view:view",
         options=(
             Option(("--tasks", "-t"), "tasks", "Task jsonl file or lm-eval task directory (repeatable).", multiple=True),
             Option(("--ngram",), "ngram", "Overlap length in words (default 13).", int),
@@ -239,11 +229,9 @@ STAGES: tuple[Stage, ...] = (
         reads="documents",
         writes="documents",
         manifest="selene.blend.manifest:BlendManifest",
-        preflight="selene.blend.hooks:check",
+        preflight="selene.blend.checks:check",
         active=lambda cfg: bool(cfg.weights or cfg.epochs),
-        artifacts="selene.blend.hooks:artifacts",
-        summary="selene.blend.hooks:summary",
-        report="selene.blend.hooks:report_section",
+        view="selene.blend.view:view",
         options=(
             Option(("--weights",), "weights", "SRC=W,...: shares of the mix (normalised).", parse=mapping),
             Option(("--epochs",), "epochs", "SRC=E,...: passes over a source (e.g. Books3=1.5).", parse=mapping),
@@ -261,10 +249,8 @@ STAGES: tuple[Stage, ...] = (
         reads="documents",
         writes="tokens",
         manifest="selene.tokenize.manifest:TokenizeManifest",
-        preflight="selene.tokenize.hooks:check",
-        artifacts="selene.tokenize.hooks:artifacts",
-        summary="selene.tokenize.hooks:summary",
-        report="selene.tokenize.hooks:report_section",
+        preflight="selene.tokenize.checks:check",
+        view="selene.tokenize.view:view",
         options=(
             Option(("--tokenizer",), "tokenizer", "An existing sentencepiece .model, Hugging Face tokenizer.json or its directory, .tiktoken file or tiktoken:NAME (else one is trained)."),
             Option(("--eod-token",), "eod_token", "End-of-document token of a given tokenizer (default: its EOS)."),
@@ -282,9 +268,7 @@ STAGES: tuple[Stage, ...] = (
         reads="tokens",
         writes="checkpoint",
         manifest=None,
-        artifacts="selene.train.stage:artifacts",
-        summary="selene.train.stage:summary",
-        report="selene.train.report:report_section",
+        view="selene.train.view:view",
         command="selene.train.command:train",
         renew="selene.train.renew:renew",
     ),
@@ -296,9 +280,7 @@ STAGES: tuple[Stage, ...] = (
         reads="checkpoint",
         writes="evaluation",
         manifest=None,
-        artifacts="selene.eval.stage:artifacts",
-        summary="selene.eval.stage:summary",
-        report="selene.eval.report:report_section",
+        view="selene.eval.view:view",
         command="selene.eval.command:eval_",
         output_inside_input=True,
     ),

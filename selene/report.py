@@ -2,7 +2,8 @@
 
 Built from what the stages wrote (manifests, metrics.jsonl, eval results), never from memory of
 the run, so it can be rebuilt for any finished run directory: `selene report RUN_DIR`. The documents
-table covers every stage that writes documents; each stage adds its own section (`Stage.report`).
+table covers every stage that writes documents; each stage adds its own section: its view
+(`Stage.view`, `selene.view`) made from its directory alone, rendered as markdown.
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ import os
 
 from selene import registry
 from selene.io import dataset
+from selene.io.dataset import StageResult
 from selene.manifest import StageManifest
+from selene.view import Column, Markdown, Table, Text, View, markdown_table
 
 
 def _manifest(directory: str) -> StageManifest | None:
@@ -20,7 +23,7 @@ def _manifest(directory: str) -> StageManifest | None:
 
 def documents_table(run_dir: str) -> list[str]:
     """Documents per source entering and leaving every data stage, with the reasons they left."""
-    rows = ["| stage | source | in | kept | removed (top reasons) |", "|---|---|---:|---:|---|"]
+    rows = []
     for stage in (s.name for s in registry.STAGES if s.writes == "documents"):
         m = _manifest(os.path.join(run_dir, stage))
         if not m:
@@ -28,8 +31,10 @@ def documents_table(run_dir: str) -> list[str]:
         for src, st in m.stats.per_source.items():
             top = sorted(st.removed.items(), key=lambda x: -x[1])[:3]
             reasons = ", ".join(f"{r} {n}" for r, n in top) or "—"
-            rows.append(f"| {stage} | {src} | {st.documents_in} | {st.kept} | {sum(st.removed.values())}: {reasons} |")
-    return rows
+            rows.append((stage, src, st.documents_in, st.kept, f"{sum(st.removed.values())}: {reasons}"))
+    cols = (Column("stage", right=False), Column("source", right=False), Column("in"), Column("kept"),
+            Column("removed (top reasons)", right=False))
+    return markdown_table(Table(cols, rows))
 
 
 def build_report(run_dir: str, name: str = "") -> str:
@@ -44,11 +49,27 @@ def build_report(run_dir: str, name: str = "") -> str:
         "",
     ]
     for stage in registry.STAGES:
-        section = registry.load(stage.report)(os.path.join(run_dir, stage.name), run_dir) if stage.report else None
-        if section is not None:
-            title, lines = section
-            parts += [f"## {title}", "", *lines, ""]
+        if stage.view:
+            out = os.path.join(run_dir, stage.name)
+            view = registry.load(stage.view)(StageResult(out, skipped=False, manifest=_manifest(out)))
+            if view.title:
+                parts += [f"## {view.title}", "", *section(view), ""]
     return "\n".join(parts)
+
+
+def section(view: View) -> list[str]:
+    """The report.md rendering of a view (`selene.view`): its report blocks, a blank line between."""
+    lines: list[str] = []
+    for block in view.to("report"):
+        if lines:
+            lines.append("")
+        if isinstance(block, Table):
+            lines += markdown_table(block)
+        elif isinstance(block, Text):
+            lines.append(block.text)
+        elif isinstance(block, Markdown):
+            lines += block.markdown.split("\n")
+    return lines
 
 
 def write_report(run_dir: str, name: str = "") -> str:

@@ -18,8 +18,9 @@ import os
 import statistics
 from typing import Any
 
+from selene import charts
 from selene.ablate.config import AblationConfig
-from selene.artifacts import Artifact, Markdown, svg_image
+from selene.view import Markdown, View, svg_image
 
 LOWER_IS_BETTER = ("bits/byte", "bits_per_byte", "perplexity", "loss")
 
@@ -136,82 +137,9 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def plot_svg(result: dict[str, Any], width: int = 260, row: int = 18, columns: int = 4) -> str:
-    """One panel per metric, `columns` to a row: each variant's seeds as dots and their mean as a
-    bar, on the metric's own scale; green or red where the variant is better or worse."""
-    variants = result["variants"]
-    metrics = result["metrics"]
-    label_w, pad, top = 110, 12, 34
-    panel_h = top + row * len(variants) + 30
-    cols = max(1, min(columns, len(metrics)))
-    rows = -(-len(metrics) // cols)
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{label_w + cols * (width + pad)}" height="{rows * panel_h}" '
-        'font-family="sans-serif" font-size="10">',
-        '<rect width="100%" height="100%" fill="white"/>',  # legible on a dark dashboard too
-    ]
-    for band in range(rows):
-        for j, r in enumerate(variants):
-            y = band * panel_h + top + row * j + row / 2
-            parts.append(
-                f'<text x="{label_w - 6}" y="{y + 3:.1f}" text-anchor="end">{_xml(r["name"])}</text>'
-            )
-    for i, metric in enumerate(metrics):
-        parts += _panel(
-            metric, variants, label_w + (i % cols) * (width + pad), (i // cols) * panel_h, width, row, top
-        )
-    parts.append("</svg>")
-    return "\n".join(parts)
-
-
-def _panel(
-    metric: str, variants: list[dict[str, Any]], x0: float, y0: float, width: int, row: int, top: int
-) -> list[str]:
-    values = [v for r in variants for v in r["stats"].get(metric, {}).get("values", [])]
-    if not values:
-        return []
-    lo, hi = min(values), max(values)
-    if hi - lo < 1e-12:
-        lo, hi = lo - 0.5, hi + 0.5
-    span = hi - lo
-    lo, hi = lo - 0.05 * span, hi + 0.05 * span
-
-    def x(v: float) -> float:
-        return x0 + 8 + (v - lo) / (hi - lo) * (width - 16)
-
-    direction = "lower is better" if lower_is_better(metric) else "higher is better"
-    parts = [
-        f'<text x="{x0 + width / 2}" y="{y0 + 12}" text-anchor="middle" font-weight="bold">{_xml(metric)}</text>',
-        f'<text x="{x0 + width / 2}" y="{y0 + 24}" text-anchor="middle" fill="#666">{direction}</text>',
-        f'<rect x="{x0}" y="{y0 + top}" width="{width}" height="{row * len(variants)}" fill="none" stroke="#999"/>',
-    ]
-    for j, r in enumerate(variants):
-        stat = r["stats"].get(metric)
-        if stat is None:
-            continue
-        y = y0 + top + row * j + row / 2
-        verdict = r["versus"].get(metric, {}).get("verdict", "")
-        colour = {"better": "#2a9d3a", "worse": "#d62728"}.get(verdict, "#1f77b4")
-        m = x(stat["mean"])
-        parts.append(
-            f'<line x1="{m:.1f}" y1="{y - 6:.1f}" x2="{m:.1f}" y2="{y + 6:.1f}" stroke="{colour}" stroke-width="2"/>'
-        )
-        parts += [
-            f'<circle cx="{x(v):.1f}" cy="{y:.1f}" r="2.5" fill="{colour}" fill-opacity="0.6"/>'
-            for v in stat["values"]
-        ]
-    yb = y0 + top + row * len(variants) + 12
-    parts.append(f'<text x="{x0}" y="{yb}">{lo:.4g}</text>')
-    parts.append(f'<text x="{x0 + width}" y="{yb}" text-anchor="end">{hi:.4g}</text>')
-    return parts
-
-
 def _setting(value: Any) -> str:
     return "off" if value is False else json.dumps(value) if isinstance(value, dict | list) else str(value)
 
-
-def _xml(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def write(out: str, result: dict[str, Any]) -> None:
@@ -220,7 +148,7 @@ def write(out: str, result: dict[str, Any]) -> None:
     for name, text in (
         ("ablation.json", json.dumps(result, indent=1)),
         ("ablation.md", markdown(result) + "\n![ablation](ablation.svg)\n"),
-        ("ablation.svg", plot_svg(result)),
+        ("ablation.svg", charts.ablation(result, lower_is_better)),
     ):
         tmp = os.path.join(out, name + ".tmp")
         with open(tmp, "w") as f:
@@ -228,5 +156,6 @@ def write(out: str, result: dict[str, Any]) -> None:
         os.replace(tmp, os.path.join(out, name))
 
 
-def artifacts(result: dict[str, Any]) -> list[Artifact]:
-    return [Markdown("ablation", markdown(result) + "\n" + svg_image(plot_svg(result), "ablation") + "\n")]
+def artifacts(result: dict[str, Any]) -> View:
+    """The dashboard's view of an ablation: its table and plot."""
+    return View(blocks=(Markdown(markdown(result) + "\n" + svg_image(charts.ablation(result, lower_is_better), "ablation") + "\n", key="ablation"),))

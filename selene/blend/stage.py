@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -179,19 +178,3 @@ def manifest_warnings(manifest: BlendManifest) -> list[str]:
     cfg = BlendConfig.model_validate(manifest.config)
     b = manifest.blend.sources
     return mix.warnings({s: v.documents for s, v in b.items()}, {s: v.epochs for s, v in b.items()}, cfg)
-
-
-def report_rows(manifest: BlendManifest) -> list[dict[str, Any]]:
-    """One row per source for tables: epochs, requested and realised share of tokens, what was sampled."""
-    return [
-        {
-            "source": src,
-            "epochs": round(b.epochs, 4),
-            "requested share": round(b.share_requested, 4),
-            "realised share": round(b.share_realised, 4),
-            "documents": b.documents_sampled,
-            "tokens": b.tokens_sampled,
-            "tokens counted": b.tokens_method,
-        }
-        for src, b in manifest.blend.sources.items()
-    ]

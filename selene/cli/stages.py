@@ -66,6 +66,7 @@ def run_stage_command(stage: registry.Stage, kw: dict[str, Any]) -> None:
     from selene.config.pipeline import load_stage_files
     from selene.job import Job
     from selene.runner import runtime
+    from selene.summary import show
 
     cfg, ex = load_stage_files(kw["config"], stage.config_model(), stage.name)
     overrides: dict[str, Any] = {}
@@ -86,8 +87,8 @@ def run_stage_command(stage: registry.Stage, kw: dict[str, Any]) -> None:
     rt = runtime(say=note)
     with progress_bars():
         result = rt.run(job, force=kw["force"])
-    if stage.summary:
-        registry.load(stage.summary)(result, console)
+    if stage.view:
+        show(registry.load(stage.view)(result), console)
 
 
 def register(target: typer.Typer) -> None:
@@ -150,6 +151,7 @@ def run(
     from selene.config.pipeline import load_pipeline_config
     from selene.pipeline import set_stage_done_hook
     from selene.runner import runtime
+    from selene.summary import show
 
     cfg = load_pipeline_config(pipeline)
     rt = runtime(say=note)
@@ -159,9 +161,9 @@ def run(
     def summary(name: str, result: Any) -> None:
         stage = registry.get(name)
         # once: a run that lost its Prefect server goes on without it and passes the finished stages again
-        if stage.summary and name not in said:
+        if stage.view and name not in said:
             said.add(name)
-            registry.load(stage.summary)(result, console)
+            show(registry.load(stage.view)(result), console)
 
     set_stage_done_hook(summary)  # each stage's summary as it finishes, before the next stage's lines
     try:

@@ -15,7 +15,6 @@ import json
 import pickle
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
 from selene.decontaminate.config import DecontaminateConfig
 from selene.decontaminate.manifest import (
@@ -212,19 +211,3 @@ def _task_entry(t: TaskStats, rep: TaskMatches | None) -> DecontaminateTask:
         documents_dropped=rep.dropped,
         matched_examples=rep.examples,
     )
-
-
-def report_rows(manifest: DecontaminateManifest) -> list[dict[str, Any]]:
-    """One row per task for tables: n, task n-grams, matches, documents split and dropped."""
-    return [
-        {
-            "task": task,
-            "n": t.n,
-            "task n-grams": t.task_ngrams,
-            "matched n-grams": t.matched_ngrams,
-            "documents split": t.documents_split,
-            "documents dropped": t.documents_dropped,
-            "examples": " | ".join(t.matched_examples[:3]),
-        }
-        for task, t in manifest.tasks.items()
-    ]

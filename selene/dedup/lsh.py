@@ -15,6 +15,7 @@ import importlib.util
 
 import numpy as np
 
+from selene import charts
 from selene.hashing import GOLDEN, fmix64
 from selene.io import fs
 
@@ -171,7 +172,7 @@ def plot_s_curve(bands: int, rows: int, threshold: float, path: str, sets: int =
         svg_path = (
             path if name.endswith(".svg") else path[: len(path) - len(name)] + name.rsplit(".", 1)[0] + ".svg"
         )
-        fs.atomic_write(svg_path, _svg(bands, rows, threshold, title, sets))
+        fs.atomic_write(svg_path, charts.s_curve(s_curve(bands, rows, sets=sets), threshold, title))
         return svg_path
     import matplotlib  # pragma: no cover - not installed where the tests run
 
@@ -187,33 +188,3 @@ def plot_s_curve(bands: int, rows: int, threshold: float, path: str, sets: int =
         fig.savefig(f, format="png", bbox_inches="tight")
     plt.close(fig)
     return path
-
-
-def _svg(bands: int, rows: int, threshold: float, title: str, sets: int = 1) -> str:
-    """A 320×240 SVG: axes, the curve as a polyline, the threshold as a dashed red line."""
-    x0, y0, w, h = 40, 200, 260, 170  # plot area: origin at bottom left, y grows downwards in SVG
-
-    def xy(j: float, p: float) -> str:
-        return f"{x0 + j * w:.1f},{y0 - p * h:.1f}"
-
-    curve = " ".join(xy(j, p) for j, p in s_curve(bands, rows, sets=sets))
-    tx = x0 + threshold * w
-    return "\n".join(
-        [
-            '<svg xmlns="http://www.w3.org/2000/svg" width="320" height="240" font-family="sans-serif" '
-            'font-size="11">',
-            '<rect width="320" height="240" fill="white"/>',
-            f'<text x="160" y="16" text-anchor="middle">{title}</text>',
-            f'<polyline points="{xy(0, 1)} {xy(0, 0)} {xy(1, 0)}" fill="none" stroke="black"/>',
-            f'<polyline points="{curve}" fill="none" stroke="steelblue" stroke-width="2"/>',
-            f'<line x1="{tx:.1f}" y1="{y0}" x2="{tx:.1f}" y2="{y0 - h}" stroke="red" stroke-dasharray="4 3"/>',
-            f'<text x="{x0 - 4}" y="{y0 - h + 4}" text-anchor="end">1</text>',
-            f'<text x="{x0 - 4}" y="{y0 + 4}" text-anchor="end">0</text>',
-            f'<text x="{x0 + w}" y="{y0 + 14}" text-anchor="end">1</text>',
-            f'<text x="{x0 + w / 2}" y="{y0 + 28}" text-anchor="middle">Jaccard similarity</text>',
-            f'<text x="12" y="{y0 - h / 2}" transform="rotate(-90 12 {y0 - h / 2})" text-anchor="middle">'
-            "P(candidate)</text>",
-            "</svg>",
-            "",
-        ]
-    )

@@ -69,10 +69,11 @@ def eval_(
     precheck(list(cfg.tasks), cfg.num_fewshot, dict(cfg.task_data), include, task_data_files.user_datasets_cache())
 
     from selene.eval.checkpoint_io import resolve
-    from selene.eval.stage import summary
+    from selene.eval.view import view
     from selene.job import Job
     from selene.runner import runtime
+    from selene.summary import show
 
     ckpt = resolve(checkpoint)
     job = Job("eval", ckpt, output or os.path.join(ckpt, "eval"), cfg)
-    summary(runtime(say=note).run(job, force=True), console)
+    show(view(runtime(say=note).run(job, force=True)), console)

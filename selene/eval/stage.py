@@ -13,11 +13,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
-
-from selene.artifacts import Artifact, Markdown
-from selene.artifacts import Table as TableArtifact
 from selene.errors import ConfigError, InputError
 from selene.eval import harness
 from selene.eval.checkpoint_io import pick_device, resolve
@@ -101,37 +96,6 @@ def harness_metrics(results: dict[str, Any]) -> dict[str, dict[str, float]]:
     return out
 
 
-def print_results(summary: dict[str, Any], console: Console) -> None:
-    # the step in the title; the whole path on a line of its own (a long path in a title wraps into
-    # the table's narrow width, cutting the step's name in two)
-    console.print(f"eval of [b]{summary['checkpoint']}[/b]", soft_wrap=True)
-    table = Table(title=os.path.basename(os.path.normpath(str(summary["checkpoint"]))))
-    table.add_column("task")
-    table.add_column("metric")
-    table.add_column("value", justify="right")
-    ref = summary.get("reference") or {}
-    if ref:
-        table.add_column(ref["column"], justify="right")
-    for task, metrics in summary["tasks"].items():
-        for k, v in metrics.items():
-            cells = [task, k, f"{v:.4f}"]
-            if ref:
-                figure = ref["figures"].get(task, {}).get(k)
-                cells.append(f"{figure:.4f}" if figure is not None else "")
-            table.add_row(*cells)
-    if "perplexity" in summary:
-        p = summary["perplexity"]
-        for k in ("perplexity", "bits_per_byte"):
-            if k in p:
-                table.add_row("held-out", k, f"{p[k]:.4f}", *([""] if ref else []))
-    console.print(table)
-    if ref:
-        console.print(f"{ref['column']}: {ref['source']}", soft_wrap=True)
-    if "perplexity_skipped" in summary:
-        console.print(f"[yellow]held-out perplexity not computed: {summary['perplexity_skipped']}[/yellow]")
-    console.print(f"results in [b]{summary['out']}[/b] (results.json, results.md)")
-
-
 def run_eval_stage(
     inp: str, out: str, cfg: EvalConfig, *, mapper: Mapper | None = None, force: bool = False
 ) -> StageResult:
@@ -147,27 +111,3 @@ def run_eval_stage(
             return StageResult(out, skipped=True, info={"summary": old})
     summary = run_eval(cfg, out, settings)
     return StageResult(out, skipped=False, info={"summary": summary})
-
-
-def artifacts(result: StageResult, cfg: EvalConfig) -> list[Artifact]:
-    summary = result.info["summary"]
-    figures = (summary.get("reference") or {}).get("figures", {})
-    rows: list[dict[str, Any]] = [
-        {"task": t, "metric": k, "value": round(v, 4)} for t, m in summary["tasks"].items() for k, v in m.items()
-    ]
-    if figures:  # a suite's published figures, in a column of their own
-        rows = [r | {"paper": figures.get(r["task"], {}).get(r["metric"])} for r in rows]
-    if "perplexity" in summary:
-        rows += [{"task": "held-out", "metric": k, "value": round(summary["perplexity"][k], 4)}
-                 | ({"paper": None} if figures else {})
-                 for k in ("perplexity", "bits_per_byte") if k in summary["perplexity"]]
-    out: list[Artifact] = [TableArtifact("eval-results", rows, f"Evaluation of `{summary['checkpoint']}`")]
-    md = os.path.join(result.out, "results.md")
-    if os.path.exists(md):
-        with open(md) as f:
-            out.append(Markdown("eval-table", f.read()))
-    return out
-
-
-def summary(result: StageResult, console: Console) -> None:
-    print_results(result.info["summary"], console)

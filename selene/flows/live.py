@@ -33,9 +33,9 @@ from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
 
-from selene.artifacts import svg_image
 from selene.errors import Stopped
 from selene.executor import events
+from selene.view import svg_image
 
 # The server shares the machine with training more often than not (one node, or the first node of a
 # cluster): each call costs its CPU something, so the artifacts are redrawn at a bounded rate and a

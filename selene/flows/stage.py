@@ -4,7 +4,7 @@ A stage flow runs the same `selene.job.execute` as a command without Prefect; on
 differs. `PrefectMapper` groups a step's items into a few task runs (`selene.executor.mappers.chunks`), so a
 one-document input is one task per step and a thousand files on four workers are eight, each with
 Prefect's state, retry and timing; CPU-bound work goes to a process pool (forkserver) while the
-tasks' threads do Prefect's bookkeeping. The stage's artifacts are published when it ends.
+tasks' threads do Prefect's bookkeeping. The stage's view is published as artifacts when it ends.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from prefect.futures import as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 
 from selene import registry
-from selene.artifacts import Artifact, Markdown, Table
 from selene.errors import SeleneError, Stopped
 from selene.executor.events import progress, stop_requested
 from selene.executor.mappers import (
@@ -42,6 +41,7 @@ from selene.executor.mappers import (
 )
 from selene.flows import command, live
 from selene.job import Job, execute
+from selene.view import Markdown, Table, View, value
 
 T = TypeVar("T")
 
@@ -182,11 +182,14 @@ def task_runner(kind: str, workers: int, address: str | None) -> Any:
     return ThreadPoolTaskRunner(max_workers=max(1, workers))
 
 
-def publish(items: Sequence[Artifact]) -> None:
-    for a in items:
-        if isinstance(a, Table):
-            create_table_artifact(table=a.rows, key=a.key, description=a.description or None)
-        elif isinstance(a, Markdown):
+def publish(view: View) -> None:
+    """The dashboard's rendering of a view (`selene.view`): its tables and markdown with a key."""
+    for a in view.to("prefect"):
+        if isinstance(a, Table) and a.key:
+            names = [c.name for c in a.columns]
+            rows = [dict(zip(names, (value(v) for v in r), strict=True)) for r in a.rows]
+            create_table_artifact(table=rows, key=a.key, description=a.description or None)
+        elif isinstance(a, Markdown) and a.key:
             create_markdown_artifact(markdown=a.markdown, key=a.key, description=a.description or None)
 
 
@@ -207,8 +210,8 @@ def stage_flow(name: str) -> Any:
             return live.cancelled(e)
         finally:
             mapper.close()
-        if stage.artifacts:
-            publish(registry.load(stage.artifacts)(result, cfg))
+        if stage.view:
+            publish(registry.load(stage.view)(result))
         # A Cancel after the last item: Prefect refuses Completed once the run is Cancelling (it would
         # stay so), and the run ends Cancelled saying the output is complete.
         if late is not None:

@@ -22,7 +22,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import astuple
-from typing import Any
 
 from selene.errors import InputError, UsageError
 from selene.executor.mappers import Mapper, serial_map
@@ -38,7 +37,6 @@ from selene.ingest.records import Fields
 from selene.ingest.shards import ShardPlan, plan_shards, write_shard
 from selene.ingest.work import InputFile, Work
 from selene.io import dataset, fingerprints, fs
-from selene.manifest import StageManifest
 
 IngestResult = dataset.StageResult[IngestManifest]
 
@@ -226,12 +224,6 @@ def _remove_stale_parts(out: str, keep: set[str]) -> None:
             fs.rm(p)
 
 
-def summary_rows(manifest: StageManifest) -> list[dict[str, Any]]:
-    """One row per source (documents in, kept, removed), for tables (CLI, Prefect artifact)."""
-    return [
-        {"source": src, "in": st.documents_in, "kept": st.kept, "removed": sum(st.removed.values())}
-        for src, st in manifest.stats.per_source.items()
-    ]
 
 
 __all__ = ["IngestResult", "InputFile", "Mapper", "process_file", "run_ingest", "serial_map", "write_shard"]

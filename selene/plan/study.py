@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from selene.artifacts import Markdown, Table, svg_image
+from selene import charts
 from selene.errors import ConfigError
 from selene.plan.config import ScalingStudyConfig, StudyRun
 from selene.plan.cost import Layout, Shape, estimate
@@ -43,6 +43,7 @@ from selene.train.flops import measured_matmul_tflops
 from selene.train.launch import launch
 from selene.train.metrics import read_metrics
 from selene.train.model import model_args
+from selene.view import Markdown, Table, View, columns, svg_image
 
 DATA_PREFIX = "data/tokens"
 
@@ -308,7 +309,7 @@ def finish(cfg: ScalingStudyConfig, spec: DeviceSpec, measured: list[dict[str, A
         ("study.json", json.dumps(study, indent=1)),
         ("calibration.json", json.dumps(calibration, indent=1)),
         ("study.md", markdown(study)),
-        ("predicted_vs_measured.svg", scatter_svg(rows)),
+        ("predicted_vs_measured.svg", charts.scatter(rows)),
     ):
         with open(os.path.join(cfg.out, name), "w") as f:
             f.write(text)
@@ -356,32 +357,6 @@ def markdown(study: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def scatter_svg(rows: list[dict[str, Any]], size: int = 320) -> str:
-    """Predicted vs measured step time (log-log), with the y = x line; one labelled point per run."""
-    pad = 40
-    values = [v for r in rows for v in (r["measured_step_s"], r["predicted_step_s"]) if v > 0]
-    lo, hi = math.log10(min(values)) - 0.1, math.log10(max(values)) + 0.1
-
-    def pos(v: float) -> float:
-        return pad + (math.log10(v) - lo) / (hi - lo) * (size - 2 * pad)
-
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" font-family="sans-serif" font-size="10">',
-        f'<line x1="{pad}" y1="{size - pad}" x2="{size - pad}" y2="{pad}" stroke="#bbb" stroke-dasharray="4"/>',
-        f'<rect x="{pad}" y="{pad}" width="{size - 2 * pad}" height="{size - 2 * pad}" fill="none" stroke="#333"/>',
-        f'<text x="{size / 2}" y="{size - 8}" text-anchor="middle">measured s/step</text>',
-        f'<text x="10" y="{size / 2}" transform="rotate(-90 10 {size / 2})" text-anchor="middle">predicted s/step</text>',
-        f'<text x="{pad}" y="{size - pad + 12}">{10**lo:.3g}</text>',
-        f'<text x="{size - pad}" y="{size - pad + 12}" text-anchor="end">{10**hi:.3g}</text>',
-    ]
-    for r in rows:
-        x, y = pos(r["measured_step_s"]), size - pos(r["predicted_step_s"])
-        parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3.5" fill="#1f77b4"/>')
-        parts.append(f'<text x="{x + 5:.1f}" y="{y - 4:.1f}">{r["run"]}</text>')
-    parts.append("</svg>")
-    return "\n".join(parts)
-
-
 def run_study(cfg: ScalingStudyConfig, call: Any = None) -> dict[str, Any]:
     """The study: probe, synthetic tokens, the runs one after another (each uses the whole device),
     calibration. `call(name, fn, *args)` runs each step (a Prefect task in `selene.flows.study`)."""
@@ -393,16 +368,14 @@ def run_study(cfg: ScalingStudyConfig, call: Any = None) -> dict[str, Any]:
     return finish(cfg, spec, measured)
 
 
-def artifacts(cfg: ScalingStudyConfig, result: dict[str, Any]) -> list[Any]:
-
-    rows = [
-        {k: (round(v, 4) if isinstance(v, float) else v) for k, v in r.items() if k != "work_per_layer_flops"}
-        for r in result["runs"]
-    ]
+def artifacts(cfg: ScalingStudyConfig, result: dict[str, Any]) -> View:
+    """The dashboard's view of a study: its runs' numbers and the predicted-vs-measured plot."""
+    names = [k for k in result["runs"][0] if k != "work_per_layer_flops"] if result["runs"] else []
+    rows = [[round(r[k], 4) if isinstance(r[k], float) else r[k] for k in names] for r in result["runs"]]
     with open(f"{cfg.out}/predicted_vs_measured.svg") as f:
         svg = f.read()
-    return [
-        Table("scaling-study", rows,
-              f"Scaling study on {result['device']['name']}: measured vs predicted step time, TFLOP/s and memory"),
-        Markdown("scaling-study-plot", markdown(result) + "\n" + svg_image(svg, "predicted vs measured") + "\n"),
-    ]  # fmt: skip
+    return View(blocks=(
+        Table(columns(*names), rows, key="scaling-study",
+              description=f"Scaling study on {result['device']['name']}: measured vs predicted step time, TFLOP/s and memory"),
+        Markdown(markdown(result) + "\n" + svg_image(svg, "predicted vs measured") + "\n", key="scaling-study-plot"),
+    ))  # fmt: skip

@@ -41,6 +41,7 @@ def train(
         cfg = cfg.model_copy(update={"nnodes": nnodes, "node_rank": node_rank, "rdzv_endpoint": rdzv_endpoint})
     from selene.job import Job
     from selene.runner import runtime
-    from selene.train.stage import summary
+    from selene.summary import show
+    from selene.train.view import view
 
-    summary(runtime(say=note).run(Job("train", None, out, cfg), force=force), console)
+    show(view(runtime(say=note).run(Job("train", None, out, cfg), force=force)), console)

@@ -151,35 +151,3 @@ _SHOWN = ("step", "loss", "val_loss", "lr", "grad_norm", "tokens_per_s", "tflops
 def read_metrics(path: str) -> list[dict[str, Any]]:
     with open(path) as f:
         return [json.loads(ln) for ln in f if ln.strip()]
-
-
-def loss_curve_svg(records: list[dict[str, Any]], width: int = 480, height: int = 240) -> str:
-    """Training (and validation) loss against step, as a small standalone SVG."""
-    pts = [(r["step"], r["loss"]) for r in records if "loss" in r]
-    val = [(r["step"], r["val_loss"]) for r in records if "val_loss" in r]
-    if not pts:
-        return f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}"></svg>'
-    xs = [p[0] for p in pts + val]
-    ys = [p[1] for p in pts + val]
-    x0, x1, y0, y1 = min(xs), max(xs) or 1, min(ys), max(ys)
-    pad = 40
-
-    def xy(x: float, y: float) -> str:
-        px = pad + (x - x0) / max(x1 - x0, 1) * (width - 2 * pad)
-        py = height - pad - (y - y0) / max(y1 - y0, 1e-9) * (height - 2 * pad)
-        return f"{px:.1f},{py:.1f}"
-
-    line = " ".join(xy(x, y) for x, y in pts)
-    vline = " ".join(xy(x, y) for x, y in val)
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="sans-serif" font-size="11">'
-        f'<rect width="100%" height="100%" fill="white"/>'
-        f'<line x1="{pad}" y1="{height - pad}" x2="{width - pad}" y2="{height - pad}" stroke="black"/>'
-        f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{height - pad}" stroke="black"/>'
-        f'<polyline fill="none" stroke="#1f77b4" stroke-width="1.5" points="{line}"/>'
-        + (f'<polyline fill="none" stroke="#d62728" stroke-width="1.5" points="{vline}"/>' if val else "")
-        + f'<text x="{pad}" y="{pad - 8}">loss (blue: train, red: validation)</text>'
-        f'<text x="{pad}" y="{height - pad + 14}">step {x0}</text>'
-        f'<text x="{width - pad - 50}" y="{height - pad + 14}">step {x1}</text>'
-        f'<text x="2" y="{height - pad}">{y0:.2f}</text><text x="2" y="{pad + 4}">{y1:.2f}</text></svg>'
-    )

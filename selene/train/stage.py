@@ -11,9 +11,7 @@ import os
 import threading
 from typing import Any
 
-from rich.console import Console
-
-from selene.artifacts import Artifact, Markdown, svg_image
+from selene.charts import loss_curve
 from selene.errors import ConfigError, InputError
 from selene.executor import events
 from selene.executor.mappers import Mapper
@@ -24,9 +22,8 @@ from selene.train import checkpoint
 from selene.train.config import TrainConfig
 from selene.train.data import tokenizer_sha256
 from selene.train.launch import expected_model, launch
-from selene.train.metrics import loss_curve_svg, read_metrics
+from selene.train.metrics import read_metrics
 from selene.train.model import model_args
-from selene.train.report import peak_text
 
 
 def run_train(
@@ -58,7 +55,7 @@ def run_train(
         _check_reuse(checkpoint.step_dir(root, done[-1]), cfg)
     records = read_metrics(os.path.join(out, "metrics.jsonl"))
     with open(os.path.join(out, "loss.svg"), "w") as f:
-        f.write(loss_curve_svg(records))
+        f.write(loss_curve(records))
     last = records[-1] if records else {}
     steps = checkpoint.complete_steps(root)
     return StageResult(out, skipped=skipped, info={"last": last, "checkpoint": checkpoint.step_dir(root, steps[-1])})
@@ -113,7 +110,7 @@ class _Watch:
             self.checkpoints.add(step)
             events.live("train-checkpoint", step=step, path=checkpoint.step_dir(self.root, step))
         if (plot or saved) and self.rows:
-            events.live("train-plot", svg=loss_curve_svg(self.rows), step=self.last_step)
+            events.live("train-plot", svg=loss_curve(self.rows), step=self.last_step)
 
     def _read(self) -> list[dict[str, Any]]:
         """The complete lines added since the last read (rank 0 rewrites the file on a resume: read
@@ -148,36 +145,3 @@ def _check_reuse(path: str, cfg: TrainConfig) -> None:
             return
         args = model_args(cfg.model, saved.vocab_size)
     checkpoint.check_resume(path, args, tokenizer_sha256(cfg.data.prefixes))
-
-
-def artifacts(result: StageResult, cfg: TrainConfig) -> list[Artifact]:
-    records = read_metrics(os.path.join(result.out, "metrics.jsonl"))
-    last = result.info["last"]
-    return [
-        Markdown(
-            "train-loss",
-            f"### Training: {len(records)} logged steps, final loss {last.get('loss', float('nan')):.4f}\n\n"
-            + svg_image(loss_curve_svg(records), "loss")
-            + "\n",
-        )
-    ]
-
-
-def summary(result: StageResult, console: Console) -> None:
-    last, out = result.info["last"], result.out
-    console.print(
-        f"train → {out}{' (complete already: reused)' if result.skipped else ''}: "
-        f"step {last.get('step')}, loss {last.get('loss', float('nan')):.4f}"
-        + (f", validation loss {last['val_loss']:.4f}" if "val_loss" in last else "")
-        + f"\nmodel (last checkpoint): [b]{result.info['checkpoint']}[/b]; loss curve {out}/loss.svg",
-        soft_wrap=True,  # paths whole: the terminal wraps them, selene does not split them
-    )
-    run_info = os.path.join(out, "run.json")
-    if "tflops_per_device" in last and os.path.exists(run_info):
-        with open(run_info) as f:
-            info = json.load(f)
-        mfu = f", MFU {last['mfu']:.1%}" if "mfu" in last else ""
-        console.print(
-            f"last step: {last['tflops_per_device']:.4g} TFLOP/s per device{mfu}; {peak_text(info)}",
-            soft_wrap=True,
-        )

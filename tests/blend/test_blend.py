@@ -24,12 +24,14 @@ import pytest
 from selene.blend import mix, partial, scatter, shuffle
 from selene.blend.config import BlendConfig
 from selene.blend.manifest import BlendManifest
-from selene.blend.stage import BLEND_JSON, REASON, manifest_warnings, report_rows, run_blend
+from selene.blend.stage import BLEND_JSON, REASON, manifest_warnings, run_blend
+from selene.blend.view import mix_table
 from selene.errors import ConfigError, InternalError
 from selene.executor.mappers import Budget, SerialMapper
 from selene.ingest.manifest import IngestManifest
 from selene.io import dataset, fs
 from selene.manifest import MANIFEST_VERSION
+from selene.view import value
 from tests.corpus import document_manifest
 from tests.mapping import as_mapper
 
@@ -478,7 +480,8 @@ def test_manifest_blend_json_and_report(corpus: str, tmp_path: Path) -> None:
     not_sampled = sum(s.documents_in - s.kept for s in m.stats.per_source.values())
     assert m.stats.documents_removed == m.removed.rows == not_sampled > SIZES["Pile-CC"] * 0.75
     assert sum(s.rows for s in m.shards) == m.stats.documents_out == m.blend.totals.documents_sampled
-    rows = report_rows(m)
+    table = mix_table(m)
+    rows = [{c.name: value(v) for c, v in zip(table.columns, r, strict=True)} for r in table.rows]
     assert [r["source"] for r in rows] == sorted(SIZES)
     assert set(rows[0]) >= {"source", "epochs", "requested share", "realised share", "documents", "tokens"}
     assert sum(r["realised share"] for r in rows) == pytest.approx(1.0, abs=1e-3)
@@ -830,8 +833,8 @@ def test_partial_pass_search_rounds_do_not_change_the_output(
 def test_unnamed_sources_are_warned_about_once(
     corpus: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from selene.artifacts import Markdown
-    from selene.blend import hooks
+    from selene.blend.view import view
+    from selene.view import Markdown
 
     cfg = BlendConfig(weights={"Books3": 1.0})
     res = run_blend(corpus, str(tmp_path / "out"), cfg)
@@ -842,7 +845,7 @@ def test_unnamed_sources_are_warned_about_once(
         for s in ("Pile-CC", "Wikipedia")
     ]
     assert manifest_warnings(res.manifest) == [x.removeprefix("warning: blend: ") for x in lines]
-    shown = [a for a in hooks.artifacts(res, cfg) if isinstance(a, Markdown)]
+    shown = [a for a in view(res).to("prefect") if isinstance(a, Markdown)]
     assert len(shown) == 1 and "source Pile-CC has 4,000 documents" in shown[0].markdown
     removed = dataset.read_removed(res.out)  # as before: listed with their reason
     assert removed.num_rows == SIZES["Pile-CC"] + SIZES["Wikipedia"]

@@ -12,7 +12,7 @@ from selene import registry
 
 def test_every_declared_part_loads() -> None:
     for stage in registry.STAGES:
-        parts = (stage.config, stage.run, stage.manifest, stage.preflight, stage.artifacts, stage.summary, stage.report,
+        parts = (stage.config, stage.run, stage.manifest, stage.preflight, stage.view,
                  stage.command, stage.renew, *(o.parse for o in stage.options if isinstance(o.parse, str)))
         for path in parts:
             if path is not None:

@@ -63,10 +63,11 @@ def test_the_printed_table_adds_up_to_removed_parquet(result) -> None:  # type: 
     table's total says so (it showed the dropped ones alone under "removed")."""
     from rich.console import Console
 
-    from selene.summary import documents
+    from selene.decontaminate.view import view
+    from selene.summary import show
 
     console = Console(record=True, width=200)
-    documents(result, console)
+    show(view(result), console)
     total = next(line for line in console.export_text().splitlines() if "total" in line)
     cells = [c.strip() for c in total.split("│") if c.strip()]
     assert cells[:6] == ["total", "11", "10", "2", "1", "3"], total

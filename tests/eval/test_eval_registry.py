@@ -291,7 +291,11 @@ def test_the_report_prints_the_papers_figures_beside_the_runs() -> None:
     assert "arXiv:2201.11990" in table
     summary = {"checkpoint": "ck", "out": "o", "tasks": stage.harness_metrics(results), "reference": stage.reference_figures(results)}
     console = Console(record=True, width=200)
-    stage.print_results(summary, console)
+    from selene.eval.view import view
+    from selene.io.dataset import StageResult
+    from selene.summary import show
+
+    show(view(StageResult("o", skipped=False, info={"summary": summary})), console)
     text = console.export_text()
     assert "MT-NLG 530B (paper)" in text and "0.8199" in text and "0.8319" in text
 

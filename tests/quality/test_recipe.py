@@ -16,11 +16,14 @@ import pytest
 
 from selene.errors import ConfigError, UsageError
 from selene.io import dataset
-from selene.quality import fasttext, hooks
+from selene.io.dataset import StageResult
+from selene.quality import checks, fasttext
 from selene.quality.config import ClassifierSpec, QualityConfig
 from selene.quality.manifest import QualityManifest
 from selene.quality.stage import run_quality
 from selene.quality.train import Example, _order, sample, train_classifier
+from selene.quality.view import view
+from selene.report import section
 from tests.corpus import document_manifest
 from tests.quality.test_quality import BAD, GOOD, docs, read_out, text
 
@@ -102,10 +105,8 @@ def test_a_recipe_scores_as_the_model_selene_quality_train_makes(tmp_path: Path)
     assert {k: t.settings[k] for k in ("epoch", "dim", "bucket")} == {"epoch": 5, "dim": 8, "bucket": 4096}
     assert ref.manifest.classifiers["hq"].trained is None
     assert res.manifest.config["classifiers"][0]["train"]["positive"]["sources"] == ["docs"]
-    section = hooks.report_section(res.out, str(tmp_path))
-    assert section is not None and any(
-        "`hq` trained here from its recipe" in line and "AUC" in line for line in section[1]
-    )
+    lines = section(view(StageResult(res.out, skipped=False, manifest=res.manifest)))
+    assert any("`hq` trained here from its recipe" in line and "AUC" in line for line in lines)
 
 
 def test_the_same_recipe_and_seed_give_the_same_bytes(tmp_path: Path) -> None:
@@ -194,10 +195,10 @@ def test_bad_recipes_fail_before_any_scoring(tmp_path: Path) -> None:
             run_quality(inp, str(out), cfg)
         assert not (out / "part-00000.parquet").exists() and not (out / "manifest.json").exists()
     with pytest.raises(ConfigError, match=r"positive\.sources: no documents of wiki"):
-        hooks.check(
+        checks.check(
             inp, str(out), recipe_config(positive={"sources": ["wiki"]})
         )  # the preflight, as a pipeline runs it
-    hooks.check(
+    checks.check(
         inp, str(tmp_path / "fresh"), recipe_config()
     )  # a recipe's model is not there before the stage trains it
     with pytest.raises(ValueError, match="positive and negative share spam"):

@@ -12,6 +12,6 @@ CENSUS = Stage(
     reads="documents",
     writes="evaluation",
     manifest=None,
-    summary="tests.toy_stage.stage:summary",
+    view="tests.toy_stage.stage:view",
     options=(Option(("--min-chars",), "min_chars", "Count only documents of at least this many characters.", int),),
 )

@@ -1,4 +1,4 @@
-"""The census stage: its config model, its run function and its summary."""
+"""The census stage: its config model, its run function and its view."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from pydantic import Field
 from selene.config import StageConfig
 from selene.executor.mappers import Mapper
 from selene.io import dataset, fs
+from selene.view import TERMINAL, Text, View
 
 
 class CensusConfig(StageConfig):
@@ -45,6 +46,7 @@ def run_census(inp: str, out: str, cfg: CensusConfig, *, mapper: Mapper, force: 
     return dataset.StageResult(out, skipped=False, info={"census": census})
 
 
-def summary(result: dataset.StageResult[Any], console: Any) -> None:
-    for source, c in result.info["census"].items():
-        console.print(f"{source}: {c['documents']} documents, {c['chars']} characters")
+def view(result: dataset.StageResult[Any]) -> View:
+    """A line per source after a run (the report, which has the directory only, gets no section)."""
+    census = result.info.get("census", {})
+    return View(blocks=[Text(f"{source}: {c['documents']} documents, {c['chars']} characters", TERMINAL) for source, c in census.items()])

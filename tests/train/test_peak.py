@@ -144,8 +144,10 @@ def test_every_step_of_a_tiny_run_has_mfu_at_most_1(tiny_run: Path) -> None:
 
 
 def test_the_report_says_the_peak_and_its_origin(tiny_run: Path) -> None:
-    from selene.train.report import report_section
+    from selene.io.dataset import StageResult
+    from selene.report import section
+    from selene.train.view import view
 
-    _, lines = report_section(str(tiny_run), str(tiny_run.parent))
+    lines = section(view(StageResult(str(tiny_run), skipped=False)))
     text = "\n".join(lines)
     assert "MFU peak" in text and "cpu: " in text and "FLOP/cycle" in text and "MFU " in text

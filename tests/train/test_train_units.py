@@ -9,10 +9,11 @@ from types import SimpleNamespace
 
 import pytest
 
+from selene.charts import loss_curve
 from selene.errors import ConfigError
 from selene.train.config import BatchConfig, OptimConfig
 from selene.train.flops import flops_per_token
-from selene.train.metrics import MetricsLogger, loss_curve_svg, read_metrics
+from selene.train.metrics import MetricsLogger, read_metrics
 from selene.train.schedule import batch_at, lr_at, samples_needed
 
 
@@ -55,7 +56,7 @@ def test_metrics_jsonl_truncate_and_curve(tmp_path: Path) -> None:
     log.truncate_after(3)
     assert [r["step"] for r in read_metrics(log.path)] == [1, 2, 3]
     assert list((tmp_path / "tensorboard").iterdir())
-    svg = loss_curve_svg([json.loads(x) for x in Path(log.path).read_text().splitlines()])
+    svg = loss_curve([json.loads(x) for x in Path(log.path).read_text().splitlines()])
     assert svg.startswith("<svg") and "polyline" in svg
 
 
