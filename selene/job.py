@@ -11,12 +11,17 @@ import contextlib
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from selene import guard, registry
 from selene.config import ExecutorConfig
+from selene.entry_points import SourcesRef
 from selene.executor import LocalMapper, check_scheduler, local_kind, set_budget
 from selene.io import fs
+
+if TYPE_CHECKING:
+    from selene.executor import Mapper
+    from selene.io.dataset import StageResult
 
 
 @dataclass
@@ -56,17 +61,16 @@ class Job:
         return ExecutorConfig() if self.executor is None else self.executor
 
 
-def execute(job: Job, mapper: Any, force: bool) -> Any:
+def execute(job: Job, mapper: Mapper, force: bool) -> StageResult[Any]:
     """Run `job`'s stage function with `mapper`; returns its `StageResult`."""
     ex = job.executor_config()
     set_budget(ex.memory_gb, ex.workers)
     stage = registry.get(job.stage)
-    fn = stage.run_fn()
     with job.claim():  # a no-op where the command already holds it (`Runtime.run`, a pipeline's run dir)
-        if stage.reads == "sources":
-            result = fn(job.out, job.cfg, mapper=mapper, force=force)
+        if isinstance(stage.run, SourcesRef):
+            result = stage.run.load()(job.out, job.cfg, mapper=mapper, force=force)
         else:
-            result = fn(job.inp, job.out, job.cfg, mapper=mapper, force=force)
+            result = stage.run.load()(job.inp, job.out, job.cfg, mapper=mapper, force=force)
     if _finished is not None:
         _finished[(job.stage, job.out)] = result
     return result
@@ -92,7 +96,7 @@ def check(job: Job) -> None:
     """The stage's checks that need no reading: bad inputs and settings fail before anything starts."""
     stage = registry.get(job.stage)
     if stage.preflight:
-        registry.load(stage.preflight)(job.inp, job.out, job.cfg)
+        stage.preflight.load()(job.inp, job.out, job.cfg)
     ex = job.executor_config()
     if ex.kind == "dask" and ex.address and local_kind(ex.kind, job.paths()) == "dask":
         workers = check_scheduler(ex.address)

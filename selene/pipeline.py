@@ -126,7 +126,7 @@ def run_pipeline(
                 j = job(cfg, stage)
                 renew = registry.get(stage).renew
                 if renew and stage not in force:
-                    registry.load(renew)(j.inp, j.out, j.cfg, say or _say)
+                    renew.load()(j.inp, j.out, j.cfg, say or _say)
                 results[stage] = run_job(j, stage in force)
                 for hook in _stage_done:
                     hook(stage, results[stage])
