@@ -18,7 +18,7 @@ from typing import Any
 
 from selene import guard, registry
 from selene.config.pipeline import PipelineConfig
-from selene.errors import ConfigError
+from selene.errors import ConfigError, InternalError
 from selene.job import Job
 from selene.report import write_report
 
@@ -71,7 +71,7 @@ def stage_input(cfg: PipelineConfig, stage: str) -> str:
         raise ConfigError(f"{stage!r} is not a stage of this pipeline; its stages are {', '.join(stages)}")
     i = stages.index(stage)
     if i == 0:
-        raise ValueError(f"stage {stage!r} reads the configured sources, not a stage directory")
+        raise InternalError(f"stage {stage!r} reads the configured sources, not a stage directory")
     return stage_output(cfg, stages[i - 1])
 
 
