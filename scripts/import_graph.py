@@ -1,7 +1,7 @@
 """selene's import graph against its layers: cycles, upward imports, function-level imports.
 
     python scripts/import_graph.py            # the report
-    python scripts/import_graph.py --check    # exit 1 on a cycle or an upward import (make test runs
+    python scripts/import_graph.py --check    # exit 1 on a cycle, an upward or a forbidden import (make test runs
                                               # tests/core/test_layers.py, which asserts the same)
 
 Read from the source with `ast`, so nothing is imported. An import inside ``if TYPE_CHECKING:`` is
@@ -12,8 +12,8 @@ The layers, top first. A module may import its own layer and any layer below it,
 within a layer, no cycles between modules. The stage packages share one layer (a stage may use
 another's library code, e.g. training reads the tokenizer's indexed datasets), so a cycle between
 two of them is caught as a cycle. A stage's `command` module (its own command, where the generated
-one does not fit) belongs to the command-line layer: it may use the runner, and nothing in the stage
-imports it. The pipeline file's model (`selene.config.pipeline`) is composed from the registry and
+one does not fit) belongs to the command-line layer: it may use the runner, nothing in the stage
+imports it, and it imports nothing of `selene.cli` (`FORBIDDEN`). The pipeline file's model (`selene.config.pipeline`) is composed from the registry and
 sits beside it.
 """
 
@@ -36,22 +36,27 @@ def _stage_packages() -> tuple[str, ...]:
     sys.path.insert(0, str(ROOT))
     from selene import registry
 
-    packages = [s.run.partition(":")[0].rpartition(".")[0] for s in registry.STAGES]
+    packages = [s.run.path.partition(":")[0].rpartition(".")[0] for s in registry.STAGES]
     return tuple(dict.fromkeys([*packages, "selene.plan"]))
 
 
 STAGE_PACKAGES = _stage_packages()
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("selene.cli", *(f"{p}.command" for p in STAGE_PACKAGES)),
+    ("selene.cli", "selene.entry_points_check", *(f"{p}.command" for p in STAGE_PACKAGES)),
     ("selene.runner",),
     ("selene.flows",),
     ("selene.ablate", "selene.pipeline", "selene.report"),
     ("selene.job",),
     (*STAGE_PACKAGES, "selene.summary", "selene.stages"),
-    ("selene.registry", "selene.config.pipeline", "selene.executor", "selene.guard", "selene.io", "selene.server", "selene.view", "selene.charts"),
+    ("selene.registry", "selene.entry_points", "selene.config.pipeline", "selene.executor", "selene.guard", "selene.io", "selene.server", "selene.view", "selene.charts"),
     ("selene.config", "selene.manifest", "selene.errors", "selene.procs", "selene.hashing", "selene.faults", "selene"),
 )
+
+FORBIDDEN: tuple[tuple[tuple[str, ...], str], ...] = ((STAGE_PACKAGES, "selene.cli"),)
+"""Imports refused beyond the layers: (importers, imported). A stage's own command module shares the
+command-line layer, but no module of a stage package imports the command-line package: what a
+command prints through is `selene.terminal`'s, below the stages."""
 
 
 @dataclass(frozen=True)
@@ -143,6 +148,10 @@ def layer_of(module: str) -> int:
     return rank
 
 
+def _within(module: str, prefixes: Iterable[str]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
 def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     """Strongly connected components of more than one module (Tarjan, iterative)."""
     index: dict[str, int] = {}
@@ -207,6 +216,12 @@ class Graph:
     def upward(self) -> list[Import]:
         return [i for i in self.imports if layer_of(i.target) < layer_of(i.source)]
 
+    def forbidden(self) -> list[Import]:
+        return [
+            i for i in self.imports for sources, target in FORBIDDEN
+            if _within(i.target, (target,)) and _within(i.source, sources)
+        ]  # fmt: skip
+
     def lazy(self) -> list[Import]:
         return [i for i in self.imports if i.lazy]
 
@@ -226,6 +241,9 @@ def report(g: Graph, largest: int = 10) -> str:
     up = g.upward()
     out.append(f"upward imports: {len(up)}")
     out += [f"  {i.source}:{i.line} -> {i.target}" for i in up]
+    bad = g.forbidden()
+    out.append(f"forbidden imports: {len(bad)}")
+    out += [f"  {i.source}:{i.line} -> {i.target}" for i in bad]
     lazy = g.lazy()
     out.append(f"function-level imports of selene modules: {len(lazy)} (with a reason comment: {sum(bool(i.reason) for i in lazy)})")
     big = sorted(g.sizes.items(), key=lambda kv: -kv[1])[:largest]
@@ -235,7 +253,7 @@ def report(g: Graph, largest: int = 10) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="exit 1 on a cycle or an upward import")
+    ap.add_argument("--check", action="store_true", help="exit 1 on a cycle, an upward or a forbidden import")
     ap.add_argument("--lazy", action="store_true", help="list the function-level imports")
     args = ap.parse_args(argv)
     g = build()
@@ -243,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.lazy:
         for i in g.lazy():
             print(f"  {i.source}:{i.line} -> {i.target}  # {i.reason}")
-    return 1 if args.check and (g.cycles() or g.upward()) else 0
+    return 1 if args.check and (g.cycles() or g.upward() or g.forbidden()) else 0
 
 
 if __name__ == "__main__":

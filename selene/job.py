@@ -11,12 +11,16 @@ import contextlib
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from selene import guard, registry
 from selene.config import ExecutorConfig
+from selene.entry_points import SourcesRef
 from selene.executor.mappers import LocalMapper, Mapper, check_scheduler, local_kind
 from selene.io import fs
+
+if TYPE_CHECKING:
+    from selene.io.dataset import StageResult
 
 
 @dataclass
@@ -56,16 +60,15 @@ class Job:
         return ExecutorConfig() if self.executor is None else self.executor
 
 
-def execute(job: Job, mapper: Mapper, force: bool) -> Any:
+def execute(job: Job, mapper: Mapper, force: bool) -> StageResult[Any]:
     """Run `job`'s stage function with `mapper` (made from the job's `ExecutorConfig`: its workers and
     its memory budget); returns its `StageResult`."""
     stage = registry.get(job.stage)
-    fn = stage.run_fn()
     with job.claim():  # a no-op where the command already holds it (`Runtime.run`, a pipeline's run dir)
-        if stage.reads == "sources":
-            result = fn(job.out, job.cfg, mapper=mapper, force=force)
+        if isinstance(stage.run, SourcesRef):
+            result = stage.run.load()(job.out, job.cfg, mapper=mapper, force=force)
         else:
-            result = fn(job.inp, job.out, job.cfg, mapper=mapper, force=force)
+            result = stage.run.load()(job.inp, job.out, job.cfg, mapper=mapper, force=force)
     if _finished is not None:
         _finished[(job.stage, job.out)] = result
     return result
@@ -91,7 +94,7 @@ def check(job: Job) -> None:
     """The stage's checks that need no reading: bad inputs and settings fail before anything starts."""
     stage = registry.get(job.stage)
     if stage.preflight:
-        registry.load(stage.preflight)(job.inp, job.out, job.cfg)
+        stage.preflight.load()(job.inp, job.out, job.cfg)
     ex = job.executor_config()
     if ex.kind == "dask" and ex.address and local_kind(ex.kind, job.paths()) == "dask":
         workers = check_scheduler(ex.address)

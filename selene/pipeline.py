@@ -18,7 +18,7 @@ from typing import Any
 
 from selene import guard, registry
 from selene.config.pipeline import PipelineConfig
-from selene.errors import ConfigError
+from selene.errors import ConfigError, InternalError
 from selene.job import Job
 from selene.report import write_report
 
@@ -71,7 +71,7 @@ def stage_input(cfg: PipelineConfig, stage: str) -> str:
         raise ConfigError(f"{stage!r} is not a stage of this pipeline; its stages are {', '.join(stages)}")
     i = stages.index(stage)
     if i == 0:
-        raise ValueError(f"stage {stage!r} reads the configured sources, not a stage directory")
+        raise InternalError(f"stage {stage!r} reads the configured sources, not a stage directory")
     return stage_output(cfg, stages[i - 1])
 
 
@@ -126,7 +126,7 @@ def run_pipeline(
                 j = job(cfg, stage)
                 renew = registry.get(stage).renew
                 if renew and stage not in force:
-                    registry.load(renew)(j.inp, j.out, j.cfg, say or _say)
+                    renew.load()(j.inp, j.out, j.cfg, say or _say)
                 results[stage] = run_job(j, stage in force)
                 for hook in _stage_done:
                     hook(stage, results[stage])

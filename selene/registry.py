@@ -2,9 +2,11 @@
 sections, ``selene config defaults``, the stages' views and the run report are all made from these
 declarations.
 
-A declaration names its parts by import path (``"selene.dedup.stage:run_dedup"``) so that reading
-the registry imports nothing heavy: ``selene --help`` lists every stage without loading pydantic,
-pyarrow, Prefect or torch. Adding a stage is one package and one `Stage(...)` line below.
+A declaration names its parts by import path, each a typed reference
+(``Ref[DatasetRun]("selene.dedup.stage:run_dedup")``, `selene.entry_points`), so that reading the
+registry imports nothing heavy: ``selene --help`` lists every stage without loading pydantic,
+pyarrow, Prefect or torch, while mypy sees each part's type. Adding a stage is one package and one
+`Stage(...)` line below (and its line in `selene.entry_points_check`).
 
 A stage's ``run`` is ``run(inp, out, cfg, *, mapper, force) -> StageResult`` (``run(out, cfg, ...)``
 for a stage that reads the configured sources): a plain function over paths and its own config,
@@ -14,21 +16,19 @@ which runs its parallel steps through `mapper` and writes its typed manifest las
 from __future__ import annotations
 
 import contextlib
-import importlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+from selene.entry_points import Command, DatasetRun, Preflight, Ref, Renew, SourcesRef, StageView, load
 from selene.errors import ConfigError
+
+if TYPE_CHECKING:
+    from selene.config import StageConfig
+    from selene.manifest import StageManifest
 
 Reads = Literal["sources", "documents", "tokens", "checkpoint"]
 Writes = Literal["documents", "tokens", "checkpoint", "evaluation"]
-
-
-def load(path: str) -> Any:
-    """The object at ``"package.module:attribute"``."""
-    module, _, attr = path.partition(":")
-    return getattr(importlib.import_module(module), attr)
 
 
 # ------------------------------------------------------------------------------ option values
@@ -73,35 +73,37 @@ class Option:
 class Stage:
     name: str
     help: str
-    config: str
-    """Import path of the stage's pydantic config model; `name` is its section in a pipeline file."""
-    run: str
+    config: Ref[type[StageConfig]]
+    """The stage's pydantic config model; `name` is its section in a pipeline file."""
+    run: Ref[DatasetRun[Any, Any, Any]] | SourcesRef
+    """``run(inp, out, cfg, *, mapper, force) -> StageResult``, or a `SourcesRef` to
+    ``run(out, cfg, ...)`` for a stage that reads the configured sources (``reads="sources"``)."""
     reads: Reads
     writes: Writes
-    manifest: str | None
-    """Import path of the typed manifest the stage writes (None: it writes none, e.g. training)."""
-    preflight: str | None = None
+    manifest: Ref[type[StageManifest]] | None
+    """The typed manifest the stage writes (None: it writes none, e.g. training)."""
+    preflight: Ref[Preflight[Any, Any]] | None = None
     """``check(inp, out, cfg)``: what needs no reading (inputs finished, outputs writable, settings
     that only make sense together) fails here, before any work or any Prefect start."""
-    view: str | None = None
+    view: Ref[StageView[Any]] | None = None
     """``view(result) -> View`` (`selene.view`): what the stage shows, built once from its result and
     rendered three ways: printed after the command, published as Prefect artifacts and written as its
     section of the run report (``<run_dir>/report.md``). For the report it gets only its directory in
     the run: ``StageResult(out, skipped=False, manifest=<the manifest there, or None>)``, no info."""
     options: tuple[Option, ...] = ()
-    command: str | None = None
-    """Import path of the stage's own typer command function, where the generated one (made from
+    command: Ref[Command] | None = None
+    """The stage's own typer command function, where the generated one (made from
     `options`) does not fit: training launches torchrun, evaluation takes a checkpoint. The module is
     the stage's command-line layer: it may use the runner, and nothing in the stage imports it."""
-    subcommands: tuple[str, ...] = ()
-    """Import paths of further typer command functions of the stage: ``selene <stage> <name>``, the
-    name being the function's (``selene.quality.command:train`` is ``selene quality train``)."""
+    subcommands: tuple[Ref[Command], ...] = ()
+    """Further typer command functions of the stage: ``selene <stage> <name>``, the name being the
+    function's (``selene.quality.command:train`` is ``selene quality train``)."""
     output_inside_input: bool = False
     """The output may sit inside the input (never be it nor contain it), and the input stays out of
     the running-commands list: evaluation writes into a finished checkpoint while training goes on."""
     active: Callable[[Any], bool] | None = None
     """Whether a pipeline runs the stage, given its config section (None: always)."""
-    renew: str | None = None
+    renew: Ref[Renew[Any, Any]] | None = None
     """``renew(inp, out, cfg, say)``: in a pipeline, before the stage runs unforced, what its output
     holds that was made from other inputs than those there now is moved aside (`say` tells where).
     A stage with a manifest needs none: its fingerprint decides (training has no manifest)."""
@@ -109,28 +111,29 @@ class Stage:
     output_help: str = "Output dataset directory or fsspec URL."
     doc: str = field(default="", repr=False)
 
-    def config_model(self) -> Any:
-        return load(self.config)
+    def __post_init__(self) -> None:
+        if isinstance(self.run, SourcesRef) != (self.reads == "sources"):
+            raise TypeError(f"stage {self.name}: a stage reads the sources (reads='sources') exactly when its run is a SourcesRef")
 
-    def run_fn(self) -> Callable[..., Any]:
-        return load(self.run)
+    def config_model(self) -> type[StageConfig]:
+        return self.config.load()
 
-    def subcommand_names(self) -> dict[str, str]:
-        """``<stage>-<name>`` (the command that ``selene <stage> <name>`` runs) → import path."""
-        return {f"{self.name}-{p.rpartition(':')[2].rstrip('_').replace('_', '-')}": p for p in self.subcommands}
+    def subcommand_names(self) -> dict[str, Ref[Command]]:
+        """``<stage>-<name>`` (the command that ``selene <stage> <name>`` runs) → its function."""
+        return {f"{self.name}-{r.path.rpartition(':')[2].rstrip('_').replace('_', '-')}": r for r in self.subcommands}
 
 
 STAGES: tuple[Stage, ...] = (
     Stage(
         "ingest",
         "Read Pile jsonl.zst, jsonl(.gz), Parquet, Arrow (a `datasets` directory), WARC and WET files; clean, filter, exact-dedup into OUT.",
-        config="selene.ingest.config:IngestConfig",
-        run="selene.ingest.stage:run_ingest",
+        config=Ref("selene.ingest.config:IngestConfig"),
+        run=SourcesRef("selene.ingest.stage:run_ingest"),
         reads="sources",
         writes="documents",
-        manifest="selene.ingest.manifest:IngestManifest",
-        preflight="selene.ingest.checks:check",
-        view="selene.ingest.view:view",
+        manifest=Ref("selene.ingest.manifest:IngestManifest"),
+        preflight=Ref("selene.ingest.checks:check"),
+        view=Ref("selene.ingest.view:view"),
         options=(
             Option(("--source", "-s"), "sources", "NAME=GLOB, or NAME[text_key=K,id_key=K,meta_keys=A+B]=GLOB; Pile files take their source from meta.pile_set_name.",
                    multiple=True, parse="selene.ingest.config:parse_sources"),
@@ -146,15 +149,15 @@ STAGES: tuple[Stage, ...] = (
     Stage(
         "quality",
         "Score documents with fastText classifiers and keep the best by a rule (threshold, top tokens, Pareto).",
-        config="selene.quality.config:QualityConfig",
-        run="selene.quality.stage:run_quality",
+        config=Ref("selene.quality.config:QualityConfig"),
+        run=Ref[DatasetRun]("selene.quality.stage:run_quality"),
         reads="documents",
         writes="documents",
-        manifest="selene.quality.manifest:QualityManifest",
-        preflight="selene.quality.checks:check",
+        manifest=Ref("selene.quality.manifest:QualityManifest"),
+        preflight=Ref("selene.quality.checks:check"),
         active=lambda cfg: bool(cfg.classifiers),
-        view="selene.quality.view:view",
-        subcommands=("selene.quality.command:train",),
+        view=Ref("selene.quality.view:view"),
+        subcommands=(Ref("selene.quality.command:train"),),
         options=(
             Option(("--classifier",), "classifiers", "NAME=MODEL.bin:LABEL (repeatable).", multiple=True,
                    parse="selene.quality.config:parse_classifiers"),
@@ -171,13 +174,13 @@ STAGES: tuple[Stage, ...] = (
     Stage(
         "dedup",
         "Remove near-duplicate documents (MinHash LSH); duplicates go to OUT/removed.parquet as dup_of:<id>.",
-        config="selene.dedup.config:DedupConfig",
-        run="selene.dedup.stage:run_dedup",
+        config=Ref("selene.dedup.config:DedupConfig"),
+        run=Ref[DatasetRun]("selene.dedup.stage:run_dedup"),
         reads="documents",
         writes="documents",
-        manifest="selene.dedup.manifest:DedupManifest",
-        preflight="selene.dedup.checks:check",
-        view="selene.dedup.view:view",
+        manifest=Ref("selene.dedup.manifest:DedupManifest"),
+        preflight=Ref("selene.dedup.checks:check"),
+        view=Ref("selene.dedup.view:view"),
         options=(
             Option(("--threshold",), "threshold", "Jaccard similarity of a duplicate (default 0.8).", float),
             Option(("--num-perm",), "num_perm", "MinHash permutations (default 128).", int),
@@ -208,14 +211,14 @@ STAGES: tuple[Stage, ...] = (
     Stage(
         "decontaminate",
         "Remove evaluation-task text (13-gram overlaps ± 200 characters) from a document dataset.",
-        config="selene.decontaminate.config:DecontaminateConfig",
-        run="selene.decontaminate.stage:run_decontaminate",
+        config=Ref("selene.decontaminate.config:DecontaminateConfig"),
+        run=Ref[DatasetRun]("selene.decontaminate.stage:run_decontaminate"),
         reads="documents",
         writes="documents",
-        manifest="selene.decontaminate.manifest:DecontaminateManifest",
-        preflight="selene.decontaminate.checks:check",
+        manifest=Ref("selene.decontaminate.manifest:DecontaminateManifest"),
+        preflight=Ref("selene.decontaminate.checks:check"),
         active=lambda cfg: bool(cfg.tasks),
-        view="selene.decontaminate.view:view",
+        view=Ref("selene.decontaminate.view:view"),
         options=(
             Option(("--tasks", "-t"), "tasks", "Task jsonl file or lm-eval task directory (repeatable).", multiple=True),
             Option(("--ngram",), "ngram", "Overlap length in words (default 13).", int),
@@ -224,14 +227,14 @@ STAGES: tuple[Stage, ...] = (
     Stage(
         "blend",
         "Sample each source by weight or epochs (MT-NLG style) and shuffle globally into OUT.",
-        config="selene.blend.config:BlendConfig",
-        run="selene.blend.stage:run_blend",
+        config=Ref("selene.blend.config:BlendConfig"),
+        run=Ref[DatasetRun]("selene.blend.stage:run_blend"),
         reads="documents",
         writes="documents",
-        manifest="selene.blend.manifest:BlendManifest",
-        preflight="selene.blend.checks:check",
+        manifest=Ref("selene.blend.manifest:BlendManifest"),
+        preflight=Ref("selene.blend.checks:check"),
         active=lambda cfg: bool(cfg.weights or cfg.epochs),
-        view="selene.blend.view:view",
+        view=Ref("selene.blend.view:view"),
         options=(
             Option(("--weights",), "weights", "SRC=W,...: shares of the mix (normalised).", parse=mapping),
             Option(("--epochs",), "epochs", "SRC=E,...: passes over a source (e.g. Books3=1.5).", parse=mapping),
@@ -244,13 +247,13 @@ STAGES: tuple[Stage, ...] = (
     Stage(
         "tokenize",
         "Encode documents with the given tokenizer (sentencepiece, Hugging Face or tiktoken), else a sentencepiece model trained on them, into Megatron-LM's indexed format (.bin + .idx), EOD-terminated.",
-        config="selene.tokenize.config:TokenizeConfig",
-        run="selene.tokenize.stage:run_tokenize",
+        config=Ref("selene.tokenize.config:TokenizeConfig"),
+        run=Ref[DatasetRun]("selene.tokenize.stage:run_tokenize"),
         reads="documents",
         writes="tokens",
-        manifest="selene.tokenize.manifest:TokenizeManifest",
-        preflight="selene.tokenize.checks:check",
-        view="selene.tokenize.view:view",
+        manifest=Ref("selene.tokenize.manifest:TokenizeManifest"),
+        preflight=Ref("selene.tokenize.checks:check"),
+        view=Ref("selene.tokenize.view:view"),
         options=(
             Option(("--tokenizer",), "tokenizer", "An existing sentencepiece .model, Hugging Face tokenizer.json or its directory, .tiktoken file or tiktoken:NAME (else one is trained)."),
             Option(("--eod-token",), "eod_token", "End-of-document token of a given tokenizer (default: its EOS)."),
@@ -263,25 +266,25 @@ STAGES: tuple[Stage, ...] = (
     Stage(
         "train",
         "Pretrain with torchrun: data × tensor × pipeline parallel, DCP checkpoints, exact resume.",
-        config="selene.train.config:TrainConfig",
-        run="selene.train.stage:run_train",
+        config=Ref("selene.train.config:TrainConfig"),
+        run=Ref[DatasetRun]("selene.train.stage:run_train"),
         reads="tokens",
         writes="checkpoint",
         manifest=None,
-        view="selene.train.view:view",
-        command="selene.train.command:train",
-        renew="selene.train.renew:renew",
+        view=Ref("selene.train.view:view"),
+        command=Ref("selene.train.command:train"),
+        renew=Ref("selene.train.renew:renew"),
     ),
     Stage(
         "eval",
         "Evaluate a checkpoint on lm-evaluation-harness tasks (offline), plus held-out perplexity.",
-        config="selene.eval.config:EvalConfig",
-        run="selene.eval.stage:run_eval_stage",
+        config=Ref("selene.eval.config:EvalConfig"),
+        run=Ref[DatasetRun]("selene.eval.stage:run_eval_stage"),
         reads="checkpoint",
         writes="evaluation",
         manifest=None,
-        view="selene.eval.view:view",
-        command="selene.eval.command:eval_",
+        view=Ref("selene.eval.view:view"),
+        command=Ref("selene.eval.command:eval_"),
         output_inside_input=True,
     ),
 )

@@ -51,7 +51,7 @@ def build_report(run_dir: str, name: str = "") -> str:
     for stage in registry.STAGES:
         if stage.view:
             out = os.path.join(run_dir, stage.name)
-            view = registry.load(stage.view)(StageResult(out, skipped=False, manifest=_manifest(out)))
+            view = stage.view.load()(StageResult(out, skipped=False, manifest=_manifest(out)))
             if view.title:
                 parts += [f"## {view.title}", "", *section(view), ""]
     return "\n".join(parts)

@@ -20,7 +20,7 @@ from selene import guard
 from selene.ablate import compare
 from selene.ablate.config import AblationConfig
 from selene.ablate.plan import Variant, chain, link, proxy_config, proxy_dir, variant_configs, with_tokenizer
-from selene.errors import InputError, UsageError
+from selene.errors import InternalError, UsageError
 from selene.io import dataset
 from selene.job import Job
 from selene.pipeline import inputs as pipeline_inputs
@@ -124,7 +124,7 @@ def _data(
 def _tokens(variant: Variant) -> TokenizeManifest:
     m = dataset.read_manifest(variant.tokens_dir, TokenizeManifest)
     if m is None:
-        raise InputError(f"{variant.tokens_dir}: the tokenize stage left no manifest")
+        raise InternalError(f"{variant.tokens_dir}: the tokenize stage left no manifest")
     return m
 
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from selene.blend.config import BlendConfig
 from selene.blend.manifest import TokensMethod
-from selene.errors import ConfigError
+from selene.errors import ConfigError, InternalError
 
 # Purposes of the random streams: one independent stream per (purpose, source, shard).
 TOKENS, PARTIAL, SAMPLE, SHUFFLE = 1, 2, 3, 4
@@ -286,19 +286,19 @@ def sample_documents(
     by pass, then document.
     """
     if n_docs < 0 or not math.isfinite(epochs) or epochs < 0:
-        raise ValueError(f"sample_documents: n_docs={n_docs}, epochs={epochs}")
+        raise InternalError(f"sample_documents: n_docs={n_docs}, epochs={epochs}")
     full = math.floor(epochs)
     docs = np.arange(n_docs, dtype=np.int64)
     if chosen is not None:
         if chosen.shape != (n_docs,):
-            raise ValueError(f"sample_documents: a mask of {chosen.shape} for {n_docs} documents")
+            raise InternalError(f"sample_documents: a mask of {chosen.shape} for {n_docs} documents")
         picked = np.flatnonzero(chosen).astype(np.int64)
     else:
         k = partial_docs(n_docs, epochs) if partial is None else partial
         if not 0 <= k <= n_docs:
-            raise ValueError(f"sample_documents: a partial pass of {k} out of {n_docs} documents")
+            raise InternalError(f"sample_documents: a partial pass of {k} out of {n_docs} documents")
         if k and gen is None:
-            raise ValueError("sample_documents: a partial pass by count needs a generator")
+            raise InternalError("sample_documents: a partial pass by count needs a generator")
         picked = (
             np.sort(gen.choice(n_docs, size=k, replace=False)).astype(np.int64)
             if k and gen is not None

@@ -25,8 +25,9 @@ import click
 import typer
 
 from selene import registry
-from selene.cli.app import app, err_console
+from selene.cli.app import app
 from selene.errors import InternalError, SeleneError, Stopped
+from selene.terminal import err_console
 
 for _commands in ("stages", "server", "deploy", "checkpoints", "plan", "ablate"):  # they register their commands, listed in this order
     importlib.import_module(f"selene.cli.{_commands}")

@@ -6,7 +6,8 @@ from typing import Annotated, Any
 
 import typer
 
-from selene.cli.app import app, console, note, progress_bars
+from selene.cli.app import app, progress_bars
+from selene.terminal import console, note
 
 
 @app.command()
@@ -28,7 +29,7 @@ def ablate(
     agree), the same proxy model trained on each with every seed, evaluated on the same tasks and
     reference texts; a table of the differences against the seeds' spread. A rerun resumes."""
     from selene.ablate.plan import load_ablation
-    from selene.cli.app import with_overrides
+    from selene.config import with_overrides
     from selene.errors import UsageError
 
     cfg = load_ablation(config)  # a file that is missing or wrong is refused before torch loads

@@ -1,4 +1,5 @@
-"""The typer application and what every command shares: consoles, option overrides, progress bars.
+"""The typer application and what the commands here share: progress bars (the consoles and `note`
+are `selene.terminal`'s, option overrides `selene.config.with_overrides`).
 
 Importing the CLI loads typer and selene's light modules only; a command imports pydantic, pyarrow,
 Prefect or torch when it runs, and only what it needs.
@@ -12,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from selene.consoles import console as _console
+from selene.terminal import console, err_console
 
 app = typer.Typer(
     name="selene",
@@ -28,8 +29,6 @@ server_app = typer.Typer(
 )
 app.add_typer(config_app, name="config")
 app.add_typer(server_app, name="server")
-console = _console(stderr=False)  # one policy for both streams (selene.consoles)
-err_console = _console(stderr=True)
 
 
 @app.callback()
@@ -45,22 +44,6 @@ def version() -> None:
     from selene import __version__
 
     console.print(__version__)
-
-
-def with_overrides(cfg: Any, where: str = "command-line options", **overrides: Any) -> Any:
-    """`cfg` with the options given on the command line (None = not given), validated together;
-    errors name `where`."""
-    from pydantic import ValidationError
-
-    from selene.config import format_validation_error
-    from selene.errors import ConfigError
-
-    data = cfg.model_dump()
-    data.update({k: v for k, v in overrides.items() if v is not None})
-    try:
-        return type(cfg).model_validate(data)
-    except ValidationError as e:
-        raise ConfigError(format_validation_error(e, where=where, root=type(cfg))) from None
 
 
 @contextlib.contextmanager
@@ -109,6 +92,3 @@ def progress_bars() -> Iterator[None]:
         finally:
             set_progress_listener(None)
 
-
-def note(message: str) -> None:
-    err_console.print(f"[dim]{message}[/dim]", highlight=False)

@@ -9,8 +9,9 @@ from typing import Annotated
 
 import typer
 
-from selene.cli.app import app, console
+from selene.cli.app import app
 from selene.errors import UsageError
+from selene.terminal import console
 
 
 @app.command()

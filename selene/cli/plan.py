@@ -9,8 +9,9 @@ from typing import Annotated
 
 import typer
 
-from selene.cli.app import app, console, note
+from selene.cli.app import app
 from selene.errors import UsageError
+from selene.terminal import console, note
 
 # The model's shape and the GPU count, as `selene plan` and `selene plan serve` both take them.
 Preset = Annotated[str | None, typer.Option("--model", help="Model preset (selene train's presets).")]

@@ -11,7 +11,8 @@ from typing import Annotated
 
 import typer
 
-from selene.cli.app import console, err_console, server_app
+from selene.cli.app import server_app
+from selene.terminal import console, err_console
 
 
 @server_app.command("start")

@@ -16,7 +16,8 @@ import typer
 from rich.markup import escape  # help is rich markup: `NAME[text_key=K]` would read as a tag and vanish
 
 from selene import registry
-from selene.cli.app import app, config_app, console, note, progress_bars, with_overrides
+from selene.cli.app import app, config_app, progress_bars
+from selene.terminal import console, note
 
 EXECUTORS = "processes | threads | dask"
 
@@ -62,7 +63,7 @@ def stage_command(stage: registry.Stage) -> Any:
 
 
 def run_stage_command(stage: registry.Stage, kw: dict[str, Any]) -> None:
-    from selene.config import ExecutorConfig
+    from selene.config import ExecutorConfig, with_overrides
     from selene.config.pipeline import load_stage_files
     from selene.job import Job
     from selene.runner import runtime
@@ -88,17 +89,17 @@ def run_stage_command(stage: registry.Stage, kw: dict[str, Any]) -> None:
     with progress_bars():
         result = rt.run(job, force=kw["force"])
     if stage.view:
-        show(registry.load(stage.view)(result), console)
+        show(stage.view.load()(result), console)
 
 
 def register(target: typer.Typer) -> None:
     """A command per registered stage on `target`: the stage's own (`Stage.command`), else the one
     made from its options."""
     for stage in registry.STAGES:
-        fn = registry.load(stage.command) if stage.command else stage_command(stage)
+        fn = stage.command.load() if stage.command else stage_command(stage)
         target.command(name=stage.name, short_help=stage.help)(fn)  # its docstring is the full help
-        for name, path in stage.subcommand_names().items():  # `selene <stage> <name>`, said in the stage's help
-            target.command(name=name, hidden=True)(registry.load(path))
+        for name, ref in stage.subcommand_names().items():  # `selene <stage> <name>`, said in the stage's help
+            target.command(name=name, hidden=True)(ref.load())
 
 
 register(app)
@@ -110,9 +111,9 @@ register(app)
 @config_app.command("validate")
 def config_validate(file: Annotated[str, typer.Argument(help="Pipeline YAML file.")]) -> None:
     """Validate a pipeline config and print it resolved (every default filled in)."""
-    from selene.cli.app import err_console
     from selene.config import dump_config
     from selene.config.pipeline import load_pipeline_config
+    from selene.terminal import err_console
 
     cfg = load_pipeline_config(file)
     console.print(dump_config(cfg), end="", markup=False, highlight=False)
@@ -163,7 +164,7 @@ def run(
         # once: a run that lost its Prefect server goes on without it and passes the finished stages again
         if stage.view and name not in said:
             said.add(name)
-            show(registry.load(stage.view)(result), console)
+            show(stage.view.load()(result), console)
 
     set_stage_done_hook(summary)  # each stage's summary as it finishes, before the next stage's lines
     try:

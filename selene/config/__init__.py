@@ -2,7 +2,14 @@
 executor section. Each stage's settings live in its own package (`selene.dedup.config` ...); the
 pipeline file, composed from the registry's stages, is `selene.config.pipeline`."""
 
-from selene.config.base import StageConfig, Strict, dump_config, format_validation_error, model_at
+from selene.config.base import (
+    StageConfig,
+    Strict,
+    dump_config,
+    format_validation_error,
+    model_at,
+    with_overrides,
+)
 from selene.config.executor import ExecutorConfig
 from selene.config.files import load_yaml, parse_yaml, read_config_text
 
@@ -16,4 +23,5 @@ __all__ = [
     "model_at",
     "parse_yaml",
     "read_config_text",
+    "with_overrides",
 ]

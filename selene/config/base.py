@@ -1,4 +1,5 @@
-"""The base of every config model, and how a validation error is told to the user.
+"""The base of every config model, how a validation error is told to the user, and a config with
+the command line's overrides (`with_overrides`).
 
 Every model forbids unknown keys, so a typo in a YAML file is an error that names the key instead of
 a setting silently ignored. Functions take the sub-config they need (a stage's, a filter's), never
@@ -7,10 +8,14 @@ the whole pipeline config.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
+
+from selene.errors import ConfigError
+
+M = TypeVar("M", bound=BaseModel)
 
 
 class Strict(BaseModel):
@@ -80,3 +85,14 @@ def _line_for(loc: tuple, lines: dict[tuple, int]) -> int | None:
 
 def dump_config(cfg: BaseModel) -> str:
     return yaml.safe_dump(cfg.model_dump(mode="json"), sort_keys=False, allow_unicode=True)
+
+
+def with_overrides(cfg: M, where: str = "command-line options", **overrides: Any) -> M:
+    """`cfg` with the options given on the command line (None = not given), validated together;
+    errors name `where`."""
+    data = cfg.model_dump()
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return type(cfg).model_validate(data)
+    except ValidationError as e:
+        raise ConfigError(format_validation_error(e, where=where, root=type(cfg))) from None

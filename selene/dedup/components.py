@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from selene.errors import InternalError
 from selene.executor.mappers import Budget, Mapper
 from selene.io import fs, steps
 
@@ -212,7 +213,7 @@ def components(mapper: Mapper, g: Graph, edge_files: Sequence[str]) -> list[list
         fs.rm(fs.join(g.root, f"s{step + 1:03d}"), recursive=True)
         written = _expand(parts, small, g.parts)
         step += 2
-    raise RuntimeError(f"connected components did not converge in {MAX_ROUNDS} rounds")  # pragma: no cover
+    raise InternalError(f"connected components did not converge in {MAX_ROUNDS} rounds")  # pragma: no cover
 
 
 def _expand(parts: Sequence[int], results: Sequence[list[int]], n: int) -> list[list[int]]:

@@ -31,9 +31,8 @@ class DedupConfig(StageConfig):
         le=8,
         description="Sets of bands × rows cut from the same signature in different orders of its values "
         "(`lsh.band_positions`). Each further set is another chance for a near-duplicate pair to share a "
-        "band, at no extra hashing: one more pass over the keys, and more candidates to verify. At 16×8 "
-        "and threshold 0.8, P(candidate | J=0.8) is 0.947 with one set and 0.993 with two; on "
-        "benchmarks/dedup.py two sets raise recall from 0.995 to 0.9995. 1: plain LSH, datasketch's and "
+        "band, at no extra hashing: one more pass over the keys, and more candidates to verify (the "
+        "README's dedup section and benchmarks/dedup.py give what it gains). 1: plain LSH, datasketch's and "
         "datatrove's banding.",
     )
     false_positive_weight: float = Field(

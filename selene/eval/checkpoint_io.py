@@ -34,7 +34,10 @@ from selene.tokenize.manifest import TokenizeManifest, token_manifest
 from selene.tokenize.tiktoken_encodings import Spec
 from selene.tokenize.tokenizer import Tokenizer, load_file
 from selene.train import checkpoint as ckpt
-from selene.train.checkpoint import META, complete_steps, step_dir
+from selene.train.checkpoint import complete_steps, step_dir
+from selene.train.checkpoint_digests import check_digests, sha256_of
+from selene.train.checkpoint_files import DCP_METADATA, META
+from selene.train.checkpoint_index import check_files, check_tensors, read_dcp_metadata
 from selene.train.config import ModelConfig
 from selene.train.host import reuse_freed_memory
 from selene.train.model import ModelArgs, Transformer, model_args
@@ -130,10 +133,10 @@ def model_args_of(meta: dict[str, Any], path: str) -> ModelArgs:
         raise InputError(
             f"{os.path.join(path, META)} has neither model_args nor config.model: it does not say which model it holds"
         )
-    emb = ckpt.read_dcp_metadata(path).state_dict_metadata.get("model.tok_embeddings.weight")
+    emb = read_dcp_metadata(path).state_dict_metadata.get("model.tok_embeddings.weight")
     size = getattr(emb, "size", None)
     if not size:
-        raise InputError(f"{os.path.join(path, ckpt.DCP_METADATA)}: no model.tok_embeddings.weight; not a selene checkpoint")
+        raise InputError(f"{os.path.join(path, DCP_METADATA)}: no model.tok_embeddings.weight; not a selene checkpoint")
     try:
         return model_args(ModelConfig.model_validate(model), int(size[0]))
     except ValidationError as e:
@@ -173,10 +176,10 @@ def load_model(
     meta = read_meta(path)
     args = model_args_of(meta, path)
     tok = tokenizer_path(path, meta)
-    md = ckpt.read_dcp_metadata(path)
-    ckpt.check_tensors(path, md, ckpt.expected_tensors(args), f"its {META} describes")
-    ckpt.check_files(path, md)
-    ckpt.check_digests(path, meta)
+    md = read_dcp_metadata(path)
+    check_tensors(path, md, ckpt.expected_tensors(args), f"its {META} describes")
+    check_files(path, md)
+    check_digests(path, meta)
     with torch.device("meta"):
         model = Transformer(args)
     model.to_empty(device=device)
@@ -248,7 +251,7 @@ def tokenizer(checkpoint: str) -> Tokenizer:
         spec = Spec.from_json(found[0].tokenizer.tiktoken.to_json(), found[1])
     tok = load_file(file, info.eod_piece if info is not None else None, spec)
     check_vocab(tok, model_args_of(meta, path), meta, path)
-    ckpt.check_tokenizer(meta, path, ckpt.sha256_of(file), file, InputError)
+    ckpt.check_tokenizer(meta, path, sha256_of(file), file, InputError)
     return tok
 
 

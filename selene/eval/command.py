@@ -6,6 +6,8 @@ from typing import Annotated
 
 import typer
 
+from selene.terminal import console, note
+
 
 def eval_(
     checkpoint: Annotated[str, typer.Option("--checkpoint", help="Checkpoint dir (step-NNNNNN), or a train dir: its latest.")],
@@ -36,11 +38,7 @@ def eval_(
 ) -> None:
     """Evaluate a checkpoint on lm-evaluation-harness tasks (offline), plus held-out perplexity
     (the pipeline's eval stage: a Prefect flow when a server is up)."""
-    from selene.cli.app import (  # here, not at the top: this module loads while selene.cli registers its commands
-        console,
-        note,
-        with_overrides,
-    )
+    from selene.config import with_overrides
     from selene.config.pipeline import load_stage_config
     from selene.errors import ConfigError
     from selene.eval.config import EvalConfig

@@ -211,7 +211,7 @@ def stage_flow(name: str) -> Any:
         finally:
             mapper.close()
         if stage.view:
-            publish(registry.load(stage.view)(result))
+            publish(stage.view.load()(result))
         # A Cancel after the last item: Prefect refuses Completed once the run is Cancelling (it would
         # stay so), and the run ends Cancelled saying the output is complete.
         if late is not None:

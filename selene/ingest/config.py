@@ -123,8 +123,8 @@ class LangIdConfig(Strict):
     max_chars: int = Field(
         default=10_000,
         ge=100,
-        description="Characters of each document the model reads (its cost is linear in them; 10000 decide "
-        "as well as the whole text on benchmarks/langid.py's set and bound the cost of huge documents).",
+        description="Characters of each document the model reads: its cost is linear in them, and this "
+        "bounds the cost of huge documents (benchmarks/langid.py compares it with the whole text).",
     )
     exclude_sources: list[str] = Field(
         default_factory=list, description="Sources exempt from language filtering (e.g. code)."
@@ -169,7 +169,8 @@ class IngestConfig(StageConfig):
         default="selene",
         description="Main text of HTML pages (WARC responses): selene (resiliparse's DOM with selene's "
         "boilerplate rules: comments, related posts, share rows, newsletter boxes, docs navigation), "
-        "resiliparse (its main-content mode alone) or trafilatura (optional extra `selene[web]`, ~10× slower).",
+        "resiliparse (its main-content mode alone) or trafilatura (optional extra `selene[web]`, slower: "
+        "benchmarks/extract.py compares them).",
     )
 
     @model_validator(mode="after")

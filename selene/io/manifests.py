@@ -19,7 +19,7 @@ _RERUN = "rerun the stage with --force to rewrite it"
 
 def manifest_models() -> dict[str, type[StageManifest]]:
     """Stage name → the model of its manifest, for the stages that write one."""
-    return {s.name: registry.load(s.manifest) for s in registry.STAGES if s.manifest}
+    return {s.name: s.manifest.load() for s in registry.STAGES if s.manifest}
 
 
 def parse_manifest(data: Any, where: str) -> StageManifest:

@@ -30,7 +30,7 @@ import numpy as np
 import torch
 
 from selene import charts
-from selene.errors import ConfigError
+from selene.errors import ConfigError, InternalError
 from selene.plan.config import ScalingStudyConfig, StudyRun
 from selene.plan.cost import Layout, Shape, estimate
 from selene.plan.devices import DEVICES, DeviceSpec
@@ -213,7 +213,7 @@ def run_one(run: StudyRun, cfg: ScalingStudyConfig, prefix: str, device: str) ->
             json.dump(tcfg.model_dump(mode="json"), f)
     timed = [r["step_time_s"] for r in records if r.get("step", 0) > cfg.warmup and "step_time_s" in r]
     if not timed:
-        raise RuntimeError(f"scaling study run {run.name}: no timed steps in {metrics_path}")
+        raise InternalError(f"scaling study run {run.name}: no timed steps in {metrics_path}")
     return {
         "name": run.name,
         "out": out,

@@ -6,6 +6,8 @@ from typing import Annotated, Any
 
 import typer
 
+from selene.terminal import console
+
 _ITEM = (
     "NAME=PATH: a source of a selene dataset (NAME its source, '*' every source: '*=runs/x/ingest'), "
     "or a glob of .jsonl(.gz/.zst) / .parquet files (NAME a name; NAME\\[text_key=FIELD,id_key=FIELD]=GLOB "
@@ -98,9 +100,6 @@ def train(
     or --bucket 100000 --dim 16."""
     import dataclasses
 
-    from selene.cli.app import (
-        console,  # here, not at the top: this module loads while selene.cli registers its commands
-    )
     from selene.quality import fasttext
     from selene.quality.train import train_classifier
 

@@ -45,7 +45,8 @@ class TokenizeConfig(StageConfig):
         default=80_000_000,
         ge=1000,
         description="UTF-8 bytes of the sample, at most: a seeded random subset of the drawn documents "
-        "that fits (training memory is up to ~10x this); null: no cap, the first sample_chars in corpus order.",
+        "that fits (sentencepiece's training memory grows with it: the README's tokenization section says "
+        "how much); null: no cap, the first sample_chars in corpus order.",
     )
     max_sentence_length: int = Field(default=16_384, ge=256, description="Longer training lines are cut.")
     eod_piece: str = Field(

@@ -6,6 +6,8 @@ from typing import Annotated
 
 import typer
 
+from selene.terminal import console, note
+
 
 def train(
     config: Annotated[str, typer.Argument(help="Pipeline YAML (its train: section) or a training YAML with out:.")],
@@ -24,10 +26,6 @@ def train(
     skipped when the last step's checkpoint exists). Each node of a multi-node run launches its own
     torchrun agent; the first node's command (--node-rank 0) is the one the dashboard shows.
     """
-    from selene.cli.app import (  # here, not at the top: this module loads while selene.cli registers its commands
-        console,
-        note,
-    )
     from selene.train.launch import launch, load_train_config
 
     cfg, out = load_train_config(config, set_ or [])

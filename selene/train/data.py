@@ -23,7 +23,7 @@ from selene.tokenize.gpt_dataset import BlendedDataset, GPTDataset, SampleDatase
 from selene.tokenize.indexed import IndexedDataset
 from selene.tokenize.manifest import token_manifest
 from selene.tokenize.tokenizer import FILES
-from selene.train.checkpoint import sha256_of
+from selene.train.checkpoint_digests import sha256_of
 from selene.train.config import TrainDataConfig
 
 

@@ -12,7 +12,7 @@ import torch
 from torch.distributed.device_mesh import DeviceMesh, init_device_mesh
 from torch.distributed.tensor import DTensor
 
-from selene.errors import ConfigError
+from selene.errors import ConfigError, InternalError
 
 # Outermost first: pipeline stages talk least often, so they may span nodes; tp talks at every
 # matmul, so its ranks are adjacent (same node, fastest links).
@@ -112,9 +112,9 @@ class ParallelDims:
     def get_mesh(self, name: str) -> DeviceMesh:
         """A named 1-D mesh of the last `build_mesh`: a dim of MESH_DIMS, "dp", "dp_shard_tp" or "world"."""
         if not self._meshes:
-            raise RuntimeError("ParallelDims.get_mesh called before build_mesh")
+            raise InternalError("ParallelDims.get_mesh called before build_mesh")
         if name not in self._meshes:
-            raise KeyError(f"no mesh {name!r}; known: {', '.join(self._meshes)}")
+            raise InternalError(f"no mesh {name!r}; known: {', '.join(self._meshes)}")
         return self._meshes[name]
 
 

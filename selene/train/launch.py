@@ -46,7 +46,8 @@ from selene.tokenize.indexed import bin_path, idx_path, validate
 from selene.tokenize.manifest import token_manifest
 from selene.train import checkpoint
 from selene.train.agent import ERRORS_ENV, LAUNCHER_ENV
-from selene.train.checkpoint import complete_steps, sha256_of, step_dir
+from selene.train.checkpoint import complete_steps, step_dir
+from selene.train.checkpoint_digests import sha256_of
 from selene.train.config import TrainConfig
 from selene.train.data import prefix_tokenizer, tokenizer_sha256
 from selene.train.dims import ParallelDims, check_tp_heads

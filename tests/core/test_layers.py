@@ -31,6 +31,10 @@ def test_no_upward_imports() -> None:
     assert [f"{i.source}:{i.line} -> {i.target}" for i in ig.build().upward()] == []
 
 
+def test_no_stage_package_imports_the_cli() -> None:
+    assert [f"{i.source}:{i.line} -> {i.target}" for i in ig.build().forbidden()] == []
+
+
 def test_the_checker_sees_cycles_and_upward_imports(tmp_path: Path) -> None:
     pkg = tmp_path / "selene"
     (pkg / "cli").mkdir(parents=True)
@@ -42,6 +46,17 @@ def test_the_checker_sees_cycles_and_upward_imports(tmp_path: Path) -> None:
     g = ig.build(tmp_path)
     assert g.cycles() == [["selene.guard", "selene.registry"]]
     assert [(i.source, i.target, i.lazy) for i in g.upward()] == [("selene.errors", "selene.cli", True)]
+
+
+def test_the_checker_sees_a_stage_importing_the_cli(tmp_path: Path) -> None:
+    pkg = tmp_path / "selene"
+    (pkg / "cli").mkdir(parents=True)
+    (pkg / "dedup").mkdir()
+    for init in (pkg, pkg / "cli", pkg / "dedup"):
+        (init / "__init__.py").write_text("")
+    (pkg / "cli" / "app.py").write_text("")
+    (pkg / "dedup" / "command.py").write_text("def f():\n    from selene.cli.app import x\n")
+    assert [(i.source, i.target) for i in ig.build(tmp_path).forbidden()] == [("selene.dedup.command", "selene.cli.app")]
 
 
 def test_every_module_is_in_a_layer() -> None:

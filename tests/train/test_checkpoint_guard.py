@@ -258,16 +258,16 @@ def test_garbage_weights_become_one_clear_error(run: Path) -> None:
 
 def _count_hashes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The files `check_digests` hashes from now on (by name), as it hashes them."""
-    from selene.train import checkpoint
+    from selene.train import checkpoint_digests
 
     hashed: list[str] = []
-    real = checkpoint.sha256_of
+    real = checkpoint_digests.sha256_of
 
     def counting(path: str) -> str:
         hashed.append(os.path.basename(path))
         return real(path)
 
-    monkeypatch.setattr(checkpoint, "sha256_of", counting)
+    monkeypatch.setattr(checkpoint_digests, "sha256_of", counting)
     return hashed
 
 
@@ -280,7 +280,8 @@ def test_a_verified_file_is_hashed_once_and_a_later_change_is_still_caught(
     import time
 
     from selene.eval.checkpoint_io import load_model
-    from selene.train.checkpoint import _DigestCache, check_resume, model_args_of, read_meta
+    from selene.train.checkpoint import check_resume, model_args_of, read_meta
+    from selene.train.checkpoint_digests import _DigestCache
 
     monkeypatch.setattr(_DigestCache, "SETTLE_NS", 0)  # the copy is fresh: remember it at once
     hashed = _count_hashes(monkeypatch)
@@ -323,7 +324,7 @@ def test_a_file_changed_just_before_its_hash_is_not_remembered(run: Path, monkey
     the filesystem's clock, unseen by its stamps: it is hashed on every load until it settles. And
     SELENE_DIGEST_CACHE=off hashes every file on every load."""
     from selene.eval.checkpoint_io import load_model
-    from selene.train.checkpoint import _DigestCache
+    from selene.train.checkpoint_digests import _DigestCache
 
     hashed = _count_hashes(monkeypatch)
     s = step(run)
