@@ -43,8 +43,9 @@ from torch.distributed.checkpoint.state_dict import (
 from torch.distributed.checkpoint.stateful import Stateful
 
 from selene.errors import ConfigError, InputError, OutputError, SeleneError
+from selene.model.args import ModelArgs
+from selene.model.transformer import Transformer
 from selene.procs import home
-from selene.train.model import ModelArgs, Transformer
 
 META = "meta.json"
 DCP_METADATA = ".metadata"  # torch.distributed.checkpoint's index of the tensors and their files

@@ -41,17 +41,18 @@ from selene.config.pipeline import PipelineConfig
 from selene.errors import ConfigError, InputError, OutputError, PathError, SeleneError
 from selene.executor import on_stop_request, python_module
 from selene.io.dataset import MANIFEST
+from selene.model.args import ModelArgs
 from selene.tokenize.indexed import bin_path, idx_path, validate
 from selene.tokenize.manifest import token_manifest
 from selene.train import checkpoint
 from selene.train.agent import ERRORS_ENV, LAUNCHER_ENV
+from selene.train.args import model_args
 from selene.train.checkpoint import complete_steps, sha256_of, step_dir
 from selene.train.config import TrainConfig
 from selene.train.data import prefix_tokenizer, tokenizer_sha256
 from selene.train.dims import ParallelDims, check_tp_heads
 from selene.train.host import allocator_choice
 from selene.train.metrics import read_metrics
-from selene.train.model import ModelArgs, model_args
 from selene.train.renew import check_data_unchanged
 
 
