@@ -48,6 +48,18 @@ def test_cached_logits_equal_the_full_forward(flavour: str) -> None:
     torch.testing.assert_close(torch.cat(pieces, dim=1), full, atol=1e-5, rtol=0)
 
 
+@pytest.mark.parametrize("flavour", sorted(FLAVOURS))
+def test_a_prefill_through_a_cache_is_the_plain_forward_bit_for_bit(flavour: str) -> None:
+    """The one forward pass: with an empty cache, one prompt's or left-padded rows' (none padded
+    here), it runs the very ops of the cacheless forward (causal SDPA, the same rotations): equal."""
+    model = tiny(**FLAVOURS[flavour])
+    tokens = torch.randint(0, 97, (2, 30), generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        full = model(tokens)
+        assert torch.equal(model(tokens, cache=KVCache()), full)
+        assert torch.equal(model(tokens, cache=KVCache(pads=torch.zeros(2, dtype=torch.long))), full)
+
+
 def reference_greedy(model: Transformer, args: ModelArgs, prompt: list[int], n: int) -> list[int]:
     """Greedy decoding by a full forward over the last max_seq_len tokens each step."""
     ctx, out = list(prompt), []
