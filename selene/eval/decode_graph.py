@@ -59,7 +59,7 @@ class GraphDecoder:
     def __init__(self, model: Transformer, batch: int, capacity: int, capture: bool) -> None:
         first = next(model.parameters())
         args = model.args
-        self.model, self.batch, self.capacity = model, batch, capacity
+        self.model = model
         # grouped-query attention keeps fewer key/value heads than query heads
         self.cache = StaticKVCache(
             len(model.layers), batch, args.kv_heads, capacity, args.head_dim, first.device, first.dtype

@@ -77,8 +77,8 @@ class KVCache:
     keys: list[torch.Tensor] = field(default_factory=list)  # buffers, (batch, kv_heads, capacity, head_dim)
     values: list[torch.Tensor] = field(default_factory=list)
     filled: list[int] = field(default_factory=list)  # positions in use, per layer
-    mask: torch.Tensor | None = None
-    causal: bool = True
+    mask: torch.Tensor | None = field(default=None, init=False)  # set by `begin`, for its forward
+    causal: bool = field(default=True, init=False)
 
     SPARE = 256
 
