@@ -36,9 +36,9 @@ class Positions:
 
     def angles(self, tables: torch.Tensor) -> torch.Tensor:
         """The RoPE tables (2, max_seq_len, pairs) seen from these positions: the rows from `start` on,
-        or each row's own (2, batch, seq, pairs), gathered once a forward rather than once a layer."""
+        or each row's own (2, batch, seq, 1, pairs), gathered once a forward rather than once a layer."""
         if self.rows is not None:
-            return tables[:, self.rows]
+            return tables[:, self.rows, None, :]
         return tables[:, self.start :] if self.start else tables
 
 

@@ -122,5 +122,10 @@ class TransformerBlock(nn.Module):
 
     def forward(self, x: torch.Tensor, rope: torch.Tensor | None, cache: Cache | None = None) -> torch.Tensor:
         # the cache goes by keyword: tensor parallelism's input plan for `attention` lists (x, rope)
-        h = x + self.dropout(self.attention(self.attention_norm(x), rope, cache=cache))
-        return h + self.dropout(self.feed_forward(self.ffn_norm(h)))
+        h = x + self._drop(self.attention(self.attention_norm(x), rope, cache=cache))
+        return h + self._drop(self.feed_forward(self.ffn_norm(h)))
+
+    def _drop(self, x: torch.Tensor) -> torch.Tensor:
+        # Dropout is the identity in eval mode; not calling it there spares a small model's decode
+        # step, which the host bounds, two module calls a layer.
+        return self.dropout(x) if self.training else x

@@ -21,11 +21,12 @@ def angles(tables: torch.Tensor, seq: int) -> tuple[torch.Tensor, torch.Tensor]:
 
     `tables` is what the model hands its layers: (2, positions, head_dim // 2), row i the angles of
     the forward's i-th token in every batch row (its first `seq` rows are taken), or (2, batch, seq,
-    head_dim // 2), each batch row's own positions (left-padded generation).
+    1, head_dim // 2), each batch row's own positions (left-padded generation), shaped once a forward.
     """
     if tables.dim() == 3:
         return tables[0, :seq, None, :], tables[1, :seq, None, :]
-    return tables[0, :, :, None, :], tables[1, :, :, None, :]
+    cos, sin = tables.unbind(0)
+    return cos, sin
 
 
 def rotate(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:

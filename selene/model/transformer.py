@@ -103,7 +103,8 @@ class Transformer(nn.Module):
             h = self.tok_embeddings(tokens)
             if self.pos_embeddings is not None:
                 h = h + self.pos_embeddings(positions.indices(seq, tokens.device))
-            h = self.emb_dropout(h)
+            if self.training:  # dropout is the identity otherwise (see TransformerBlock._drop)
+                h = self.emb_dropout(h)
         else:  # a later pipeline stage: the input is the previous stage's hidden state
             h = tokens
         rope = positions.angles(self.rope) if self.rope is not None else None
