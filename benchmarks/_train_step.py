@@ -21,10 +21,11 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from selene.model.args import ModelArgs  # noqa: E402
+from selene.train.args import model_args  # noqa: E402
 from selene.train.config import TrainConfig  # noqa: E402
 from selene.train.dims import ParallelDims  # noqa: E402
 from selene.train.loop import build_optimizers, init_distributed  # noqa: E402
-from selene.train.model import ModelArgs, model_args  # noqa: E402
 from selene.train.parallel_model import ParallelModel  # noqa: E402
 from selene.train.parallelize import build_parallel_model  # noqa: E402
 

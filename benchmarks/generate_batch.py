@@ -53,7 +53,8 @@ import torch
 
 from selene.eval.checkpoint_io import cast
 from selene.eval.generate import generate_batch, timing_summary
-from selene.train.model import PRESETS, ModelArgs, Transformer
+from selene.model.args import PRESETS, ModelArgs
+from selene.model.transformer import Transformer
 
 
 def model_args(preset: str) -> ModelArgs:

@@ -43,12 +43,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks._train_step import SeleneStep, batch, device_here, release, sync, train_config  # noqa: E402
+from selene.model.init import num_params  # noqa: E402
 from selene.plan.cost import USABLE_MEMORY, Layout, Shape, memory  # noqa: E402
 from selene.plan.devices import DEVICES, DeviceSpec  # noqa: E402
 from selene.plan.study import calibrate, calibration_record, cuda_table_name, predict, probe_cpu  # noqa: E402
+from selene.train.args import model_args  # noqa: E402
 from selene.train.flops import flops_per_token, measured_matmul_tflops  # noqa: E402
 from selene.train.host import reuse_freed_memory  # noqa: E402
-from selene.train.model import model_args, num_params  # noqa: E402
 from selene.train.peak import device_peak  # noqa: E402
 
 

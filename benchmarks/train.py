@@ -53,10 +53,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks._train_step import HFStep, SeleneStep, batch, device_here, sync, train_config  # noqa: E402
+from selene.model.init import num_params  # noqa: E402
+from selene.model.transformer import Transformer  # noqa: E402
+from selene.train.args import model_args  # noqa: E402
 from selene.train.config import ModelConfig  # noqa: E402
 from selene.train.flops import flops_per_token, measured_matmul_tflops  # noqa: E402
 from selene.train.host import reuse_freed_memory  # noqa: E402
-from selene.train.model import Transformer, model_args, num_params  # noqa: E402
 from selene.train.parallelize import apply_ac  # noqa: E402
 from selene.train.peak import device_peak  # noqa: E402
 

@@ -13,8 +13,10 @@ within a layer, no cycles between modules. The stage packages share one layer (a
 another's library code, e.g. training reads the tokenizer's indexed datasets), so a cycle between
 two of them is caught as a cycle. A stage's `command` module (its own command, where the generated
 one does not fit) belongs to the command-line layer: it may use the runner, nothing in the stage
-imports it, and it imports nothing of `selene.cli` (`FORBIDDEN`). The pipeline file's model (`selene.config.pipeline`) is composed from the registry and
-sits beside it.
+imports it, and it imports nothing of `selene.cli` (`FORBIDDEN`). The model (`selene.model`: the
+transformer and its one forward pass) sits below the stages that train, evaluate and plan with it,
+and imports none of them. The pipeline file's model (`selene.config.pipeline`) is composed from the
+registry and sits beside it.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("selene.ablate", "selene.pipeline", "selene.report"),
     ("selene.job",),
     (*STAGE_PACKAGES, "selene.summary", "selene.stages"),
+    ("selene.model",),
     ("selene.registry", "selene.entry_points", "selene.config.pipeline", "selene.executor", "selene.guard", "selene.io", "selene.server", "selene.view", "selene.charts"),
     ("selene.config", "selene.manifest", "selene.errors", "selene.procs", "selene.hashing", "selene.faults", "selene"),
 )

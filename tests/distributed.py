@@ -20,9 +20,11 @@ import torch.distributed as dist
 import torch.multiprocessing as mp
 from torch.distributed.tensor import DTensor
 
+from selene.model.args import ModelArgs
+from selene.model.init import canonical_fqn
+from selene.model.transformer import Transformer
 from selene.train.config import ParallelConfig
 from selene.train.dims import ParallelDims
-from selene.train.model import ModelArgs, Transformer, canonical_fqn
 from selene.train.parallelize import build_parallel_model
 
 

@@ -106,8 +106,8 @@ def plan(
         if model or any(d is not None for d in dims):
             raise UsageError("give a config file or --model / --layers --hidden --heads, not both")
         from selene.plan.cost import Shape
+        from selene.train.args import model_args
         from selene.train.launch import load_train_config
-        from selene.train.model import model_args
 
         cfg, _ = load_train_config(config, [])
         pipeline_vocab = _pipeline_vocab(config)

@@ -30,17 +30,19 @@ from pydantic import ValidationError
 
 from selene.errors import ConfigError, InputError, PathError
 from selene.io.dataset import MANIFEST
+from selene.model.args import ModelArgs
+from selene.model.transformer import Transformer
 from selene.tokenize.manifest import TokenizeManifest, token_manifest
 from selene.tokenize.tiktoken_encodings import Spec
 from selene.tokenize.tokenizer import Tokenizer, load_file
 from selene.train import checkpoint as ckpt
+from selene.train.args import model_args
 from selene.train.checkpoint import complete_steps, step_dir
 from selene.train.checkpoint_digests import check_digests, sha256_of
 from selene.train.checkpoint_files import DCP_METADATA, META
 from selene.train.checkpoint_index import check_files, check_tensors, read_dcp_metadata
 from selene.train.config import ModelConfig
 from selene.train.host import reuse_freed_memory
-from selene.train.model import ModelArgs, Transformer, model_args
 
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 
@@ -196,7 +198,7 @@ def load_model(
 
 
 def cast(model: Transformer, dtype: torch.dtype) -> Transformer:
-    """`model` with its parameters in `dtype`, in place; the RoPE tables stay float32 (`apply_rope`
+    """`model` with its parameters in `dtype`, in place; the RoPE tables stay float32 (`rotate`
     rotates in float32: bf16 tables would round the angles of far positions). Tied embeddings stay tied
     (`Module.to` converts a parameter in place, once however many modules hold it)."""
     if all(p.dtype == dtype for p in model.parameters()):

@@ -6,10 +6,12 @@ launched from Python, cost ~1 ms a layer on an H200 whatever the batch, while th
 needs every shape and address fixed, so the decoder owns its buffers: the token ids of the step, the
 cache column it writes, each row's left padding, and keys and values with room for the whole
 generation. A step writes its column in place and attends over the full buffer under a mask (the
-real keys of each row up to the column), so the graph is the same at every step.
+real keys of each row up to the column), so the graph is the same at every step: the model's own
+forward over a `StaticKVCache`, captured.
 
-It computes what `generate.forward_padded` computes for one new token a row, with every row kept to
-the end (a finished row's tokens are discarded): the tests compare the two, eagerly, on the CPU.
+It computes what the eager steps of `generate.generate_batch` compute for one new token a row, with
+every row kept to the end (a finished row's tokens are discarded): the tests compare the two,
+eagerly, on the CPU.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ import weakref
 
 import torch
 
-from selene.train.model import Transformer, attend, rotate
+from selene.model.cache import StaticKVCache
+from selene.model.transformer import Transformer
 
 # capacity is rounded up to this many positions, so batches whose prompts differ a little in length
 # share one captured graph (and its buffers)
@@ -55,16 +58,13 @@ class GraphDecoder:
 
     def __init__(self, model: Transformer, batch: int, capacity: int, capture: bool) -> None:
         first = next(model.parameters())
-        device, dtype = first.device, first.dtype
         args = model.args
-        self.model, self.batch, self.capacity = model, batch, capacity
-        shape = (batch, args.kv_heads, capacity, args.head_dim)  # grouped-query attention keeps fewer
-        self.keys = [torch.zeros(shape, device=device, dtype=dtype) for _ in model.layers]
-        self.values = [torch.zeros(shape, device=device, dtype=dtype) for _ in model.layers]
-        self.ids = torch.zeros(batch, 1, dtype=torch.long, device=device)
-        self.column = torch.zeros(1, dtype=torch.long, device=device)  # where this step's token goes
-        self.pads = torch.zeros(batch, dtype=torch.long, device=device)
-        self.key_index = torch.arange(capacity, device=device)
+        self.model = model
+        # grouped-query attention keeps fewer key/value heads than query heads
+        self.cache = StaticKVCache(
+            len(model.layers), batch, args.kv_heads, capacity, args.head_dim, first.device, first.dtype
+        )
+        self.ids = torch.zeros(batch, 1, dtype=torch.long, device=first.device)
         self.graph: torch.cuda.CUDAGraph | None = None
         self.logits: torch.Tensor | None = None
         if capture:
@@ -86,12 +86,8 @@ class GraphDecoder:
                 self.logits = self._step()
 
     def load(self, keys: list[torch.Tensor], values: list[torch.Tensor], width: int, pads: torch.Tensor) -> None:
-        """Take over a prefill's cache: `width` columns of each layer's keys and values, left-padded
-        by `pads` (batch,); the next step writes column `width`."""
-        for mine, theirs in zip(self.keys + self.values, keys + values, strict=True):
-            mine[:, :, :width].copy_(theirs[:, :, :width])
-        self.pads.copy_(pads)
-        self.column.fill_(width)
+        """Take over a prefill's cache (`StaticKVCache.load`); the next step writes column `width`."""
+        self.cache.load(keys, values, width, pads)
 
     @torch.no_grad()
     def step(self, ids: torch.Tensor) -> torch.Tensor:
@@ -104,38 +100,11 @@ class GraphDecoder:
         else:
             with attention_kernels():
                 logits = self._step()
-        self.column.add_(1)
+        self.cache.column.add_(1)
         return logits
 
     def _step(self) -> torch.Tensor:
-        model = self.model
-        assert model.tok_embeddings is not None and model.output is not None
-        positions = (self.column - self.pads)[:, None]  # (batch, 1): each row counts from its first real token
-        real = (self.key_index[None, :] >= self.pads[:, None]) & (self.key_index[None, :] <= self.column)
-        mask = real[:, None, None, :]  # (batch, 1, 1, capacity): broadcast over heads
-        h = model.tok_embeddings(self.ids)
-        if model.pos_embeddings is not None:
-            h = h + model.pos_embeddings(positions)
-        rot = (model.rope[0][positions][:, :, None, :], model.rope[1][positions][:, :, None, :]) \
-            if model.rope is not None else None
-        bs = self.batch
-        for i, block in enumerate(model.layers.values()):
-            attn = block.attention
-            x = block.attention_norm(h)  # type: ignore[operator]
-            q = attn.wq(x).view(bs, 1, -1, attn.head_dim)  # type: ignore[operator, union-attr]
-            k = attn.wk(x).view(bs, 1, -1, attn.head_dim)  # type: ignore[operator, union-attr]
-            v = attn.wv(x).view(bs, 1, -1, attn.head_dim)  # type: ignore[operator, union-attr]
-            if attn.rope and rot is not None:  # type: ignore[union-attr]
-                q, k = rotate(q, *rot), rotate(k, *rot)
-            q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
-            self.keys[i].index_copy_(2, self.column, k)
-            self.values[i].index_copy_(2, self.column, v)
-            out = attend(q, self.keys[i], self.values[i], attn_mask=mask)
-            h = h + attn.wo(out.transpose(1, 2).reshape(bs, 1, -1))  # type: ignore[operator, union-attr]
-            h = h + block.feed_forward(block.ffn_norm(h))  # type: ignore[operator]
-        if model.norm is not None:
-            h = model.norm(h)
-        logits: torch.Tensor = model.output(h)[:, -1]
+        logits: torch.Tensor = self.model(self.ids, cache=self.cache, last_only=True)[:, -1]
         return logits
 
 

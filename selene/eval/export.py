@@ -11,7 +11,7 @@ the GPT/Megatron presets (LayerNorm, learned positions, GELU) are refused rather
 Two conversions are not just renames:
 
 - RoPE. selene rotates *interleaved* pairs (2i, 2i+1) of each head (Meta's/torchtitan's complex
-  convention, `selene.train.model.apply_rope`); transformers rotates *halves* (i, i + head_dim/2)
+  convention, `selene.model.rope.rotate`); transformers rotates *halves* (i, i + head_dim/2)
   (`rotate_half`). Same frequencies per pair, so permuting the rows of wq and wk inside each head
   (pair i's two rows go to rows i and i + head_dim/2) makes q·k identical — Meta's `permute` in
   transformers' `convert_llama_weights_to_hf.py`. v and o are untouched (the dot product is
@@ -39,13 +39,15 @@ import torch
 from selene.errors import ConfigError, OutputError, SeleneError
 from selene.eval.checkpoint_io import check_vocab, eod_id, load_model, tokenizer
 from selene.eval.export_target import EXPORT_MARKER, check_output
+from selene.model.args import ModelArgs
+
+# sentencepiece's split_by_whitespace words: whitespace run + word, a trailing run, or a line/tab piece.
+from selene.model.transformer import Transformer
 from selene.tokenize import tiktoken_hf
 from selene.tokenize.tiktoken_encodings import parse_ranks
 from selene.tokenize.tokenizer import TiktokenTokenizer, Tokenizer
 from selene.train.dims import whole
-from selene.train.model import ModelArgs, Transformer
 
-# sentencepiece's split_by_whitespace words: whitespace run + word, a trailing run, or a line/tab piece.
 _SPM_WORDS = "▁*[^▁\n\t]+|▁+|[\n\t]"
 
 

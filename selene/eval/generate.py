@@ -1,10 +1,5 @@
-"""Sampling from a selene `Transformer` with a key/value cache, without touching the model code.
-
-The training model has no cache (and should not: parallelism wraps its modules from outside), so
-`forward_cached` re-walks the same modules and weights — embeddings, each block's norms and
-projections, the RoPE tables or learned positions, the final norm and the output layer — and keeps
-each layer's keys and values. It must compute exactly what `Transformer.forward` computes; the tests
-compare the two at every position.
+"""Sampling from a selene `Transformer`: the model's own forward with a key/value cache
+(`selene.model.cache.KVCache`), one token's forward a step.
 
 Context beyond ``max_seq_len`` is left-truncated: the model always sees the last ``max_seq_len``
 tokens. Positions are absolute (RoPE angles or learned rows), so once the window slides the cached
@@ -17,7 +12,7 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ParamSpec, TypeVar
 
 import torch
@@ -26,7 +21,9 @@ from selene.errors import InputError
 from selene.eval.decode_graph import GraphDecoder, attention_kernels
 from selene.eval.decode_graph import decoder as graph_decoder
 from selene.eval.decode_graph import enabled as graphs_enabled
-from selene.train.model import Attention, ModelArgs, Transformer, TransformerBlock, apply_rope, attend, rotate
+from selene.model.args import ModelArgs
+from selene.model.cache import KVCache
+from selene.model.transformer import Transformer
 
 # selene's tokenizers put the end-of-document piece at id 1 (sentencepiece's eos, `selene.tokenize.spm`);
 # pass the manifest's `eod_id` when in doubt.
@@ -75,110 +72,6 @@ def _no_cudnn_attention(fn: Callable[_P, _R]) -> Callable[_P, _R]:
             return fn(*args, **kwargs)
 
     return wrapped
-
-
-@dataclass
-class KVCache:
-    """Per-layer keys and values, (batch, kv_heads, seen, head_dim) each, for the `seen` tokens so far:
-    the model's key/value heads, which grouped-query attention makes fewer than its query heads.
-
-    Each layer's keys and values live in a buffer with room to spare (`SPARE` positions, then
-    doubling): a decode step writes its one position in place instead of copying the whole cache
-    (a copy per step per layer made a step's cost grow with the context twice over)."""
-
-    keys: list[torch.Tensor] = field(default_factory=list)  # buffers, (batch, kv_heads, capacity, head_dim)
-    values: list[torch.Tensor] = field(default_factory=list)
-    filled: list[int] = field(default_factory=list)  # positions in use, per layer
-
-    SPARE = 256
-
-    @property
-    def seen(self) -> int:
-        return self.filled[0] if self.filled else 0
-
-    def extend(self, layer: int, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Append this step's keys and values of `layer` (along the sequence); all of them so far."""
-        seq = k.shape[2]
-        if layer == len(self.keys):
-            shape = (*k.shape[:2], seq + self.SPARE, k.shape[3])
-            self.keys.append(k.new_empty(shape))
-            self.values.append(v.new_empty(shape))
-            self.filled.append(0)
-        n = self.filled[layer]
-        if n + seq > self.keys[layer].shape[2]:  # full: double the room
-            grow = max(n + seq, 2 * self.keys[layer].shape[2]) - self.keys[layer].shape[2]
-            pad = (*k.shape[:2], grow, k.shape[3])
-            self.keys[layer] = torch.cat([self.keys[layer], k.new_empty(pad)], dim=2)
-            self.values[layer] = torch.cat([self.values[layer], v.new_empty(pad)], dim=2)
-        self.keys[layer][:, :, n : n + seq] = k
-        self.values[layer][:, :, n : n + seq] = v
-        self.filled[layer] = n + seq
-        return self.keys[layer][:, :, : n + seq], self.values[layer][:, :, : n + seq]
-
-    def select(self, rows: torch.Tensor, drop: int) -> None:
-        """Keep the batch rows `rows` and drop the first `drop` positions (columns of padding)."""
-        self.keys = [k[rows, :, drop:] for k in self.keys]
-        self.values = [v[rows, :, drop:] for v in self.values]
-        self.filled = [n - drop for n in self.filled]
-
-
-def _attention(attn: Attention, x: torch.Tensor, rope: torch.Tensor | None, pos: int, layer: int,
-               cache: KVCache) -> torch.Tensor:
-    """`Attention.forward` for tokens at positions pos.. , attending to the cached ones before them."""
-    bs, seq, _ = x.shape
-    q = attn.wq(x).view(bs, seq, -1, attn.head_dim)
-    k = attn.wk(x).view(bs, seq, -1, attn.head_dim)
-    v = attn.wv(x).view(bs, seq, -1, attn.head_dim)
-    if attn.rope and rope is not None:
-        # apply_rope takes the first `seq` rows of the tables it is given: start them at `pos`.
-        q, k = apply_rope(q, rope[:, pos:]), apply_rope(k, rope[:, pos:])
-    q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
-    k, v = cache.extend(layer, k, v)
-    if pos == 0:
-        out = attend(q, k, v, is_causal=True)
-    else:  # new query i sits at absolute position pos + i and sees keys 0 .. pos + i
-        total = k.shape[2]
-        mask = torch.arange(total, device=x.device)[None, :] <= (pos + torch.arange(seq, device=x.device))[:, None]
-        out = attend(q, k, v, attn_mask=mask)
-    return attn.wo(out.transpose(1, 2).reshape(bs, seq, -1))
-
-
-def _block(block: TransformerBlock, x: torch.Tensor, rope: torch.Tensor | None, pos: int, layer: int,
-           cache: KVCache) -> torch.Tensor:
-    # Dropout is the identity at inference: generation runs the model in eval mode.
-    h = x + _attention(block.attention, block.attention_norm(x), rope, pos, layer, cache)
-    return h + block.feed_forward(block.ffn_norm(h))
-
-
-@torch.no_grad()
-def forward_cached(model: Transformer, tokens: torch.Tensor, cache: KVCache, last_only: bool = False) -> torch.Tensor:
-    """Logits (batch, seq, vocab) of `tokens`, which follow the `cache.seen` tokens already in `cache`
-    ((batch, 1, vocab) of the last position with `last_only`).
-
-    With an empty cache this is `model(tokens)`; the cache is extended in place.
-    """
-    if model.tok_embeddings is None or model.output is None:
-        raise InputError("generation needs the whole model, not one pipeline stage")
-    pos = cache.seen
-    seq = tokens.shape[1]
-    if pos + seq > model.args.max_seq_len:
-        raise InputError(f"{pos + seq} positions exceed the model's max_seq_len {model.args.max_seq_len}")
-    h = model.tok_embeddings(tokens)
-    if model.pos_embeddings is not None:
-        h = h + model.pos_embeddings(torch.arange(pos, pos + seq, device=tokens.device))
-    for i, layer in enumerate(model.layers.values()):
-        h = _block(layer, h, model.rope, pos, i, cache)  # type: ignore[arg-type]
-    return _head(model, h, last_only)
-
-
-def _head(model: Transformer, h: torch.Tensor, last_only: bool) -> torch.Tensor:
-    """The final norm and output layer over the hidden states `h`, or over their last position alone."""
-    if last_only:
-        h = h[:, -1:]
-    if model.norm is not None:
-        h = model.norm(h)
-    logits: torch.Tensor = model.output(h)  # type: ignore[misc]
-    return logits
 
 
 def sample(logits: torch.Tensor, temperature: float, top_p: float, gen: torch.Generator | None) -> int:
@@ -236,7 +129,7 @@ def generate(
         if cache.seen + pending.shape[1] > window:  # the window slid: positions changed, rebuild
             cache = KVCache()
             pending = torch.tensor([(context + out)[-window:]], device=device)
-        logits = forward_cached(model, pending, cache, last_only=True)
+        logits = model(pending, cache=cache, last_only=True)
         picked = draw(logits[0, -1], temperature, top_p, gen)
         token = int(picked)  # the one read to the host a token (it waits for the forward): stop or not
         if token in stops:
@@ -277,70 +170,6 @@ class BatchGeneration:
     @property
     def generated(self) -> int:
         return sum(len(t) for t in self.tokens)
-
-
-def _rope_rows(tables: torch.Tensor, positions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """cos and sin (batch, seq, 1, head_dim // 2) of positions (batch, seq): gathered once a forward,
-    for every layer (each layer gathering its own costs four kernel launches a layer, which bound a bf16
-    decode step on CUDA by the host)."""
-    return tables[0][positions][:, :, None, :], tables[1][positions][:, :, None, :]
-
-
-def _padded_attention(attn: Attention, x: torch.Tensor, rot: tuple[torch.Tensor, torch.Tensor] | None,
-                      mask: torch.Tensor | None, layer: int, cache: KVCache) -> torch.Tensor:
-    bs, seq, _ = x.shape
-    q = attn.wq(x).view(bs, seq, -1, attn.head_dim)
-    k = attn.wk(x).view(bs, seq, -1, attn.head_dim)
-    v = attn.wv(x).view(bs, seq, -1, attn.head_dim)
-    if attn.rope and rot is not None:
-        q, k = rotate(q, *rot), rotate(k, *rot)
-    q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
-    k, v = cache.extend(layer, k, v)
-    # no mask: rows without padding (`forward_padded`), a prefill or one new token per row
-    out = attend(q, k, v, attn_mask=mask, is_causal=mask is None and seq > 1)
-    return attn.wo(out.transpose(1, 2).reshape(bs, seq, -1))
-
-
-@torch.no_grad()
-def forward_padded(model: Transformer, tokens: torch.Tensor, pads: torch.Tensor, cache: KVCache,
-                   last_only: bool = False, pad_list: Sequence[int] | None = None) -> torch.Tensor:
-    """Logits (batch, seq, vocab) of `tokens` after the `cache.seen` columns in `cache`, for left-padded rows;
-    with `last_only`, (batch, 1, vocab) of the last column alone (what sampling needs: a prefill then
-    skips the output layer for every prompt position but the last).
-
-    Row b's first `pads[b]` columns (of the cache and `tokens` together) are padding: its real tokens are
-    at positions 0, 1, ... from column `pads[b]` on, and no real query attends to a padding key. (A
-    padding query attends to itself only, so its values stay finite; its logits mean nothing.)
-    `pad_list`: the same pads on the host, when the caller has them: the checks below then read nothing
-    back from the device (on CUDA each read is a sync that stalls the kernel launches behind it).
-    """
-    if model.tok_embeddings is None or model.output is None:
-        raise InputError("generation needs the whole model, not one pipeline stage")
-    start, seq = cache.seen, tokens.shape[1]
-    host_pads = list(pad_list) if pad_list is not None else pads.tolist()
-    cols = torch.arange(start, start + seq, device=tokens.device)
-    positions = (cols[None, :] - pads[:, None]).clamp(min=0)  # (batch, seq)
-    top = max(start + seq - 1 - min(host_pads), 0)  # positions.max(), from the host's pads
-    if top >= model.args.max_seq_len:
-        raise InputError(f"{top + 1} positions exceed the model's max_seq_len {model.args.max_seq_len}")
-    mask: torch.Tensor | None = None  # None: plain causal attention (below)
-    if any(host_pads) or (start and seq > 1):
-        keys = torch.arange(start + seq, device=tokens.device)
-        causal = keys[None, :] <= cols[:, None]  # (seq, keys)
-        real = keys[None, :] >= pads[:, None]  # (batch, keys)
-        mask = (causal[None] & real[:, None, :]) | (keys[None, None, :] == cols[None, :, None])
-        mask = mask[:, None]  # (batch, 1, seq, keys): broadcast over heads
-    # else no row is padded: a prefill is causal attention from position 0, and one new token sees every
-    # key; SDPA's causal kernels then never build a (batch, heads, seq, keys) mask or score matrix
-    h = model.tok_embeddings(tokens)
-    if model.pos_embeddings is not None:
-        h = h + model.pos_embeddings(positions)
-    rot = _rope_rows(model.rope, positions) if model.rope is not None else None
-    for i, block in enumerate(model.layers.values()):
-        x = block.attention_norm(h)  # type: ignore[operator]
-        h = h + _padded_attention(block.attention, x, rot, mask, i, cache)  # type: ignore[arg-type]
-        h = h + block.feed_forward(block.ffn_norm(h))  # type: ignore[operator]
-    return _head(model, h, last_only)
 
 
 def _sync(device: torch.device) -> None:
@@ -394,8 +223,6 @@ def generate_batch(
     active = list(range(len(contexts)))  # prompt index of each batch row
     finished: set[int] = set()  # rows done but still in a graph's batch (their tokens are not kept)
     cache = KVCache()
-    pad_list: list[int] = []  # left padding of each row, on the host ...
-    pads = torch.zeros(0, dtype=torch.long, device=device)  # ... and on the device
     step_input: torch.Tensor | None = None  # (rows, 1): the last sampled tokens, not yet in the cache
     ttft = 0.0
     itl: list[float] = []
@@ -407,11 +234,11 @@ def generate_batch(
             if step_input is None or cache.seen + 1 > window:  # prefill, or the window slid: rebuild
                 rows = [(contexts[i] + outs[i])[-window:] for i in active]
                 width = max(len(r) for r in rows)
-                pad_list = [width - len(r) for r in rows]
-                pads = torch.tensor(pad_list, device=device)
+                pad_list = [width - len(r) for r in rows]  # left padding of each row, on the host ...
+                pads = torch.tensor(pad_list, device=device)  # ... and on the device
                 step_input = torch.tensor([[r[0]] * (width - len(r)) + r for r in rows], device=device)
-                cache = KVCache()
-            logits = forward_padded(model, step_input, pads, cache, last_only=True, pad_list=pad_list)[:, -1]
+                cache = KVCache(pads=pads, pad_list=pad_list)
+            logits = model(step_input, cache=cache, last_only=True)[:, -1]
             if graph is not None:
                 graph.load(cache.keys, cache.values, width, pads)
                 cache = KVCache()
@@ -441,12 +268,7 @@ def generate_batch(
         if not keep:
             break
         if graph is None and len(keep) < len(active):  # drop the finished rows, then the all-padding columns
-            index = torch.tensor(keep, device=device)
-            trim = min(pad_list[j] for j in keep)
-            pad_list = [pad_list[j] - trim for j in keep]
-            pads = pads[index] - trim
-            cache.select(index, trim)
-            ids = ids[index]
+            ids = ids[cache.select(keep)]
             active = [active[j] for j in keep]
             finished.clear()
         step_input = ids[:, None]

@@ -49,8 +49,8 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from selene.model.loss_chunks import chunk_rows
 from selene.plan.devices import DeviceSpec
-from selene.train.loss_chunks import chunk_rows
 
 Recompute = Literal["none", "selective", "full"]
 Sharding = Literal["replicate", "zero2", "zero3"]
@@ -187,7 +187,7 @@ class Shape:
         return 4.0 * sbh / (t if sp else 1) + 4.0 * self.seq * b * self.vocab / t
 
     def fused_loss_bytes(self, b: int, word: float, device_type: str) -> float:
-        """Bytes of the output layer fused with the loss in chunks (`selene.train.loss`, no TP or PP),
+        """Bytes of the output layer fused with the loss in chunks (`selene.model.loss`, no TP or PP),
         real bytes rather than 16-bit units: the final norm's input and output and the hidden
         states' gradient (`word` bytes each), the weight's gradient in fp32, and one chunk's logits
         at their peak, fp32 logits beside their fp32 log-probabilities (and, in 16 bits, the chunk's

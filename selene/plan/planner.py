@@ -33,7 +33,7 @@ def parse_count(text: str, what: str = "--tokens") -> float:
 
 
 def shape_from_preset(preset: str, vocab: int | None, seq: int | None, flash: bool = True) -> Shape:
-    from selene.train.args import PRESETS  # torch-free: `selene plan --model` does not import torch
+    from selene.model.args import PRESETS  # torch-free: `selene plan --model` does not import torch
 
     if preset not in PRESETS:
         raise ConfigError(f"unknown model preset {preset!r}; known: {', '.join(PRESETS)}")

@@ -83,7 +83,7 @@ MAX_BATCH = 4096  # concurrent sequences per replica, at most
 
 
 def shape_from_preset(preset: str, vocab: int | None = None) -> Shape:
-    """A preset of the trainer (`selene.train.args.PRESETS`, torch-free) as the training planner reads it."""
+    """A preset of the trainer (`selene.model.args.PRESETS`, torch-free) as the training planner reads it."""
     return planner_shape(preset, vocab, None)
 
 

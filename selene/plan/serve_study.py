@@ -109,9 +109,9 @@ def measure(
     import torch
 
     from selene.eval.generate import generate_batch  # lazy: torch only for a measured study
-    from selene.train.args import PRESETS  # lazy: with the torch imports of a measured study
+    from selene.model.args import PRESETS  # lazy: with the torch imports of a measured study
+    from selene.model.transformer import Transformer  # lazy: torch only for a measured study
     from selene.train.host import reuse_freed_memory  # lazy: torch only for a measured study
-    from selene.train.model import Transformer  # lazy: torch only for a measured study
 
     reuse_freed_memory()  # as `selene generate` runs (selene.eval.checkpoint_io.load_model)
     args = dataclasses.replace(PRESETS[preset], vocab_size=vocab, max_seq_len=max(prompts) + output + 1)
@@ -177,8 +177,8 @@ def measure_overheads(vocab: int = 32000, layers: Sequence[int] = (1, 4, 16), st
     import torch
 
     from selene.eval.generate import generate_batch  # lazy: torch only for a measured study
-    from selene.train.args import PRESETS  # lazy: with the torch imports of a measured study
-    from selene.train.model import Transformer  # lazy: torch only for a measured study
+    from selene.model.args import PRESETS  # lazy: with the torch imports of a measured study
+    from selene.model.transformer import Transformer  # lazy: torch only for a measured study
 
     xs, ys = [], []
     for n in layers:

@@ -37,12 +37,12 @@ from selene.plan.devices import DEVICES, DeviceSpec
 from selene.plan.planner import layout_from_train_config
 from selene.procs import python_module
 from selene.tokenize.indexed import IndexedWriter, choose_dtype
+from selene.train.args import model_args
 from selene.train.config import TrainConfig
 from selene.train.dims import ParallelDims
 from selene.train.flops import measured_matmul_tflops
 from selene.train.launch import launch
 from selene.train.metrics import read_metrics
-from selene.train.model import model_args
 from selene.view import Markdown, Table, View, columns, svg_image
 
 DATA_PREFIX = "data/tokens"

@@ -43,10 +43,11 @@ from torch.distributed.checkpoint.state_dict import (
 from torch.distributed.checkpoint.stateful import Stateful
 
 from selene.errors import ConfigError, InputError, OutputError, SeleneError
+from selene.model.args import ModelArgs
+from selene.model.transformer import Transformer
 from selene.train.checkpoint_digests import FILES, check_digests, gather_digests
 from selene.train.checkpoint_files import DAMAGED, META, UNWRITTEN, short_error
 from selene.train.checkpoint_index import check_files, check_tensors, read_dcp_metadata
-from selene.train.model import ModelArgs, Transformer
 
 _STEP = re.compile(r"^step-(\d{6,})$")
 _OPTS = StateDictOptions(flatten_optimizer_state_dict=True, strict=False)

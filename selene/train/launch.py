@@ -41,11 +41,13 @@ from selene.config.pipeline import PipelineConfig
 from selene.errors import ConfigError, InputError, OutputError, PathError, SeleneError
 from selene.executor.events import on_stop_request
 from selene.io.dataset import MANIFEST
+from selene.model.args import ModelArgs
 from selene.procs import python_module
 from selene.tokenize.indexed import bin_path, idx_path, validate
 from selene.tokenize.manifest import token_manifest
 from selene.train import checkpoint
 from selene.train.agent import ERRORS_ENV, LAUNCHER_ENV
+from selene.train.args import model_args
 from selene.train.checkpoint import complete_steps, step_dir
 from selene.train.checkpoint_digests import sha256_of
 from selene.train.config import TrainConfig
@@ -53,7 +55,6 @@ from selene.train.data import prefix_tokenizer, tokenizer_sha256
 from selene.train.dims import ParallelDims, check_tp_heads
 from selene.train.host import allocator_choice
 from selene.train.metrics import read_metrics
-from selene.train.model import ModelArgs, model_args
 from selene.train.renew import check_data_unchanged
 
 

@@ -22,9 +22,11 @@ import torch
 import torch.distributed as dist
 
 from selene.errors import ConfigError, InputError
+from selene.model.init import num_params
 from selene.tokenize.gpt_dataset import Cursor, take
 from selene.tokenize.manifest import token_manifest
 from selene.train import checkpoint
+from selene.train.args import model_args
 from selene.train.config import TrainConfig
 from selene.train.data import (
     build_data,
@@ -40,7 +42,6 @@ from selene.train.dims import ParallelDims
 from selene.train.flops import flops_per_token
 from selene.train.host import reuse_freed_memory
 from selene.train.metrics import MetricsLogger
-from selene.train.model import model_args, num_params
 from selene.train.parallelize import build_parallel_model
 from selene.train.peak import training_peak
 from selene.train.schedule import batch_at, lr_at, samples_needed

@@ -8,7 +8,7 @@ Only PyTorch's own engine is used: DeviceMesh, DTensor tensor/sequence parallel,
 make the reported loss and gradient norm identical on every rank.
 
 Initialisation equality: every parameter's full initial value is a pure function of (seed, FQN,
-shape) (`model.initial_value`). After parallelisation each rank computes that full tensor and keeps
+shape) (`selene.model.init.initial_value`). After parallelisation each rank computes that full tensor and keeps
 `distribute_tensor(full, param.device_mesh, param.placements, src_data_rank=None)` — DTensor's own
 definition of the local piece, with no communication — so a model sharded any way starts from exactly
 the single-process weights. The price is one parameter materialised in full at a time on each rank.
@@ -35,9 +35,10 @@ from torch.distributed.tensor.parallel import (
 from torch.distributed.tensor.placement_types import Placement
 
 from selene.errors import ConfigError
+from selene.model.args import ModelArgs
+from selene.model.transformer import Transformer
 from selene.train.config import ParallelConfig
 from selene.train.dims import ParallelDims, check_tp_heads
-from selene.train.model import ModelArgs, Transformer
 from selene.train.parallel_model import ParallelModel
 from selene.train.pipeline_parallel import PipelineRunner, build_schedule, pipeline_split
 
@@ -125,7 +126,7 @@ def apply_ac(model: Transformer, mode: str) -> None:
     `attention.sdpa` module — is recomputed; its inputs q, k, v are saved, its output is not. That part
     holds the O(seq²) activations of unfused attention and costs little to redo. Both modes wrap with
     `checkpoint_wrapper` (non-reentrant); 'full' inserts `_checkpoint_wrapped_module` into the block's
-    parameter names (DCP's state dict strips it; `model.canonical_fqn` does too), 'selective' wraps a
+    parameter names (DCP's state dict strips it; `selene.model.init.canonical_fqn` does too), 'selective' wraps a
     parameterless module and changes no name.
     """
     if mode == "none":

@@ -17,9 +17,9 @@ from torch.distributed.pipelining import PipelineStage, Schedule1F1B, ScheduleGP
 from torch.distributed.pipelining.schedules import _PipelineSchedule
 
 from selene.errors import ConfigError
+from selene.model.loss import cross_entropy
+from selene.model.transformer import Transformer
 from selene.train.dims import whole
-from selene.train.loss import cross_entropy
-from selene.train.model import Transformer
 
 SCHEDULES = ("1f1b", "interleaved_1f1b", "gpipe")
 

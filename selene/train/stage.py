@@ -19,11 +19,11 @@ from selene.io import dataset
 from selene.io.dataset import StageResult
 from selene.tokenize.manifest import TokenizeManifest
 from selene.train import checkpoint
+from selene.train.args import model_args
 from selene.train.config import TrainConfig
 from selene.train.data import tokenizer_sha256
 from selene.train.launch import expected_model, launch
 from selene.train.metrics import read_metrics
-from selene.train.model import model_args
 
 
 def run_train(

@@ -35,6 +35,15 @@ def test_no_stage_package_imports_the_cli() -> None:
     assert [f"{i.source}:{i.line} -> {i.target}" for i in ig.build().forbidden()] == []
 
 
+def test_the_model_imports_no_stage() -> None:
+    """`selene.model` sits below the stages (training, evaluation and the planners use it), so it
+    imports none of them."""
+    model = ig.layer_of("selene.model.transformer")
+    assert model is not None and all(ig.layer_of(p) < model for p in ig.STAGE_PACKAGES)
+    edges = [f"{i.source} -> {i.target}" for i in ig.build().imports if i.source.startswith("selene.model")]
+    assert edges and not [e for e in edges if any(e.split(" -> ")[1].startswith(p) for p in ig.STAGE_PACKAGES)]
+
+
 def test_the_checker_sees_cycles_and_upward_imports(tmp_path: Path) -> None:
     pkg = tmp_path / "selene"
     (pkg / "cli").mkdir(parents=True)

@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from selene.eval.generate import KVCache, forward_cached, generate
-from selene.train.model import PRESETS, ModelArgs, Transformer
+from selene.eval.generate import generate
+from selene.model.args import PRESETS, ModelArgs
+from selene.model.cache import KVCache
+from selene.model.transformer import Transformer
 
 
 def tiny(**changes: object) -> Transformer:
@@ -39,10 +41,23 @@ def test_cached_logits_equal_the_full_forward(flavour: str) -> None:
     # A prefill of 7 tokens, then chunks of 1, 3 and the rest, exercising the mask with an offset.
     cache = KVCache()
     pieces = []
-    for lo, hi in [(0, 7), (7, 8), (8, 11), (11, 12), (12, 30)]:
-        pieces.append(forward_cached(model, tokens[:, lo:hi], cache))
+    with torch.no_grad():
+        for lo, hi in [(0, 7), (7, 8), (8, 11), (11, 12), (12, 30)]:
+            pieces.append(model(tokens[:, lo:hi], cache=cache))
     assert cache.seen == 30
     torch.testing.assert_close(torch.cat(pieces, dim=1), full, atol=1e-5, rtol=0)
+
+
+@pytest.mark.parametrize("flavour", sorted(FLAVOURS))
+def test_a_prefill_through_a_cache_is_the_plain_forward_bit_for_bit(flavour: str) -> None:
+    """The one forward pass: with an empty cache, one prompt's or left-padded rows' (none padded
+    here), it runs the very ops of the cacheless forward (causal SDPA, the same rotations): equal."""
+    model = tiny(**FLAVOURS[flavour])
+    tokens = torch.randint(0, 97, (2, 30), generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        full = model(tokens)
+        assert torch.equal(model(tokens, cache=KVCache()), full)
+        assert torch.equal(model(tokens, cache=KVCache(pads=torch.zeros(2, dtype=torch.long))), full)
 
 
 def reference_greedy(model: Transformer, args: ModelArgs, prompt: list[int], n: int) -> list[int]:
@@ -181,31 +196,29 @@ def test_graph_decoder_steps_equal_the_eager_path(flavour: str, monkeypatch: pyt
     assert sampled[0] == sampled[1]
 
 
-def test_graph_decoder_logits_equal_forward_padded() -> None:
+@torch.no_grad()
+def test_graph_decoder_logits_equal_the_padded_forward() -> None:
     from selene.eval.decode_graph import GraphDecoder
-    from selene.eval.generate import forward_padded
 
     model = tiny()
     rows = [[5, 6, 7, 8, 9], [11, 12]]
     tokens, pads = torch.tensor([rows[0], [0, 0, 0, *rows[1]]]), torch.tensor([0, 3])
-    cache = KVCache()
-    forward_padded(model, tokens, pads, cache)
+    cache = KVCache(pads=pads)
+    model(tokens, cache=cache)
     dec = GraphDecoder(model, batch=2, capacity=16, capture=False)
     dec.load(cache.keys, cache.values, 5, pads)
     for new in ([20, 30], [21, 31], [22, 32]):
         step = torch.tensor(new)[:, None]
-        want = forward_padded(model, step, pads, cache, last_only=True)[:, -1]
+        want = model(step, cache=cache, last_only=True)[:, -1]
         torch.testing.assert_close(dec.step(step), want, atol=1e-5, rtol=0)
 
 
 def test_padded_prefill_logits_equal_each_prompt_alone() -> None:
-    from selene.eval.generate import forward_padded
-
     model = tiny()
     rows = [[5, 6, 7, 8, 9], [11, 12]]
     padded = torch.tensor([rows[0], [0, 0, 0, *rows[1]]])
-    logits = forward_padded(model, padded, torch.tensor([0, 3]), KVCache())
     with torch.no_grad():
+        logits = model(padded, cache=KVCache(pads=torch.tensor([0, 3])))
         for b, row in enumerate(rows):
             alone = model(torch.tensor([row]))[0]
             torch.testing.assert_close(logits[b, len(rows[0]) - len(row) :], alone, atol=1e-5, rtol=0)
@@ -442,7 +455,7 @@ def test_cuda_graph_decode_equals_eager_decode(flavour: str, monkeypatch: pytest
     round differently) its logits are the eager step's within bf16's precision."""
     from selene.eval.checkpoint_io import cast
     from selene.eval.decode_graph import GraphDecoder
-    from selene.eval.generate import forward_padded, generate_batch
+    from selene.eval.generate import generate_batch
 
     model = tiny(**FLAVOURS[flavour]).cuda()
     runs = {}
@@ -457,13 +470,15 @@ def test_cuda_graph_decode_equals_eager_decode(flavour: str, monkeypatch: pytest
     half = cast(tiny(**FLAVOURS[flavour]).cuda(), torch.bfloat16)
     tokens = torch.tensor([[5, 6, 7, 8, 9], [0, 0, 0, 11, 12]], device="cuda")
     pads = torch.tensor([0, 3], device="cuda")
-    cache = KVCache()
-    forward_padded(half, tokens, pads, cache)
+    cache = KVCache(pads=pads)
+    with torch.no_grad():
+        half(tokens, cache=cache)
     dec = GraphDecoder(half, batch=2, capacity=32, capture=True)
     dec.load(cache.keys, cache.values, 5, pads)
     for new in ([20, 30], [21, 31], [22, 32]):
         step = torch.tensor(new, device="cuda")[:, None]
-        want = forward_padded(half, step, pads, cache, last_only=True)[:, -1].float()
+        with torch.no_grad():
+            want = half(step, cache=cache, last_only=True)[:, -1].float()
         torch.testing.assert_close(dec.step(step).float(), want, atol=0.1, rtol=0.02)
 
 
@@ -490,3 +505,37 @@ def test_cuda_decode_steps_read_the_device_once() -> None:
                 torch.cuda.set_sync_debug_mode("default")
             counts.append(sum("synchroniz" in str(w.message) for w in caught))
         assert counts[1] - counts[0] == 10, (temperature, counts)  # ten more steps: ten more syncs
+
+
+def test_every_caller_runs_the_models_own_forward(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Training, evaluation, generation (one prompt and batched) and the graph decoder's step all go
+    through `TransformerBlock.forward`: a change to the block is seen by every one of them."""
+    from selene.eval import generate as gen_module
+    from selene.eval.generate import generate_batch
+    from selene.model.layers import TransformerBlock
+
+    model = tiny()
+    calls: list[bool] = []
+    block_forward = TransformerBlock.forward
+
+    def seen(self: TransformerBlock, *args: object, **kwargs: object) -> torch.Tensor:
+        calls.append(kwargs.get("cache") is not None)
+        return block_forward(self, *args, **kwargs)
+
+    monkeypatch.setattr(TransformerBlock, "forward", seen)
+    layers = model.args.n_layers
+    tokens = torch.tensor([[5, 6, 7, 8]])
+    model(tokens, tokens)  # training: the loss
+    with torch.no_grad():
+        model(tokens)  # evaluation: logits
+    assert calls == [False] * 2 * layers
+    calls.clear()
+    generate(model, model.args, [5, 6], 3, temperature=0, stop_ids=())  # a prefill and two steps
+    assert calls == [True] * 3 * layers
+    calls.clear()
+    generate_batch(model, model.args, EQUAL_PROMPTS, 3, temperature=0, stop_ids=())
+    assert calls == [True] * 3 * layers
+    calls.clear()
+    monkeypatch.setattr(gen_module, "graphs_enabled", lambda device: True)
+    got = generate_batch(model, model.args, EQUAL_PROMPTS, 3, temperature=0, stop_ids=())
+    assert got.graph and calls == [True] * 3 * layers  # the prefill, then the decoder's two steps

@@ -17,9 +17,9 @@ from selene.plan.cost import Layout, Shape, estimate, memory
 from selene.plan.devices import DEVICES, device
 from selene.plan.planner import days_at, parse_count, shape_from_preset
 from selene.plan.search import Pins, layouts, rank_of, search
+from selene.train.args import model_args
 from selene.train.config import ModelConfig
 from selene.train.flops import flops_per_token
-from selene.train.model import model_args
 
 ROOT = Path(__file__).resolve().parents[2]
 A100 = DEVICES["a100-80g"]
@@ -54,8 +54,8 @@ def test_planner_flops_match_the_trainers_mfu_formula(preset: str) -> None:
 def test_parameter_count_matches_the_model() -> None:
     import torch
 
-    from selene.train.model import Transformer, num_params
-
+    from selene.model.init import num_params
+    from selene.model.transformer import Transformer
     for preset in ("125m", "gpt3-175b"):
         args = model_args(ModelConfig(preset=preset), 51200)  # type: ignore[arg-type]
         with torch.device("meta"):
@@ -93,7 +93,7 @@ def test_measured_saved_activations_match_the_formula() -> None:
     """
     import torch
 
-    from selene.train.model import Transformer
+    from selene.model.transformer import Transformer
     from selene.train.parallelize import apply_ac
 
     s, b, h, a, layers, vocab = 64, 2, 64, 4, 3, 256

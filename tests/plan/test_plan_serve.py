@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 
 from selene.errors import ConfigError
+from selene.model.args import PRESETS
 from selene.plan.cost import GB, Shape
 from selene.plan.devices import DEVICES
 from selene.plan.serve import make_serve_plan
 from selene.plan.serve_calibration import load_calibration
 from selene.plan.serve_cost import RESERVE_FRACTION, ServeModel, ServeRequest, _Layout, shape_from_preset
 from selene.plan.serve_search import pareto
-from selene.train.args import PRESETS
 
 ROOT = Path(__file__).resolve().parents[2]
 H100 = DEVICES["h100"]
@@ -32,7 +32,7 @@ def _req(**kw: Any) -> ServeRequest:
 
 
 def test_presets_match_the_trainers() -> None:
-    from selene.train.model import PRESETS as TRAIN
+    from selene.model.args import PRESETS as TRAIN
 
     assert set(PRESETS) == set(TRAIN)
     for name in PRESETS:
@@ -309,7 +309,7 @@ def test_length_distributions_give_p99_and_plan_kv_for_the_mean(tmp_path: Path) 
 
 
 def test_cli_serves_the_model_a_checkpoint_holds(tmp_path: Path) -> None:
-    from selene.train.args import PRESETS
+    from selene.model.args import PRESETS
 
     step = tmp_path / "checkpoints" / "step-000010"
     step.mkdir(parents=True)

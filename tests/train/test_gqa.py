@@ -17,8 +17,11 @@ import pytest
 import torch
 
 from selene.errors import ConfigError
+from selene.model.args import PRESETS, ModelArgs
+from selene.model.init import num_params
+from selene.model.transformer import Transformer
+from selene.train.args import model_args
 from selene.train.config import ModelConfig, ParallelConfig
-from selene.train.model import PRESETS, ModelArgs, Transformer, model_args, num_params
 
 ROOT = Path(__file__).resolve().parents[2]
 VOCAB = 128  # divisible by tp 2 (the output layer is vocabulary-parallel)
@@ -244,14 +247,14 @@ def test_config_overrides_and_presets() -> None:
 
 
 def test_cached_logits_equal_the_full_forward() -> None:
-    from selene.eval.generate import KVCache, forward_cached
+    from selene.model.cache import KVCache
 
     model = gqa_model()
     x = torch.randint(0, VOCAB, (2, 30), generator=torch.Generator().manual_seed(1))
+    cache = KVCache()
     with torch.no_grad():
         full = model(x)
-    cache = KVCache()
-    pieces = [forward_cached(model, x[:, lo:hi], cache) for lo, hi in [(0, 7), (7, 8), (8, 11), (11, 30)]]
+        pieces = [model(x[:, lo:hi], cache=cache) for lo, hi in [(0, 7), (7, 8), (8, 11), (11, 30)]]
     assert tuple(cache.keys[0].shape[:2]) == (2, GQA.kv_heads)  # the cache keeps key/value heads only
     torch.testing.assert_close(torch.cat(pieces, dim=1), full, atol=1e-5, rtol=0)
 
@@ -285,27 +288,28 @@ def test_generate_and_generate_batch_equal_the_full_forward(monkeypatch: pytest.
     stepped = generate_batch(model, args, PROMPTS, 12, temperature=0, stop_ids=())
     assert stepped.graph and stepped.tokens == want
     (dec,) = decode_graph._DECODERS[model].values()
-    assert tuple(dec.keys[0].shape[:2]) == (len(PROMPTS), GQA.kv_heads)
+    assert tuple(dec.cache.keys[0].shape[:2]) == (len(PROMPTS), GQA.kv_heads)
     # past the window (20 + 30 > 32 positions) the eager path slides it
     long = generate_batch(model, args, PROMPTS, 30, temperature=0, stop_ids=())
     assert not long.graph and long.tokens == [_greedy_by_full_forward(model, p or [1], 30) for p in PROMPTS]
 
 
-def test_graph_decoder_logits_equal_forward_padded() -> None:
+@torch.no_grad()
+def test_graph_decoder_logits_equal_the_padded_forward() -> None:
     from selene.eval.decode_graph import GraphDecoder
-    from selene.eval.generate import KVCache, forward_padded
+    from selene.model.cache import KVCache
 
     model = gqa_model()
     rows = [[5, 6, 7, 8, 9], [11, 12]]
     x, pads = torch.tensor([rows[0], [0, 0, 0, *rows[1]]]), torch.tensor([0, 3])
-    cache = KVCache()
-    forward_padded(model, x, pads, cache)
+    cache = KVCache(pads=pads)
+    model(x, cache=cache)
     dec = GraphDecoder(model, batch=2, capacity=16, capture=False)
-    assert tuple(dec.keys[0].shape) == (2, GQA.kv_heads, 16, GQA.head_dim)
+    assert tuple(dec.cache.keys[0].shape) == (2, GQA.kv_heads, 16, GQA.head_dim)
     dec.load(cache.keys, cache.values, 5, pads)
     for new in ([20, 30], [21, 31], [22, 32]):
         step = torch.tensor(new)[:, None]
-        want = forward_padded(model, step, pads, cache, last_only=True)[:, -1]
+        want = model(step, cache=cache, last_only=True)[:, -1]
         torch.testing.assert_close(dec.step(step), want, atol=1e-5, rtol=0)
 
 

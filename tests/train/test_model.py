@@ -9,8 +9,11 @@ import pytest
 import torch
 
 from selene.errors import ConfigError
+from selene.model.args import PRESETS, ModelArgs
+from selene.model.init import num_params
+from selene.model.transformer import Transformer
+from selene.train.args import model_args
 from selene.train.config import ModelConfig
-from selene.train.model import PRESETS, ModelArgs, Transformer, model_args, num_params
 
 VOCAB = 128
 DEBUG = model_args(ModelConfig(preset="debug"), VOCAB)
@@ -183,8 +186,8 @@ def _ce_and_grads(fn, hidden: torch.Tensor, weight: torch.Tensor, bf16: bool = F
 def test_linear_cross_entropy_is_the_unfused_loss(monkeypatch: pytest.MonkeyPatch, ignored: int, bf16: bool) -> None:
     """Chunked output layer + loss (logits never stored) = F.cross_entropy of the logits: loss and both
     gradients, over several chunks with a ragged last one, ignored labels, and under bf16 autocast."""
-    from selene.train import loss as loss_mod
-    from selene.train import loss_chunks
+    from selene.model import loss as loss_mod
+    from selene.model import loss_chunks
 
     monkeypatch.setitem(loss_chunks.CHUNK_BYTES, "cpu", 64 * 1000 * 4)  # 64 tokens per chunk (2·dim is 32): 5 chunks of 300
     g = torch.Generator().manual_seed(0)
@@ -210,8 +213,8 @@ def test_linear_cross_entropy_keeps_two_chunks_of_logits_at_most(monkeypatch: py
     planner counts two; `selene.plan.cost.Shape.fused_loss_bytes`). Allocations from the profiler."""
     from torch.profiler import ProfilerActivity, profile
 
-    from selene.train import loss as loss_mod
-    from selene.train import loss_chunks
+    from selene.model import loss as loss_mod
+    from selene.model import loss_chunks
 
     vocab, dim, tokens_, rows = 4000, 16, 512, 64
     monkeypatch.setitem(loss_chunks.CHUNK_BYTES, "cpu", rows * vocab * 4)  # 8 chunks

@@ -19,9 +19,12 @@ import pytest
 import torch
 
 from selene.errors import ConfigError
+from selene.model.init import canonical_fqn
+from selene.model.layers import ScaledDotProductAttention
+from selene.model.transformer import Transformer
+from selene.train.args import model_args
 from selene.train.config import ModelConfig, ParallelConfig
 from selene.train.dims import ParallelDims
-from selene.train.model import ScaledDotProductAttention, Transformer, canonical_fqn, model_args
 from selene.train.parallelize import apply_ac, apply_compile, check_layout, pipeline_split
 from selene.train.pipeline_parallel import build_schedule, stage_layout
 from tests.distributed import Run, reference, run_world, train_layouts

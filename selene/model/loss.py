@@ -25,7 +25,7 @@ from typing import Any
 import torch
 from torch.autograd.function import once_differentiable
 
-from selene.train.loss_chunks import chunk_rows
+from selene.model.loss_chunks import chunk_rows
 
 IGNORE_INDEX = -100
 

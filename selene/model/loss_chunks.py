@@ -1,4 +1,4 @@
-"""How long the chunks of the fused output layer + loss are (`selene.train.loss`), without torch:
+"""How long the chunks of the fused output layer + loss are (`selene.model.loss`), without torch:
 the planner (`selene.plan.cost`) counts the memory a chunk takes."""
 
 from __future__ import annotations
