@@ -114,7 +114,7 @@ def train(
     }
     fixed = {k: v for k, v in given.items() if v is not None}
     settings = dataclasses.replace(fasttext.Settings(), **fixed)
-    report = train_classifier(
+    trained = train_classifier(
         positive, negative, output, positive_label=positive_label, negative_label=negative_label,
         max_bytes=max_bytes, heldout_fraction=heldout, threshold=threshold, seed=seed, settings=settings,
         fixed=set(fixed), quantize=quantize,
@@ -123,29 +123,30 @@ def train(
 
     for name in previous - {"model.ftz" if quantize is not None else "model.bin", "report.json"}:
         fs.rm(fs.join(output, name))  # the replaced classifier's other model file, stale now
-    h, ex, s, found = report["heldout"], report["examples"], report["settings"], report["search"]
+    report = trained.report
+    h, ex, s, found = report.heldout, report.examples, report.settings, report.search
     console.print(
-        f"trained on {ex['positive']['documents'] - ex['positive']['heldout']} {positive_label} and "
-        f"{ex['negative']['documents'] - ex['negative']['heldout']} {negative_label} documents; held out "
-        f"{ex['positive']['heldout']} + {ex['negative']['heldout']}: AUC {h['auc']:.4f}, precision {h['precision']:.3f}, "
-        f"recall {h['recall']:.3f} at {threshold}"
+        f"trained on {ex.positive.documents - ex.positive.heldout} {positive_label} and "
+        f"{ex.negative.documents - ex.negative.heldout} {negative_label} documents; held out "
+        f"{ex.positive.heldout} + {ex.negative.heldout}: AUC {h.auc:.4f}, precision {h.precision:.3f}, "
+        f"recall {h.recall:.3f} at {threshold}"
     )
-    if ex["shared_dropped"]:
-        console.print(f"{ex['shared_dropped']} texts were in both classes: left out of both")
+    if ex.shared_dropped:
+        console.print(f"{ex.shared_dropped} texts were in both classes: left out of both")
     how = (
-        f"chosen by validation AUC over {len(found['trials'])} settings ({found['folds']} fold(s), {report['seconds']['search']:.1f} s)"
-        if found["trials"] else "as given"
+        f"chosen by validation AUC over {len(found.trials)} settings ({found.folds} fold(s), {trained.search_seconds:.1f} s)"
+        if found.trials else "as given"
     )  # fmt: skip
     console.print(
-        f"settings {how}: epoch {s['epoch']}, lr {s['lr']}, wordNgrams {s['word_ngrams']}, dim {s['dim']}, "
-        f"bucket {s['bucket']}; fit {report['seconds']['fit']:.1f} s",
+        f"settings {how}: epoch {s.epoch}, lr {s.lr}, wordNgrams {s.word_ngrams}, dim {s.dim}, "
+        f"bucket {s.bucket}; fit {trained.fit_seconds:.1f} s",
         markup=False, highlight=False,
     )  # fmt: skip
-    for label, grams in report["top_ngrams"].items():
+    for label, grams in report.top_ngrams.items():
         console.print(
             f"toward {label}: " + ", ".join(g for g, _ in grams[:10]), markup=False, highlight=False
         )
-    console.print(f"model: [b]{report['model']}[/b]; report: {output}/report.json")
+    console.print(f"model: [b]{report.model}[/b]; report: {output}/report.json")
 
 
 CLASSIFIER_FILES = frozenset({"model.bin", "model.ftz", "report.json"})

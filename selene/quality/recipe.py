@@ -33,6 +33,7 @@ from selene.quality.config import ClassifierSpec, Examples, QualityConfig, Train
 from selene.quality.examples import Example, dataset_examples, files_item, read_item
 from selene.quality.manifest import TrainedClassifier
 from selene.quality.train import train_examples
+from selene.quality.train_report import ClassifierReport
 
 CLASSIFIERS = "classifiers"
 RECIPE = "recipe.json"
@@ -119,33 +120,7 @@ class Finished(BaseModel):
     recipe: TrainRecipe
 
 
-class ClassExamples(BaseModel):
-    documents: int
-    heldout: int
-
-
-class ReportExamples(BaseModel):
-    positive: ClassExamples
-    negative: ClassExamples
-
-
-class Heldout(BaseModel):
-    auc: float  # NaN: a class had no held-out document
-    precision: float
-    recall: float
-    threshold: float
-
-
-class Report(BaseModel):
-    """The part of a classifier's report.json (`train.train_examples`) its summary in the manifest takes."""
-
-    labels: dict[str, str]  # class (positive, negative) → label
-    examples: ReportExamples
-    heldout: Heldout
-    settings: dict[str, Any] = {}  # fastText's settings, as `fasttext.Settings.recorded` writes them
-
-
-def _finished(directory: str, fp: str) -> Report | None:
+def _finished(directory: str, fp: str) -> ClassifierReport | None:
     """The report of the classifier in `directory` when its recipe.json has fingerprint `fp` and its
     model.bin is the file it records; None otherwise."""
     model, report, recipe = (fs.join(directory, n) for n in ("model.bin", "report.json", RECIPE))
@@ -155,7 +130,7 @@ def _finished(directory: str, fp: str) -> Report | None:
         done = Finished.model_validate_json(fs.read_text(recipe))
         if done.fingerprint != fp or done.model_sha256 != fs.sha256_file(model):
             return None
-        return Report.model_validate_json(fs.read_text(report))
+        return ClassifierReport.model_validate_json(fs.read_text(report))
     except ValidationError:  # a damaged file: train again
         return None
 
@@ -192,12 +167,11 @@ def _train(
             _examples(inp, spec, cls, examples, label) for cls, examples, label in _classes(recipe)
         )
         settings, fixed = _settings(recipe)
-        trained = train_examples(
+        report = train_examples(
             positives, negatives, directory, classes=(_where(spec, "positive"), _where(spec, "negative")),
             positive_label=recipe.positive_label, negative_label=recipe.negative_label, max_bytes=recipe.max_bytes,
             heldout_fraction=recipe.heldout, seed=seed, settings=settings, fixed=fixed,
-        )  # fmt: skip
-        report = Report.model_validate(trained)
+        ).report  # fmt: skip
         done = Finished(fingerprint=fp, model_sha256=fs.sha256_file(model_path(out, spec.name)), seed=seed, recipe=recipe)
         fs.atomic_write(fs.join(directory, RECIPE), json.dumps(done.model_dump(mode="json"), indent=2) + "\n")
         said = "trained"
@@ -209,21 +183,20 @@ def _train(
     return summary
 
 
-def _summary(report: Report, directory: str, fp: str, recipe: TrainRecipe) -> TrainedClassifier:
-    held, labels = report.heldout, report.labels
-    classes = {"positive": report.examples.positive, "negative": report.examples.negative}
+def _summary(report: ClassifierReport, directory: str, fp: str, recipe: TrainRecipe) -> TrainedClassifier:
+    held, labels, ex = report.heldout, report.labels, report.examples
     return TrainedClassifier(
         report=fs.join(directory, "report.json"),
         fingerprint=fp,
         positive=recipe.positive.described(),
         negative=recipe.negative.described(),
-        documents={labels[c]: e.documents for c, e in classes.items()},
-        heldout={labels[c]: e.heldout for c, e in classes.items()},
+        documents={labels.positive: ex.positive.documents, labels.negative: ex.negative.documents},
+        heldout={labels.positive: ex.positive.heldout, labels.negative: ex.negative.heldout},
         auc=None if math.isnan(held.auc) else held.auc,
         precision=held.precision,
         recall=held.recall,
         threshold=held.threshold,
-        settings=report.settings,
+        settings=report.settings.model_dump(),
     )
 
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import xxhash
+from pydantic import BaseModel
 
 from selene.quality import fasttext
 from selene.quality.fasttext.classifier import label_scores
@@ -67,16 +68,44 @@ class Search:
     documents: int  # the training documents the search used (validation parts included)
     seconds: float
 
-    def recorded(self) -> dict[str, object]:
+    def recorded(self) -> SearchRecord:
         """As a report records it."""
-        return {
-            "folds": self.folds,
-            "documents": self.documents,
-            "chosen": {k: getattr(self.best, k) for k in SEARCHED},
-            "trials": [
-                {k: v for k, v in dataclasses.asdict(t).items() if k != "seconds"} for t in self.trials
+        return SearchRecord(
+            folds=self.folds,
+            documents=self.documents,
+            chosen=Chosen(epoch=self.best.epoch, lr=self.best.lr, word_ngrams=self.best.word_ngrams),
+            trials=[
+                TrialRecord(epoch=t.epoch, lr=t.lr, word_ngrams=t.word_ngrams, auc=t.auc, log_loss=t.log_loss)
+                for t in self.trials
             ],
-        }
+        )
+
+
+class Chosen(BaseModel):
+    """The searched settings (`SEARCHED`) of the grid point chosen."""
+
+    epoch: int
+    lr: float
+    word_ngrams: int
+
+
+class TrialRecord(BaseModel):
+    """A `Trial` as a report records it: without its time."""
+
+    epoch: int
+    lr: float
+    word_ngrams: int
+    auc: float  # NaN: no validation part had documents of both classes
+    log_loss: float
+
+
+class SearchRecord(BaseModel):
+    """The search as a report records it (`Search.recorded`)."""
+
+    folds: int  # 0: every searched setting was fixed, nothing was tried
+    documents: int
+    chosen: Chosen
+    trials: list[TrialRecord]
 
 
 def grid(base: fasttext.Settings, fixed: Collection[str], train_bytes: int) -> list[fasttext.Settings]:

@@ -24,7 +24,6 @@ import itertools
 import json
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import xxhash
@@ -35,6 +34,16 @@ from selene.quality import fasttext, search
 from selene.quality.examples import Example, described, read_examples, read_item, resolve_classes
 from selene.quality.fasttext.classifier import label_scores
 from selene.quality.search import auc
+from selene.quality.train_report import (
+    ClassExamples,
+    ClassifierReport,
+    Examples,
+    Heldout,
+    Histograms,
+    Labels,
+    Trained,
+    TrainedSettings,
+)
 
 __all__ = [
     "Example",
@@ -110,6 +119,10 @@ def _shared(pos: list[Example], neg: list[Example]) -> tuple[list[Example], list
     return [e for e in pos if key(e) not in both], [e for e in neg if key(e) not in both], len(both)
 
 
+def _bytes(examples: list[Example]) -> int:
+    return sum(len(e.text.encode("utf-8", "surrogatepass")) for e in examples)
+
+
 def fasttext_version() -> str:
     try:
         return importlib.metadata.version("fasttext-numpy2-wheel")
@@ -131,9 +144,10 @@ def train_classifier(
     settings: fasttext.Settings | None = None,
     fixed: Collection[str] = (),
     quantize: int | None = None,
-) -> dict[str, Any]:
+) -> Trained:
     """Train from the ``NAME[KEYS]=PATH`` items of each class (checked before any work), evaluate on
-    the held-out part, write ``<out>/model.bin`` (``model.ftz`` when quantized) and ``<out>/report.json``.
+    the held-out part, write ``<out>/model.bin`` (``model.ftz`` when quantized) and ``<out>/report.json``
+    (`Trained.report`).
     `fixed`: the settings the user gave, which the search leaves as `settings` has them."""
     if not 0.0 < heldout_fraction < 1.0:
         raise ConfigError(f"--heldout {heldout_fraction}: must be between 0 and 1")
@@ -169,7 +183,7 @@ def train_examples(
     settings: fasttext.Settings | None = None,
     fixed: Collection[str] = (),
     quantize: int | None = None,
-) -> dict[str, Any]:
+) -> Trained:
     """`train_classifier` on examples already read: each class is sampled as it is read (`sample`),
     so memory holds what is trained on, not the classes. `classes` names the two in errors."""
     found = [sample(positives, max_bytes, seed), sample(negatives, max_bytes, seed)]
@@ -209,31 +223,30 @@ def train_examples(
     # file back (hundreds of MB at the default size)
     sp, sn = (label_scores(trained.model, labels[0], texts) for texts in (test_pos, test_neg))
     tp, fp_, fn = int((sp >= threshold).sum()), int((sn >= threshold).sum()), int((sp < threshold).sum())
-    report = {
-        "model": model_path,
-        "labels": {"positive": positive_label, "negative": negative_label},
-        "examples": {
-            "positive": {"documents": len(pos), "bytes": sum(len(e.text.encode("utf-8", "surrogatepass")) for e in pos), "heldout": len(test_pos)},
-            "negative": {"documents": len(neg), "bytes": sum(len(e.text.encode("utf-8", "surrogatepass")) for e in neg), "heldout": len(test_neg)},
-            "shared_dropped": shared,
-            "training_lines": n,
+    report = ClassifierReport(
+        model=model_path,
+        labels=Labels(positive=positive_label, negative=negative_label),
+        examples=Examples(
+            positive=ClassExamples(documents=len(pos), bytes=_bytes(pos), heldout=len(test_pos)),
+            negative=ClassExamples(documents=len(neg), bytes=_bytes(neg), heldout=len(test_neg)),
+            shared_dropped=shared,
+            training_lines=n,
+        ),
+        heldout=Heldout(
+            auc=auc(sp, sn),
+            threshold=threshold,
+            precision=tp / max(tp + fp_, 1),
+            recall=tp / max(tp + fn, 1),
+            histogram=Histograms(positive=histogram(sp), negative=histogram(sn)),
+        ),
+        top_ngrams={
+            fasttext.short_label(label): [(g, round(float(w), 4)) for g, w in grams] for label, grams in top.items()
         },
-        "heldout": {
-            "auc": auc(sp, sn),
-            "threshold": threshold,
-            "precision": tp / max(tp + fp_, 1),
-            "recall": tp / max(tp + fn, 1),
-            "histogram": {"positive": histogram(sp), "negative": histogram(sn)},
-        },
-        "top_ngrams": {
-            fasttext.short_label(label): [[g, round(float(w), 4)] for g, w in grams] for label, grams in top.items()
-        },
-        "settings": {
-            **searched.best.recorded(seed), "quantize_cutoff": quantize, "fasttext": fasttext_version(),
-            "max_bytes": max_bytes, "heldout_fraction": heldout_fraction, "fixed": sorted(fixed),
-        },
-        "search": searched.recorded(),
-    }  # fmt: skip
-    fs.atomic_write(fs.join(out, "report.json"), json.dumps(report, indent=2) + "\n")
-    # timings are returned, not written: the same inputs give the same report.json, byte for byte
-    return {**report, "seconds": {"search": searched.seconds, "fit": trained.seconds}}
+        settings=TrainedSettings(
+            **searched.best.recorded(seed).model_dump(), quantize_cutoff=quantize, fasttext=fasttext_version(),
+            max_bytes=max_bytes, heldout_fraction=heldout_fraction, fixed=sorted(fixed),
+        ),
+        search=searched.recorded(),
+    )  # fmt: skip
+    fs.atomic_write(fs.join(out, "report.json"), json.dumps(report.model_dump(), indent=2) + "\n")
+    return Trained(report, search_seconds=searched.seconds, fit_seconds=trained.seconds)

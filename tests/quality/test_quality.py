@@ -67,8 +67,8 @@ def model(tmp_path_factory: pytest.TempPathFactory) -> str:
     (root / "good.jsonl").write_text("".join(json.dumps(r) + "\n" for r in good))
     (root / "bad.jsonl").write_text("".join(json.dumps(r) + "\n" for r in bad))
     report = train_classifier([f"docs={root / 'good.jsonl'}"], [f"spam={root / 'bad.jsonl'}"], str(root / "clf"),
-                              settings=fasttext.Settings(dim=8, bucket=4096, epoch=5), fixed={"epoch", "lr", "word_ngrams"}, seed=7)  # fmt: skip
-    assert report["heldout"]["auc"] > 0.95
+                              settings=fasttext.Settings(dim=8, bucket=4096, epoch=5), fixed={"epoch", "lr", "word_ngrams"}, seed=7).report  # fmt: skip
+    assert report.heldout.auc > 0.95
     return str(root / "clf" / "model.bin")
 
 

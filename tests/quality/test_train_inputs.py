@@ -50,17 +50,17 @@ def jsonl(path: Path, data: list[tuple[str, str]], key: str = "text") -> str:
 
 
 def test_name_selects_the_source_of_a_dataset(tmp_path: Path, mixed: str) -> None:
-    report = train_classifier([f"docs={mixed}"], [f"spam={mixed}"], str(tmp_path / "m"), **FAST)  # type: ignore[arg-type]
-    assert report["examples"]["positive"]["documents"] == 120 == report["examples"]["negative"]["documents"]
-    assert report["heldout"]["auc"] > 0.95  # the whole dataset as both classes gave 0.196
+    report = train_classifier([f"docs={mixed}"], [f"spam={mixed}"], str(tmp_path / "m"), **FAST).report  # type: ignore[arg-type]
+    assert report.examples.positive.documents == 120 == report.examples.negative.documents
+    assert report.heldout.auc > 0.95  # the whole dataset as both classes gave 0.196
     with pytest.raises(
         ConfigError, match=r"'wiki' is not a source of the dataset .*its sources: docs, spam.*'\*="
     ):
         train_classifier([f"wiki={mixed}"], [f"spam={mixed}"], str(tmp_path / "x"))
     other = jsonl(tmp_path / "other.jsonl", rows(BAD, 60, 20_000, "o"))
-    whole = train_classifier([f"*={mixed}"], [f"crawl={other}"], str(tmp_path / "w"), **FAST)  # type: ignore[arg-type]
+    whole = train_classifier([f"*={mixed}"], [f"crawl={other}"], str(tmp_path / "w"), **FAST).report  # type: ignore[arg-type]
     assert (
-        whole["examples"]["positive"]["documents"] + whole["examples"]["shared_dropped"] == 240
+        whole.examples.positive.documents + whole.examples.shared_dropped == 240
     )  # every source
     assert not (tmp_path / "x").exists()
 
@@ -85,8 +85,8 @@ def test_the_same_documents_in_both_classes_are_refused(tmp_path: Path, mixed: s
     assert not (tmp_path / "x").exists()
     # a few shared documents are left out of both classes, and counted
     some = jsonl(tmp_path / "some.jsonl", rows(BAD, 80, 10_000, "b") + rows(GOOD, 3, 0, "g"))
-    report = train_classifier([f"g={good}"], [f"s={some}"], str(tmp_path / "ok"), **FAST)  # type: ignore[arg-type]
-    assert report["examples"]["shared_dropped"] == 3 and report["examples"]["positive"]["documents"] == 77
+    report = train_classifier([f"g={good}"], [f"s={some}"], str(tmp_path / "ok"), **FAST).report  # type: ignore[arg-type]
+    assert report.examples.shared_dropped == 3 and report.examples.positive.documents == 77
 
 
 def test_text_key_is_given_as_ingest_takes_it(tmp_path: Path) -> None:
@@ -119,8 +119,8 @@ def test_text_key_is_given_as_ingest_takes_it(tmp_path: Path) -> None:
         [f"b[text_key=body]={bad}"],
         str(tmp_path / "m"),
         **FAST,  # type: ignore[arg-type]
-    )
-    assert report["examples"]["positive"]["documents"] == 80 and report["heldout"]["auc"] > 0.95
+    ).report
+    assert report.examples.positive.documents == 80 and report.heldout.auc > 0.95
 
 
 def test_an_empty_class_names_its_files(tmp_path: Path) -> None:
@@ -151,15 +151,16 @@ def test_the_search_picks_by_validation_auc_and_the_report_says_so(tmp_path: Pat
         str(tmp_path / "m"),
         settings=fasttext.Settings(dim=8, bucket=4001),
         fixed={"dim", "bucket"},
-    )
-    found = report["search"]
-    assert len(found["trials"]) == len(search.grid(fasttext.Settings(), (), 1)) == 18 and found["folds"] == 3
-    best = min(found["trials"], key=lambda t: (-t["auc"], t["log_loss"]))
-    assert found["chosen"] == {k: best[k] for k in ("epoch", "lr", "word_ngrams")}
-    assert {k: report["settings"][k] for k in ("epoch", "lr", "word_ngrams")} == found["chosen"]
-    assert report["settings"]["thread"] == 1 and report["settings"]["seed"] == 1234
+    ).report
+    found = report.search
+    assert len(found.trials) == len(search.grid(fasttext.Settings(), (), 1)) == 18 and found.folds == 3
+    best = min(found.trials, key=lambda t: (-t.auc, t.log_loss))
+    chosen = found.chosen.model_dump()
+    assert chosen == {k: getattr(best, k) for k in ("epoch", "lr", "word_ngrams")}
+    assert {k: getattr(report.settings, k) for k in ("epoch", "lr", "word_ngrams")} == chosen
+    assert report.settings.thread == 1 and report.settings.seed == 1234
     info = fasttext.read_info(str(tmp_path / "m" / "model.bin"))
-    assert (info.epoch, info.word_ngrams) == (found["chosen"]["epoch"], found["chosen"]["word_ngrams"])
+    assert (info.epoch, info.word_ngrams) == (found.chosen.epoch, found.chosen.word_ngrams)
     # fixed settings are not searched
     assert len(search.grid(fasttext.Settings(), {"epoch", "lr"}, 1)) == 2
 
@@ -176,8 +177,8 @@ def test_the_model_is_fasttexts_own_and_repeats_itself(tmp_path: Path) -> None:
     model = fasttext_library.load_model(str(tmp_path / "a" / "model.bin"))
     labels, _ = model.predict(GOOD[0], k=-1)
     assert set(labels) == {"__label__hq", "__label__lq"} and labels[0] == "__label__hq"
-    small = train_classifier([f"g={good}"], [f"b={bad}"], str(tmp_path / "q"), quantize=1000, **FAST)  # type: ignore[arg-type]
-    assert small["model"].endswith("model.ftz") and fasttext.read_info(small["model"]).quantized
+    small = train_classifier([f"g={good}"], [f"b={bad}"], str(tmp_path / "q"), quantize=1000, **FAST).report  # type: ignore[arg-type]
+    assert small.model.endswith("model.ftz") and fasttext.read_info(small.model).quantized
 
 
 def test_the_command_refuses_one_dataset_as_both_classes(tmp_path: Path, mixed: str) -> None:

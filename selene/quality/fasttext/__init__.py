@@ -30,7 +30,14 @@ from selene.quality.fasttext.text import (
     short_label,
     tokens,
 )
-from selene.quality.fasttext.trainer import Settings, TrainedModel, fit, train, training_file
+from selene.quality.fasttext.trainer import (
+    RecordedSettings,
+    Settings,
+    TrainedModel,
+    fit,
+    train,
+    training_file,
+)
 
 __all__ = [
     "EOS",
@@ -40,6 +47,7 @@ __all__ = [
     "PROBABILITY_OFFSET",
     "Classifier",
     "ModelInfo",
+    "RecordedSettings",
     "Settings",
     "TrainedModel",
     "fasttext_hash",

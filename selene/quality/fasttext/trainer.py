@@ -15,11 +15,16 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+
 from selene.errors import ConfigError, SeleneError
 from selene.io import fs
 from selene.quality.fasttext.text import _ENCODING_ERRORS, _SEPARATORS, LABEL_PREFIX, full_label, normalize
 
 _COPY_CHUNK = 1 << 22
+LOSS = "softmax"
+# fastText's threads race on the shared matrices (hogwild): only one thread repeats itself given the seed
+THREADS = 1
 
 
 @dataclass(frozen=True)
@@ -59,18 +64,27 @@ class Settings:
             if not ok:
                 raise ConfigError(f"fastText setting {name}={getattr(self, name)!r}: must be {accepted}")
 
-    def fasttext_args(self, seed: int) -> dict[str, Any]:
-        """`train_supervised`'s keywords: one thread, because fastText's threads race on the
-        shared matrices (hogwild) and only one thread repeats itself given the seed."""
-        return {
-            "dim": self.dim, "epoch": self.epoch, "lr": self.lr, "wordNgrams": self.word_ngrams,
-            "bucket": self.bucket, "minCount": self.min_count, "lrUpdateRate": self.lr_update_rate,
-            "loss": "softmax", "thread": 1, "seed": seed, "verbose": 0,
-        }  # fmt: skip
-
-    def recorded(self, seed: int) -> dict[str, Any]:
+    def recorded(self, seed: int) -> RecordedSettings:
         """What a report and a manifest record: these settings as fastText names them, and the seed."""
-        return {**asdict(self), "loss": "softmax", "thread": 1, "seed": seed}
+        return RecordedSettings(**asdict(self), loss=LOSS, thread=THREADS, seed=seed)
+
+
+class RecordedSettings(BaseModel):
+    """`Settings` as a report records them, with what every fit shares: the loss, the threads, the seed."""
+
+    # a field added to `Settings` and not here fails `Settings.recorded`, never leaves a report silently
+    model_config = ConfigDict(extra="forbid")
+
+    dim: int
+    epoch: int
+    lr: float
+    word_ngrams: int
+    bucket: int
+    min_count: int
+    lr_update_rate: int
+    loss: str  # fastText's ``-loss``: `LOSS`
+    thread: int  # fastText's ``-thread``: `THREADS`
+    seed: int
 
 
 def _library() -> Any:
@@ -220,7 +234,11 @@ def fit(path: str, documents: int, settings: Settings, seed: int) -> TrainedMode
     """fastText's trainer on the training file at `path`."""
     started = time.perf_counter()
     with _zeroed_allocations():
-        model = _library().train_supervised(input=path, **settings.fasttext_args(seed))
+        model = _library().train_supervised(
+            input=path, dim=settings.dim, epoch=settings.epoch, lr=settings.lr, wordNgrams=settings.word_ngrams,
+            bucket=settings.bucket, minCount=settings.min_count, lrUpdateRate=settings.lr_update_rate,
+            loss=LOSS, thread=THREADS, seed=seed, verbose=0,
+        )  # fmt: skip
     return TrainedModel(settings, seed, model, documents, time.perf_counter() - started)
 
 
