@@ -496,6 +496,10 @@ def test_against_refuses_what_it_cannot_use(crawls: dict[str, str]) -> None:
     index = older / "minhash" / "minhash.json"
     index.write_text(json.dumps({**json.loads(index.read_text()), "format": 1}))
     assert "stored signatures of format 1; this selene reads formats 2, 3" in error([str(older)])
+    unreadable = json.loads(index.read_text())
+    del unreadable["settings"]["seed"]
+    index.write_text(json.dumps({**unreadable, "format": 3}))
+    assert "corrupt signature index (settings.seed: Field required)" in error([str(older)])
     gap = Path(root, "no-key-index")
     shutil.copytree(old, gap)
     (gap / "minhash" / "keys" / "b0003-p00000.npy").unlink()
