@@ -86,9 +86,6 @@ def _examples(
     return [(size, [found[g] for g in members]) for size, members in examples]
 
 
-# ---------------------------------------------------------------------------------- stage
-
-
 def run_dedup(
     inp: str, out: str, cfg: DedupConfig, *, mapper: Mapper | None = None, force: bool = False
 ) -> DedupResult:
