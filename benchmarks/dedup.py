@@ -478,7 +478,7 @@ from collections import defaultdict
 from collections.abc import Callable
 t0, c0 = time.perf_counter(), time.process_time()
 from selene import cli
-from selene.dedup import lsh, minhash, shingle, stage
+from selene.dedup import bands, clusters, lsh, minhash, shingle, signatures, stage, write
 from selene.io import dataset
 t_import, c_import = time.perf_counter() - t0, time.process_time() - c0
 acc, cpu, calls = defaultdict(float), defaultdict(float), defaultdict(int)
@@ -494,7 +494,8 @@ def wrap(mod, name, label):
             calls[label] += 1
     setattr(mod, name, timed)
 for mod, name, label in STEPS:
-    wrap({"stage": stage, "shingle": shingle, "minhash": minhash, "lsh": lsh,
+    wrap({"stage": stage, "signatures": signatures, "bands": bands, "clusters": clusters,
+          "write": write, "shingle": shingle, "minhash": minhash, "lsh": lsh,
           "dataset": dataset}[mod], name, label)
 t, c = time.perf_counter(), time.process_time()
 rc = cli.main(sys.argv[2:])
@@ -510,17 +511,17 @@ os._exit(rc)  # as selene.cli.entrypoint: no module teardown
 """
 STEPS = [  # (module, function, label): wall seconds inside each, summed over calls
     ("stage", "run_dedup", "run_dedup (whole stage)"),
-    ("stage", "signature_shard", "  signatures (per shard)"),
+    ("signatures", "signature_shard", "  signatures (per shard)"),
     ("shingle", "batch_hashes", "    shingling (per row group)"),
     ("shingle", "_words", "      normalise + split words"),
     ("shingle", "_combine", "      n-gram hashes"),
     ("minhash", "signatures_flat", "    minhash"),
     ("minhash", "_permute_into", "      permutations"),
     ("lsh", "band_keys", "    band keys"),
-    ("stage", "band_pairs", "  bands (sort + verify)"),
-    ("stage", "verify", "    verify"),
-    ("stage", "cluster", "  clustering"),
-    ("stage", "write_shard", "  write shards + removed parts"),
+    ("bands", "band_pairs", "  bands (sort + verify)"),
+    ("bands", "verify", "    verify"),
+    ("clusters", "cluster", "  clustering"),
+    ("write", "write_shard", "  write shards + removed parts"),
     ("stage", "finalize", "  finalize"),
     ("dataset", "merge_removed", "    merge removed.parquet"),
     ("stage", "cluster_examples", "    clusters.md"),

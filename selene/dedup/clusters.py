@@ -1,6 +1,9 @@
-"""The cluster step: per group of components, which copy is kept and which documents are its
-duplicates (`assign`); each group's duplicates written sorted by (shard, row) for the write step, and
-its statistics, merged in the main process without any array over documents.
+"""The cluster step: connected components of the verified pairs (`components`: per-file union-find,
+then large-star / small-star steps, each task holding one part of the documents; with ``--against``,
+the earlier outputs' stored pairs join them as in the runs that made them), then per group of
+components which copy is kept and which documents are its duplicates (`assign`); each group's
+duplicates written sorted by (shard, row) for the write step, and its statistics, merged in the main
+process without any array over documents (`cluster` runs it all).
 
 Components come from `components` split by their smallest document's part; a group task holds its
 components' documents only. Everything a group decides depends on its components alone, so the output
@@ -17,10 +20,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from selene.dedup import batches, components, stored
 from selene.dedup.batches import GroupPlan, batch_texts
 from selene.dedup.config import DedupConfig
+from selene.dedup.incremental import earlier_links
 from selene.dedup.manifest import ClusterStats, SimilarityStats
-from selene.dedup.work import Reader, Work, exact_jaccard, similarity
+from selene.dedup.work import EdgeFile, Reader, Work, exact_jaccard, similarity
+from selene.executor.mappers import Mapper
 from selene.io import fs, steps
 
 # a group's duplicates, sorted by (shard, row): where each is, where the document it duplicates is,
@@ -38,6 +44,47 @@ DUP_DTYPE = np.dtype(
 )
 EXAMPLES = 5  # clusters shown in clusters.md
 HIST_BINS = 20  # the manifest's histogram of removed-vs-kept similarity: bins of 0.05, plus 1.0 alone
+
+
+def cluster(
+    mapper: Mapper,
+    work: Work,
+    edges: Sequence[EdgeFile],
+    n_docs: int,
+    cfg: DedupConfig,
+    priors: Sequence[stored.Prior] = (),
+) -> Clusters:
+    """Components of the verified pairs (`components`: large-star / small-star steps over files), then
+    `cluster_group` per group of components, in tasks; merged into cluster statistics, the group files
+    holding each shard's duplicates, and the largest clusters (for clusters.md).
+    The main process holds file names and per-group counts only."""
+    pairs = sum(e.pairs for e in edges)
+    earlier = mapper(
+        "dedup-earlier-links",
+        earlier_links,
+        [
+            (work, i, b, p, prior.cross_to(priors))
+            for i, (prior, (_, _, parts)) in enumerate(zip(priors, work.indexes, strict=True))
+            for b in range(work.sets * work.bands)
+            for p in range(parts)
+        ],
+    )
+    linked = pairs + sum(e.pairs for e in earlier)
+    n_parts = components.parts_for(linked, mapper.budget)
+    graph = components.Graph(fs.join(work.root, "components"), n_parts, n_docs)
+    stars = components.components(mapper, graph, [e.path for e in [*edges, *earlier] if e.pairs])
+    budget = mapper.budget.task_memory // 4  # a cluster task's texts and shingle sets
+    plans = mapper(
+        "dedup-cluster-plan", batches.plan_group, [(work, g, s, budget) for g, s in enumerate(stars) if s]
+    )
+    if cfg.verify != "none":  # the linked documents' texts, read once and grouped by batch
+        plans_of: dict[int, list[tuple[int, str]]] = {}
+        for plan in plans:
+            for k in plan.shards:
+                plans_of.setdefault(k, []).append((plan.group, plan.plan))
+        mapper("dedup-cluster-texts", batches.route_texts, [(work, k, plans_of[k]) for k in sorted(plans_of)])
+    groups = mapper("dedup-clusters", cluster_group, [(work, plan, cfg, budget) for plan in plans])
+    return merge(groups, pairs, n_docs, cfg)
 
 
 def assign(

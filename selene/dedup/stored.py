@@ -22,16 +22,27 @@ import json
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from selene.dedup.config import DedupConfig
 from selene.dedup.manifest import DedupManifest
 from selene.errors import ConfigError, PathError
 from selene.io import dataset, fs
 
-__all__ = ["FORMAT", "READABLE", "STORED_KINDS", "Prior", "load_priors", "settings_of", "write_index"]
+__all__ = [
+    "FORMAT",
+    "READABLE",
+    "STORED_KINDS",
+    "EarlierOutput",
+    "MinhashSettings",
+    "Prior",
+    "SignatureIndex",
+    "load_priors",
+    "settings_of",
+    "write_index",
+]
 
 DIR = "minhash"
 INDEX = "minhash.json"
@@ -48,18 +59,58 @@ LINK_DTYPE = np.dtype([("a", "<i8"), ("b", "<i8"), ("j", "<f4")])
 CROSS_DTYPE = np.dtype([("prior", "<u4"), ("a", "<i8"), ("b", "<i8"), ("j", "<f4")])
 
 
-def settings_of(cfg: DedupConfig, bands: int, rows: int, dtype: str) -> dict[str, Any]:
+class MinhashSettings(BaseModel):
+    """What must be equal for two runs' signatures and band keys to be compared (in this order in
+    ``minhash.json``)."""
+
+    # keys a newer selene may add are not this one's to compare
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    num_perm: int
+    seed: int
+    ngram: int
+    shingle: str
+    bands: int
+    rows: int
+    band_sets: int
+    dtype: str  # the signatures' numpy dtype (the permutation scheme's)
+
+
+class EarlierOutput(BaseModel):
+    """An output a dedup output was itself deduplicated against: its directory then, its fingerprint."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    dataset: str
+    fingerprint: str
+
+
+class SignatureIndex(BaseModel):
+    """``minhash/minhash.json``, in this field order: the format, the settings that made the stored
+    signatures and keys, the key partitions of the key index, each output shard's sha256, and the
+    earlier outputs its `cross` pairs link to."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    format: int
+    settings: MinhashSettings
+    key_partitions: int = 0  # format 1 kept no key index
+    shards: list[str]
+    against: list[EarlierOutput] = []  # formats before 3 kept no cross links
+
+
+def settings_of(cfg: DedupConfig, bands: int, rows: int, dtype: str) -> MinhashSettings:
     """What must be equal for two runs' signatures and band keys to be compared."""
-    return {
-        "num_perm": cfg.num_perm,
-        "seed": cfg.seed,
-        "ngram": cfg.ngram,
-        "shingle": cfg.shingle,
-        "bands": bands,
-        "rows": rows,
-        "band_sets": cfg.band_sets,
-        "dtype": dtype,
-    }
+    return MinhashSettings(
+        num_perm=cfg.num_perm,
+        seed=cfg.seed,
+        ngram=cfg.ngram,
+        shingle=cfg.shingle,
+        bands=bands,
+        rows=rows,
+        band_sets=cfg.band_sets,
+        dtype=dtype,
+    )
 
 
 def path(out: str, kind: str, shard: int) -> str:
@@ -84,24 +135,32 @@ def cross(out: str, band: int, part: int) -> str:
 
 def write_index(
     out: str,
-    settings: dict[str, Any],
+    settings: MinhashSettings,
     shard_sha256: list[str],
     key_partitions: int,
     against: Sequence[Prior] = (),
 ) -> None:
-    fs.atomic_write(
-        fs.join(out, DIR, INDEX),
-        json.dumps(
-            {
-                "format": FORMAT,
-                "settings": settings,
-                "key_partitions": key_partitions,
-                "shards": shard_sha256,
-                "against": [{"dataset": p.out, "fingerprint": p.fingerprint} for p in against],
-            },
-            indent=1,
-        ),
+    index = SignatureIndex(
+        format=FORMAT,
+        settings=settings,
+        key_partitions=key_partitions,
+        shards=shard_sha256,
+        against=[EarlierOutput(dataset=p.out, fingerprint=p.fingerprint) for p in against],
     )
+    # json.dumps, not model_dump_json: the bytes stay those of every earlier output (ASCII escapes)
+    fs.atomic_write(fs.join(out, DIR, INDEX), json.dumps(index.model_dump(mode="json"), indent=1))
+
+
+def read_index(index_path: str) -> SignatureIndex:
+    """The stored signature index at `index_path`; `PathError` naming the file and the fields at fault
+    when it cannot be read."""
+    try:
+        return SignatureIndex.model_validate_json(fs.read_text(index_path))
+    except ValidationError as e:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'top level'}: {err['msg']}" for err in e.errors()
+        )
+        raise PathError(f"{index_path}: corrupt signature index ({problems})") from None
 
 
 @dataclass(frozen=True)
@@ -123,7 +182,7 @@ class Prior:
         return tuple(at.get(fp, -1) for _, fp in self.against)
 
 
-def load_priors(against: list[str], inp: str, out: str, settings: dict[str, Any]) -> list[Prior]:
+def load_priors(against: list[str], inp: str, out: str, settings: MinhashSettings) -> list[Prior]:
     """The earlier outputs `against`, checked: finished dedup outputs with stored signatures of the
     same settings, shards unchanged since, none of them the input or the output of this run."""
     priors = []
@@ -146,13 +205,9 @@ def load_priors(against: list[str], inp: str, out: str, settings: dict[str, Any]
                 f"{where}: it holds no stored signatures ({DIR}/{INDEX}); run that dedup again with "
                 "store_signatures: true (the default)"
             )
-        try:
-            index = json.loads(fs.read_text(index_path))
-            fmt, theirs, shas = index["format"], index["settings"], index["shards"]
-            parts = int(index.get("key_partitions", 0))
-            linked_to = tuple((str(a["dataset"]), str(a["fingerprint"])) for a in index.get("against", []))
-        except (ValueError, KeyError, TypeError) as e:
-            raise PathError(f"{index_path}: corrupt signature index ({type(e).__name__}: {e})") from None
+        index = read_index(index_path)
+        fmt, parts = index.format, index.key_partitions
+        linked_to = tuple((a.dataset, a.fingerprint) for a in index.against)
         if fmt not in READABLE:
             raise PathError(
                 f"{where}: stored signatures of format {fmt}; this selene reads formats "
@@ -165,13 +220,16 @@ def load_priors(against: list[str], inp: str, out: str, settings: dict[str, Any]
                 "by an older selene that kept no links to their documents: its documents and theirs are "
                 "not joined as one run over all of them would join them (run that dedup again to chain exactly)"
             )
-        diff = [f"{k}={theirs.get(k)!r} (this run: {v!r})" for k, v in settings.items() if theirs.get(k) != v]
+        theirs = index.settings.model_dump()
+        diff = [
+            f"{k}={theirs[k]!r} (this run: {v!r})" for k, v in settings.model_dump().items() if theirs[k] != v
+        ]
         if diff:
             raise ConfigError(
                 f"{where}: its signatures were made with other MinHash settings: {', '.join(diff)}; "
                 "run with the same num_perm, seed, ngram, shingle and bands × rows"
             )
-        if shas != [s.sha256 for s in m.shards]:
+        if index.shards != [s.sha256 for s in m.shards]:
             raise PathError(f"{where}: its shards changed since their signatures were stored")
         # Sizes only: hashing every old shard would read the whole old corpus at each new crawl.
         bad = [
@@ -187,7 +245,7 @@ def load_priors(against: list[str], inp: str, out: str, settings: dict[str, Any]
         ]
         bad += [
             f[len(prev) :].lstrip("/")
-            for b in range(settings["bands"] * settings["band_sets"])
+            for b in range(settings.bands * settings.band_sets)
             for p in range(parts)
             for f in (key_index(prev, b, p), links(prev, b, p), *([cross(prev, b, p)] if linked_to else []))
             if not fs.exists(f)

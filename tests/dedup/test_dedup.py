@@ -232,7 +232,7 @@ def test_workers_and_dask_give_identical_bytes(planted, deduped, tmp_path: Path,
 def test_resume_after_a_kill_gives_identical_output(
     planted, deduped, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: str
 ) -> None:  # type: ignore[no-untyped-def]
-    from selene.dedup import stage
+    from selene.dedup import signatures
 
     _, inp, _ = planted
     cfg = DedupConfig(threshold=THRESHOLD)
@@ -248,8 +248,8 @@ def test_resume_after_a_kill_gives_identical_output(
         run_dedup(inp, out, cfg, mapper=dying_map)
     assert dataset.read_manifest(out) is None
     shingled: list[int] = []
-    original = stage.minhash.signatures_flat  # (exact checks hash shingles too, and are redone)
-    monkeypatch.setattr(stage.minhash, "signatures_flat", lambda *a: shingled.append(1) or original(*a))
+    original = signatures.minhash.signatures_flat  # (exact checks hash shingles too, and are redone)
+    monkeypatch.setattr(signatures.minhash, "signatures_flat", lambda *a: shingled.append(1) or original(*a))
     res = run_dedup(inp, out, cfg)
     assert shingled == []  # the signatures of the killed run were reused, not recomputed
     assert [s.sha256 for s in res.manifest.shards] == [s.sha256 for s in deduped.manifest.shards]
@@ -282,11 +282,11 @@ def test_union_find_matches_a_reference_on_random_graphs() -> None:
 def test_a_small_memory_budget_splits_bands_without_changing_the_output(
     planted, deduped, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:  # type: ignore[no-untyped-def]
-    from selene.dedup import components, stage
+    from selene.dedup import bands, components
 
     _, inp, _ = planted
     n_docs = sum(s.rows for s in dataset.read_manifest(inp).shards)  # type: ignore[union-attr]
-    small = SerialMapper(Budget.gb(n_docs * stage.BAND_BYTES_PER_DOC / 3 / 2**30, 1))  # a third of one band
+    small = SerialMapper(Budget.gb(n_docs * bands.BAND_BYTES_PER_DOC / 3 / 2**30, 1))  # a third of one band
     parts: list[int] = []
     parts_for = components.parts_for
 
@@ -297,7 +297,7 @@ def test_a_small_memory_budget_splits_bands_without_changing_the_output(
     # the graph's steps split as well: ~12.5 K verified pairs in a handful of parts
     monkeypatch.setattr(components, "MIN_PAIRS_PER_PART", 2048)
     monkeypatch.setattr(components, "parts_for", recorded)
-    assert stage.partitions_for(n_docs, small.budget) >= 3
+    assert bands.partitions_for(n_docs, small.budget) >= 3
     res = run_dedup(inp, str(tmp_path / "out"), DedupConfig(threshold=THRESHOLD), mapper=small)
     assert parts and parts[0] >= 3, parts
     assert [s.sha256 for s in res.manifest.shards] == [s.sha256 for s in deduped.manifest.shards]
@@ -496,6 +496,10 @@ def test_against_refuses_what_it_cannot_use(crawls: dict[str, str]) -> None:
     index = older / "minhash" / "minhash.json"
     index.write_text(json.dumps({**json.loads(index.read_text()), "format": 1}))
     assert "stored signatures of format 1; this selene reads formats 2, 3" in error([str(older)])
+    unreadable = json.loads(index.read_text())
+    del unreadable["settings"]["seed"]
+    index.write_text(json.dumps({**unreadable, "format": 3}))
+    assert "corrupt signature index (settings.seed: Field required)" in error([str(older)])
     gap = Path(root, "no-key-index")
     shutil.copytree(old, gap)
     (gap / "minhash" / "keys" / "b0003-p00000.npy").unlink()
@@ -510,13 +514,13 @@ def test_a_band_task_reads_only_its_own_keys(
     signature task's), and signatures to verify with, never another band's keys; the output does not
     depend on how keys are split in key ranges nor on how shards are grouped. Without `grouped`, a
     budget of a third of a band: several key ranges, and one shard a group (a group's keys must fit)."""
-    from selene.dedup import stage
+    from selene.dedup import bands, signatures
 
     _, inp, _ = planted
     n_docs = sum(s.rows for s in dataset.read_manifest(inp).shards)  # type: ignore[union-attr]
     loaded: list[str] = []
     load = fs.load_npy
-    monkeypatch.setattr(stage.fs, "load_npy", lambda p, mmap=False: loaded.append(p) or load(p, mmap))
+    monkeypatch.setattr(fs, "load_npy", lambda p, mmap=False: loaded.append(p) or load(p, mmap))
     tasks: list[tuple[int, int, list[str]]] = []
     groups: list[int] = []
 
@@ -533,10 +537,10 @@ def test_a_band_task_reads_only_its_own_keys(
 
     budget = Budget()
     if grouped:  # two shards a signature task, every band in one key range
-        monkeypatch.setattr(stage, "MAX_GROUP", 2)
-        monkeypatch.setattr(stage, "GROUPS_PER_WORKER", 1)
+        monkeypatch.setattr(signatures, "MAX_GROUP", 2)
+        monkeypatch.setattr(signatures, "GROUPS_PER_WORKER", 1)
     else:
-        budget = Budget.gb(n_docs * stage.BAND_BYTES_PER_DOC / 3 / 2**30, 1)
+        budget = Budget.gb(n_docs * bands.BAND_BYTES_PER_DOC / 3 / 2**30, 1)
     mapper = as_mapper(looking, budget)
     res = run_dedup(inp, str(tmp_path / "out"), DedupConfig(threshold=THRESHOLD), mapper=mapper)
     n_shards = len(res.manifest.shards)
@@ -551,7 +555,7 @@ def test_a_band_task_reads_only_its_own_keys(
     assert [s.sha256 for s in res.manifest.shards] == [s.sha256 for s in deduped.manifest.shards]
     assert res.manifest.removed.sha256 == deduped.manifest.removed.sha256
     if grouped:  # every file, stored signatures, key index and links too: the same bytes as one shard a task
-        monkeypatch.setattr(stage, "MAX_GROUP", 1)
+        monkeypatch.setattr(signatures, "MAX_GROUP", 1)
         ref = run_dedup(inp, str(tmp_path / "ref"), DedupConfig(threshold=THRESHOLD)).out
 
         def tree(root: str) -> dict[str, bytes]:
