@@ -34,6 +34,8 @@ SOURCES = (LONG, "Books3")
 def write_corpus(root: Path, files: int = 1, per_file: int = 20) -> Path:
     rng = random.Random(0)
     docs = base_documents(per_file * files, min_words=80, max_words=200)
+    # past the distinct prose there is, the documents come again, each numbered (still distinct)
+    docs += [f"{docs[i % len(docs)]} ({i})" for i in range(per_file * files - len(docs))]
     root.mkdir(parents=True)
     for f in range(files):
         lines = [pile_line(d, SOURCES[rng.randrange(2)]) for d in docs[f * per_file : (f + 1) * per_file]]
@@ -185,7 +187,8 @@ def test_a_60_column_terminal_shows_every_name_and_path(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_on_ingest_says_the_command_that_resumes_it(tmp_path: Path) -> None:
-    corpus = write_corpus(tmp_path / "corpus", files=8, per_file=500)
+    # a few seconds of work on a quiet machine: the interrupt must land while it reads, not as it ends
+    corpus = write_corpus(tmp_path / "corpus", files=8, per_file=1500)
     out = tmp_path / "ingested"
     cmd = [sys.executable, "-m", "selene.cli", "ingest", "-o", str(out), "--source", f"pile={corpus}/*.jsonl.zst",
            "--workers", "1"]  # fmt: skip
