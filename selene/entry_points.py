@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from selene.executor.mappers import Mapper
-    from selene.io.dataset import StageResult
+    from selene.io.results import StageResult
     from selene.manifest import StageManifest
     from selene.view import View
 

@@ -20,7 +20,7 @@ from selene.executor.mappers import LocalMapper, Mapper, check_scheduler, local_
 from selene.io import fs
 
 if TYPE_CHECKING:
-    from selene.io.dataset import StageResult
+    from selene.io.results import StageResult
 
 
 @dataclass

@@ -12,7 +12,7 @@ import os
 
 from selene import registry
 from selene.io import dataset
-from selene.io.dataset import StageResult
+from selene.io.results import StageResult
 from selene.manifest import StageManifest
 from selene.view import Column, Markdown, Table, Text, View, markdown_table
 

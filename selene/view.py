@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from selene.io.dataset import StageResult
+from selene.io.results import StageResult
 from selene.manifest import StageManifest
 
 Target = Literal["terminal", "prefect", "report"]

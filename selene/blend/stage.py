@@ -33,6 +33,7 @@ from selene.blend.summary import Sampled, per_source_stats, summarize
 from selene.errors import InputError
 from selene.executor.mappers import Mapper, serial_map
 from selene.io import dataset, fingerprints, fs, steps
+from selene.io.results import StageResult
 from selene.manifest import DocumentManifest, ShardEntry, Stats
 
 WORK = dataset.WORK
@@ -41,7 +42,7 @@ PARTIAL_BY = "partial-pass:tokens"
 """In the fingerprint: outputs of a selene that chose partial passes by document count are not reused."""
 
 
-BlendResult = dataset.StageResult[BlendManifest]
+BlendResult = StageResult[BlendManifest]
 
 
 def input_dataset(inp: str) -> DocumentManifest:

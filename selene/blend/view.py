@@ -8,7 +8,7 @@ from typing import Any
 from selene.blend.config import BlendConfig
 from selene.blend.manifest import BlendManifest
 from selene.blend.stage import manifest_warnings
-from selene.io.dataset import StageResult
+from selene.io.results import StageResult
 from selene.view import (
     EVERYWHERE,
     PREFECT,

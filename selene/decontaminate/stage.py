@@ -36,13 +36,14 @@ from selene.decontaminate.tasks import TaskText, load_tasks
 from selene.executor.mappers import Mapper, serial_map
 from selene.faults import failpoint
 from selene.io import dataset, fingerprints, fs, steps
+from selene.io.results import StageResult
 from selene.manifest import DocumentManifest, ShardEntry, SourceStats
 
 WORK = dataset.WORK
 _INDEX_CACHE: dict[str, NgramIndex] = {}
 
 
-DecontamResult = dataset.StageResult[DecontaminateManifest]
+DecontamResult = StageResult[DecontaminateManifest]
 
 
 def input_dataset(inp: str) -> DocumentManifest:

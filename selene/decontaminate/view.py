@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from selene.decontaminate.manifest import DecontaminateManifest
-from selene.io.dataset import StageResult
+from selene.io.results import StageResult
 from selene.view import PREFECT, Table, View, columns, documents
 
 

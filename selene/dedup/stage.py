@@ -49,6 +49,7 @@ from selene.errors import InputError
 from selene.executor.mappers import Mapper, serial_map
 from selene.faults import failpoint
 from selene.io import dataset, fingerprints, fs, steps
+from selene.io.results import StageResult
 from selene.manifest import DatasetInputs, DocumentManifest, SourceStats
 
 WORK = dataset.WORK
@@ -57,7 +58,7 @@ WORK = dataset.WORK
 ALGORITHM = 2
 
 
-DedupResult = dataset.StageResult[DedupManifest]
+DedupResult = StageResult[DedupManifest]
 
 
 def input_dataset(inp: str) -> DocumentManifest:

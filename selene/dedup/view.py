@@ -6,7 +6,7 @@ from __future__ import annotations
 from selene.dedup.config import DedupConfig
 from selene.dedup.manifest import DedupManifest
 from selene.io import fs
-from selene.io.dataset import StageResult
+from selene.io.results import StageResult
 from selene.view import PREFECT, Block, Markdown, Table, View, columns, documents, svg_image
 
 

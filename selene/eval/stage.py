@@ -20,7 +20,7 @@ from selene.eval.config import EvalConfig
 from selene.eval.tasks import data, suites
 from selene.eval.tasks.precheck import precheck
 from selene.executor.mappers import Mapper
-from selene.io.dataset import StageResult
+from selene.io.results import StageResult
 
 
 def device_of(cfg: EvalConfig) -> str:

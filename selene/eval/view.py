@@ -8,7 +8,7 @@ import json
 import os
 from typing import Any
 
-from selene.io.dataset import StageResult
+from selene.io.results import StageResult
 from selene.view import PREFECT, REPORT, TERMINAL, Block, Column, Markdown, Table, Text, View
 
 

@@ -16,6 +16,7 @@ from selene.ingest.readers import detect_format
 from selene.ingest.shards import ShardResult
 from selene.ingest.work import InputFile, Work
 from selene.io import dataset, fs, steps
+from selene.io.results import StageResult
 from selene.manifest import SourceStats
 
 
@@ -28,7 +29,7 @@ def finish(
     shards: Sequence[ShardResult],
     cfg: IngestConfig,
     fp: str,
-) -> dataset.StageResult[IngestManifest]:
+) -> StageResult[IngestManifest]:
     """Write removed.parquet and, after checking that every input record is accounted for, the
     manifest; the work directory goes."""
     input_n: Counter[str] = Counter()

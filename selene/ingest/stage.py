@@ -37,8 +37,9 @@ from selene.ingest.records import Fields
 from selene.ingest.shards import ShardPlan, plan_shards, write_shard
 from selene.ingest.work import InputFile, Work
 from selene.io import dataset, fingerprints, fs
+from selene.io.results import StageResult
 
-IngestResult = dataset.StageResult[IngestManifest]
+IngestResult = StageResult[IngestManifest]
 
 
 # ------------------------------------------------------------------------------------- planning

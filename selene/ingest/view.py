@@ -4,7 +4,7 @@ source and every reason a document left."""
 from __future__ import annotations
 
 from selene.ingest.manifest import IngestManifest
-from selene.io.dataset import StageResult
+from selene.io.results import StageResult
 from selene.view import PREFECT, Column, Markdown, Table, View, columns, documents, markdown_table
 
 

@@ -13,8 +13,8 @@ import json
 import os
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar, overload
+from dataclasses import dataclass
+from typing import Any, TypeVar, overload
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 from selene.errors import InputError, PathError, SeleneError
 from selene.io import fs, integrity
 from selene.io.manifests import parse_manifest
+from selene.io.results import StageResult
 from selene.manifest import DocumentManifest, ShardEntry, StageManifest
 from selene.manifest import StageManifest as AnyManifest
 
@@ -60,22 +61,6 @@ WORK = "_work"  # a stage's intermediate files, under <out>/_work/<fingerprint>/
 
 
 M = TypeVar("M", bound=StageManifest)
-
-
-@dataclass
-class StageResult(Generic[M]):
-    """What a stage run returns: its output, whether it was complete already, its manifest."""
-
-    out: str
-    skipped: bool
-    manifest: M | None = None
-    info: dict[str, Any] = field(default_factory=dict)
-    """What a stage without a manifest reports (training: last metrics and checkpoint; eval: scores)."""
-
-    def summary(self) -> dict[str, Any]:
-        """What a stage flow returns (plain data for Prefect): the manifest as its JSON."""
-        manifest = self.manifest.to_json() if self.manifest is not None else None
-        return {"out": self.out, "skipped": self.skipped, "manifest": manifest, **self.info}
 
 
 def open_output(out: str, fingerprint: str, force: bool, kind: type[M]) -> StageResult[M] | None:

@@ -25,6 +25,7 @@ from typing_extensions import TypedDict  # generic TypedDicts: typing's only fro
 from selene import __version__
 from selene.errors import InternalError
 from selene.io import dataset, fs
+from selene.io.results import StageResult
 from selene.manifest import FileEntry, ShardEntry, StageManifest
 
 
@@ -96,11 +97,11 @@ def header(fingerprint: str, config: BaseModel, shards: S, removed: D) -> Header
     )
 
 
-def finish(out: str, manifest: M) -> dataset.StageResult[M]:
+def finish(out: str, manifest: M) -> StageResult[M]:
     """The manifest written last (it is the completion marker), then the work directory removed."""
     dataset.write_manifest(out, manifest)
     fs.rm(fs.join(out, dataset.WORK), recursive=True)
-    return dataset.StageResult(out, skipped=False, manifest=manifest)
+    return StageResult(out, skipped=False, manifest=manifest)
 
 
 def finish_documents(
@@ -109,7 +110,7 @@ def finish_documents(
     removed_parts: Iterable[str],
     balance: Callable[[dataset.WrittenFile], Mapping[str, tuple[int, int]]],
     manifest: Callable[[dataset.WrittenFile], M],
-) -> dataset.StageResult[M]:
+) -> StageResult[M]:
     """A document stage's end: the per-shard removed files merged into ``removed.parquet`` (in the
     given order), the accounting checked (`balance(removed)`: see `check_accounting`), the manifest
     built from the merged file's entry and written last, the work directory removed."""

@@ -30,6 +30,7 @@ from selene.errors import ConfigError, InputError, PathError, UsageError
 from selene.executor.mappers import Mapper, serial_map
 from selene.faults import failpoint
 from selene.io import dataset, fingerprints, fs, steps
+from selene.io.results import StageResult
 from selene.manifest import DocumentManifest, SourceStats, Stats
 from selene.quality import recipe
 from selene.quality.config import ClassifierSpec, QualityConfig
@@ -45,7 +46,7 @@ from selene.quality.manifest import (
 from selene.quality.scores import REPORT_BINS, classifier, given, score_shard
 from selene.quality.steps import Cutoffs, Scored, Written
 
-QualityResult = dataset.StageResult[QualityManifest]
+QualityResult = StageResult[QualityManifest]
 
 
 def check_given(c: ClassifierSpec) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from selene.charts import histogram
-from selene.io.dataset import StageResult
+from selene.io.results import StageResult
 from selene.quality.manifest import QualityManifest
 from selene.view import (
     EVERYWHERE,

@@ -26,6 +26,7 @@ from selene.errors import ConfigError
 from selene.executor.mappers import Mapper, serial_map
 from selene.faults import failpoint
 from selene.io import dataset, fingerprints, fs, steps
+from selene.io.results import StageResult
 from selene.manifest import DatasetInputs, DocumentManifest, FileEntry, SourceStats
 from selene.tokenize import indexed, plan_check, spm
 from selene.tokenize.config import TokenizeConfig
@@ -46,7 +47,7 @@ _CACHE: dict[tuple[str, str], Tokenizer] = {}
 _READ_ROWS = 64  # rows per Parquet read while filling a batch: small, documents can be megabytes each
 
 
-TokenizeResult = dataset.StageResult[TokenizeManifest]
+TokenizeResult = StageResult[TokenizeManifest]
 
 
 def _tokenizer(root: str, eod_piece: str) -> Tokenizer:

@@ -3,7 +3,7 @@ tokens per source with the vocabulary and EOD id (dashboard and report)."""
 
 from __future__ import annotations
 
-from selene.io.dataset import StageResult
+from selene.io.results import StageResult
 from selene.tokenize.manifest import TokenizeManifest
 from selene.tokenize.plan_check import reused_mismatch
 from selene.view import PREFECT, REPORT, TERMINAL, Block, Cell, Table, Text, View, columns, documents

@@ -16,7 +16,7 @@ from selene.errors import ConfigError, InputError
 from selene.executor import events
 from selene.executor.mappers import Mapper
 from selene.io import dataset
-from selene.io.dataset import StageResult
+from selene.io.results import StageResult
 from selene.tokenize.manifest import TokenizeManifest
 from selene.train import checkpoint
 from selene.train.args import model_args

@@ -9,7 +9,7 @@ import os
 from typing import Any
 
 from selene.charts import loss_curve
-from selene.io.dataset import StageResult
+from selene.io.results import StageResult
 from selene.train.metrics import read_metrics
 from selene.view import PREFECT, REPORT, TERMINAL, Block, Markdown, Text, View, svg_image
 

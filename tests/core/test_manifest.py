@@ -27,6 +27,7 @@ from selene.ingest.manifest import IngestManifest
 from selene.ingest.stage import run_ingest
 from selene.io import dataset
 from selene.io.manifests import parse_manifest
+from selene.io.results import StageResult
 from selene.manifest import MANIFEST_VERSION, StageManifest
 from selene.tokenize.config import TokenizeConfig
 from selene.tokenize.manifest import TokenizeManifest, token_manifest
@@ -45,7 +46,7 @@ MODELS: dict[str, type[StageManifest]] = {
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dataset.StageResult[Any]]:
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, StageResult[Any]]:
     """One small run of every data stage, each reading the previous one's output."""
     root = tmp_path_factory.mktemp("manifests")
     specs, _ = build_corpus(root / "raw")
@@ -60,7 +61,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dataset.StageRes
     return {"ingest": ingest, "dedup": dedup, "decontaminate": decontam, "blend": blend, "tokenize": tokenize}
 
 
-def finished(runs: dict[str, dataset.StageResult[Any]], kind: type[M]) -> M:
+def finished(runs: dict[str, StageResult[Any]], kind: type[M]) -> M:
     """The manifest of the run of the stage whose model is `kind`, read back from its file."""
     m = dataset.read_manifest(runs[kind.model_fields["stage"].default].out, kind)
     assert m is not None
@@ -81,7 +82,7 @@ def edited(source: str, to: Path, change: Callable[[dict[str, Any]], None]) -> s
 
 
 @pytest.mark.parametrize("stage", list(MODELS))
-def test_every_stage_manifest_round_trips(runs: dict[str, dataset.StageResult[Any]], stage: str) -> None:
+def test_every_stage_manifest_round_trips(runs: dict[str, StageResult[Any]], stage: str) -> None:
     result = runs[stage]
     model = MODELS[stage]
     text = Path(result.out, dataset.MANIFEST).read_text()
@@ -105,7 +106,7 @@ def test_every_stage_manifest_round_trips(runs: dict[str, dataset.StageResult[An
     assert json.loads(json.dumps(summary)) == {"out": result.out, "skipped": False, "manifest": data}
 
 
-def test_stage_specific_fields_are_typed(runs: dict[str, dataset.StageResult[Any]]) -> None:
+def test_stage_specific_fields_are_typed(runs: dict[str, StageResult[Any]]) -> None:
     ingest, dedup = finished(runs, IngestManifest), finished(runs, DedupManifest)
     decontam, blend, tokenize = (
         finished(runs, DecontaminateManifest),
@@ -131,7 +132,7 @@ def test_stage_specific_fields_are_typed(runs: dict[str, dataset.StageResult[Any
 
 
 def test_newer_manifest_version_names_both_versions(
-    runs: dict[str, dataset.StageResult[Any]], tmp_path: Path
+    runs: dict[str, StageResult[Any]], tmp_path: Path
 ) -> None:
     def newer(m: dict[str, Any]) -> None:
         m["manifest_version"], m["selene_version"] = MANIFEST_VERSION + 1, "9.9.9"
@@ -155,7 +156,7 @@ def test_newer_manifest_version_names_both_versions(
 
 
 def test_missing_field_names_the_file_and_the_field(
-    runs: dict[str, dataset.StageResult[Any]], tmp_path: Path
+    runs: dict[str, StageResult[Any]], tmp_path: Path
 ) -> None:
     def drop(m: dict[str, Any]) -> None:
         del m["stats"]["documents_in"]
@@ -171,7 +172,7 @@ def test_missing_field_names_the_file_and_the_field(
         dataset.list_shards(out)
 
 
-def test_wrong_type_names_the_field(runs: dict[str, dataset.StageResult[Any]], tmp_path: Path) -> None:
+def test_wrong_type_names_the_field(runs: dict[str, StageResult[Any]], tmp_path: Path) -> None:
     source = next(iter(finished(runs, TokenizeManifest).stats.per_source))
 
     def retype(m: dict[str, Any]) -> None:
@@ -190,7 +191,7 @@ def test_wrong_type_names_the_field(runs: dict[str, dataset.StageResult[Any]], t
         token_manifest(f"{out}/data_text_document")
 
 
-def test_unknown_or_missing_stage(runs: dict[str, dataset.StageResult[Any]], tmp_path: Path) -> None:
+def test_unknown_or_missing_stage(runs: dict[str, StageResult[Any]], tmp_path: Path) -> None:
     out = edited(runs["ingest"].out, tmp_path / "a", lambda m: m.update(stage="filter"))
     with pytest.raises(
         InputError, match="stage: got 'filter', expected one of ingest, quality, dedup, decontaminate, blend, tokenize"
@@ -205,7 +206,7 @@ def test_unknown_or_missing_stage(runs: dict[str, dataset.StageResult[Any]], tmp
 
 
 def test_manifest_without_version_is_read_as_version_1(
-    runs: dict[str, dataset.StageResult[Any]], tmp_path: Path
+    runs: dict[str, StageResult[Any]], tmp_path: Path
 ) -> None:
     """Run directories made before manifests had versions keep working: same layout, version 1."""
     out = edited(runs["dedup"].out, tmp_path / "dedup", lambda m: m.pop("manifest_version"))
@@ -216,7 +217,7 @@ def test_manifest_without_version_is_read_as_version_1(
     assert "manifest_version" not in raw(out)  # and the file is left as it was
 
 
-def test_wrong_kind_of_dataset(runs: dict[str, dataset.StageResult[Any]]) -> None:
+def test_wrong_kind_of_dataset(runs: dict[str, StageResult[Any]]) -> None:
     with pytest.raises(
         PathError, match="holds the output of `tokenize`, not documents: nothing to deduplicate"
     ):

@@ -292,7 +292,7 @@ def test_the_report_prints_the_papers_figures_beside_the_runs() -> None:
     summary = {"checkpoint": "ck", "out": "o", "tasks": stage.harness_metrics(results), "reference": stage.reference_figures(results)}
     console = Console(record=True, width=200)
     from selene.eval.view import view
-    from selene.io.dataset import StageResult
+    from selene.io.results import StageResult
     from selene.summary import show
 
     show(view(StageResult("o", skipped=False, info={"summary": summary})), console)

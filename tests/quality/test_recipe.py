@@ -16,7 +16,7 @@ import pytest
 
 from selene.errors import ConfigError, UsageError
 from selene.io import dataset
-from selene.io.dataset import StageResult
+from selene.io.results import StageResult
 from selene.quality import checks, fasttext
 from selene.quality.config import ClassifierSpec, QualityConfig
 from selene.quality.manifest import QualityManifest

@@ -12,6 +12,7 @@ from pydantic import Field
 from selene.config import StageConfig
 from selene.executor.mappers import Mapper
 from selene.io import dataset, fs
+from selene.io.results import StageResult
 from selene.view import TERMINAL, Text, View
 
 
@@ -32,7 +33,7 @@ def count_shard(path: str, min_chars: int) -> dict[str, list[int]]:
     return counts
 
 
-def run_census(inp: str, out: str, cfg: CensusConfig, *, mapper: Mapper, force: bool = False) -> dataset.StageResult[Any]:
+def run_census(inp: str, out: str, cfg: CensusConfig, *, mapper: Mapper, force: bool = False) -> StageResult[Any]:
     shards = dataset.list_shards(inp)
     docs: Counter[str] = Counter()
     chars: Counter[str] = Counter()
@@ -43,10 +44,10 @@ def run_census(inp: str, out: str, cfg: CensusConfig, *, mapper: Mapper, force: 
     census = {s: {"documents": docs[s], "chars": chars[s]} for s in sorted(docs)}
     os.makedirs(out, exist_ok=True)
     fs.atomic_write(fs.join(out, "census.json"), json.dumps(census, indent=2) + "\n")
-    return dataset.StageResult(out, skipped=False, info={"census": census})
+    return StageResult(out, skipped=False, info={"census": census})
 
 
-def view(result: dataset.StageResult[Any]) -> View:
+def view(result: StageResult[Any]) -> View:
     """A line per source after a run (the report, which has the directory only, gets no section)."""
     census = result.info.get("census", {})
     return View(blocks=[Text(f"{source}: {c['documents']} documents, {c['chars']} characters", TERMINAL) for source, c in census.items()])

@@ -144,7 +144,7 @@ def test_every_step_of_a_tiny_run_has_mfu_at_most_1(tiny_run: Path) -> None:
 
 
 def test_the_report_says_the_peak_and_its_origin(tiny_run: Path) -> None:
-    from selene.io.dataset import StageResult
+    from selene.io.results import StageResult
     from selene.report import section
     from selene.train.view import view
 
