@@ -121,22 +121,51 @@ def save(
     root: str, step: int, parts: list[torch.nn.Module], optims: list[torch.optim.Optimizer],
     meta: dict[str, Any], keep: int,
 ) -> str:
-    """Save step `step` on every rank; rank 0 writes meta.json last, then prunes to the last `keep`."""
-    path = step_dir(root, step)
-    rank = dist.get_rank() if dist.is_initialized() else 0
-    if rank == 0 and os.path.exists(path):
-        shutil.rmtree(path)  # an interrupted save of the same step
-    _barrier()
+    """Save step `step` on every rank; rank 0 writes meta.json last, then prunes to the last `keep`.
+
+    `selene.train.checkpoint_async` saves the same files in the background with the same two ends,
+    `begin_save` and `finish_save`."""
+    path = begin_save(root, step)
     try:
-        dcp.save({"model": ModelState(parts), "optim": OptimizerState(parts, optims)}, checkpoint_id=path)
-        os.makedirs(os.path.join(path, "rng"), exist_ok=True)
-        torch.save(_rng_state(), os.path.join(path, "rng", f"rank-{rank:05d}.pt"))
+        dcp.save(train_state(parts, optims), checkpoint_id=path)
     except CheckpointException as e:
         raise OutputError(f"{path}: cannot write the checkpoint ({checkpoint_cause(e)}); {UNWRITTEN}") from None
     except OSError as e:
         raise OutputError(f"{path}: cannot write the checkpoint ({short_error(e)}); {UNWRITTEN}") from None
+    finish_save(root, path, step, meta, keep, _rng_state())
+    return path
+
+
+def train_state(parts: list[torch.nn.Module], optims: list[torch.optim.Optimizer]) -> dict[str, Stateful]:
+    """What DCP saves and loads: the model parts and their optimizers, keyed by parameter names."""
+    return {"model": ModelState(parts), "optim": OptimizerState(parts, optims)}
+
+
+def begin_save(root: str, step: int) -> str:
+    """The step's directory, emptied of an interrupted save of the same step, once every rank is here."""
+    path = step_dir(root, step)
+    if _rank() == 0 and os.path.exists(path):
+        shutil.rmtree(path)
     _barrier()
-    files = gather_digests(path, rank)
+    return path
+
+
+def finish_save(
+    root: str, path: str, step: int, meta: dict[str, Any], keep: int, rng: dict[str, torch.Tensor],
+    group: dist.ProcessGroup | None = None,
+) -> None:
+    """After every rank's DCP files are written: each rank writes its RNG state `rng` and hashes its
+    files, then rank 0 writes meta.json — the one completion marker (`complete_steps`) — and only
+    then prunes to the last `keep` finished steps, so a save that dies on the way never costs the
+    checkpoint before it. `group`: the process group of the collectives (a background save has its own)."""
+    rank = _rank()
+    try:
+        os.makedirs(os.path.join(path, "rng"), exist_ok=True)
+        torch.save(rng, os.path.join(path, "rng", f"rank-{rank:05d}.pt"))
+    except OSError as e:
+        raise OutputError(f"{path}: cannot write the checkpoint ({short_error(e)}); {UNWRITTEN}") from None
+    _barrier(group)
+    files = gather_digests(path, rank, group)
     if rank == 0:
         tmp = os.path.join(path, META + ".tmp")
         try:
@@ -147,8 +176,15 @@ def save(
             raise OutputError(f"{tmp}: cannot write the checkpoint's metadata ({short_error(e)}); {UNWRITTEN}") from None
         for old in complete_steps(root)[:-keep]:
             shutil.rmtree(step_dir(root, old), ignore_errors=True)
-    _barrier()
-    return path
+    _barrier(group)
+
+
+def unfinished_steps(root: str) -> list[str]:
+    """Step directories under `root` without meta.json: saves that a kill or a crash interrupted."""
+    if not os.path.isdir(root):
+        return []
+    return sorted(os.path.join(root, n) for n in os.listdir(root)
+                  if _STEP.match(n) and not os.path.exists(os.path.join(root, n, META)))  # fmt: skip
 
 
 def load(
@@ -159,8 +195,8 @@ def load(
 
     `args` is the model this run builds: the checkpoint must hold exactly its tensors (`check_resume`)."""
     meta = check_resume(path, args, tokenizer_sha256)
-    dcp_load({"model": ModelState(parts), "optim": OptimizerState(parts, optims)}, path)
-    rank = dist.get_rank() if dist.is_initialized() else 0
+    dcp_load(train_state(parts, optims), path)
+    rank = _rank()
     rng = os.path.join(path, "rng", f"rank-{rank:05d}.pt")
     if os.path.exists(rng):  # same rank count: restore exactly; another layout: keep the fresh seed
         try:
@@ -359,6 +395,10 @@ def check_resume(
 
 
 
-def _barrier() -> None:
+def _rank() -> int:
+    return dist.get_rank() if dist.is_initialized() else 0
+
+
+def _barrier(group: dist.ProcessGroup | None = None) -> None:
     if dist.is_initialized():
-        dist.barrier()
+        dist.barrier(group=group)

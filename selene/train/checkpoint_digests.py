@@ -42,10 +42,11 @@ def _digests(path: str, names: list[str]) -> dict[str, list[Any]]:
     return out
 
 
-def gather_digests(path: str, rank: int) -> dict[str, list[Any]]:
+def gather_digests(path: str, rank: int, group: dist.ProcessGroup | None = None) -> dict[str, list[Any]]:
     """The digests of the step's files, for rank 0's meta.json. Each rank hashes the files it has just
     written (still in the page cache: ``__<rank>_*.distcp`` and its RNG state), in parallel across
-    ranks; rank 0 then hashes what no rank claimed (the index, and any file of another naming)."""
+    ranks; rank 0 then hashes what no rank claimed (the index, and any file of another naming).
+    `group`: the process group to gather over (None: the default one)."""
     own = sorted(n for n in os.listdir(path) if n.startswith(f"__{rank}_") and n.endswith(".distcp"))
     own.append(os.path.join("rng", f"rank-{rank:05d}.pt"))
     try:
@@ -54,8 +55,8 @@ def gather_digests(path: str, rank: int) -> dict[str, list[Any]]:
         raise OutputError(f"{path}: cannot read back the checkpoint to record its sha256 ({short_error(e)}); {UNWRITTEN}") from None
     gathered: list[Any] = [mine]
     if dist.is_initialized():
-        gathered = [None] * dist.get_world_size()
-        dist.all_gather_object(gathered, mine)
+        gathered = [None] * dist.get_world_size(group)
+        dist.all_gather_object(gathered, mine, group=group)
     if rank != 0:
         return {}
     files = {k: v for d in gathered for k, v in (d or {}).items()}

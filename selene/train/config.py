@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from selene.config.base import StageConfig, Strict
 
@@ -99,6 +99,15 @@ class CheckpointConfig(Strict):
     keep: int = Field(default=2, ge=1, description="Keep the last K checkpoints.")
     resume: bool = Field(default=True, description="Continue from the latest checkpoint in the run.")
     load: str | None = Field(default=None, description="Start from this checkpoint directory instead.")
+    # `async` is a Python keyword: the field is `async_`, read and written as `async`
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, validate_by_name=True,
+                              validate_by_alias=True, serialize_by_alias=True)  # fmt: skip
+    async_: bool = Field(
+        default=False,
+        alias="async",
+        description="Write checkpoints in the background (torch.distributed.checkpoint.async_save): the "
+        "step waits only for the copy of the state off the device; one save in flight at a time.",
+    )
 
 
 class TrainConfig(StageConfig):

@@ -27,6 +27,7 @@ from selene.tokenize.gpt_dataset import Cursor, take
 from selene.tokenize.manifest import token_manifest
 from selene.train import checkpoint
 from selene.train.args import model_args
+from selene.train.checkpoint_async import AsyncCheckpointer, clear_unfinished
 from selene.train.config import TrainConfig
 from selene.train.data import (
     build_data,
@@ -153,6 +154,9 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
         step, tokens_seen, cursor = resume_state(meta, source)
         if rank == 0:
             print(f"resuming from step {step} ({source})", flush=True)
+    if rank == 0:  # saves a kill or crash interrupted: never loaded, and not left to pile up
+        for gone in clear_unfinished(ckpt_root):
+            print(f"removed {gone}: an unfinished checkpoint (no {checkpoint.META}; its save was interrupted)", flush=True)
     logger = MetricsLogger(out, cfg.tensorboard, enabled=rank == 0, wandb=cfg.wandb)
     logger.truncate_after(step)
     fpt = flops_per_token(margs, seq)
@@ -166,12 +170,14 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
     stop = _Stop()
     last: dict[str, Any] = {}
     tokenizer = _copy_tokenizer(cfg, out) if rank == 0 else None
+    saver = AsyncCheckpointer(device) if cfg.checkpoint.async_ else None
 
     def save() -> None:
         meta = {"tokens_seen": tokens_seen, "cursor": cursor.to_dict(), "config": cfg.model_dump(mode="json"),
                 "layout": dims.describe(), "model_args": dataclasses.asdict(margs), "seq_len": seq,
                 "tokenizer": tokenizer, "tokenizer_sha256": tok_sha, "data_fingerprints": data_fps}
-        checkpoint.save(ckpt_root, step, pm.parts, optims, meta, cfg.checkpoint.keep)
+        # in the background with checkpoint.async: it waits for the save before it, and for the copy off the device
+        (saver.save if saver else checkpoint.save)(ckpt_root, step, pm.parts, optims, meta, cfg.checkpoint.keep)
 
     while step < cfg.steps:
         t0 = time.perf_counter()
@@ -210,6 +216,8 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
             save()
         if stopping:
             break
+    if saver:  # the run's last checkpoint is complete before it reports success or exits on SIGTERM
+        saver.close()
     logger.close()
     return last
 

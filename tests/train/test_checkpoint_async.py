@@ -1,0 +1,157 @@
+"""Background checkpoints (``train.checkpoint.async``): the same files as a synchronous save, exact
+resume, and a process killed inside the background write leaves nothing that looks complete."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+import yaml
+
+from selene.train.checkpoint import complete_steps, unfinished_steps
+from selene.train.config import TrainConfig
+from selene.train.launch import launch
+from selene.train.metrics import read_metrics
+from tests.distributed import run_world
+from tests.pipeline_runs import write_token_dataset
+
+
+@pytest.fixture(scope="module")
+def tokens(tmp_path_factory: pytest.TempPathFactory) -> str:
+    return write_token_dataset(tmp_path_factory.mktemp("tokens"))
+
+
+def config(prefix: str, out: Path, steps: int, **checkpoint: Any) -> TrainConfig:
+    return TrainConfig.model_validate({
+        "model": {"preset": "debug"}, "parallel": {"dp_shard": 1}, "steps": steps,
+        "batch": {"seq_len": 32, "global_batch": 8, "micro_batch": 4}, "optim": {"lr": 3e-3, "warmup_steps": 2},
+        "data": {"prefixes": [prefix]}, "eval_every": 100, "eval_batches": 1, "tensorboard": False,
+        "checkpoint": {"every": 3, "keep": 1, **checkpoint}, "out": str(out),
+    })  # fmt: skip
+
+
+def losses(out: Path) -> dict[int, float]:
+    return {r["step"]: r["loss"] for r in read_metrics(str(out / "metrics.jsonl"))}
+
+
+def test_async_is_the_yaml_key_and_what_the_defaults_show(tmp_path: Path) -> None:
+    from selene.config import dump_config
+
+    cfg = TrainConfig.model_validate(yaml.safe_load("checkpoint:\n  async: true\n  every: 5\n"))
+    assert cfg.checkpoint.async_ is True
+    assert yaml.safe_load(dump_config(TrainConfig()))["checkpoint"]["async"] is False
+    # the resolved config every rank reads back (JSON) keeps it
+    assert TrainConfig.model_validate(json.loads(json.dumps(cfg.model_dump(mode="json")))).checkpoint.async_
+
+
+# ------------------------------------------------------------------ the same checkpoint, two ranks
+
+
+def _save_both_ways(rank: int, world: int, root: str) -> dict[str, Any]:
+    """FSDP over 2 gloo ranks: a synchronous save, then a background one of the same state whose
+    weights are changed as soon as `save` returns (the write must hold the copy, not the live tensors)."""
+    from selene.model.args import ModelArgs
+    from selene.train import checkpoint
+    from selene.train.checkpoint_async import AsyncCheckpointer
+    from selene.train.config import ParallelConfig
+    from selene.train.dims import ParallelDims
+    from selene.train.parallelize import build_parallel_model
+
+    margs = ModelArgs(n_layers=2, dim=32, n_heads=2, ffn_dim=64, vocab_size=64, max_seq_len=32)
+    dims = ParallelDims(1, world, 1, 1, world)
+    mesh = dims.build_mesh("cpu")
+    pm = build_parallel_model(margs, ParallelConfig(dp_shard=world), dims, mesh, torch.device("cpu"), seed=1)
+    optims = [torch.optim.AdamW(p.parameters(), lr=1e-2) for p in pm.parts]
+    tokens = torch.randint(0, 64, (2, 16), generator=torch.Generator().manual_seed(rank))
+    pm.forward_backward(tokens, tokens)
+    for o in optims:
+        o.step()  # optimizer state to save too
+    saved = {k: v.full_tensor().clone() for k, v in pm.parts[0].state_dict().items()}
+    torch.manual_seed(7)
+    checkpoint.save(os.path.join(root, "sync"), 1, pm.parts, optims, {"x": 1}, keep=2)
+    torch.manual_seed(7)
+    saver = AsyncCheckpointer(torch.device("cpu"))
+    path = saver.save(os.path.join(root, "async"), 1, pm.parts, optims, {"x": 1}, keep=2)
+    with torch.no_grad():
+        for p in pm.parts[0].parameters():
+            p.add_(1.0)
+    saver.close()
+    # both load back the state as it was at the save
+    checkpoint.dcp_load(checkpoint.train_state(pm.parts, optims), path)
+    loaded = {k: v.full_tensor() for k, v in pm.parts[0].state_dict().items()}
+    return {"same": all(torch.equal(saved[k], loaded[k]) for k in saved), "keys": sorted(saved)}
+
+
+def test_background_save_writes_what_a_synchronous_save_writes(tmp_path: Path) -> None:
+    res = run_world(2, _save_both_ways, str(tmp_path))
+    assert all(r["same"] for r in res) and res[0]["keys"]
+    sync, bg = (json.loads((tmp_path / w / "step-000001" / "meta.json").read_text()) for w in ("sync", "async"))
+    # every tensor file and RNG state byte for byte (DCP's index holds a random save id: not compared)
+    files = {n for n in sync["files"] if n != ".metadata"}
+    assert {n for n in bg["files"] if n != ".metadata"} == files and any(n.endswith(".distcp") for n in files)
+    assert all(sync["files"][n] == bg["files"][n] for n in files)
+    assert {k: v for k, v in bg.items() if k != "files"} == {k: v for k, v in sync.items() if k != "files"}
+
+
+# ------------------------------------------------------------- killed inside the background write
+
+# The worker, with the background hashing of step 6's files blocked forever once DCP has written
+# them all (and its own index, .metadata): the latest moment a kill can come before meta.json.
+_BLOCKED = textwrap.dedent("""
+    import os, sys, time
+    from selene.train import checkpoint_digests
+    real = checkpoint_digests.sha256_of
+    def blocked(path):
+        if "step-000006" in path:
+            open(os.environ["BLOCKED_FLAG"], "w").close()
+            time.sleep(3600)
+        return real(path)
+    checkpoint_digests.sha256_of = blocked
+    from selene.train.worker import main
+    sys.exit(main(sys.argv[1:]))
+""")
+
+
+@pytest.mark.timeout(300)
+def test_kill_inside_the_background_write_leaves_the_previous_checkpoint(tokens: str, tmp_path: Path) -> None:
+    """Saves at 3, 6, 9 with keep 1. Step 6's write blocks; training goes on past it (the step did
+    not wait for the write); the process is killed. Step 3 is still the latest complete checkpoint
+    (kept: pruning waits for completion), step 6 is not one, and a resumed run removes it, continues
+    from step 3 and logs exactly the losses of an uninterrupted synchronous run."""
+    ref = tmp_path / "ref"
+    launch(config(tokens, ref, 9), str(ref), 1)
+    out = tmp_path / "killed"
+    cfg = config(tokens, out, 9, **{"async": True})
+    out.mkdir()
+    (out / "cfg.json").write_text(json.dumps(cfg.model_dump(mode="json")))
+    flag = tmp_path / "blocked"
+    env = {**os.environ, "RANK": "0", "WORLD_SIZE": "1", "LOCAL_RANK": "0", "MASTER_ADDR": "127.0.0.1",
+           "MASTER_PORT": "29741", "BLOCKED_FLAG": str(flag)}  # fmt: skip
+    proc = subprocess.Popen([sys.executable, "-c", _BLOCKED, str(out / "cfg.json"), str(out)], env=env,
+                            start_new_session=True)  # fmt: skip
+    deadline = time.time() + 120
+    while not (flag.exists() and (out / "metrics.jsonl").exists() and max(losses(out), default=0) >= 8):
+        assert proc.poll() is None and time.time() < deadline, "training ended, hung or waited on the write"
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    root = out / "checkpoints"
+    assert complete_steps(str(root)) == [3]
+    assert unfinished_steps(str(root)) == [str(root / "step-000006")]
+    assert (root / "step-000006" / ".metadata").exists()  # complete to DCP, not to selene
+    cfg.checkpoint.keep = 2
+    launch(cfg, str(out), 1)
+    want, got = losses(ref), losses(out)
+    assert sorted(got) == list(range(1, 10))
+    assert all(got[s] == pytest.approx(want[s], abs=1e-6) for s in want)
+    assert complete_steps(str(root)) == [6, 9] and unfinished_steps(str(root)) == []
+    assert json.loads((root / "step-000009" / "meta.json").read_text())["step"] == 9
