@@ -59,6 +59,10 @@ def test_async_is_the_yaml_key_and_what_the_defaults_show(tmp_path: Path) -> Non
 def _save_both_ways(rank: int, world: int, root: str) -> dict[str, Any]:
     """FSDP over 2 gloo ranks: a synchronous save, then a background one of the same state whose
     weights are changed as soon as `save` returns (the write must hold the copy, not the live tensors)."""
+    import threading
+
+    import torch.distributed.checkpoint.state_dict_saver as saver_module
+
     from selene.model.args import ModelArgs
     from selene.train import checkpoint
     from selene.train.checkpoint_async import AsyncCheckpointer
@@ -79,12 +83,17 @@ def _save_both_ways(rank: int, world: int, root: str) -> dict[str, Any]:
     torch.manual_seed(7)
     checkpoint.save(os.path.join(root, "sync"), 1, pm.parts, optims, {"x": 1}, keep=2)
     torch.manual_seed(7)
+    # the writer starts only once the weights have changed: a write of the live tensors would see it
+    changed, real_save = threading.Event(), saver_module.save
+    saver_module.save = lambda *a, **k: changed.wait() and real_save(*a, **k)
     saver = AsyncCheckpointer(torch.device("cpu"))
     path = saver.save(os.path.join(root, "async"), 1, pm.parts, optims, {"x": 1}, keep=2)
     with torch.no_grad():
         for p in pm.parts[0].parameters():
             p.add_(1.0)
+    changed.set()
     saver.close()
+    saver_module.save = real_save
     # both load back the state as it was at the save
     checkpoint.dcp_load(checkpoint.train_state(pm.parts, optims), path)
     loaded = {k: v.full_tensor() for k, v in pm.parts[0].state_dict().items()}
@@ -104,21 +113,45 @@ def test_background_save_writes_what_a_synchronous_save_writes(tmp_path: Path) -
 
 # ------------------------------------------------------------- killed inside the background write
 
-# The worker, with the background hashing of step 6's files blocked forever once DCP has written
-# them all (and its own index, .metadata): the latest moment a kill can come before meta.json.
+# The worker, with the background hashing of one step's files (BLOCKED_STEP) held until the file
+# RELEASE exists (never, when unset), once DCP has written them all and its own index (.metadata):
+# the latest moment a kill can come before meta.json. BLOCKED_FLAG is created when it holds.
 _BLOCKED = textwrap.dedent("""
     import os, sys, time
     from selene.train import checkpoint_digests
     real = checkpoint_digests.sha256_of
-    def blocked(path):
-        if "step-000006" in path:
+    def held(path):
+        if os.environ["BLOCKED_STEP"] in path:
             open(os.environ["BLOCKED_FLAG"], "w").close()
-            time.sleep(3600)
+            while not os.path.exists(os.environ.get("RELEASE", "/nonexistent")):
+                time.sleep(0.05)
         return real(path)
-    checkpoint_digests.sha256_of = blocked
+    checkpoint_digests.sha256_of = held
     from selene.train.worker import main
     sys.exit(main(sys.argv[1:]))
 """)
+
+
+def start_held(cfg: TrainConfig, out: Path, step: int, port: int, release: str = "") -> tuple[subprocess.Popen[bytes], Path]:
+    """The worker of `cfg` in its own session, its save of `step` held in the background write."""
+    out.mkdir()
+    (out / "cfg.json").write_text(json.dumps(cfg.model_dump(mode="json")))
+    flag = out.parent / f"{out.name}.held"
+    env = {**os.environ, "RANK": "0", "WORLD_SIZE": "1", "LOCAL_RANK": "0", "MASTER_ADDR": "127.0.0.1",
+           "MASTER_PORT": str(port), "BLOCKED_FLAG": str(flag), "BLOCKED_STEP": f"step-{step:06d}"}  # fmt: skip
+    if release:
+        env["RELEASE"] = release
+    proc = subprocess.Popen([sys.executable, "-c", _BLOCKED, str(out / "cfg.json"), str(out)], env=env,
+                            start_new_session=True)  # fmt: skip
+    return proc, flag
+
+
+def wait_for(proc: subprocess.Popen[bytes], flag: Path, out: Path, step: int) -> None:
+    """Until the save is held and training has logged `step` (it did not wait for the write)."""
+    deadline = time.time() + 120
+    while not (flag.exists() and (out / "metrics.jsonl").exists() and max(losses(out), default=0) >= step):
+        assert proc.poll() is None and time.time() < deadline, "training ended, hung or waited on the write"
+        time.sleep(0.05)
 
 
 @pytest.mark.timeout(300)
@@ -131,17 +164,8 @@ def test_kill_inside_the_background_write_leaves_the_previous_checkpoint(tokens:
     launch(config(tokens, ref, 9), str(ref), 1)
     out = tmp_path / "killed"
     cfg = config(tokens, out, 9, **{"async": True})
-    out.mkdir()
-    (out / "cfg.json").write_text(json.dumps(cfg.model_dump(mode="json")))
-    flag = tmp_path / "blocked"
-    env = {**os.environ, "RANK": "0", "WORLD_SIZE": "1", "LOCAL_RANK": "0", "MASTER_ADDR": "127.0.0.1",
-           "MASTER_PORT": "29741", "BLOCKED_FLAG": str(flag)}  # fmt: skip
-    proc = subprocess.Popen([sys.executable, "-c", _BLOCKED, str(out / "cfg.json"), str(out)], env=env,
-                            start_new_session=True)  # fmt: skip
-    deadline = time.time() + 120
-    while not (flag.exists() and (out / "metrics.jsonl").exists() and max(losses(out), default=0) >= 8):
-        assert proc.poll() is None and time.time() < deadline, "training ended, hung or waited on the write"
-        time.sleep(0.05)
+    proc, flag = start_held(cfg, out, 6, 29741)
+    wait_for(proc, flag, out, 8)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     root = out / "checkpoints"
@@ -155,3 +179,19 @@ def test_kill_inside_the_background_write_leaves_the_previous_checkpoint(tokens:
     assert all(got[s] == pytest.approx(want[s], abs=1e-6) for s in want)
     assert complete_steps(str(root)) == [6, 9] and unfinished_steps(str(root)) == []
     assert json.loads((root / "step-000009" / "meta.json").read_text())["step"] == 9
+
+
+def test_sigterm_waits_for_the_save_in_flight_then_saves_the_last_step(tokens: str, tmp_path: Path) -> None:
+    out = tmp_path / "term"
+    cfg = config(tokens, out, 500, **{"async": True, "every": 2, "keep": 5})
+    release = tmp_path / "release"
+    proc, flag = start_held(cfg, out, 2, 29743, str(release))
+    wait_for(proc, flag, out, 3)
+    proc.send_signal(signal.SIGTERM)
+    time.sleep(0.5)
+    release.touch()
+    assert proc.wait(timeout=120) == 0
+    last = max(losses(out))
+    root = str(out / "checkpoints")
+    assert 3 <= last < 500 and complete_steps(root)[0] == 2 and complete_steps(root)[-1] == last
+    assert unfinished_steps(root) == []
