@@ -87,7 +87,7 @@ def run_mode(step: SeleneStep, mode: str, root: str, saves: int, between: int, x
         "median_background_s": statistics.median(background) if background else None,
         # a background save's stall past its first (which allocates the host buffers every later
         # save copies into): the copy itself, and the wait for the write before it
-        "median_copy_s": statistics.median(s - w for s, w in zip(stalls[1:], waits[1:])) if waits[1:] else None,
+        "median_copy_s": statistics.median(s - w for s, w in zip(stalls[1:], waits[1:], strict=True)) if waits[1:] else None,
         "median_waited_s": statistics.median(waits[1:]) if waits[1:] else None,
     }  # fmt: skip
 
@@ -138,13 +138,15 @@ def main(argv: list[str] | None = None) -> int:
     s, b = results["modes"]["sync"], results["modes"]["async"]
     results["stall_ratio"] = s["median_stall_s"] / b["median_copy_s"]
     writing = b["median_step_while_writing_s"]
-    results["step_slowdown_while_writing"] = writing / s["median_step_s"] if writing else None
+    quiet = statistics.median(s["step_s"] + b["step_s"])  # every step of the run without a write beside it
+    results["median_step_without_write_s"] = quiet
+    results["step_slowdown_while_writing"] = writing / quiet if writing else None
     print(f"{preset} ({params / 1e6:.0f}M parameters) on {results['device']}: a checkpoint stalls training "
           f"{s['median_stall_s']:.2f} s synchronously, {b['median_copy_s']:.2f} s in the background "
           f"({results['stall_ratio']:.1f}x less)", flush=True)  # fmt: skip
     if writing:
         print(f"steps while a background write runs: {writing:.3f} s, "
-              f"{results['step_slowdown_while_writing']:.2f}x a step without one ({s['median_step_s']:.3f} s)")
+              f"{results['step_slowdown_while_writing']:.2f}x a step without one ({quiet:.3f} s; medians)")
     if a.out:
         Path(a.out).parent.mkdir(parents=True, exist_ok=True)
         Path(a.out).write_text(json.dumps(results, indent=1))

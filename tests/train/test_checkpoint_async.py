@@ -195,3 +195,6 @@ def test_sigterm_waits_for_the_save_in_flight_then_saves_the_last_step(tokens: s
     root = str(out / "checkpoints")
     assert 3 <= last < 500 and complete_steps(root)[0] == 2 and complete_steps(root)[-1] == last
     assert unfinished_steps(root) == []
+    # one save in flight: the last step's files were written after step 2 was complete
+    final, held = Path(root) / f"step-{last:06d}", Path(root) / "step-000002"
+    assert (final / ".metadata").stat().st_mtime_ns >= (held / "meta.json").stat().st_mtime_ns
