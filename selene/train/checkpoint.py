@@ -16,7 +16,8 @@ A mismatch names the field, the checkpoint's value and the one asked for; a dama
 Checkpoints written before ``tokenizer_sha256`` existed load the same way, minus that comparison.
 
 Beside this module: `checkpoint_index` (the DCP index against a model), `checkpoint_digests` (the
-sha256 of every file, recorded and checked) and `checkpoint_files` (the names and messages they share).
+sha256 of every file, recorded and checked), `checkpoint_files` (the names and messages they share)
+and `checkpoint_async` (the same save in the background, ``checkpoint.async``).
 """
 
 from __future__ import annotations
