@@ -198,3 +198,20 @@ def test_sigterm_waits_for_the_save_in_flight_then_saves_the_last_step(tokens: s
     # one save in flight: the last step's files were written after step 2 was complete
     final, held = Path(root) / f"step-{last:06d}", Path(root) / "step-000002"
     assert (final / ".metadata").stat().st_mtime_ns >= (held / "meta.json").stat().st_mtime_ns
+
+
+def test_a_failed_background_write_is_one_output_error(tmp_path: Path) -> None:
+    from selene.errors import OutputError
+    from selene.train.checkpoint_async import AsyncCheckpointer
+
+    model = torch.nn.Linear(4, 4)
+    optim = torch.optim.AdamW(model.parameters())
+    saver = AsyncCheckpointer(torch.device("cpu"))
+    (tmp_path / "file").touch()  # a file where the checkpoints' folder should be
+    with pytest.raises(OutputError, match=r"file/step-000002: cannot write the checkpoint \(NotADirectoryError") as e:
+        saver.save(str(tmp_path / "file"), 2, [model], [optim], {}, keep=1)
+        saver.wait()
+    assert "\n" not in str(e.value)
+    saver.save(str(tmp_path / "ok"), 3, [model], [optim], {}, keep=1)  # the saver goes on after a failure
+    saver.close()
+    assert complete_steps(str(tmp_path / "ok")) == [3]
