@@ -1,10 +1,12 @@
 """Background checkpoints (``train.checkpoint.async``): the same files as a synchronous save, exact
-resume, and a process killed inside the background write leaves nothing that looks complete."""
+resume (also under another layout), a process killed inside the background write leaves nothing that
+looks complete, SIGTERM waits for the save in flight, a failed write is one error."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -215,3 +217,20 @@ def test_a_failed_background_write_is_one_output_error(tmp_path: Path) -> None:
     saver.save(str(tmp_path / "ok"), 3, [model], [optim], {}, keep=1)  # the saver goes on after a failure
     saver.close()
     assert complete_steps(str(tmp_path / "ok")) == [3]
+
+
+def test_two_ranks_save_in_the_background_and_resume_under_another_layout(tokens: str, tmp_path: Path) -> None:
+    """FSDP over 2 ranks trains on while its writer's collectives run on their own group; the run
+    resumed from its step 4 at tp=2 logs the same losses (up to float reduction order)."""
+    out = tmp_path / "fsdp"
+    cfg = config(tokens, out, 6, **{"async": True, "every": 2, "keep": 2})
+    cfg.parallel.dp_shard = 2
+    launch(cfg, str(out), 2)
+    ref, root = losses(out), str(out / "checkpoints")
+    assert complete_steps(root) == [4, 6] and unfinished_steps(root) == []
+    shutil.rmtree(out / "checkpoints" / "step-000006")
+    cfg.parallel.dp_shard, cfg.parallel.tp = 1, 2
+    launch(cfg, str(out), 2)
+    got = losses(out)
+    assert sorted(got) == list(range(1, 7)) and complete_steps(root) == [4, 6]
+    assert all(got[s] == pytest.approx(ref[s], abs=2e-4) for s in (5, 6))
