@@ -88,6 +88,9 @@ class AsyncCheckpointer:
         self.pending = self.pool.submit(self._finish, upload, root, path, step, meta, keep, rng)
         self.pending_path = path
         self.stall_s = time.perf_counter() - t0
+        if checkpoint._rank() == 0:
+            waited = f" ({self.waited_s:.2f} s of it waiting for the save before)" if self.waited_s >= 0.01 else ""
+            print(f"checkpoint {path}: training stalled {self.stall_s:.2f} s{waited}; writing in the background", flush=True)
         return path
 
     def _finish(
