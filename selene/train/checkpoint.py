@@ -133,7 +133,7 @@ def save(
         raise OutputError(f"{path}: cannot write the checkpoint ({checkpoint_cause(e)}); {UNWRITTEN}") from None
     except OSError as e:
         raise OutputError(f"{path}: cannot write the checkpoint ({short_error(e)}); {UNWRITTEN}") from None
-    finish_save(root, path, step, meta, keep, _rng_state())
+    finish_save(root, path, step, meta, keep, rng_state())
     return path
 
 
@@ -207,7 +207,7 @@ def load(
     return meta
 
 
-def _rng_state() -> dict[str, torch.Tensor]:
+def rng_state() -> dict[str, torch.Tensor]:
     """This rank's generators: the CPU's, and its current GPU's when it trains on one (dropout and
     any sampling on a GPU draw from the GPU's generator, not the CPU's)."""
     state = {"cpu": torch.get_rng_state()}
@@ -217,7 +217,7 @@ def _rng_state() -> dict[str, torch.Tensor]:
 
 
 def _set_rng_state(state: torch.Tensor | dict[str, torch.Tensor]) -> None:
-    """Restore `_rng_state` (or a bare CPU state, as checkpoints saved before the GPU's was kept);
+    """Restore `rng_state` (or a bare CPU state, as checkpoints saved before the GPU's was kept);
     a GPU state is restored only where a GPU is in use, a CPU run of a GPU checkpoint keeps its seed."""
     if isinstance(state, torch.Tensor):
         torch.set_rng_state(state)

@@ -76,7 +76,7 @@ class AsyncCheckpointer:
         self.wait()
         self.waited_s = time.perf_counter() - t0
         path = checkpoint.begin_save(root, step)
-        rng = checkpoint._rng_state()
+        rng = checkpoint.rng_state()
         try:
             started = dcp.async_save(checkpoint.train_state(parts, optims), checkpoint_id=path,
                                      process_group=self.group, async_stager=self.stager)  # fmt: skip
@@ -88,7 +88,7 @@ class AsyncCheckpointer:
         self.pending = self.pool.submit(self._finish, upload, root, path, step, meta, keep, rng)
         self.pending_path = path
         self.stall_s = time.perf_counter() - t0
-        if checkpoint._rank() == 0:
+        if not dist.is_initialized() or dist.get_rank() == 0:
             waited = f" ({self.waited_s:.2f} s of it waiting for the save before)" if self.waited_s >= 0.01 else ""
             print(f"checkpoint {path}: training stalled {self.stall_s:.2f} s{waited}; writing in the background", flush=True)
         return path
