@@ -45,7 +45,9 @@ def names(model: torch.nn.Module, params: list[torch.nn.Parameter]) -> list[str]
     return [by_id[id(p)] for p in params]
 
 
-def train_steps(model: Transformer, optims: list[torch.optim.Optimizer], cfg: OptimConfig, steps: int = 3) -> None:
+def train_steps(
+    model: Transformer, optims: list[torch.optim.Optimizer], cfg: OptimConfig, steps: int = 3
+) -> None:
     for step, (tokens, labels) in enumerate(batches(Run(DEBUG, steps=steps))):
         set_lr(optims, cfg.lr * (step + 1) / steps, cfg)
         for o in optims:
@@ -94,7 +96,9 @@ def test_muon_steps_as_torch_muon_beside_adamw() -> None:
     ours = plain_model()
     optims = build_optimizers([ours], TrainConfig(optim=MUON))
     train_steps(ours, optims, cfg)
-    assert optims[0].param_groups[0]["lr"] == pytest.approx(2e-2) and optims[1].param_groups[0]["lr"] == pytest.approx(3e-3)
+    assert optims[0].param_groups[0]["lr"] == pytest.approx(2e-2) and optims[1].param_groups[0][
+        "lr"
+    ] == pytest.approx(3e-3)
     ref = plain_model()
     hidden, matrices, vectors = split_params(ref)
     muon = torch.optim.Muon(hidden, lr=2e-2, weight_decay=0.05, adjust_lr_fn="match_rms_adamw")
@@ -102,7 +106,9 @@ def test_muon_steps_as_torch_muon_beside_adamw() -> None:
                               lr=3e-3, betas=(0.9, 0.95), eps=1e-8, fused=True)  # fmt: skip
     train_steps(ref, [muon, adamw], cfg)
     moved = 0.0
-    for (name, a), b, c in zip(ours.named_parameters(), ref.parameters(), plain_model().parameters(), strict=True):
+    for (name, a), b, c in zip(
+        ours.named_parameters(), ref.parameters(), plain_model().parameters(), strict=True
+    ):
         assert torch.equal(a, b), name
         moved = max(moved, float((a - c).abs().max().detach()))
     assert moved > 1e-3  # the steps did move the weights
@@ -127,11 +133,17 @@ def muon_steps(parts: list[torch.nn.Module], steps: int = 3) -> None:
         for part in parts:
             for n, p in part.named_parameters():
                 g = full[canonical_fqn(n)]
-                p.grad = distribute_tensor(g, p.device_mesh, p.placements, src_data_rank=None) if isinstance(p, DTensor) else g
+                p.grad = (
+                    distribute_tensor(g, p.device_mesh, p.placements, src_data_rank=None)
+                    if isinstance(p, DTensor)
+                    else g
+                )
         for o in optims:
             o.step()
     buf = optims[0].state[next(iter(optims[0].state))]["momentum_buffer"]
-    assert isinstance(buf, DTensor) == isinstance(next(parts[0].parameters()), DTensor)  # sharded like its parameter
+    assert isinstance(buf, DTensor) == isinstance(
+        next(parts[0].parameters()), DTensor
+    )  # sharded like its parameter
 
 
 def _muon_layouts(rank: int, world: int, layouts: list[ParallelConfig]) -> list[dict[str, torch.Tensor]]:
@@ -221,5 +233,5 @@ def test_adamw_checkpoint_into_a_muon_run_is_refused(tokens: str, tmp_path: Path
     meta = json.loads((ckpt / "meta.json").read_text())
     check_checkpoint_optimizer(meta, str(ckpt), OptimConfig())
     del meta["config"]["optim"]["name"]  # a checkpoint older than the field was AdamW's
-    with pytest.raises(ConfigError, match="optim.name adamw"):
+    with pytest.raises(ConfigError, match=r"optim\.name adamw"):
         check_checkpoint_optimizer(meta, str(ckpt), OptimConfig(name="muon"))
