@@ -145,7 +145,7 @@ class ShardedMuon(torch.optim.Muon):
     @torch.no_grad()
     def step(self, closure: Callable[[], float] | None = None) -> float | None:  # type: ignore[override]
         if not any(isinstance(p, DTensor) for g in self.param_groups for p in g["params"]):
-            return super().step(closure)  # type: ignore[no-any-return]
+            return super().step(closure)
         loss = None
         if closure is not None:
             with torch.enable_grad():

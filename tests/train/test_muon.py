@@ -66,7 +66,7 @@ def test_muon_takes_the_hidden_matrices_and_adamw_the_rest() -> None:
     assert names(model, matrices) == ["tok_embeddings.weight", "pos_embeddings.weight", "output.weight"]
     assert all(p.ndim == 1 for p in vectors) and "layers.0.attention.wq.bias" in names(model, vectors)
     assert len(hidden) + len(matrices) + len(vectors) == len(list(model.parameters()))
-    muon, adamw = build_optimizers([model], TrainConfig(optim=MUON))
+    muon, adamw = build_optimizers([model], TrainConfig.model_validate({"optim": MUON}))
     assert isinstance(muon, ShardedMuon) and isinstance(adamw, torch.optim.AdamW)
     assert [g["weight_decay"] for g in muon.param_groups] == [0.05]
     assert [g["weight_decay"] for g in adamw.param_groups] == [0.1, 0.0]
@@ -76,7 +76,7 @@ def test_muon_takes_the_hidden_matrices_and_adamw_the_rest() -> None:
 
 def test_adamw_is_the_optimizer_it_was() -> None:
     """optim.name adamw: one AdamW per part with the groups it always had, bit for bit."""
-    cfg = TrainConfig(optim={"lr": 3e-3})
+    cfg = TrainConfig.model_validate({"optim": {"lr": 3e-3}})
     ours = plain_model()
     train_steps(ours, build_optimizers([ours], cfg), cfg.optim)
     before = plain_model()
@@ -92,9 +92,9 @@ def test_adamw_is_the_optimizer_it_was() -> None:
 def test_muon_steps_as_torch_muon_beside_adamw() -> None:
     """Our optimizers against torch.optim.Muon and AdamW built by hand on the same split: equal, and
     Muon's rate follows the schedule in the ratio muon_lr / lr."""
-    cfg = TrainConfig(optim=MUON).optim
+    cfg = TrainConfig.model_validate({"optim": MUON}).optim
     ours = plain_model()
-    optims = build_optimizers([ours], TrainConfig(optim=MUON))
+    optims = build_optimizers([ours], TrainConfig.model_validate({"optim": MUON}))
     train_steps(ours, optims, cfg)
     assert optims[0].param_groups[0]["lr"] == pytest.approx(2e-2) and optims[1].param_groups[0][
         "lr"
@@ -125,7 +125,7 @@ def given_grads(step: int) -> dict[str, torch.Tensor]:
 
 def muon_steps(parts: list[torch.nn.Module], steps: int = 3) -> None:
     """`steps` steps of `optim.name: muon` on the given gradients, each rank stepping its pieces."""
-    cfg = TrainConfig(optim=MUON)
+    cfg = TrainConfig.model_validate({"optim": MUON})
     optims = build_optimizers(parts, cfg)
     for step in range(steps):
         set_lr(optims, cfg.optim.lr * (step + 1) / steps, cfg.optim)
