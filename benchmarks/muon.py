@@ -117,6 +117,10 @@ def main() -> None:
     ap.add_argument("--seq", type=int, default=64)
     ap.add_argument("--eval-every", type=int, default=25)
     ap.add_argument("--out", default=str(RESULTS / "muon"))
+    ap.add_argument(
+        "--extend", action="store_true",
+        help="add these learning rates to the runs already in OUT.json (same shapes, steps, batch, seq)",
+    )  # fmt: skip
     args = ap.parse_args()
     # one thread: the CPU this was measured on is shared, and threads waiting on busy cores turned
     # a 64×64 matmul from microseconds into milliseconds; the ratios are per core
@@ -132,6 +136,15 @@ def main() -> None:
         margs = model_args(ModelConfig(**SHAPES[shape], max_seq_len=args.seq), 256)
         train_b = batches(train_tokens, steps, args.batch, args.seq, seed=0)
         runs: dict[str, dict[str, Any]] = {}
+        if args.extend:  # a sweep widened where a best rate sat at its edge
+            before = json.loads(Path(args.out + ".json").read_text())
+            assert (before["batch"], before["seq"], before["shapes"][shape]["steps"]) == (
+                args.batch,
+                args.seq,
+                steps,
+            )
+            runs.update(before["shapes"][shape]["runs"])
+            report["command"] = before["command"] + " && " + report["command"]
         for lr in (float(x) for x in lrs_s.split(",")):
             for name in ("adamw", "muon"):  # interleaved: the machine's load falls on both alike
                 r = train(margs, {"name": name, "lr": lr}, steps, train_b, valid_b, args.eval_every)
