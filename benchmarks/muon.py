@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import statistics
 import sys
 import time
@@ -128,8 +129,12 @@ def main() -> None:
     tokens = token_stream()
     valid_tokens, train_tokens = tokens[: len(tokens) // 50], tokens[len(tokens) // 50 :]
     valid_b = batches(valid_tokens, 4, 16, args.seq, seed=1)
-    report: dict[str, Any] = {"command": " ".join(["python", "benchmarks/muon.py", *sys.argv[1:]]),
+    report: dict[str, Any] = {"command": shlex.join(["python", "benchmarks/muon.py", *sys.argv[1:]]),
                               "batch": args.batch, "seq": args.seq, "tokens": len(tokens), "shapes": {}}  # fmt: skip
+    if args.extend:
+        report["command"] = (
+            json.loads(Path(args.out + ".json").read_text())["command"] + " && " + report["command"]
+        )
     shapes = args.shapes.split(",")
     for shape, steps_s, lrs_s in zip(shapes, args.steps.split(","), args.lrs.split(";"), strict=True):
         steps = int(steps_s)
@@ -144,7 +149,6 @@ def main() -> None:
                 steps,
             )
             runs.update(before["shapes"][shape]["runs"])
-            report["command"] = before["command"] + " && " + report["command"]
         for lr in (float(x) for x in lrs_s.split(",")):
             for name in ("adamw", "muon"):  # interleaved: the machine's load falls on both alike
                 r = train(margs, {"name": name, "lr": lr}, steps, train_b, valid_b, args.eval_every)
