@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import torch
+import torch.distributed.checkpoint as dcp
 from torch.distributed.checkpoint.format_utils import dcp_to_torch_save
 from torch.distributed.tensor import DTensor, distribute_tensor
 
@@ -19,6 +20,7 @@ from selene.errors import ConfigError
 from selene.model.args import ModelArgs
 from selene.model.init import canonical_fqn
 from selene.model.transformer import Transformer
+from selene.train.checkpoint import ModelState, OptimizerState, dcp_load
 from selene.train.config import OptimConfig, ParallelConfig, TrainConfig
 from selene.train.dims import ParallelDims
 from selene.train.launch import launch
@@ -123,7 +125,7 @@ def given_grads(step: int) -> dict[str, torch.Tensor]:
     return {n: 0.01 * torch.randn(p.shape, generator=gen) for n, p in plain_model().named_parameters()}
 
 
-def muon_steps(parts: list[torch.nn.Module], steps: int = 3) -> None:
+def muon_steps(parts: list[torch.nn.Module], steps: int = 3) -> list[torch.optim.Optimizer]:
     """`steps` steps of `optim.name: muon` on the given gradients, each rank stepping its pieces."""
     cfg = TrainConfig.model_validate({"optim": MUON})
     optims = build_optimizers(parts, cfg)
@@ -133,46 +135,64 @@ def muon_steps(parts: list[torch.nn.Module], steps: int = 3) -> None:
         for part in parts:
             for n, p in part.named_parameters():
                 g = full[canonical_fqn(n)]
-                p.grad = (
-                    distribute_tensor(g, p.device_mesh, p.placements, src_data_rank=None)
-                    if isinstance(p, DTensor)
-                    else g
-                )
+                p.grad = distribute_tensor(g, p.device_mesh, p.placements, src_data_rank=None) if isinstance(p, DTensor) else g  # fmt: skip
         for o in optims:
             o.step()
     buf = optims[0].state[next(iter(optims[0].state))]["momentum_buffer"]
     assert isinstance(buf, DTensor) == isinstance(
         next(parts[0].parameters()), DTensor
     )  # sharded like its parameter
+    return optims
 
 
-def _muon_layouts(rank: int, world: int, layouts: list[ParallelConfig]) -> list[dict[str, torch.Tensor]]:
-    """Muon steps under each layout; the full weights of this rank's parts by canonical name."""
+def _muon_layouts(
+    rank: int, world: int, layouts: list[ParallelConfig], save_to: str
+) -> list[dict[str, torch.Tensor]]:
+    """Muon steps under each layout; the full weights of this rank's parts by canonical name. The
+    first layout's weights and optimizer state are saved to `save_to` (DCP)."""
     out = []
-    for pcfg in layouts:
+    for i, pcfg in enumerate(layouts):
         dims = ParallelDims(pcfg.dp_replicate, pcfg.dp_shard, pcfg.tp, pcfg.pp, world)
         pm = build_parallel_model(DEBUG, pcfg, dims, dims.build_mesh("cpu"), torch.device("cpu"), 7)
-        muon_steps(pm.parts)
+        optims = muon_steps(pm.parts)
+        if i == 0:
+            dcp.save(
+                {"model": ModelState(pm.parts), "optim": OptimizerState(pm.parts, optims)},
+                checkpoint_id=save_to,
+            )
         out.append({canonical_fqn(n): (p.full_tensor() if isinstance(p, DTensor) else p).detach().clone()
                     for part in pm.parts for n, p in part.named_parameters()})  # fmt: skip
     return out
 
 
 @pytest.mark.timeout(300)
-def test_muon_under_fsdp2_and_tp_is_the_one_process_step() -> None:
-    """Given the same gradients, FSDP2 (rows sharded), TP (columns and rows) and TP x PP step every
-    weight exactly as one process does: Newton-Schulz sees each matrix whole. (Orthogonalising each
-    shard on its own would give another update.)"""
+def test_muon_under_fsdp2_tp_and_pp_is_the_one_process_step(tmp_path: Path) -> None:
+    """Given the same gradients, FSDP2 (rows sharded), TP (columns and rows) and PP step every weight
+    exactly as one process does: Newton-Schulz sees each matrix whole. (Orthogonalising each shard on
+    its own would give another update.) The FSDP2 run's checkpoint loads into one process with the
+    one-process momentum and moments."""
     layouts = [ParallelConfig(dp_shard=2), ParallelConfig(dp_shard=1, tp=2), ParallelConfig(dp_shard=1, pp=2)]
-    ranks = run_world(2, _muon_layouts, layouts)
+    ranks = run_world(2, _muon_layouts, layouts, str(tmp_path / "fsdp"))
     got = [ranks[0][i] | ranks[1][i] for i in range(len(layouts))]  # pipeline stages: each rank its own
     ref = plain_model()
     start = {n: p.detach().clone() for n, p in ref.named_parameters()}
-    muon_steps([ref])
+    ref_optims = muon_steps([ref])
     for layout, weights in zip(layouts, got, strict=True):
         for name, p in ref.named_parameters():
             assert not torch.equal(p, start[name]), name
             assert torch.equal(weights[name], p.detach()), (layout, name)
+    loaded = plain_model(seed=8)
+    optims = build_optimizers([loaded], TrainConfig.model_validate({"optim": MUON}))
+    dcp_load(
+        {"model": ModelState([loaded]), "optim": OptimizerState([loaded], optims)}, str(tmp_path / "fsdp")
+    )
+    for (name, p), q in zip(ref.named_parameters(), loaded.parameters(), strict=True):
+        assert torch.equal(p, q), name
+        mine = next(o for o in optims if q in o.state)
+        theirs = next(o for o in ref_optims if p in o.state)
+        assert mine.state[q].keys() == theirs.state[p].keys()
+        for key, value in theirs.state[p].items():
+            assert torch.equal(mine.state[q][key], value), (name, key)
 
 
 # ------------------------------------------------------------------ resume and refusal through the command
