@@ -1,23 +1,24 @@
-"""Muon against AdamW on the CPU proxy: the steps Muon needs to reach AdamW's final loss, and the time of a step.
+"""Muon against AdamW on the CPU proxy: the steps Muon needs to reach AdamW's final loss, and the step time.
 
     python benchmarks/muon.py [--shapes debug,125m-narrow] [--steps 400,150] [--lrs "1e-3,3e-3,1e-2;3e-3,1e-2"]
+    python benchmarks/muon.py --lrs "3e-2;3e-2" --extend     # widen the sweep of the last run
 
 Every run trains on the same token stream: byte-level tokens (vocabulary 256, one id per byte, 0 ends
 a document) of the real text in ``benchmarks/data/langid_set.jsonl.zst`` (10 MB, mostly English),
-the same batches in the same order; the first 2% of the stream is held out and the
-validation loss on 4 batches of 16 sequences from it is taken every `--eval-every` steps. Each optimizer gets a small learning-rate
-sweep (`--lrs`; Muon with Moonlight's `match_rms_adamw` scaling, so one rate serves its matrices and
-its AdamW part) and is judged at its best rate. What it reports, per shape: each run's final
-validation loss, the first evaluation at which Muon's best run reaches AdamW's best final loss
+the same batches in the same order; the first 2% of the stream is held out, and the validation loss
+on 4 batches of 16 sequences from it is taken every `--eval-every` steps. Each optimizer gets a small
+learning-rate sweep (`--lrs`; Muon with Moonlight's `match_rms_adamw` scaling, so one rate serves its
+matrices and its AdamW part) and is judged at its best rate. What it reports, per shape: each run's
+final validation loss, the first evaluation at which Muon's best run reaches AdamW's best final loss
 (or AdamW reaches Muon's, when Muon ends worse), and the median time of a training step and of the
-optimizer step alone, Muon over AdamW.
+optimizer step alone, Muon over AdamW (each pair run one after the other).
 
 Shapes (RoPE, RMSNorm, SwiGLU, untied): ``debug`` is the preset (4 layers × dim 64, 4 heads, ffn
 192); ``125m-narrow`` is the 125m preset's depth and head size (12 layers, heads of 64, ffn 8/3·dim)
 at a quarter of its width (dim 192, 3 heads, ffn 512: 5.3M parameters in the blocks against 85M),
-so a sweep fits a shared 2-core CPU in minutes. The trainer's own code builds the
-optimizers and the schedule (`selene.train.optim`, `selene.train.schedule.lr_at`); the model is the
-plain `Transformer`, one process, fp32. Results: ``benchmarks/results/muon.{json,md}``.
+so a sweep fits a shared 2-core CPU in minutes. The trainer's own code builds the optimizers and the
+schedule (`selene.train.optim`, `selene.train.schedule.lr_at`); the model is the plain
+`Transformer`, one process, fp32. Results: ``benchmarks/results/muon.{json,md}``.
 """
 
 from __future__ import annotations

@@ -12,8 +12,9 @@ a DTensor parameter (`full_tensor()`, one all-gather over the dims that shard it
 Newton-Schulz on it — every rank the same computation on the same matrix — and keeps the rank's
 piece, as DTensor defines it (`distribute_tensor(..., src_data_rank=None)`, no communication). The
 momentum buffer, weight decay and the step itself are element-wise and stay on the shard. So FSDP2,
-HSDP, TP (+SP), the pipeline stages and their products give the single-process update; a placement
-the gather cannot make whole (a pending sum, `Partial`) is refused before any step (`check_muon_params`).
+HSDP, TP (+SP), the pipeline stages and their products give the single-process update (given the same
+gradients, bit for bit: tests/train/test_muon.py runs FSDP2, TP and PP at 2); a placement the gather
+cannot make whole (a pending sum, `Partial`) is refused before any step (`check_muon_params`).
 The price: each rank orthogonalises every matrix of its stage (the Newton-Schulz flops do not shrink
 with data parallelism), one matrix materialised at a time.
 
