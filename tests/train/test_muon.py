@@ -203,10 +203,12 @@ def tokens(tmp_path_factory: pytest.TempPathFactory) -> str:
     return write_token_dataset(tmp_path_factory.mktemp("tokens"))
 
 
-def config(prefix: str, out: Path, steps: int, optim: dict[str, object]) -> dict[str, object]:
+def config(
+    prefix: str, out: Path, steps: int, optim: dict[str, object], dp_shard: int = 1
+) -> dict[str, object]:
     return {
-        "model": {"preset": "debug"}, "parallel": {"dp_shard": 1}, "steps": steps,
-        "batch": {"seq_len": 32, "global_batch": 4, "micro_batch": 4},
+        "model": {"preset": "debug"}, "parallel": {"dp_shard": dp_shard}, "steps": steps,
+        "batch": {"seq_len": 32, "global_batch": 4, "micro_batch": 4 // dp_shard},
         "optim": {"warmup_steps": 2, **optim}, "data": {"prefixes": [prefix]},
         "eval_every": 100, "eval_batches": 1, "checkpoint": {"every": 2, "keep": 5},
         "tensorboard": False, "out": str(out),
@@ -214,13 +216,14 @@ def config(prefix: str, out: Path, steps: int, optim: dict[str, object]) -> dict
 
 
 def test_muon_resumes_exactly(tokens: str, tmp_path: Path) -> None:
-    """A Muon run resumed from its step-2 checkpoint logs the uninterrupted run's losses."""
+    """A Muon run under FSDP2 (two ranks, momentum sharded) resumed from its step-2 checkpoint logs the
+    uninterrupted run's losses and saves the same weights and optimizer state."""
     straight = tmp_path / "straight"
-    launch(TrainConfig.model_validate(config(tokens, straight, 4, MUON)), str(straight), 1)
+    launch(TrainConfig.model_validate(config(tokens, straight, 4, MUON, dp_shard=2)), str(straight), 2)
     resumed = tmp_path / "resumed"
     shutil.copytree(straight, resumed)
     shutil.rmtree(resumed / "checkpoints" / "step-000004")
-    launch(TrainConfig.model_validate(config(tokens, resumed, 4, MUON)), str(resumed), 1)
+    launch(TrainConfig.model_validate(config(tokens, resumed, 4, MUON, dp_shard=2)), str(resumed), 2)
     ref = [r["loss"] for r in read_metrics(str(straight / "metrics.jsonl"))]
     got = [r["loss"] for r in read_metrics(str(resumed / "metrics.jsonl"))]
     assert len(ref) == 4 and got == ref and ref[-1] < ref[0]
