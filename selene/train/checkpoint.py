@@ -86,10 +86,14 @@ class ModelState(Stateful):
 
 
 class OptimizerState(Stateful):
-    """The optimizers of the model parts, flattened to parameter names (layout independent)."""
+    """The optimizers of the model parts, flattened to parameter names (layout independent).
+
+    A part may have several optimizers (Muon on its hidden matrices, AdamW on the rest: each
+    parameter in one of them); DCP takes them together, so the keys stay ``state.<fqn>.<name>`` and
+    a checkpoint of one optimizer per part loads as before."""
 
     def __init__(self, parts: list[torch.nn.Module], optims: list[torch.optim.Optimizer]) -> None:
-        self.parts, self.optims = parts, optims
+        self.parts, self.optims = parts, _by_part(parts, optims)
 
     def state_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -100,6 +104,16 @@ class OptimizerState(Stateful):
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         for p, o in zip(self.parts, self.optims, strict=True):
             set_optimizer_state_dict(p, o, state_dict, options=_OPTS)
+
+
+def _by_part(parts: list[torch.nn.Module], optims: list[torch.optim.Optimizer]) -> list[list[torch.optim.Optimizer]]:
+    """The optimizers of each part, found by the parameters they step."""
+    owned = [{id(p) for p in part.parameters()} for part in parts]
+    out: list[list[torch.optim.Optimizer]] = [[] for _ in parts]
+    for o in optims:
+        first = next(p for g in o.param_groups for p in g["params"])
+        out[next(i for i, ids in enumerate(owned) if id(first) in ids)].append(o)
+    return out
 
 
 def step_dir(root: str, step: int) -> str:

@@ -72,6 +72,29 @@ class OptimConfig(Strict):
         default="fused",
         description="AdamW kernel: fused (one kernel over all tensors; CPU and CUDA), foreach, or for-loop.",
     )
+    # Muon (selene.train.optim): torch.optim.Muon on the blocks' 2-D matrices, AdamW on the rest
+    name: Literal["adamw", "muon"] = Field(
+        default="adamw",
+        description="adamw: AdamW on every parameter. muon: torch.optim.Muon on the blocks' hidden matrices "
+        "(wq wk wv wo w1 w2 w3), AdamW (lr, betas, weight_decay above) on embeddings, output, norms, biases.",
+    )
+    muon_lr: float | None = Field(
+        default=None, gt=0,
+        description="Muon's peak learning rate, scheduled like lr; default: lr (one rate for both under "
+        "muon_adjust_lr_fn match_rms_adamw). Keller Jordan's original scaling wants ~0.02.",
+    )
+    muon_momentum: float = Field(default=0.95, ge=0, lt=1, description="Muon's momentum.")
+    muon_nesterov: bool = Field(default=True, description="Nesterov momentum in Muon.")
+    muon_ns_steps: int = Field(default=5, ge=1, lt=100, description="Newton-Schulz iterations per step.")
+    muon_adjust_lr_fn: Literal["original", "match_rms_adamw"] = Field(
+        default="match_rms_adamw",
+        description="Muon's per-matrix lr scaling (torch's adjust_lr_fn): match_rms_adamw (Moonlight, "
+        "0.2·sqrt(max(A,B)): AdamW's update RMS, so AdamW's lr and weight decay carry over) or original "
+        "(Keller Jordan, sqrt(max(1, A/B))).",
+    )
+    muon_weight_decay: float | None = Field(
+        default=None, ge=0, description="Muon's decoupled weight decay; default: weight_decay."
+    )
 
 
 class BatchConfig(Strict):
