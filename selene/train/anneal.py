@@ -124,7 +124,17 @@ def prepare(
     if shape is not None and shape not in SHAPES:
         raise ConfigError(f"--decay-shape {shape!r}: expected one of {', '.join(SHAPES)}")
     source = os.path.normpath(source_checkpoint(anneal_from, out))
-    meta = checkpoint.check_resume(source, expected_model(cfg), tokenizer_sha256(cfg.data.prefixes))
+    args, tokenizer = expected_model(cfg), tokenizer_sha256(cfg.data.prefixes)
+    meta = checkpoint.read_meta(source)
+    saved = checkpoint.model_args_of(meta, source)
+    if saved is not None and (diffs := checkpoint.shape_diffs(saved, args)):
+        raise ConfigError(
+            f"--anneal-from {source}: the checkpoint is of another model ({'; '.join(diffs)}); a branch continues "
+            "the run's model: set train.model back to the run's"
+        )
+    checkpoint.check_tokenizer(meta, source, tokenizer, "the tokenizer of the training data", ConfigError,
+                               "A branch continues the run's token ids: train it on the run's data")  # fmt: skip
+    checkpoint.check_resume(source, args, tokenizer)  # its tensors against the model, its files and digests
     step = int(meta["step"])
     if (change := data_change(meta, cfg.data.prefixes)) is not None:
         raise ConfigError(
