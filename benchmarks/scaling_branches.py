@@ -1,6 +1,6 @@
 """A loss scaling study over token budgets, two ways on the same grid: WSD branches against separate runs.
 
-    python benchmarks/scaling_branches.py [--budgets 50,100,200,400] [--dims 32,64] [--out DIR]
+    python benchmarks/scaling_branches.py [--budgets 10,20,40,80] [--dims 16,32] [--first separate] [--out DIR]
 
 `selene scaling-study` with `budgets` (`selene.plan.study_budgets`) on this CPU, twice:
 
@@ -11,7 +11,8 @@
 Budgets are given in optimizer steps here (tokens = steps × 4 sequences × 32 tokens); each decay is
 20% of its budget. Printed: optimizer steps trained and wall seconds of each way (every launch,
 model build and checkpoint included) and their ratios, and whether every (model, budget) loss is
-the same both ways (a branch reproduces its separate run step for step).
+the same both ways (a branch reproduces its separate run step for step). `--first` picks which way
+runs first: on a shared machine, run both orders.
 """
 
 from __future__ import annotations
@@ -47,8 +48,9 @@ def study(mode: str, out: Path, budgets: list[int], dims: list[int]) -> ScalingS
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--budgets", default="50,100,200,400", help="Budgets in optimizer steps, comma-separated.")
-    ap.add_argument("--dims", default="32,64", help="Model widths (2 layers each), comma-separated.")
+    ap.add_argument("--budgets", default="10,20,40,80", help="Budgets in optimizer steps, comma-separated.")
+    ap.add_argument("--dims", default="16,32", help="Model widths (2 layers each), comma-separated.")
+    ap.add_argument("--first", choices=("separate", "branches"), default="separate", help="Which way runs first.")
     ap.add_argument("--out", default=None, help="Folder for the runs (default: a temporary one).")
     args = ap.parse_args()
     budgets = [int(b) for b in args.budgets.split(",")]
@@ -56,7 +58,7 @@ def main() -> None:
     out = Path(args.out or tempfile.mkdtemp(prefix="scaling-branches-"))
     os.environ.setdefault("SELENE_PREFECT", "off")
     results = {}
-    for mode in ("separate", "branches"):
+    for mode in (args.first, "branches" if args.first == "separate" else "separate"):
         t = time.perf_counter()
         results[mode] = run_study(study(mode, out, budgets, dims))
         results[mode]["wall_s"] = time.perf_counter() - t

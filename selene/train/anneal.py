@@ -6,12 +6,13 @@ would have started its decay. A branch loads such a checkpoint — weights, opti
 cursor and RNG, as a resume does — and trains K more steps with the decay starting at step N: the
 run it yields is the WSD run of N + K steps with a K-step decay, step for step (the tests compare the
 losses), for the price of K steps. This is how MiniCPM and OLMo 2 anneal, and how a scaling study
-gets a loss at several token budgets from one run per model size (`selene.plan.study`).
+gets a loss at several token budgets from one run per model size (`selene.plan.study_budgets`).
 
 A branch writes only into its own folder, ``<out>.anneals/step-N-decay-K/`` beside the run (its
 checkpoints, metrics.jsonl, run.json with the ``anneal`` section naming its source): the run is never
 written, and can go on training while branches of it run (its folder is not the branch's output).
-A killed branch resumes from its own checkpoints; a finished one is skipped.
+A killed branch resumes from its own checkpoints (its parent's may be pruned by then); a finished
+one is skipped.
 
 Refused before anything is written, in one line (exit 2): K < 1, a step the run has no finished
 checkpoint for, a checkpoint of another model or tokenizer (`checkpoint.check_resume`) or of other
@@ -44,7 +45,7 @@ def anneals_root(out: str) -> str:
 
 
 def branch_name(step: int, decay_steps: int, shape: str | None) -> str:
-    """``step-N-decay-K``, with the decay's shape when it is not the run's own."""
+    """``step-N-decay-K``, with the decay's shape when --decay-shape names one."""
     return f"step-{step}-decay-{decay_steps}" + (f"-{shape}" if shape else "")
 
 
@@ -109,21 +110,65 @@ def check_stable(source: str, step: int, optim: OptimConfig, steps: int) -> None
         )
 
 
+def _requested_step(anneal_from: str) -> int | None:
+    """The step `anneal_from` names: ``step-N``, ``N`` or a ``.../step-NNNNNN`` directory."""
+    m = _STEP.match(anneal_from) or _STEP.match(os.path.basename(os.path.normpath(anneal_from)))
+    return int(m.group(1)) if m else None
+
+
+def _started(branch_out: str) -> tuple[AnnealConfig, str] | None:
+    """(the anneal section, the decay shape) recorded by the branch's own latest checkpoint, when it
+    has one: a started branch goes on from there, needing nothing of its parent (whose checkpoint
+    may be pruned by now)."""
+    from selene.train import checkpoint
+
+    steps = checkpoint.complete_steps(os.path.join(branch_out, "checkpoints"))
+    if not steps:
+        return None
+    meta = checkpoint.read_meta(checkpoint.step_dir(os.path.join(branch_out, "checkpoints"), steps[-1]))
+    try:
+        recorded = TrainConfig.model_validate(meta.get("config"))
+    except ValidationError:
+        return None
+    return (recorded.anneal, recorded.optim.decay_shape) if recorded.anneal is not None else None
+
+
 def prepare(
     cfg: TrainConfig, out: str, anneal_from: str, decay_steps: int, shape: str | None = None
 ) -> tuple[TrainConfig, str]:
     """(the branch's config, its folder) for a decay of `decay_steps` from the checkpoint `anneal_from`
-    of the run `cfg` trains into `out`; every refusal of the module doc before anything is written."""
+    of the run `cfg` trains into `out`; every refusal of the module doc before anything is written.
+
+    The folder is named by the options (`branch_name`: the shape only when --decay-shape is given), so
+    a started branch is found, and resumed from its own checkpoints, without its parent's."""
+    if decay_steps < 1:
+        raise ConfigError(f"--decay-steps {decay_steps}: a decay needs at least 1 step")
+    if shape is not None and shape not in SHAPES:
+        raise ConfigError(f"--decay-shape {shape!r}: expected one of {', '.join(SHAPES)}")
+    requested = _requested_step(anneal_from)
+    if requested is not None:
+        branch_out = os.path.join(anneals_root(out), branch_name(requested, decay_steps, shape))
+        if (started := _started(branch_out)) is not None:
+            anneal, recorded_shape = started
+            return _branch_config(cfg, anneal, shape or recorded_shape, None, branch_out), branch_out
+    source = os.path.normpath(source_checkpoint(anneal_from, out))
+    meta = _check_source(cfg, source)
+    step = int(meta["step"])
+    parent_optim, parent_steps = parent_schedule(meta, cfg)
+    check_stable(source, step, parent_optim, parent_steps)
+    branch_out = os.path.join(anneals_root(out), branch_name(step, decay_steps, shape))
+    anneal = AnnealConfig(source=source, step=step, decay_steps=decay_steps, data_steps=parent_steps)
+    return _branch_config(cfg, anneal, shape or parent_optim.decay_shape, source, branch_out), branch_out
+
+
+def _check_source(cfg: TrainConfig, source: str) -> dict[str, Any]:
+    """The meta of the checkpoint `source` once it is known to hold the model `cfg` builds, trained
+    with its tokenizer on its token data (`ConfigError` naming what differs)."""
     from selene.train import checkpoint
     from selene.train.data import tokenizer_sha256
     from selene.train.launch import expected_model
     from selene.train.renew import data_change
 
-    if decay_steps < 1:
-        raise ConfigError(f"--decay-steps {decay_steps}: a decay needs at least 1 step")
-    if shape is not None and shape not in SHAPES:
-        raise ConfigError(f"--decay-shape {shape!r}: expected one of {', '.join(SHAPES)}")
-    source = os.path.normpath(source_checkpoint(anneal_from, out))
     args, tokenizer = expected_model(cfg), tokenizer_sha256(cfg.data.prefixes)
     meta = checkpoint.read_meta(source)
     saved = checkpoint.model_args_of(meta, source)
@@ -135,24 +180,20 @@ def prepare(
     checkpoint.check_tokenizer(meta, source, tokenizer, "the tokenizer of the training data", ConfigError,
                                "A branch continues the run's token ids: train it on the run's data")  # fmt: skip
     checkpoint.check_resume(source, args, tokenizer)  # its tensors against the model, its files and digests
-    step = int(meta["step"])
     if (change := data_change(meta, cfg.data.prefixes)) is not None:
         raise ConfigError(
             f"--anneal-from {source}: the checkpoint was trained on other token data ({change}); a branch continues "
             "its data cursor, so it needs the data the run trained on"
         )
-    parent_optim, parent_steps = parent_schedule(meta, cfg)
-    check_stable(source, step, parent_optim, parent_steps)
-    own_shape = shape if shape is not None and shape != parent_optim.decay_shape else None
-    branch_out = os.path.join(anneals_root(out), branch_name(step, decay_steps, own_shape))
+    return meta
+
+
+def _branch_config(cfg: TrainConfig, anneal: AnnealConfig, shape: str, load: str | None, out: str) -> TrainConfig:
+    """`cfg` as the branch `anneal`: a WSD run of step + decay_steps steps whose decay starts at the
+    branch point, started from the parent's checkpoint (`load`) or, None, resumed from its own."""
     optim = cfg.optim.model_copy(
-        update={"schedule": "wsd", "decay_steps": decay_steps, "decay_fraction": None, "decay_shape": shape or parent_optim.decay_shape}
+        update={"schedule": "wsd", "decay_steps": anneal.decay_steps, "decay_fraction": None, "decay_shape": shape}
     )
-    started = bool(checkpoint.complete_steps(os.path.join(branch_out, "checkpoints")))
-    # a branch that has checkpoints of its own resumes from them, never from the parent's again
-    ckpt = cfg.checkpoint.model_copy(update={"load": None if started else source, "resume": True})
-    anneal = AnnealConfig(source=source, step=step, decay_steps=decay_steps, data_steps=parent_steps)
-    branch = cfg.model_copy(
-        update={"optim": optim, "checkpoint": ckpt, "steps": step + decay_steps, "anneal": anneal, "out": branch_out}
-    )
-    return branch, branch_out
+    ckpt = cfg.checkpoint.model_copy(update={"load": load, "resume": True})
+    steps = anneal.step + anneal.decay_steps
+    return cfg.model_copy(update={"optim": optim, "checkpoint": ckpt, "steps": steps, "anneal": anneal, "out": out})

@@ -40,6 +40,10 @@ def train(
     This is the pipeline's train stage (a Prefect flow when a server is up, live on the dashboard;
     skipped when the last step's checkpoint exists). Each node of a multi-node run launches its own
     torchrun agent; the first node's command (--node-rank 0) is the one the dashboard shows.
+
+    With --anneal-from step-N --decay-steps K: a decay branch of this WSD run (train.optim.schedule:
+    wsd) from its stable-phase checkpoint at step N, K steps long, into <out>.anneals/step-N-decay-K/;
+    the run itself is not written.
     """
     from selene.train.launch import launch, load_train_config
 
