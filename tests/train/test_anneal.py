@@ -115,6 +115,7 @@ def test_a_finished_branch_is_skipped_and_a_killed_one_resumes_from_its_own_chec
     [
         (["--anneal-from", "step-5", "--decay-steps", "2"], "has no finished checkpoint at step 5; its finished checkpoints are steps 2, 4, 6, 7"),
         (["--anneal-from", "step-4", "--decay-steps", "0"], "--decay-steps 0: a decay needs at least 1 step"),
+        (["--anneal-from", "step-4", "--decay-steps", "2", "--decay-shape", "sqrt"], "--decay-shape 'sqrt': expected one of linear"),
         (["--anneal-from", "step-6", "--decay-steps", "2"], "from step 4 on: step 6 is past its stable phase"),
         (["--anneal-from", "step-4", "--decay-steps", "2", "--set", "model.n_layers=3"],
          "the checkpoint is of another model (n_layers: checkpoint 4, now 3)"),
