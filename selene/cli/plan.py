@@ -5,7 +5,7 @@ Each imports the planner when it runs; importing this module costs no more than 
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -258,6 +258,9 @@ def scaling_study(
         from selene.flows.study import scaling_study_flow
 
         result = scaling_study_flow(cfg)
+    if cfg.budgets:
+        _show_budgets(result, cfg.out)
+        return
     cal = result["calibration"]
 
     table = Table(title=f"scaling study on {result['device']['name']}")
@@ -275,6 +278,21 @@ def scaling_study(
         f"RMS log error {cal['rms_log_error']:.3f}; written to [b]{cfg.out}/calibration.json[/b] "
         f"(use with `selene plan --calibration`), table in {cfg.out}/study.md"
     )
+
+
+def _show_budgets(result: dict[str, Any], out: str) -> None:
+    from rich.table import Table
+
+    table = Table(title=f"loss at each token budget ({result['mode']})")
+    for col in ("run", "tokens", "steps", "decay", "loss", "validation loss"):
+        table.add_column(col, justify="left" if col == "run" else "right")
+    for r in result["runs"]:
+        for p in r["points"]:
+            val = f"{p['val_loss']:.4f}" if p["val_loss"] is not None else "n/a"
+            table.add_row(r["name"], str(p["steps"] * r["tokens_per_step"]), str(p["steps"]), str(p["decay_steps"]),
+                          f"{p['loss']:.4f}", val)  # fmt: skip
+    console.print(table)
+    console.print(f"{result['steps_trained']} optimizer steps trained in {result['seconds']:.1f} s; table in {out}/budgets.md")
 
 
 def _pipeline_vocab(path: str) -> int | None:

@@ -35,11 +35,33 @@ class ScalingStudyConfig(Strict):
     vocab_size: int = Field(default=512, ge=8, description="Vocabulary of the synthetic token data.")
     seed: int = 1234
     runs: list[StudyRun] = Field(min_length=2, description="At least two, of different sizes, to fit two factors.")
+    # a loss study over token budgets instead of the timing calibration (selene.plan.study_budgets)
+    budgets: list[int] | None = Field(
+        default=None,
+        description="Token budgets: each run's model is trained to each and its final loss reported (a loss "
+        "scaling study); unset: the timing study that calibrates the planner.",
+    )
+    budget_mode: Literal["branches", "separate"] = Field(
+        default="branches",
+        description="branches: one WSD run per model to the largest budget, the others annealed from its "
+        "stable-phase checkpoints (`selene train --anneal-from`); separate: one WSD run per budget from step 0 "
+        "(the same losses, at the cost of every budget's full run).",
+    )
+    decay_fraction: float = Field(default=0.2, gt=0, lt=1, description="The WSD decay's share of each budget.")
+    lr: float = Field(default=1e-3, gt=0, description="Peak learning rate of the budget runs.")
+    lr_warmup_steps: int = Field(default=0, ge=0, description="Warmup steps of the budget runs.")
+    data: str | None = Field(
+        default=None,
+        description="Token dataset prefix for the budget runs (with its tokenize manifest); default: synthetic "
+        "tokens, whose losses measure cost, not a scaling law.",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> ScalingStudyConfig:
         if self.warmup >= self.steps:
             raise ValueError(f"warmup {self.warmup} must be less than steps {self.steps}: no step would be timed")
+        if self.budgets is not None and (not self.budgets or min(self.budgets) < 1 or len(set(self.budgets)) != len(self.budgets)):
+            raise ValueError(f"budgets must be distinct positive token counts, got {self.budgets}")
         names = [r.name for r in self.runs]
         if len(set(names)) != len(names):
             raise ValueError(f"run names must be unique, got {names}")

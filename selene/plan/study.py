@@ -151,6 +151,8 @@ def synthetic_tokens(out: str, cfg: ScalingStudyConfig) -> str:
     if os.path.exists(prefix + ".idx"):
         return prefix
     need = max(_global_batch(r) * (_seq(r, cfg) + 1) for r in cfg.runs) * (cfg.steps + 1)
+    if cfg.budgets:  # the largest budget, and the held-out part of the budget runs
+        need = max(need, 2 * max(cfg.budgets))
     rng = np.random.default_rng(cfg.seed)
     os.makedirs(os.path.dirname(prefix), exist_ok=True)
     with IndexedWriter(prefix, choose_dtype(cfg.vocab_size)) as w:
@@ -361,6 +363,11 @@ def run_study(cfg: ScalingStudyConfig, call: Any = None) -> dict[str, Any]:
     """The study: probe, synthetic tokens, the runs one after another (each uses the whole device),
     calibration. `call(name, fn, *args)` runs each step (a Prefect task in `selene.flows.study`)."""
     step = call or (lambda name, fn, *a: fn(*a))
+    if cfg.budgets:  # the loss study over token budgets: no timing, no calibration
+        from selene.plan.study_budgets import run_budget_study
+
+        prefix = cfg.data or step("synthetic-tokens", lambda c: synthetic_tokens(c.out, c), cfg)
+        return run_budget_study(cfg, prefix, resolve_device(cfg), call)
     spec = DeviceSpec(**step("probe-device", lambda c: dataclasses.asdict(device_spec(c)), cfg))
     prefix = step("synthetic-tokens", lambda c: synthetic_tokens(c.out, c), cfg)
     device = resolve_device(cfg)
@@ -370,6 +377,10 @@ def run_study(cfg: ScalingStudyConfig, call: Any = None) -> dict[str, Any]:
 
 def artifacts(cfg: ScalingStudyConfig, result: dict[str, Any]) -> View:
     """The dashboard's view of a study: its runs' numbers and the predicted-vs-measured plot."""
+    if cfg.budgets:
+        from selene.plan.study_budgets import artifacts as budget_artifacts
+
+        return budget_artifacts(result)
     names = [k for k in result["runs"][0] if k != "work_per_layer_flops"] if result["runs"] else []
     rows = [[round(r[k], 4) if isinstance(r[k], float) else r[k] for k in names] for r in result["runs"]]
     with open(f"{cfg.out}/predicted_vs_measured.svg") as f:

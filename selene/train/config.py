@@ -62,7 +62,28 @@ class OptimConfig(Strict):
     lr: float = Field(default=3e-4, gt=0)
     min_lr_ratio: float = Field(default=0.1, ge=0, le=1)
     warmup_steps: int = Field(default=100, ge=0)
-    decay_steps: int | None = Field(default=None, ge=1, description="Default: all training steps.")
+    decay_steps: int | None = Field(
+        default=None,
+        ge=1,
+        description="cosine, linear: the step at which the decay reaches min_lr_ratio × lr (default: the last "
+        "step); wsd: the length of the final decay (default: decay_fraction of the steps).",
+    )
+    # the schedule (selene.train.schedule); WSD runs can be annealed from any stable-phase checkpoint
+    schedule: Literal["cosine", "linear", "wsd"] = Field(
+        default="cosine",
+        description="cosine or linear decay from the end of warmup; wsd (warmup-stable-decay): lr constant "
+        "until the final decay_steps (or decay_fraction of the steps), then decay_shape down to min_lr_ratio × lr.",
+    )
+    decay_shape: Literal["linear", "cosine", "1-sqrt"] = Field(
+        default="1-sqrt",
+        description="wsd: the decay's shape; 1-sqrt (1 - sqrt(progress)) is the cooldown Hägele et al. 2024 found best.",
+    )
+    decay_fraction: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="wsd: the decay's share of the steps when decay_steps is unset (default 0.2, as Hägele et al. 2024).",
+    )
     beta1: float = 0.9
     beta2: float = 0.95
     eps: float = 1e-8
@@ -133,6 +154,19 @@ class CheckpointConfig(Strict):
     )
 
 
+class AnnealConfig(Strict):
+    """A decay branch of a WSD run (`selene.train.anneal`): where it starts and what it continues."""
+
+    source: str = Field(description="The stable-phase checkpoint the branch starts from (step-NNNNNN directory).")
+    step: int = Field(ge=0, description="Its step: the branch's decay starts here.")
+    decay_steps: int = Field(ge=1, description="Steps of the decay: the branch ends at step + decay_steps.")
+    data_steps: int = Field(
+        ge=1,
+        description="Steps the parent's sample index was sized for: the branch builds the same index, so its "
+        "data cursor goes on through the parent's data order.",
+    )
+
+
 class TrainConfig(StageConfig):
     """`selene train`: 3D-parallel pretraining with torchrun."""
 
@@ -179,6 +213,9 @@ class TrainConfig(StageConfig):
     nnodes: int = Field(default=1, ge=1, description="Nodes of the run (`selene train --nnodes`).")
     node_rank: int = Field(default=0, ge=0, description="This node's rank (`--node-rank`).")
     rdzv_endpoint: str | None = Field(default=None, description="HOST:PORT of the rendezvous (`--rdzv-endpoint`).")
+    anneal: AnnealConfig | None = Field(
+        default=None, description="Set by `selene train --anneal-from`: the decay branch this run is (not in files)."
+    )
 
 
     def extra_inputs(self) -> list[str]:

@@ -56,6 +56,7 @@ from selene.train.dims import ParallelDims, check_tp_heads
 from selene.train.host import allocator_choice
 from selene.train.metrics import read_metrics
 from selene.train.renew import check_data_unchanged
+from selene.train.schedule import check_schedule
 
 
 def load_train_config(path: str, overrides: list[str]) -> tuple[TrainConfig, str]:
@@ -193,6 +194,7 @@ def check_checkpoint(cfg: TrainConfig, out: str, args: ModelArgs) -> str | None:
 def preflight(cfg: TrainConfig, out: str, world_size: int) -> ParallelDims:
     """Everything that can be checked before a rank starts: layout, data, checkpoint to resume."""
     dims = check_layout(cfg, world_size)
+    check_schedule(cfg.optim, cfg.steps)
     check_data(cfg)
     check_checkpoint(cfg, out, expected_model(cfg))
     if cfg.wandb.enabled:  # an optional package: its absence is a config error now, not a warning on rank 0 later

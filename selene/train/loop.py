@@ -26,6 +26,7 @@ from selene.model.init import num_params
 from selene.tokenize.gpt_dataset import Cursor, take
 from selene.tokenize.manifest import token_manifest
 from selene.train import checkpoint
+from selene.train.anneal import index_steps
 from selene.train.args import model_args
 from selene.train.checkpoint_async import AsyncCheckpointer, clear_unfinished
 from selene.train.config import TrainConfig
@@ -121,7 +122,7 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
     dp_size = dims.dp
     dp_rank = dims.get_mesh("dp").get_local_rank()
     valid_size = cfg.eval_batches * cfg.batch.global_batch
-    data = build_data(cfg.data, seq, samples_needed(cfg.steps, cfg.batch, seq), valid_size, cache_dir=index_cache(out))
+    data = build_data(cfg.data, seq, samples_needed(index_steps(cfg), cfg.batch, seq), valid_size, cache_dir=index_cache(out))
     ckpt_root = os.path.join(out, "checkpoints")
     step, tokens_seen, cursor = 0, 0, Cursor.start(data.train)
     source = checkpoint.resume_source(ckpt_root, cfg.checkpoint.load, cfg.checkpoint.resume)
