@@ -26,9 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
-import torch.nn.functional as F
 
-FLEX_BLOCK = 128  # FlexAttention's default block (queries × keys) of a BlockMask
+from selene.model.document_blocks import FLEX_BLOCK, executed_block_share
 
 
 @dataclass(frozen=True)
@@ -109,21 +108,5 @@ def flex_attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, block_mask: A
 
 
 def executed_attention_fraction(ids: torch.Tensor, block: int = FLEX_BLOCK) -> float:
-    """The attention work FlexAttention does under a document mask, as a fraction of what it does
-    causally: (query block, key block) pairs that hold at least one attended pair, over the causal
-    ones. A block straddling a document boundary is computed whole, as the kernel does.
-
-    Document ids rise along a row, so key block j ≤ query block i holds an attended pair exactly when
-    the first document of block i is at most the last document of block j."""
-    ids = ids.to(torch.int64)
-    batch, seq = ids.shape
-    n = -(-seq // block)
-    pad = n * block - seq
-    if pad:
-        ids = F.pad(ids, (0, pad), value=-1)
-        ids[:, seq:] = ids[:, seq - 1 : seq]
-    blocks = ids.view(batch, n, block)
-    first, last = blocks[..., 0], blocks[..., -1]
-    hit = (first[:, :, None] <= last[:, None, :]).tril()
-    causal = n * (n + 1) // 2
-    return float(hit.sum()) / (batch * causal)
+    """`selene.model.document_blocks.executed_block_share` of document ids (batch, seq) on any device."""
+    return executed_block_share(ids.cpu().numpy(), block)

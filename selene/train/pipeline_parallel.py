@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 from collections import OrderedDict
 from collections.abc import Callable
+from typing import Any
 
 import torch
 from torch.distributed.device_mesh import DeviceMesh
@@ -190,7 +191,7 @@ class PipelineRunner:
         losses: list[torch.Tensor] = []
         args = (tokens,) if self.is_first else ()
         target = labels if self.is_last else None
-        kwargs = inputs or {}
+        kwargs: dict[str, Any] = dict(inputs or {})
         if train:
             schedule.step(*args, target=target, losses=losses, return_outputs=False, **kwargs)
         else:

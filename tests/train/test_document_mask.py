@@ -214,3 +214,23 @@ def test_document_mask_without_an_eod_id_is_refused_before_anything_is_written(t
     assert "train.data.document_mask" in run.stderr and "train.data.eod_id" in run.stderr
     assert "Traceback" not in run.stderr
     assert not out.exists()
+
+
+def test_the_planner_counts_the_blocks_packed_documents_leave(tmp_path: Path) -> None:
+    from selene.model.document_blocks import share_of_documents
+    from selene.plan.cost import Shape
+    from selene.plan.planner import with_document_mask
+    from selene.tokenize.indexed import IndexedWriter
+    from selene.train.config import TrainDataConfig
+
+    assert share_of_documents(np.full(10, 4096), 2048) == 1.0  # documents longer than a sample: causal
+    assert share_of_documents(np.full(64, 128), 2048) == 16 / 136  # one document per block: the diagonal
+    prefix = str(tmp_path / "data_text_document")
+    with IndexedWriter(prefix, np.uint16) as w:
+        for _ in range(64):
+            w.add_document(np.append(np.full(127, 7), EOD))
+    shape = Shape(layers=12, hidden=768, heads=12, ffn=2048, vocab=50304, seq=2048, mlp="swiglu")
+    masked = with_document_mask(shape, TrainDataConfig(prefixes=[prefix], document_mask=True))
+    assert masked.attention_share == 16 / 136
+    assert masked.model_flops_per_token() < shape.model_flops_per_token()
+    assert with_document_mask(shape, TrainDataConfig(prefixes=[prefix])) == shape
