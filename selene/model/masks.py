@@ -86,7 +86,10 @@ def attention_mask(ids: torch.Tensor, dropout: float = 0.0) -> Any:
         return (q >= kv) & (ids[b, q] == ids[b, kv])
 
     batch, seq = ids.shape
-    return create_block_mask(same_document, batch, None, seq, seq, device=ids.device)
+    # compiled, as torchtitan builds it: uncompiled, the mask is evaluated over every (query, key)
+    # pair of every row in memory before it is reduced to blocks
+    compiled = ids.device.type == "cuda"
+    return create_block_mask(same_document, batch, None, seq, seq, device=ids.device, _compile=compiled)
 
 
 @functools.cache

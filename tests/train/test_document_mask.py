@@ -234,3 +234,34 @@ def test_the_planner_counts_the_blocks_packed_documents_leave(tmp_path: Path) ->
     assert masked.attention_share == 16 / 136
     assert masked.model_flops_per_token() < shape.model_flops_per_token()
     assert with_document_mask(shape, TrainDataConfig(prefixes=[prefix])) == shape
+
+
+@pytest.mark.filterwarnings("ignore:flex_attention called without torch.compile")
+def test_the_block_mask_path_matches_the_dense_reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    """FlexAttention's path (a BlockMask, grouped-query heads), run eagerly on CPU: what CUDA compiles."""
+    from torch.nn.attention.flex_attention import flex_attention
+
+    from selene.model import masks
+
+    args = dataclasses.replace(PRESETS["debug-gqa"], vocab_size=VOCAB)
+    model = _model(args)
+    tokens, _ = _packed(seq=64)
+    inputs = DocumentMasking(EOD, True).inputs(tokens)
+    with torch.no_grad():
+        dense = model(tokens, **inputs)
+        monkeypatch.setattr(masks, "uses_flex", lambda device, dropout: True)
+        monkeypatch.setattr(masks, "_flex", lambda: flex_attention)
+        assert masks.is_block_mask(masks.attention_mask(inputs["documents"]))
+        flex = model(tokens, **inputs)
+    torch.testing.assert_close(flex, dense, rtol=0, atol=1e-5)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_flex_attention_on_cuda_matches_each_document_alone() -> None:
+    args = dataclasses.replace(PRESETS["debug-gqa"], vocab_size=VOCAB)
+    model = _model(args).cuda()
+    tokens, _ = (t.cuda() for t in _packed(seq=64))
+    with torch.no_grad():
+        packed = model(tokens, documents=document_ids(tokens, EOD))
+        for b, cols in _documents(tokens):
+            torch.testing.assert_close(packed[b, cols], model(tokens[b : b + 1, cols])[0], rtol=0, atol=1e-4)
