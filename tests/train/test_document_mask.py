@@ -146,25 +146,27 @@ def test_executed_fraction_counts_the_blocks_a_block_mask_keeps() -> None:
 
 # ------------------------------------------------------------------ TP 2, FSDP 2, PP 2 on gloo
 
-LAYOUTS = {
-    "tp2": ParallelConfig(dp_shard=1, tp=2),
-    "fsdp2": ParallelConfig(dp_shard=2),
-    "pp2": ParallelConfig(dp_shard=1, pp=2, pp_microbatches=2),
+# grouped-query attention (2 key/value heads: one per tensor-parallel rank), RoPE; and learned
+# positions, whose per-row (reset) positions tensor parallelism cuts on the sequence
+MODELS = {
+    "gqa": dataclasses.replace(PRESETS["debug-gqa"], vocab_size=VOCAB),
+    "learned": dataclasses.replace(PRESETS["debug"], vocab_size=VOCAB, positions="learned"),
 }
-
-
-def _args() -> ModelArgs:
-    # grouped-query attention (2 key/value heads: one per tensor-parallel rank), RoPE with reset positions
-    return dataclasses.replace(PRESETS["debug-gqa"], vocab_size=VOCAB)
+LAYOUTS = {
+    "tp2": ("gqa", ParallelConfig(dp_shard=1, tp=2)),
+    "fsdp2": ("gqa", ParallelConfig(dp_shard=2)),
+    "pp2": ("gqa", ParallelConfig(dp_shard=1, pp=2, pp_microbatches=2)),
+    "tp2-learned": ("learned", ParallelConfig(dp_shard=1, tp=2)),
+}
 
 
 def _masked_layouts(rank: int, world: int) -> dict[str, tuple[float, float, float]]:
     """Per layout: the masked eval loss, the masked training loss and the gradient norm."""
     tokens, labels = _packed()
     out = {}
-    for name, pcfg in LAYOUTS.items():
+    for name, (model, pcfg) in LAYOUTS.items():
         dims = ParallelDims(pcfg.dp_replicate, pcfg.dp_shard, pcfg.tp, pcfg.pp, world)
-        pm = build_parallel_model(_args(), pcfg, dims, dims.build_mesh("cpu"), torch.device("cpu"), 5)
+        pm = build_parallel_model(MODELS[model], pcfg, dims, dims.build_mesh("cpu"), torch.device("cpu"), 5)
         pm.masking = DocumentMasking(EOD, reset_positions=True)
         share = len(tokens) // dims.dp
         rows = slice(dims.get_mesh("dp").get_local_rank() * share, (dims.get_mesh("dp").get_local_rank() + 1) * share)
@@ -174,17 +176,23 @@ def _masked_layouts(rank: int, world: int) -> dict[str, tuple[float, float, floa
     return out
 
 
-def test_layouts_mask_like_one_process() -> None:
-    model = _model(_args())
+def _single_process(args: ModelArgs) -> tuple[float, float]:
+    """The per-document loss of the plain model and its gradient norm under the mask."""
+    model = _model(args)
     tokens, labels = _packed()
     expected = _per_document_loss(model, tokens, labels)
     model.train()
     loss = model(tokens, labels, **DocumentMasking(EOD, reset_positions=True).inputs(tokens))
     loss.backward()
-    norm = float(torch.nn.utils.get_total_norm([p.grad for p in model.parameters() if p.grad is not None]))
     assert abs(loss.item() - expected) < 1e-5
+    return expected, float(torch.nn.utils.get_total_norm([p.grad for p in model.parameters() if p.grad is not None]))
+
+
+def test_layouts_mask_like_one_process() -> None:
+    single = {name: _single_process(args) for name, args in MODELS.items()}
     for rank, result in enumerate(run_world(2, _masked_layouts)):
         for name, (evaluated, trained, grad_norm) in result.items():
+            expected, norm = single[LAYOUTS[name][0]]
             assert abs(evaluated - expected) < 1e-5, (name, rank, evaluated, expected)
             assert abs(trained - expected) < 1e-5, (name, rank, trained, expected)
             assert abs(grad_norm - norm) < 1e-4 * norm, (name, rank, grad_norm, norm)
@@ -265,3 +273,22 @@ def test_flex_attention_on_cuda_matches_each_document_alone() -> None:
         packed = model(tokens, documents=document_ids(tokens, EOD))
         for b, cols in _documents(tokens):
             torch.testing.assert_close(packed[b, cols], model(tokens[b : b + 1, cols])[0], rtol=0, atol=1e-4)
+
+
+def test_a_masked_run_trains_through_the_launcher(tmp_path: Path) -> None:
+    """`train.data.document_mask` end to end: preflight, the loop's mask inputs, validation, metrics."""
+    from selene.train.config import TrainConfig
+    from selene.train.launch import launch
+    from selene.train.metrics import read_metrics
+    from tests.pipeline_runs import write_token_dataset
+
+    prefix = write_token_dataset(tmp_path / "tokens")  # its manifest's EOD id is 1
+    out = tmp_path / "out"
+    settings = {"model": {"preset": "debug"}, "parallel": {"dp_shard": 1}, "steps": 2, "eval_every": 2,
+                "eval_batches": 1, "batch": {"seq_len": 64, "global_batch": 4, "micro_batch": 2},
+                "data": {"prefixes": [prefix], "document_mask": True, "reset_positions": True},
+                "checkpoint": {"every": 100}, "tensorboard": False, "out": str(out)}  # fmt: skip
+    cfg = TrainConfig.model_validate(settings)
+    assert launch(cfg, str(out), 1) == 0
+    records = read_metrics(str(out / "metrics.jsonl"))
+    assert [r["step"] for r in records] == [1, 2] and np.isfinite(records[-1]["val_loss"])
