@@ -100,7 +100,9 @@ def main() -> None:
     # what a GPU run at full length would skip: samples of 2048 and 8192 tokens, documents of mean 512
     for seq in (2048, 8192):
         share = executed_attention_fraction(document_ids(packed(64, seq, 512)[0], EOD))
-        print(f"seq {seq}, documents of mean 512 tokens: FlexAttention runs {100 * share:.0f}% of causal attention's blocks")
+        print(
+            f"seq {seq}, documents of mean 512 tokens: FlexAttention runs {100 * share:.0f}% of causal attention's blocks"
+        )
     if a.json:
         Path(a.json).write_text(json.dumps(rows, indent=1))
 

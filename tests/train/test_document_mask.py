@@ -169,7 +169,9 @@ def _masked_layouts(rank: int, world: int) -> dict[str, tuple[float, float, floa
         pm = build_parallel_model(MODELS[model], pcfg, dims, dims.build_mesh("cpu"), torch.device("cpu"), 5)
         pm.masking = DocumentMasking(EOD, reset_positions=True)
         share = len(tokens) // dims.dp
-        rows = slice(dims.get_mesh("dp").get_local_rank() * share, (dims.get_mesh("dp").get_local_rank() + 1) * share)
+        rows = slice(
+            dims.get_mesh("dp").get_local_rank() * share, (dims.get_mesh("dp").get_local_rank() + 1) * share
+        )
         evaluated = pm.evaluate(tokens[rows], labels[rows])
         trained = float(pm.forward_backward(tokens[rows], labels[rows]))
         out[name] = (evaluated, trained, float(pm.clip_grad_norm(1e9)))
@@ -185,7 +187,9 @@ def _single_process(args: ModelArgs) -> tuple[float, float]:
     loss = model(tokens, labels, **DocumentMasking(EOD, reset_positions=True).inputs(tokens))
     loss.backward()
     assert abs(loss.item() - expected) < 1e-5
-    return expected, float(torch.nn.utils.get_total_norm([p.grad for p in model.parameters() if p.grad is not None]))
+    return expected, float(
+        torch.nn.utils.get_total_norm([p.grad for p in model.parameters() if p.grad is not None])
+    )
 
 
 def test_layouts_mask_like_one_process() -> None:
