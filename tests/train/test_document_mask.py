@@ -156,6 +156,13 @@ LAYOUTS = {
     "tp2": ("gqa", ParallelConfig(dp_shard=1, tp=2)),
     "fsdp2": ("gqa", ParallelConfig(dp_shard=2)),
     "pp2": ("gqa", ParallelConfig(dp_shard=1, pp=2, pp_microbatches=2)),
+    # two stages a rank: the ids reach stages of either rank, in the interleaved order
+    "pp2-interleaved": (
+        "gqa",
+        ParallelConfig(
+            dp_shard=1, pp=2, pp_microbatches=2, pp_schedule="interleaved_1f1b", pp_stages_per_rank=2
+        ),
+    ),
     "tp2-learned": ("learned", ParallelConfig(dp_shard=1, tp=2)),
 }
 
