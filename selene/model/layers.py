@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from selene.model.args import ModelArgs
 from selene.model.cache import Cache
-from selene.model.masks import flex_attend, is_block_mask
+from selene.model.masks import AttentionMask, BlockMask, flex_attend
 from selene.model.rope import angles, rotate
 
 
@@ -51,11 +49,11 @@ class ScaledDotProductAttention(nn.Module):
         self.dropout = dropout
 
     def forward(
-        self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: Any = None, causal: bool = True
+        self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: AttentionMask | None = None, causal: bool = True
     ) -> torch.Tensor:
         """`mask`: a boolean tensor (True: attend) for SDPA, or a FlexAttention `BlockMask`
         (`selene.model.masks`, document masking on CUDA), which never comes with dropout."""
-        if is_block_mask(mask):
+        if isinstance(mask, BlockMask):
             return flex_attend(q, k, v, mask)
         p = self.dropout if self.training else 0.0
         return attend(q, k, v, attn_mask=mask, dropout_p=p, is_causal=causal)
@@ -74,7 +72,7 @@ class Attention(nn.Module):
         self.sdpa = ScaledDotProductAttention(args.dropout)
 
     def forward(
-        self, x: torch.Tensor, rope: torch.Tensor | None, cache: Cache | None = None, mask: Any = None
+        self, x: torch.Tensor, rope: torch.Tensor | None, cache: Cache | None = None, mask: AttentionMask | None = None
     ) -> torch.Tensor:
         """Causal self-attention over x (batch, seq, dim), RoPE-rotated by `rope` (`selene.model.rope.angles`)
         when the model has rotary positions; with a `cache`, over its earlier keys too, under its mask;
@@ -133,7 +131,7 @@ class TransformerBlock(nn.Module):
         self.dropout = nn.Dropout(args.dropout)
 
     def forward(
-        self, x: torch.Tensor, rope: torch.Tensor | None, cache: Cache | None = None, mask: Any = None
+        self, x: torch.Tensor, rope: torch.Tensor | None, cache: Cache | None = None, mask: AttentionMask | None = None
     ) -> torch.Tensor:
         # the cache and the mask go by keyword: tensor parallelism's input plan for `attention` lists
         # (x, rope); the mask is the same plain tensor on every tensor-parallel rank (whole sequences)

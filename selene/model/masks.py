@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
+from torch.nn.attention.flex_attention import BlockMask, create_block_mask, flex_attention
 
 from selene.model.document_blocks import FLEX_BLOCK, executed_block_share
 
@@ -76,11 +77,13 @@ def uses_flex(device: torch.device, dropout: float) -> bool:
     return device.type == "cuda" and dropout == 0.0
 
 
-def attention_mask(ids: torch.Tensor, dropout: float = 0.0) -> Any:
+AttentionMask = torch.Tensor | BlockMask  # a boolean SDPA mask (True: attend) or a FlexAttention block mask
+
+
+def attention_mask(ids: torch.Tensor, dropout: float = 0.0) -> AttentionMask:
     """The mask every layer attends under: a FlexAttention `BlockMask` on CUDA, else `dense_mask`."""
     if not uses_flex(ids.device, dropout):
         return dense_mask(ids)
-    from torch.nn.attention.flex_attention import create_block_mask
 
     def same_document(b: Any, h: Any, q: Any, kv: Any) -> Any:
         return (q >= kv) & (ids[b, q] == ids[b, kv])
@@ -94,18 +97,12 @@ def attention_mask(ids: torch.Tensor, dropout: float = 0.0) -> Any:
 
 @functools.cache
 def _flex() -> Any:
-    from torch.nn.attention.flex_attention import flex_attention
-
     # Uncompiled, flex_attention materialises the scores (slow, O(seq²) memory); compiled, it is one
     # fused kernel that skips empty blocks.
     return torch.compile(flex_attention, dynamic=False)
 
 
-def is_block_mask(mask: object) -> bool:
-    return type(mask).__name__ == "BlockMask"
-
-
-def flex_attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, block_mask: Any) -> torch.Tensor:
+def flex_attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, block_mask: BlockMask) -> torch.Tensor:
     """Attention over q (batch, heads, seq, head_dim) and k, v with as many or fewer heads, under a BlockMask."""
     return _flex()(q, k, v, block_mask=block_mask, enable_gqa=k.shape[1] != q.shape[1])
 

@@ -270,7 +270,7 @@ def test_the_block_mask_path_matches_the_dense_reference(monkeypatch: pytest.Mon
         dense = model(tokens, **inputs)
         monkeypatch.setattr(masks, "uses_flex", lambda device, dropout: True)
         monkeypatch.setattr(masks, "_flex", lambda: flex_attention)
-        assert masks.is_block_mask(masks.attention_mask(inputs["documents"]))
+        assert isinstance(masks.attention_mask(inputs["documents"]), masks.BlockMask)
         flex = model(tokens, **inputs)
     torch.testing.assert_close(flex, dense, rtol=0, atol=1e-5)
 
