@@ -144,6 +144,19 @@ def test_executed_fraction_counts_the_blocks_a_block_mask_keeps() -> None:
     assert flops_per_token(args, 2048, 0.4) < flops_per_token(args, 2048)
 
 
+def test_a_run_counts_the_attention_its_samples_leave() -> None:
+    """The loop's FLOPs: measured on the run's samples where FlexAttention runs, else causal's count."""
+    from selene.train.data import attention_share
+
+    samples = [np.append(np.tile([*[9] * 127, EOD], 4), 9) for _ in range(3)]  # 513 tokens: one per block
+    masking = DocumentMasking(EOD)
+    cuda, cpu = torch.device("cuda"), torch.device("cpu")  # the device is only asked its type
+    assert attention_share(masking, samples, cuda, dropout=0.0) == 4 / 10
+    assert attention_share(masking, samples, cpu, dropout=0.0) == 1.0
+    assert attention_share(masking, samples, cuda, dropout=0.1) == 1.0
+    assert attention_share(None, samples, cuda, dropout=0.0) == 1.0
+
+
 # ------------------------------------------------------------------ TP 2, FSDP 2, PP 2 on gloo
 
 # grouped-query attention (2 key/value heads: one per tensor-parallel rank), RoPE; and learned
