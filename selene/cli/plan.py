@@ -88,6 +88,7 @@ def plan(
         render,
         shape_from_dims,
         shape_from_preset,
+        with_document_mask,
         with_efficiency,
         with_kv_heads,
     )  # fmt: skip
@@ -114,7 +115,7 @@ def plan(
         args = model_args(cfg.model, vocab or cfg.model.vocab_size or pipeline_vocab or 51200)
         configured, n = layout_from_train_config(cfg, gpus)
         gpus = gpus or n
-        shape = Shape.from_model_args(args, args.vocab_size, seq or cfg.batch.seq_len, flash)
+        shape = with_document_mask(Shape.from_model_args(args, args.vocab_size, seq or cfg.batch.seq_len, flash), cfg.data)
         global_batch = global_batch or cfg.batch.global_batch
         if tokens is None:
             tokens = str(cfg.steps * cfg.batch.global_batch * shape.seq)

@@ -8,6 +8,7 @@ from torch import nn
 
 from selene.model.args import ModelArgs
 from selene.model.cache import Cache
+from selene.model.masks import AttentionMask, BlockMask, flex_attend
 from selene.model.rope import angles, rotate
 
 
@@ -48,8 +49,12 @@ class ScaledDotProductAttention(nn.Module):
         self.dropout = dropout
 
     def forward(
-        self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None = None, causal: bool = True
+        self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: AttentionMask | None = None, causal: bool = True
     ) -> torch.Tensor:
+        """`mask`: a boolean tensor (True: attend) for SDPA, or a FlexAttention `BlockMask`
+        (`selene.model.masks`, document masking on CUDA), which never comes with dropout."""
+        if isinstance(mask, BlockMask):
+            return flex_attend(q, k, v, mask)
         p = self.dropout if self.training else 0.0
         return attend(q, k, v, attn_mask=mask, dropout_p=p, is_causal=causal)
 
@@ -66,9 +71,12 @@ class Attention(nn.Module):
         self.wo = nn.Linear(args.dim, args.dim, bias=args.bias)
         self.sdpa = ScaledDotProductAttention(args.dropout)
 
-    def forward(self, x: torch.Tensor, rope: torch.Tensor | None, cache: Cache | None = None) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, rope: torch.Tensor | None, cache: Cache | None = None, mask: AttentionMask | None = None
+    ) -> torch.Tensor:
         """Causal self-attention over x (batch, seq, dim), RoPE-rotated by `rope` (`selene.model.rope.angles`)
-        when the model has rotary positions; with a `cache`, over its earlier keys too, under its mask."""
+        when the model has rotary positions; with a `cache`, over its earlier keys too, under its mask;
+        with a document `mask` (`selene.model.masks.attention_mask`), under that mask instead."""
         bs, seq, _ = x.shape
         # -1 heads: under tensor parallelism wq holds only this rank's heads (wk and wv this rank's
         # key/value heads, the ones its query heads are grouped on).
@@ -79,10 +87,12 @@ class Attention(nn.Module):
             cos, sin = angles(rope, seq)
             q, k = rotate(q, cos, sin), rotate(k, cos, sin)
         q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
-        mask, causal = None, True
+        causal = True
         if cache is not None:
             k, v = cache.update(self.layer_id, k, v)
             mask, causal = cache.mask, cache.causal
+        elif mask is not None:
+            causal = False
         out = self.sdpa(q, k, v, mask=mask, causal=causal)
         return self.wo(out.transpose(1, 2).reshape(bs, seq, -1))
 
@@ -120,9 +130,12 @@ class TransformerBlock(nn.Module):
         self.feed_forward = FeedForward(args)
         self.dropout = nn.Dropout(args.dropout)
 
-    def forward(self, x: torch.Tensor, rope: torch.Tensor | None, cache: Cache | None = None) -> torch.Tensor:
-        # the cache goes by keyword: tensor parallelism's input plan for `attention` lists (x, rope)
-        h = x + self._drop(self.attention(self.attention_norm(x), rope, cache=cache))
+    def forward(
+        self, x: torch.Tensor, rope: torch.Tensor | None, cache: Cache | None = None, mask: AttentionMask | None = None
+    ) -> torch.Tensor:
+        # the cache and the mask go by keyword: tensor parallelism's input plan for `attention` lists
+        # (x, rope); the mask is the same plain tensor on every tensor-parallel rank (whole sequences)
+        h = x + self._drop(self.attention(self.attention_norm(x), rope, cache=cache, mask=mask))
         return h + self._drop(self.feed_forward(self.ffn_norm(h)))
 
     def _drop(self, x: torch.Tensor) -> torch.Tensor:

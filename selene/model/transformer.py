@@ -33,6 +33,7 @@ from selene.model.cache import Cache, Positions
 from selene.model.init import canonical_fqn, copy_into, init_rule, initial_value, local_device
 from selene.model.layers import TransformerBlock, norm
 from selene.model.loss import cross_entropy, linear_cross_entropy
+from selene.model.masks import attention_mask
 from selene.model.rope import rope_tables
 
 _FROM_ZERO = Positions()  # a forward without a cache: every row at positions 0, 1, ...
@@ -71,8 +72,16 @@ class Transformer(nn.Module):
         *,
         cache: Cache | None = None,
         last_only: bool = False,
+        documents: torch.Tensor | None = None,
+        positions: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """Logits, or with `labels` the mean cross-entropy loss.
+
+        `documents` (batch, seq): the document index of each token of packed samples
+        (`selene.model.masks.document_ids`); attention then stays inside each document. `positions`
+        (batch, seq): each token's position, e.g. restarting per document
+        (`selene.model.masks.document_positions`); default 0, 1, ... in every row. Both are training
+        and evaluation inputs, never given with a cache, and every pipeline stage takes them.
 
         With a `cache`, `tokens` follow the tokens already in it (their keys and values are added to it)
         and the model must be whole, not a pipeline stage. `last_only`: the logits of the last position
@@ -86,7 +95,7 @@ class Transformer(nn.Module):
         """
         if cache is not None and (self.tok_embeddings is None or self.output is None):
             raise InputError("generation needs the whole model, not one pipeline stage")
-        h = self.hidden(tokens, cache=cache, last_only=last_only)
+        h = self.hidden(tokens, cache=cache, last_only=last_only, documents=documents, positions=positions)
         if labels is None:
             return self.output(h) if self.output is not None else h
         if self.output is None:
@@ -95,21 +104,37 @@ class Transformer(nn.Module):
             return cross_entropy(self.output(h), labels)
         return linear_cross_entropy(h, self.output.weight, labels)
 
-    def hidden(self, tokens: torch.Tensor, *, cache: Cache | None = None, last_only: bool = False) -> torch.Tensor:
+    def hidden(
+        self,
+        tokens: torch.Tensor,
+        *,
+        cache: Cache | None = None,
+        last_only: bool = False,
+        documents: torch.Tensor | None = None,
+        positions: torch.Tensor | None = None,
+    ) -> torch.Tensor:
         """The final hidden states (after the last norm), or a pipeline stage's output hidden states."""
         seq = tokens.shape[1]
-        positions = cache.begin(seq, self.args.max_seq_len) if cache is not None else _FROM_ZERO
+        if cache is not None and (documents is not None or positions is not None):
+            raise InputError("documents and positions are inputs of training and evaluation, not of generation with a cache")
+        if cache is not None:
+            where = cache.begin(seq, self.args.max_seq_len)
+        else:
+            where = _FROM_ZERO if positions is None else Positions(rows=positions)
+        mask = None
+        if documents is not None:
+            mask = attention_mask(documents, self.args.dropout if self.training else 0.0)
         if self.tok_embeddings is not None:
             h = self.tok_embeddings(tokens)
             if self.pos_embeddings is not None:
-                h = h + self.pos_embeddings(positions.indices(seq, tokens.device))
+                h = h + self.pos_embeddings(where.indices(seq, tokens.device))
             if self.training:  # dropout is the identity otherwise (see TransformerBlock._drop)
                 h = self.emb_dropout(h)
         else:  # a later pipeline stage: the input is the previous stage's hidden state
             h = tokens
-        rope = positions.angles(self.rope) if self.rope is not None else None
+        rope = where.angles(self.rope) if self.rope is not None else None
         for layer in self.layers.values():
-            h = layer(h, rope, cache=cache)
+            h = layer(h, rope, cache=cache, mask=mask)
         if last_only:
             h = h[:, -1:]
         if self.norm is not None:

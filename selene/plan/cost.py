@@ -6,7 +6,9 @@ stages per PP rank, m = B / (d·b) micro-batches per pipeline per iteration.
 
 FLOPs (`Shape.fwd_flops_layer`, per token): 2 × matmul weights of a layer (4h² attention, or
 2h² + 2h·k·h/a with k < a key/value heads (grouped-query attention narrows K and V); 2hF GELU /
-3hF SwiGLU MLP) + 4·s·h for QKᵀ and AV (full square, as Megatron counts); the output layer 2·h·V.
+3hF SwiGLU MLP) + 4·s·h for QKᵀ and AV (full square, as Megatron counts; under a document mask run
+block-sparse, times the share of causal attention's blocks executed, `Shape.attention_share`); the
+output layer 2·h·V.
 Training runs a forward and a backward of twice its cost (3×); recomputation adds a forward of every
 layer (`full`) or of QKᵀ/softmax/AV only (`selective`, 4·s·h). "Model FLOPs" leave recomputation
 out (MFU); "hardware FLOPs" count what is executed (Megatron's TFLOP/s per GPU). For the GPT shape
@@ -85,6 +87,9 @@ class Shape:
     tied: bool = False
     learned_positions: bool = False
     n_kv_heads: int | None = None  # key/value heads (grouped-query attention); None: one per head
+    # attention work done, as a fraction of causal attention's: below 1 under a document mask that a
+    # block-sparse kernel (FlexAttention) skips (`selene.model.document_blocks`)
+    attention_share: float = 1.0
 
     @classmethod
     def from_model_args(cls, args: Any, vocab: int, seq: int | None = None, flash: bool = True) -> Shape:
@@ -136,14 +141,15 @@ class Shape:
     # -- FLOPs per token
     @property
     def fwd_flops_layer(self) -> float:
-        return 2.0 * self.layer_matmul_params + 4.0 * self.seq * self.hidden
+        return 2.0 * self.layer_matmul_params + 4.0 * self.seq * self.hidden * self.attention_share
 
     @property
     def fwd_flops_logits(self) -> float:
         return 2.0 * self.hidden * self.vocab
 
     def train_flops_layer(self, recompute: Recompute) -> float:
-        extra = {"none": 0.0, "selective": 4.0 * self.seq * self.hidden, "full": self.fwd_flops_layer}[recompute]
+        attention = 4.0 * self.seq * self.hidden * self.attention_share
+        extra = {"none": 0.0, "selective": attention, "full": self.fwd_flops_layer}[recompute]
         return 3.0 * self.fwd_flops_layer + extra
 
     def model_flops_per_token(self) -> float:
@@ -418,6 +424,8 @@ def estimate(
     hw_flops_gpu = shape.hardware_flops_per_token(lay.recompute) * global_batch * shape.seq / lay.gpus
     model_flops_gpu = shape.model_flops_per_token() * global_batch * shape.seq / lay.gpus
     notes: list[str] = []
+    if shape.attention_share < 1.0:
+        notes.append(f"document mask: attention at {shape.attention_share:.0%} of causal attention's blocks")
     if tflops:
         iteration = hw_flops_gpu / (tflops * 1e12)
         time = {"iteration": iteration, "given throughput": iteration}

@@ -139,6 +139,22 @@ def layout_from_train_config(cfg: Any, gpus: int | None) -> tuple[Layout, int]:
     return lay, lay.gpus
 
 
+def with_document_mask(shape: Shape, data: Any) -> Shape:
+    """`shape` as a training config's data section trains it: under `document_mask` its attention
+    runs block-sparse on GPUs (FlexAttention), at the share of causal attention's blocks that packing
+    the data's documents into samples leaves (`share_of_documents` on the first prefix's document
+    lengths, as its index records them); unchanged without a mask or without the data at hand."""
+    import os
+
+    from selene.model.document_blocks import share_of_documents
+    from selene.tokenize.indexed import IndexedDataset
+
+    if not data.document_mask or not data.prefixes or not os.path.exists(data.prefixes[0] + ".idx"):
+        return shape
+    lengths = IndexedDataset(data.prefixes[0]).sequence_lengths
+    return replace(shape, attention_share=share_of_documents(lengths, shape.seq))
+
+
 def with_efficiency(dev: DeviceSpec, efficiency: float | None) -> DeviceSpec:
     if efficiency is None:
         return dev

@@ -136,6 +136,21 @@ class TrainDataConfig(Strict):
     weights: list[float] | None = Field(default=None, description="One weight per prefix (blended).")
     valid_fraction: float = Field(default=0.02, ge=0.0, lt=0.5, description="Documents held out for validation.")
     seed: int = 1234
+    document_mask: bool = Field(
+        default=False,
+        description="Attention stays inside each document of a packed sample (never across an EOD): "
+        "FlexAttention block masks on CUDA, a dense SDPA mask elsewhere.",
+    )
+    reset_positions: bool = Field(
+        default=False,
+        description="With document_mask: positions restart at 0 at each document's first token, as if it were alone.",
+    )
+    eod_id: int | None = Field(
+        default=None,
+        ge=0,
+        description="The end-of-document id document_mask splits on; default: eod_id of the tokenize "
+        "manifest.json next to the data prefixes (set it for token data made by another tool).",
+    )
 
 
 class CheckpointConfig(Strict):

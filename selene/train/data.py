@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from selene.errors import ConfigError, InputError
+from selene.model.masks import DocumentMasking, document_ids, executed_attention_fraction, uses_flex
 from selene.tokenize.gpt_dataset import BlendedDataset, GPTDataset, SampleDataset
 from selene.tokenize.indexed import IndexedDataset
 from selene.tokenize.manifest import token_manifest
@@ -90,6 +91,54 @@ def to_inputs(rows: np.ndarray, device: torch.device) -> tuple[torch.Tensor, tor
     if device.type == "cuda":
         t = t.pin_memory().to(device, non_blocking=True)
     return t[:, :-1].contiguous(), t[:, 1:].contiguous()
+
+
+def document_masking(cfg: TrainDataConfig) -> DocumentMasking | None:
+    """What `train.data.document_mask` masks by: the data's EOD id (`eod_id`, else the tokenize
+    manifest's next to every prefix, which must agree); None without a document mask.
+
+    A `ConfigError` naming the field and the prefix when there is no EOD id to split on: the check
+    runs in the preflight, before anything is written."""
+    if not cfg.document_mask:
+        if cfg.reset_positions:
+            raise ConfigError(
+                "train.data.reset_positions restarts positions per document and needs train.data.document_mask: true"
+            )
+        return None
+    if cfg.eod_id is not None:
+        return DocumentMasking(cfg.eod_id, cfg.reset_positions)
+    eods: dict[str, int] = {}
+    for i, prefix in enumerate(cfg.prefixes):
+        m = token_manifest(prefix)
+        if m is None:
+            folder = os.path.dirname(prefix) or "."
+            raise ConfigError(
+                f"train.data.document_mask needs the data's end-of-document id, but train.data.prefixes[{i}] "
+                f"{prefix} has no tokenize manifest ({os.path.join(folder, 'manifest.json')}) to read it from: "
+                "set train.data.eod_id, or train.data.document_mask: false"
+            )
+        eods[prefix] = m.tokenizer.eod_id
+    if len(set(eods.values())) > 1:
+        listed = ", ".join(f"{p}: {e}" for p, e in eods.items())
+        raise ConfigError(f"train.data.prefixes end their documents with different EOD ids ({listed}): set train.data.eod_id")
+    if not eods:
+        raise ConfigError("train.data.prefixes is empty: give the token dataset prefix (e.g. runs/x/tokenize/data_text_document)")
+    return DocumentMasking(next(iter(eods.values())), cfg.reset_positions)
+
+
+def attention_share(
+    masking: DocumentMasking | None, data: SampleDataset, device: torch.device, dropout: float, samples: int = 256
+) -> float:
+    """The attention work of a step as a fraction of causal attention's, for the FLOPs a step counts.
+
+    1.0 without a mask, and with the dense reference mask (SDPA computes every score and discards
+    the masked ones, so nothing is saved). Under FlexAttention the blocks a document mask empties are
+    skipped: the fraction is measured on the first `samples` samples of the run's sample index
+    (`executed_attention_fraction`), which the shuffled index makes representative of the run."""
+    if masking is None or not uses_flex(device, dropout) or len(data) == 0:
+        return 1.0
+    rows = np.stack([data[i] for i in range(min(samples, len(data)))])
+    return executed_attention_fraction(document_ids(torch.from_numpy(rows[:, :-1].astype(np.int64)), masking.eod))
 
 
 def describe(data: TrainData) -> dict[str, Any]:

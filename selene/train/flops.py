@@ -32,9 +32,14 @@ def matmul_params(args: Any) -> int:
     return args.n_layers * per_layer + args.dim * args.vocab_size
 
 
-def flops_per_token(args: Any, seq_len: int) -> float:
-    """Training FLOPs per token (forward + backward), attention included."""
-    forward = 2 * matmul_params(args) + 4 * args.n_layers * seq_len * args.dim
+def flops_per_token(args: Any, seq_len: int, attention_share: float = 1.0) -> float:
+    """Training FLOPs per token (forward + backward), attention included.
+
+    `attention_share`: the attention work done, as a fraction of causal attention's. A document mask
+    run by FlexAttention skips the blocks it empties (`selene.train.data.attention_share` measures the
+    fraction on the run's samples) and its step counts that much less attention; the dense reference
+    mask computes every score, as causal attention is counted, and keeps 1.0."""
+    forward = 2 * matmul_params(args) + 4 * args.n_layers * seq_len * args.dim * attention_share
     return 3.0 * forward
 
 

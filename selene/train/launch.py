@@ -51,7 +51,7 @@ from selene.train.args import model_args
 from selene.train.checkpoint import complete_steps, step_dir
 from selene.train.checkpoint_digests import sha256_of
 from selene.train.config import TrainConfig
-from selene.train.data import prefix_tokenizer, tokenizer_sha256
+from selene.train.data import document_masking, prefix_tokenizer, tokenizer_sha256
 from selene.train.dims import ParallelDims, check_tp_heads
 from selene.train.host import allocator_choice
 from selene.train.metrics import read_metrics
@@ -196,6 +196,7 @@ def preflight(cfg: TrainConfig, out: str, world_size: int) -> ParallelDims:
     dims = check_layout(cfg, world_size)
     check_schedule(cfg.optim, cfg.steps)
     check_data(cfg)
+    document_masking(cfg.data)  # an EOD id to mask by, when train.data.document_mask
     check_checkpoint(cfg, out, expected_model(cfg))
     if cfg.wandb.enabled:  # an optional package: its absence is a config error now, not a warning on rank 0 later
         try:

@@ -31,9 +31,11 @@ from selene.train.args import model_args
 from selene.train.checkpoint_async import AsyncCheckpointer, clear_unfinished
 from selene.train.config import TrainConfig
 from selene.train.data import (
+    attention_share,
     build_data,
     check_token_ids,
     data_fingerprints,
+    document_masking,
     index_cache,
     rank_share,
     to_inputs,
@@ -118,6 +120,7 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
     torch.manual_seed(cfg.seed)
     memory_before = _peak_memory(device, 0.0)  # CPU: the process's high-water mark before the model exists
     pm = build_parallel_model(margs, cfg.parallel, dims, mesh, device, cfg.seed)
+    pm.masking = document_masking(cfg.data)
     optims = build_optimizers(pm.parts, cfg)
     dp_size = dims.dp
     dp_rank = dims.get_mesh("dp").get_local_rank()
@@ -139,7 +142,7 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
             print(f"removed {gone}: an unfinished checkpoint (no {checkpoint.META}; its save was interrupted)", flush=True)
     logger = MetricsLogger(out, cfg.tensorboard, enabled=rank == 0, wandb=cfg.wandb)
     logger.truncate_after(step)
-    fpt = flops_per_token(margs, seq)
+    fpt = flops_per_token(margs, seq, attention_share(pm.masking, data.train, device, margs.dropout))
     peak = training_peak(device, cfg.parallel.mixed_precision, cfg.peak_tflops)
     if rank == 0:
         info = {"parameters": num_params(pm.parts[0]) if dims.pp == 1 else None, "layout": dims.describe(),

@@ -19,6 +19,7 @@ from torch.distributed import ProcessGroup
 from torch.distributed.tensor import DTensor
 from torch.distributed.tensor.parallel import loss_parallel
 
+from selene.model.masks import DocumentMasking
 from selene.train.dims import ParallelDims, whole
 from selene.train.pipeline_parallel import PipelineRunner
 
@@ -29,7 +30,12 @@ class ParallelModel:
     `parts`: one module without pipelining, else one per pipeline stage of this rank (the optimizer
     and the checkpoint take them all). `forward_backward` accumulates gradients (never zeroes them),
     so gradient accumulation is the caller calling it several times and dividing the gradients.
+
+    `masking` (set by the training loop for `train.data.document_mask`): every forward, training and
+    evaluation, then attends within documents; the mask inputs are derived here from the tokens.
     """
+
+    masking: DocumentMasking | None = None
 
     def __init__(
         self,
@@ -68,11 +74,12 @@ class ParallelModel:
         With pipelining the schedule splits `tokens` into `pp_microbatches` equal micro-batches;
         every rank passes its data-parallel share (the first stage reads tokens, the last labels).
         """
+        extra = self._masks(tokens)
         with self._context():
             if self.pipeline is not None:
-                local = self.pipeline.run(tokens, labels, train=True)
+                local = self.pipeline.run(tokens, labels, train=True, inputs=extra)
             else:
-                loss = self.parts[0](tokens, labels)
+                loss = self.parts[0](tokens, labels, **extra)
                 loss.backward()
                 local = whole(loss.detach())
         return self._global_mean(local)
@@ -83,15 +90,20 @@ class ParallelModel:
         for part in self.parts:
             part.eval()
         try:
+            extra = self._masks(tokens)
             with self._context():
                 if self.pipeline is not None:
-                    local = self.pipeline.run(tokens, labels, train=False)
+                    local = self.pipeline.run(tokens, labels, train=False, inputs=extra)
                 else:
-                    local = whole(self.parts[0](tokens, labels))
+                    local = whole(self.parts[0](tokens, labels, **extra))
             return float(self._global_mean(local))
         finally:
             for part in self.parts:
                 part.train()
+
+    def _masks(self, tokens: torch.Tensor) -> dict[str, torch.Tensor]:
+        """The forward's document-mask inputs (`DocumentMasking.inputs`), none without masking."""
+        return self.masking.inputs(tokens) if self.masking is not None else {}
 
     def _global_mean(self, local: torch.Tensor | None) -> torch.Tensor:
         """Broadcast the last stage's loss over pp (a sum with zeros elsewhere), then average over dp.

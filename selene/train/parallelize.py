@@ -75,7 +75,7 @@ def apply_tp(model: Transformer, tp_mesh: DeviceMesh, sequence_parallel: bool) -
         plan["output"] = ColwiseParallel(input_layouts=seq, output_layouts=Shard(-1), use_local_output=False)
     parallelize_module(model, tp_mesh, plan)  # type: ignore[arg-type]
     if model.pos_embeddings is not None:
-        _replicate_positions(model.pos_embeddings, tp_mesh, Shard(0) if sequence_parallel else Replicate())
+        _replicate_positions(model.pos_embeddings, tp_mesh, sequence_parallel)
     if model.args.tie_embeddings and model.output is not None and model.tok_embeddings is not None:
         # Both were distributed as Shard(0) over the vocabulary; make them one parameter again.
         model.output.weight = model.tok_embeddings.weight
@@ -105,14 +105,16 @@ def apply_tp(model: Transformer, tp_mesh: DeviceMesh, sequence_parallel: bool) -
         parallelize_module(block, tp_mesh, layer_plan)  # type: ignore[arg-type]
 
 
-def _replicate_positions(module: nn.Module, tp_mesh: DeviceMesh, out: Placement) -> None:
+def _replicate_positions(module: nn.Module, tp_mesh: DeviceMesh, sequence_parallel: bool) -> None:
     """Learned positions under TP: the table is replicated (a DTensor, so its gradient is complete on
-    every rank), and its output (seq, dim) is cut like the hidden state it is added to."""
+    every rank), and its output, (seq, dim) or with per-row positions (batch, seq, dim), is cut like
+    the hidden state it is added to: on its sequence dimension under sequence parallelism."""
 
     def to_replicate(_: nn.Module, inputs: tuple[torch.Tensor, ...], mesh: DeviceMesh) -> tuple[DTensor, ...]:
         return tuple(DTensor.from_local(x, mesh, [Replicate()], run_check=False) for x in inputs)
 
     def to_local(_: nn.Module, output: DTensor, mesh: DeviceMesh) -> torch.Tensor:
+        out: Placement = Shard(output.ndim - 2) if sequence_parallel else Replicate()
         return output.redistribute(mesh, [out]).to_local()
 
     # (torch's stub types input_fn/output_fn as returning None, though their results are used)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 from collections import OrderedDict
 from collections.abc import Callable
+from typing import Any
 
 import torch
 from torch.distributed.device_mesh import DeviceMesh
@@ -168,9 +169,17 @@ class PipelineRunner:
         self._schedules.move_to_end(key)
         return self._schedules[key]
 
-    def run(self, tokens: torch.Tensor, labels: torch.Tensor, train: bool) -> torch.Tensor | None:
+    def run(
+        self, tokens: torch.Tensor, labels: torch.Tensor, train: bool, inputs: dict[str, torch.Tensor] | None = None
+    ) -> torch.Tensor | None:
         """Forward (and backward when `train`) over the micro-batches; the mean micro-batch loss on
-        the rank holding the last stage, None elsewhere."""
+        the rank holding the last stage, None elsewhere.
+
+        `inputs`: keyword inputs of every stage's forward, (batch, ...) tensors such as the document
+        ids of a document mask. Stages after the first never see the tokens, so every rank passes
+        them (each rank holds its data-parallel share of the tokens and derives them): the schedule
+        splits keyword tensors into micro-batches along the batch, like the tokens, and hands each
+        stage its micro-batch's (`PipelineStage.forward_one_chunk`), shape inference included."""
         if tokens.shape[0] % self.n_microbatches:
             raise ConfigError(
                 f"the per-rank batch of {tokens.shape[0]} sequences does not split into "
@@ -182,10 +191,11 @@ class PipelineRunner:
         losses: list[torch.Tensor] = []
         args = (tokens,) if self.is_first else ()
         target = labels if self.is_last else None
+        kwargs: dict[str, Any] = dict(inputs or {})
         if train:
-            schedule.step(*args, target=target, losses=losses, return_outputs=False)
+            schedule.step(*args, target=target, losses=losses, return_outputs=False, **kwargs)
         else:
-            schedule.eval(*args, target=target, losses=losses)
+            schedule.eval(*args, target=target, losses=losses, **kwargs)
         self._fresh.discard(key)
         self._restore_grads(saved)
         if not self.is_last:
