@@ -100,13 +100,19 @@ def heldout_perplexity(
 def text_bits_per_byte(
     checkpoint: str, texts: list[str], *, batch_size: int = 8, device: str = "auto"
 ) -> dict[str, Any]:
-    """{documents, tokens, bytes, loss, bits_per_byte} of a checkpoint on `texts` (a fixed reference
-    set, e.g. the same for models with different tokenizers): each text encoded with the checkpoint's
-    tokenizer and ended with EOD, scored as the held-out documents are; the bytes are those of the
-    texts themselves, so a tokenizer that cannot represent some text gains nothing by it."""
+    """{documents, tokens, bytes, loss, bits_per_byte} of a checkpoint on `texts` (`bits_per_byte`)."""
     if not texts:
         raise InputError("no reference texts to score")
-    lm = SeleneLM(checkpoint, batch_size=batch_size, device=device)
+    return bits_per_byte(SeleneLM(checkpoint, batch_size=batch_size, device=device), texts)
+
+
+def bits_per_byte(lm: SeleneLM, texts: list[str]) -> dict[str, Any]:
+    """{documents, tokens, bytes, loss, bits_per_byte} of the harness model `lm` on `texts` (a fixed
+    reference set, e.g. the same for models with different tokenizers): each text encoded with the
+    model's tokenizer and ended with EOD, scored as the held-out documents are; the bytes are those of
+    the texts themselves, so a tokenizer that cannot represent some text gains nothing by it."""
+    if not texts:
+        raise InputError("no reference texts to score")
     eod = lm.eot_token_id
     windows: list[tuple[Any, list[int], list[int]]] = []
     n_tokens = n_bytes = 0
