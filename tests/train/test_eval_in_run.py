@@ -163,3 +163,51 @@ def test_pipeline_parallel_is_refused_at_config_time(trained: tuple[Path, str, P
     cfg = TrainConfig.model_validate(settings(prefix, tmp_path / "x", reference, parallel={"pp": 2, "dp_shard": 1}))
     with pytest.raises(ConfigError, match=r"train.eval_tasks: .*pipeline parallelism \(parallel.pp 2\)"):
         check(cfg)
+
+
+def test_report_dashboard_and_live_view_show_the_curves(trained: tuple[Path, str, Path], tmp_path: Path) -> None:
+    from selene.executor import events
+    from selene.io.results import StageResult
+    from selene.train.stage import _Watch
+    from selene.train.view import view
+    from selene.view import PREFECT, REPORT
+
+    out = trained[0]
+    shown = view(StageResult(str(out), skipped=False, info={"last": {"step": STEPS, "loss": 1.0}, "checkpoint": "c"}))
+    report = "\n".join(getattr(b, "text", "") or getattr(b, "markdown", "") for b in shown.blocks if b.to >= REPORT)
+    assert "Evaluation during training" in report and "| selene_piqa acc |" in report and "train/evals.svg" in report
+    board = [b for b in shown.blocks if getattr(b, "key", None) == "train-evals"]
+    assert len(board) == 1 and board[0].to >= PREFECT and "data:image/svg" in board[0].markdown
+    received: list[tuple[str, dict[str, Any]]] = []
+    events.set_live_listener(lambda kind, p: received.append((kind, p)))
+    try:
+        watch = _Watch(str(out), steps=STEPS)
+        watch.done.set()
+        watch.poll()
+    finally:
+        events.set_live_listener(None)
+        watch.finish()
+    live = [p for kind, p in received if kind == "train-evals"]
+    assert live and live[-1]["step"] == STEPS and "selene_cloze perplexity" in live[-1]["svg"]
+
+
+def test_ablate_reads_each_variant_s_curve(trained: tuple[Path, str, Path], tmp_path: Path) -> None:
+    from selene.ablate import compare
+    from selene.ablate.config import AblationConfig
+    from selene.train import eval_curves
+
+    curves = eval_curves.curves(read_metrics(str(trained[0] / "metrics.jsonl")))
+    assert [s for s, _ in curves["selene_piqa acc"]] == [2, 4]
+    shifted = {k: [(s, v + 0.5) for s, v in pts] for k, pts in curves.items()}
+    runs = [{"seed": 1, "metrics": {"m": 1.0}, "stderr": {}, "curves": curves},
+            {"seed": 2, "metrics": {"m": 1.1}, "stderr": {}, "curves": shifted}]  # fmt: skip
+    records = [{"name": "a", "overrides": {}, "documents": 1, "tokens": 2, "runs": runs},
+               {"name": "b", "overrides": {"x": 1}, "documents": 1, "tokens": 2, "runs": runs[:1]}]  # fmt: skip
+    cfg = AblationConfig(pipeline="p.yaml", out=str(tmp_path), variants={"a": {}, "b": {"x": 1}}, seeds=[1, 2])
+    result = compare.summarize(cfg, records)
+    mean = result["variants"][0]["curves"]["selene_piqa acc"]
+    assert [s for s, _ in mean] == [2, 4] and mean[0][1] == pytest.approx(curves["selene_piqa acc"][0][1] + 0.25)
+    compare.write(str(tmp_path), result)
+    md = (tmp_path / "ablation.md").read_text()
+    assert "| step 2 | step 4 |" in md and "| b | selene_cloze acc |" in md and "ablation-curves.svg" in md
+    assert (tmp_path / "ablation-curves.svg").read_text().startswith("<svg")
