@@ -5,7 +5,7 @@ stages draw them from their numbers; `selene.view.svg_image` shows one inline in
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
@@ -212,7 +212,7 @@ def _panel(
 
 
 def metric_curves(
-    panels: dict[str, dict[str, list[tuple[float, float]]]], width: int = 300, height: int = 170, columns: int = 3
+    panels: Mapping[str, Mapping[str, Sequence[tuple[float, float]]]], width: int = 300, height: int = 170, columns: int = 3
 ) -> str:
     """Metrics against step, one panel each (`columns` to a row), each panel one line per series
     (a training run's own scores; an ablation's variants, the mean over seeds), a legend below."""

@@ -418,28 +418,27 @@ def prepare(
 
 
 def score(
-    lm: Any, tasks: Tasks, *, limit: int | float | None, seed: int, log_samples: bool, num_fewshot: int = 0
+    lm: Any, tasks: Tasks, *, limit: int | float | None, seed: int, log_samples: bool, num_fewshot: int = 0,
+    environment: bool = True,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(JSON-safe results, samples per task) of the harness model `lm` on the built `tasks`."""
+    """(JSON-safe results, samples per task) of the harness model `lm` on the built `tasks`.
+
+    `environment` False leaves out what the harness records of the machine (`git describe`, and
+    torch's environment report: a `pip list` and other subprocesses, some 0.6 s a call), for a
+    training run that scores again every few hundred steps and records the scores only."""
     import lm_eval
     import lm_eval.evaluator
 
     # the harness records `git describe` of the working directory and lets git print
     # "fatal: not a git repository" wherever it is not one; ask git quietly instead
-    lm_eval.evaluator.get_git_commit_hash = _quiet_git_hash
-    raw = lm_eval.simple_evaluate(
-        model=lm,
-        tasks=tasks.built,
-        num_fewshot=None,  # each task carries its own (`build_tasks`)
-        limit=limit,
-        task_manager=tasks.manager,
-        log_samples=log_samples,
-        bootstrap_iters=0 if limit else 1000,
-        random_seed=seed,
-        numpy_random_seed=seed,
-        torch_random_seed=seed,
-        fewshot_random_seed=seed,
-    )
+    lm_eval.evaluator.get_git_commit_hash = _quiet_git_hash if environment else _no_git_hash
+    env_info = lm_eval.evaluator.add_env_info
+    if not environment:
+        lm_eval.evaluator.add_env_info = _no_env_info
+    try:
+        raw = _simple_evaluate(lm, tasks, limit=limit, seed=seed, log_samples=log_samples)
+    finally:
+        lm_eval.evaluator.add_env_info = env_info
     if raw is None:  # only non-zero ranks of a multi-process harness run get None; it runs in one process
         raise RuntimeError("lm_eval.simple_evaluate returned no results")
     raw = dict(raw)
@@ -456,6 +455,32 @@ def score(
         "datasets_cache": str(tasks.cache),
     }
     return results, samples
+
+
+def _no_git_hash() -> None:
+    return None
+
+
+def _no_env_info(results: dict[str, Any]) -> None:
+    return None
+
+
+def _simple_evaluate(lm: Any, tasks: Tasks, *, limit: int | float | None, seed: int, log_samples: bool) -> Any:
+    import lm_eval  # lazy: as in `score`
+
+    return lm_eval.simple_evaluate(
+        model=lm,
+        tasks=tasks.built,
+        num_fewshot=None,  # each task carries its own (`build_tasks`)
+        limit=limit,
+        task_manager=tasks.manager,
+        log_samples=log_samples,
+        bootstrap_iters=0 if limit else 1000,
+        random_seed=seed,
+        numpy_random_seed=seed,
+        torch_random_seed=seed,
+        fewshot_random_seed=seed,
+    )
 
 
 def evaluate(

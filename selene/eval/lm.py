@@ -31,8 +31,6 @@ enables it).
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -45,27 +43,10 @@ from lm_eval.utils import get_rolling_token_windows, make_disjoint_window
 
 from selene.errors import ConfigError, InputError
 from selene.eval import checkpoint_io
-from selene.model.args import ModelArgs
-from selene.model.transformer import Transformer
-from selene.tokenize.tokenizer import Tokenizer
+from selene.eval.lm_scorer import Scorer
 
 # (request key for the cache hook, context tokens, continuation tokens)
 TokenRequest = tuple[Any, list[int], list[int]]
-
-
-@dataclass
-class Scorer:
-    """What `SeleneLM` scores with: `logits` maps right-padded token ids (B, T) on `device` to
-    logits (B, T, V) there; `model` is the whole model when this process holds it (generation then
-    uses the KV cache), None for a sharded one (generation runs full forwards through `logits`)."""
-
-    logits: Callable[[torch.Tensor], torch.Tensor]
-    args: ModelArgs
-    tokenizer: Tokenizer
-    eod: int
-    device: torch.device
-    model: Transformer | None = None
-    checkpoint: str | None = None  # where the weights came from; None: a model in memory
 
 
 def checkpoint_scorer(checkpoint: str, device: str | torch.device | None = "auto") -> Scorer:

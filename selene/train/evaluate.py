@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -37,10 +38,11 @@ from selene.errors import ConfigError
 from selene.eval import harness
 from selene.eval.checkpoint_io import check_vocab, eod_id, load_tokenizer
 from selene.eval.config import EvalConfig
+from selene.eval.lm_scorer import Scorer
 from selene.eval.tasks import data as task_data
-from selene.eval.tasks.precheck import precheck
+from selene.eval.tasks import suites
+from selene.eval.tasks.precheck import find_task, lm_eval_tasks, precheck
 from selene.model.args import ModelArgs
-from selene.quality.examples import read_examples
 from selene.train.config import TrainConfig
 from selene.train.data import tokenizer_file
 
@@ -54,9 +56,11 @@ def enabled(cfg: TrainConfig) -> bool:
 
 def check(cfg: TrainConfig) -> None:
     """What can be refused before torchrun starts: pipeline parallelism, unknown tasks, task data
-    that is missing or unusable, reference files without text. Builds the tasks once in a scratch
-    directory that is removed (nothing is written to the run); each refusal is a `ConfigError` or
-    `UsageError` naming the `train.eval_*` field."""
+    that is missing, reference files without text; each a `ConfigError` or `UsageError` naming the
+    `train.eval_*` field, nothing written. Tasks found by their YAML are checked without lm-eval
+    (`precheck`: 3 s less on every launch); any other name is resolved and built by lm-eval here, in
+    a scratch directory that is removed. What only building a found task can show (too few few-shot
+    examples, files lm-eval's loader refuses) is said by rank 0 when the run starts, in one line."""
     if not enabled(cfg):
         return
     if cfg.parallel.pp > 1:
@@ -70,8 +74,12 @@ def check(cfg: TrainConfig) -> None:
         try:
             precheck(list(cfg.eval_tasks), cfg.eval_num_fewshot, dict(cfg.eval_task_data), include,
                      task_data.user_datasets_cache())  # fmt: skip
-            with _scratch() as scratch, harness.offline(scratch / "hf_home") as cache, harness.bars_on_terminal_only():
-                _prepare(cfg, scratch, cache)
+            # every name a plain task found by its YAML (precheck has checked its data): rank 0 builds
+            # it when the run starts; otherwise (a tag, a group, a typo) lm-eval's registry decides now
+            folders = [*include, *filter(None, [lm_eval_tasks()])]
+            if not all(find_task(r.task, folders) for r in suites.expand(list(cfg.eval_tasks), cfg.eval_num_fewshot)):
+                with _scratch() as scratch, harness.offline(scratch / "hf_home") as cache, harness.bars_on_terminal_only():
+                    _prepare(cfg, scratch, cache)
         except ConfigError as e:
             raise ConfigError(f"train.eval_tasks: {e}") from None
     reference_texts(cfg)
@@ -79,6 +87,12 @@ def check(cfg: TrainConfig) -> None:
 
 def reference_texts(cfg: TrainConfig) -> list[str]:
     """The texts of `train.eval_reference`, in file order, at most `eval_reference_documents`."""
+    if not cfg.eval_reference:
+        return []
+    from selene.quality.examples import (
+        read_examples,  # lazy: its readers (0.6 s) load in runs that have a reference
+    )
+
     texts: list[str] = []
     for pattern in cfg.eval_reference:
         for ex in read_examples("reference", pattern, "train.eval_reference"):
@@ -159,23 +173,34 @@ class InRunEval:
         self.tasks: harness.Tasks | None = None
         self.texts: list[str] = []
         self._scratch: Path | None = None
+        self._setup: threading.Thread | None = None
+        self._failed: BaseException | None = None
         if rank != 0:
             return
-        from selene.eval.lm import Scorer, SeleneLM  # lazy: lm_eval loads in a run that evaluates only
-
         meta = {"config": {"data": {"prefixes": list(cfg.data.prefixes)}}}
         file = tokenizer_file(cfg.data.prefixes)
         if file is None:
             raise ConfigError("train.eval_tasks: the token data has no tokenizer file to encode the tasks with")
         tok = load_tokenizer(file, meta)
         check_vocab(tok, margs, meta, file)
-        scorer = Scorer(logits=self.forward, args=margs, tokenizer=tok, eod=eod_id(tok, meta), device=device)
-        self.lm = SeleneLM(scorer=scorer, batch_size=cfg.eval_batch_size, seed=SEED)
         self.texts = reference_texts(cfg)
-        if cfg.eval_tasks:
-            self._scratch = Path(tempfile.mkdtemp(prefix="selene-train-eval-"))
-            with self._offline() as cache:
-                self.tasks = _prepare(cfg, self._scratch, cache)
+        scorer = Scorer(logits=self.forward, args=margs, tokenizer=tok, eod=eod_id(tok, meta), device=device)
+        # lm-eval's import and the tasks' datasets (~2 s) load beside the first steps, not before them:
+        # the other ranks would wait for rank 0 at the first step's collectives
+        self._setup = threading.Thread(target=self._prepare, args=(scorer,), name="selene-eval-setup", daemon=True)
+        self._setup.start()
+
+    def _prepare(self, scorer: Any) -> None:
+        try:
+            from selene.eval.lm import SeleneLM  # lazy: lm_eval loads in a run that evaluates only
+
+            self.lm = SeleneLM(scorer=scorer, batch_size=self.cfg.eval_batch_size, seed=SEED)
+            if self.cfg.eval_tasks:
+                self._scratch = Path(tempfile.mkdtemp(prefix="selene-train-eval-"))
+                with self._offline() as cache:
+                    self.tasks = _prepare(self.cfg, self._scratch, cache)
+        except BaseException as e:  # said by the first evaluation, in the training thread
+            self._failed = e
 
     def due(self, step: int) -> bool:
         return step % self.cfg.eval_tasks_every == 0 or step == self.cfg.steps
@@ -194,11 +219,16 @@ class InRunEval:
             self.model.train()
 
     def _score(self) -> dict[str, float]:
+        if self._setup is not None:
+            self._setup.join()
+            self._setup = None
+        if self._failed is not None:
+            raise self._failed
         out: dict[str, float] = {}
         if self.tasks is not None:
             with self._offline():
-                results, _ = harness.score(self.lm, self.tasks, limit=self.cfg.eval_limit, seed=SEED,
-                                           log_samples=False, num_fewshot=self.cfg.eval_num_fewshot)  # fmt: skip
+                results, _ = harness.score(self.lm, self.tasks, limit=self.cfg.eval_limit, seed=SEED, log_samples=False,
+                                           num_fewshot=self.cfg.eval_num_fewshot, environment=False)  # fmt: skip
             out |= metrics_of(results)
         if self.texts:
             from selene.eval.perplexity import bits_per_byte  # lazy: as SeleneLM above
@@ -214,6 +244,8 @@ class InRunEval:
             yield cache
 
     def close(self) -> None:
+        if self._setup is not None:
+            self._setup.join()
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
             self._scratch = None
