@@ -65,10 +65,12 @@ def check(cfg: AblationConfig, where: str) -> dict[str, Any]:
     configs = variant_configs(cfg, where)
     for pattern in cfg.reference:
         files_item("reference", pattern, "reference")  # every file of the glob checked up front
+    from selene.train.evaluate import check as check_in_run_eval  # lazy, as below
     from selene.train.launch import check_layout  # lazy, as below: torch loads after the checks above
 
     train = next(iter(configs.values())).section("train")
     check_layout(train, train.nproc_per_node * train.nnodes)
+    check_in_run_eval(train)  # the proxy's train.eval_tasks, before any data stage runs
     return configs
 
 

@@ -25,6 +25,7 @@ import contextlib
 import shutil
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -175,6 +176,7 @@ class InRunEval:
         self._scratch: Path | None = None
         self._setup: threading.Thread | None = None
         self._failed: BaseException | None = None
+        self.setup_cpu_s: float | None = None  # CPU seconds of rank 0's set-up thread
         if rank != 0:
             return
         meta = {"config": {"data": {"prefixes": list(cfg.data.prefixes)}}}
@@ -191,6 +193,7 @@ class InRunEval:
         self._setup.start()
 
     def _prepare(self, scorer: Any) -> None:
+        start = time.thread_time()
         try:
             from selene.eval.lm import SeleneLM  # lazy: lm_eval loads in a run that evaluates only
 
@@ -201,6 +204,7 @@ class InRunEval:
                     self.tasks = _prepare(self.cfg, self._scratch, cache)
         except BaseException as e:  # said by the first evaluation, in the training thread
             self._failed = e
+        self.setup_cpu_s = time.thread_time() - start
 
     def due(self, step: int) -> bool:
         return step % self.cfg.eval_tasks_every == 0 or step == self.cfg.steps
@@ -225,6 +229,8 @@ class InRunEval:
         if self._failed is not None:
             raise self._failed
         out: dict[str, float] = {}
+        if self.setup_cpu_s is not None:  # logged once, with the first scores
+            out["eval_setup_cpu_s"], self.setup_cpu_s = self.setup_cpu_s, None
         if self.tasks is not None:
             with self._offline():
                 results, _ = harness.score(self.lm, self.tasks, limit=self.cfg.eval_limit, seed=SEED, log_samples=False,
