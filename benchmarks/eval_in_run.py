@@ -45,7 +45,9 @@ def run(section: dict[str, Any], prefix: str, out: Path) -> tuple[float, float, 
     set-up thread, evaluations) of one training run. The set-up (lm-eval's import and the tasks'
     datasets) runs beside the first steps: on a machine whose cores the ranks fill, its CPU time is
     taken from them (an upper bound of its wall-clock cost); on idle cores it costs nothing."""
-    cfg = TrainConfig.model_validate({**section, "data": {"prefixes": [prefix]}, "out": str(out), "device": "cpu"})
+    cfg = TrainConfig.model_validate(
+        {**section, "data": {"prefixes": [prefix]}, "out": str(out), "device": "cpu"}
+    )
     t0 = time.perf_counter()
     launch(cfg, str(out), cfg.nproc_per_node)
     wall = time.perf_counter() - t0
@@ -64,7 +66,9 @@ def main() -> None:
     ap.add_argument("--data", default=None, help="token data prefix (default: a small one made here)")
     args = ap.parse_args()
     demo = demo_train()
-    evals = {k: v for k, v in demo.items() if k.startswith("eval_") and k not in ("eval_every", "eval_batches")}
+    evals = {
+        k: v for k, v in demo.items() if k.startswith("eval_") and k not in ("eval_every", "eval_batches")
+    }
     if args.every:
         evals["eval_tasks_every"] = args.every
     if args.tasks:
@@ -93,6 +97,7 @@ def main() -> None:
                 f"({on[2] / off[0]:.1%}); together {(on[1] + on[2]) / off[0]:.1%}",
                 flush=True,
             )
+
     def median(f: Any) -> float:
         return statistics.median(f(off, on) for off, on in pairs)
 

@@ -40,5 +40,7 @@ def table(records: list[dict[str, Any]]) -> str | None:
         lower = any(w in name for w in ("bits_per_byte", "perplexity", "loss"))
         best = (min if lower else max)(pts, key=lambda p: p[1])
         (s0, v0), (s1, v1) = pts[0], pts[-1]
-        lines.append(f"| {name} | {v0:.4f} (step {s0}) | {v1:.4f} (step {s1}) | {best[1]:.4f} (step {best[0]}) |")
+        lines.append(
+            f"| {name} | {v0:.4f} (step {s0}) | {v1:.4f} (step {s1}) | {best[1]:.4f} (step {best[0]}) |"
+        )
     return "\n".join(lines) + "\n"

@@ -78,8 +78,14 @@ def check(cfg: TrainConfig) -> None:
             # every name a plain task found by its YAML (precheck has checked its data): rank 0 builds
             # it when the run starts; otherwise (a tag, a group, a typo) lm-eval's registry decides now
             folders = [*include, *filter(None, [lm_eval_tasks()])]
-            if not all(find_task(r.task, folders) for r in suites.expand(list(cfg.eval_tasks), cfg.eval_num_fewshot)):
-                with _scratch() as scratch, harness.offline(scratch / "hf_home") as cache, harness.bars_on_terminal_only():
+            if not all(
+                find_task(r.task, folders) for r in suites.expand(list(cfg.eval_tasks), cfg.eval_num_fewshot)
+            ):
+                with (
+                    _scratch() as scratch,
+                    harness.offline(scratch / "hf_home") as cache,
+                    harness.bars_on_terminal_only(),
+                ):
                     _prepare(cfg, scratch, cache)
         except ConfigError as e:
             raise ConfigError(f"train.eval_tasks: {e}") from None
@@ -90,9 +96,7 @@ def reference_texts(cfg: TrainConfig) -> list[str]:
     """The texts of `train.eval_reference`, in file order, at most `eval_reference_documents`."""
     if not cfg.eval_reference:
         return []
-    from selene.quality.examples import (
-        read_examples,  # lazy: its readers (0.6 s) load in runs that have a reference
-    )
+    from selene.quality.examples import read_examples  # lazy: its readers (0.6 s) load with a reference
 
     texts: list[str] = []
     for pattern in cfg.eval_reference:
@@ -182,14 +186,18 @@ class InRunEval:
         meta = {"config": {"data": {"prefixes": list(cfg.data.prefixes)}}}
         file = tokenizer_file(cfg.data.prefixes)
         if file is None:
-            raise ConfigError("train.eval_tasks: the token data has no tokenizer file to encode the tasks with")
+            raise ConfigError(
+                "train.eval_tasks: the token data has no tokenizer file to encode the tasks with"
+            )
         tok = load_tokenizer(file, meta)
         check_vocab(tok, margs, meta, file)
         self.texts = reference_texts(cfg)
         scorer = Scorer(logits=self.forward, args=margs, tokenizer=tok, eod=eod_id(tok, meta), device=device)
         # lm-eval's import and the tasks' datasets (~2 s) load beside the first steps, not before them:
         # the other ranks would wait for rank 0 at the first step's collectives
-        self._setup = threading.Thread(target=self._prepare, args=(scorer,), name="selene-eval-setup", daemon=True)
+        self._setup = threading.Thread(
+            target=self._prepare, args=(scorer,), name="selene-eval-setup", daemon=True
+        )
         self._setup.start()
 
     def _prepare(self, scorer: Any) -> None:
@@ -240,7 +248,10 @@ class InRunEval:
             from selene.eval.perplexity import bits_per_byte  # lazy: as SeleneLM above
 
             scored = bits_per_byte(self.lm, self.texts)
-            out |= {f"eval/{REFERENCE}/bits_per_byte": scored["bits_per_byte"], f"eval/{REFERENCE}/loss": scored["loss"]}
+            out |= {
+                f"eval/{REFERENCE}/bits_per_byte": scored["bits_per_byte"],
+                f"eval/{REFERENCE}/loss": scored["loss"],
+            }
         return out
 
     @contextlib.contextmanager

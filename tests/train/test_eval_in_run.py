@@ -74,11 +74,17 @@ def checkpoint_scores(step_dir: str) -> dict[str, float]:
     with_tmp = Path(step_dir) / "eval-test"
     results = evaluate(step_dir, TASKS, out_dir=str(with_tmp), limit=LIMIT, batch_size=8, log_samples=False)
     bpb = text_bits_per_byte(step_dir, REFERENCE, batch_size=8, device="cpu")
-    return {**metrics_of(results), "eval/reference/bits_per_byte": bpb["bits_per_byte"], "eval/reference/loss": bpb["loss"]}
+    return {
+        **metrics_of(results),
+        "eval/reference/bits_per_byte": bpb["bits_per_byte"],
+        "eval/reference/loss": bpb["loss"],
+    }
 
 
 def logged(out: Path, step: int) -> dict[str, float]:
-    row = next(r for r in read_metrics(str(out / "metrics.jsonl")) if r["step"] == step and "eval_time_s" in r)
+    row = next(
+        r for r in read_metrics(str(out / "metrics.jsonl")) if r["step"] == step and "eval_time_s" in r
+    )
     return {k: v for k, v in row.items() if k.startswith("eval/")}
 
 
@@ -87,7 +93,9 @@ def test_in_run_scores_equal_selene_eval_on_the_step_checkpoint(trained: tuple[P
     for step in (2, 4):
         got = logged(out, step)
         want = checkpoint_scores(str(out / "checkpoints" / f"step-{step:06d}"))
-        assert {"eval/selene_cloze/acc", "eval/selene_cloze/perplexity", "eval/selene_piqa/acc_norm"} <= set(got)
+        assert {"eval/selene_cloze/acc", "eval/selene_cloze/perplexity", "eval/selene_piqa/acc_norm"} <= set(
+            got
+        )
         assert got == want  # bit for bit: the same float32 forwards, batches and sums
     rows = read_metrics(str(out / "metrics.jsonl"))
     assert [r["step"] for r in rows if "eval_time_s" in r] == [2, 4]
@@ -103,7 +111,9 @@ def test_scores_reach_tensorboard(trained: tuple[Path, str, Path]) -> None:
     assert [e.step for e in acc.Scalars("eval/selene_cloze/perplexity")] == [2, 4]
 
 
-def _sharded_scores(rank: int, world: int, step_dir: str, prefix: str, reference: str) -> list[dict[str, float]]:
+def _sharded_scores(
+    rank: int, world: int, step_dir: str, prefix: str, reference: str
+) -> list[dict[str, float]]:
     """In-run scores of the checkpoint loaded into FSDP 2, then TP 2, on this gloo world."""
     import torch
 
@@ -139,6 +149,7 @@ def test_fsdp_and_tp_score_as_selene_eval(trained: tuple[Path, str, Path]) -> No
     ranks = run_world(2, _sharded_scores, step_dir, prefix, str(reference))
     assert ranks[1] == [{}, {}]  # rank 0 drives the harness; the others only run the forwards
     for got in ranks[0]:
+        assert got.pop("eval_setup_cpu_s") >= 0  # logged once, with the first scores of a run
         assert set(got) == set(want)
         for key, value in want.items():
             assert got[key] == pytest.approx(value, rel=1e-6, abs=1e-6), key
@@ -150,9 +161,13 @@ def test_unknown_task_is_refused_before_training(tmp_path: Path, trained: tuple[
     config = tmp_path / "train.yaml"
     config.write_text(yaml.safe_dump(settings(prefix, out, reference, eval_tasks=["selene_clozee"])))
     cmd = [sys.executable, "-m", "selene.cli", "train", str(config)]
-    proc = subprocess.run(cmd, cwd=tmp_path, env=subprocess_env(tmp_path), capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        cmd, cwd=tmp_path, env=subprocess_env(tmp_path), capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 2, proc.stderr
-    assert "train.eval_tasks" in proc.stderr and "selene_cloze" in proc.stderr and "Traceback" not in proc.stderr
+    assert (
+        "train.eval_tasks" in proc.stderr and "selene_cloze" in proc.stderr and "Traceback" not in proc.stderr
+    )
     assert not out.exists() and not list((tmp_path / "run").rglob("*"))  # nothing written
 
 
@@ -160,12 +175,16 @@ def test_pipeline_parallel_is_refused_at_config_time(trained: tuple[Path, str, P
     from selene.train.evaluate import check
 
     _, prefix, reference = trained
-    cfg = TrainConfig.model_validate(settings(prefix, tmp_path / "x", reference, parallel={"pp": 2, "dp_shard": 1}))
+    cfg = TrainConfig.model_validate(
+        settings(prefix, tmp_path / "x", reference, parallel={"pp": 2, "dp_shard": 1})
+    )
     with pytest.raises(ConfigError, match=r"train.eval_tasks: .*pipeline parallelism \(parallel.pp 2\)"):
         check(cfg)
 
 
-def test_report_dashboard_and_live_view_show_the_curves(trained: tuple[Path, str, Path], tmp_path: Path) -> None:
+def test_report_dashboard_and_live_view_show_the_curves(
+    trained: tuple[Path, str, Path], tmp_path: Path
+) -> None:
     from selene.executor import events
     from selene.io.results import StageResult
     from selene.train.stage import _Watch
@@ -173,9 +192,17 @@ def test_report_dashboard_and_live_view_show_the_curves(trained: tuple[Path, str
     from selene.view import PREFECT, REPORT
 
     out = trained[0]
-    shown = view(StageResult(str(out), skipped=False, info={"last": {"step": STEPS, "loss": 1.0}, "checkpoint": "c"}))
-    report = "\n".join(getattr(b, "text", "") or getattr(b, "markdown", "") for b in shown.blocks if b.to >= REPORT)
-    assert "Evaluation during training" in report and "| selene_piqa acc |" in report and "train/evals.svg" in report
+    shown = view(
+        StageResult(str(out), skipped=False, info={"last": {"step": STEPS, "loss": 1.0}, "checkpoint": "c"})
+    )
+    report = "\n".join(
+        getattr(b, "text", "") or getattr(b, "markdown", "") for b in shown.blocks if b.to >= REPORT
+    )
+    assert (
+        "Evaluation during training" in report
+        and "| selene_piqa acc |" in report
+        and "train/evals.svg" in report
+    )
     board = [b for b in shown.blocks if getattr(b, "key", None) == "train-evals"]
     assert len(board) == 1 and board[0].to >= PREFECT and "data:image/svg" in board[0].markdown
     received: list[tuple[str, dict[str, Any]]] = []
@@ -203,10 +230,14 @@ def test_ablate_reads_each_variant_s_curve(trained: tuple[Path, str, Path], tmp_
             {"seed": 2, "metrics": {"m": 1.1}, "stderr": {}, "curves": shifted}]  # fmt: skip
     records = [{"name": "a", "overrides": {}, "documents": 1, "tokens": 2, "runs": runs},
                {"name": "b", "overrides": {"x": 1}, "documents": 1, "tokens": 2, "runs": runs[:1]}]  # fmt: skip
-    cfg = AblationConfig(pipeline="p.yaml", out=str(tmp_path), variants={"a": {}, "b": {"x": 1}}, seeds=[1, 2])
+    cfg = AblationConfig(
+        pipeline="p.yaml", out=str(tmp_path), variants={"a": {}, "b": {"x": 1}}, seeds=[1, 2]
+    )
     result = compare.summarize(cfg, records)
     mean = result["variants"][0]["curves"]["selene_piqa acc"]
-    assert [s for s, _ in mean] == [2, 4] and mean[0][1] == pytest.approx(curves["selene_piqa acc"][0][1] + 0.25)
+    assert [s for s, _ in mean] == [2, 4] and mean[0][1] == pytest.approx(
+        curves["selene_piqa acc"][0][1] + 0.25
+    )
     compare.write(str(tmp_path), result)
     md = (tmp_path / "ablation.md").read_text()
     assert "| step 2 | step 4 |" in md and "| b | selene_cloze acc |" in md and "ablation-curves.svg" in md
