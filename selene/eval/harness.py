@@ -439,6 +439,7 @@ def score(
         raw = _simple_evaluate(lm, tasks, limit=limit, seed=seed, log_samples=log_samples)
     finally:
         lm_eval.evaluator.add_env_info = env_info
+        lm_eval.evaluator.get_git_commit_hash = _quiet_git_hash
     if raw is None:  # only non-zero ranks of a multi-process harness run get None; it runs in one process
         raise RuntimeError("lm_eval.simple_evaluate returned no results")
     raw = dict(raw)

@@ -10,8 +10,10 @@ every rank; tensor parallelism runs its shards and leaves the logits vocabulary-
 DTensor, gathered whole for the log-softmax); rank 0 scores. With the same weights, these are the
 numbers `selene eval` gives on the checkpoint of the step: bit for bit in one process on CPU, to
 float32 rounding under tensor parallelism (its matmuls sum in another order). Data-parallel ranks
-repeat each forward (every FSDP rank must take part in its all-gathers); evaluation is a small,
-fixed cost per call (`benchmarks/eval_in_run.py` measures it).
+repeat each forward (every FSDP rank must take part in its all-gathers). Rank 0 imports lm-eval and
+builds the tasks once, in a thread started with the run and joined at the first evaluation, so the
+other ranks do not wait for it at the first step; each evaluation then costs its forwards and the
+harness's bookkeeping (`benchmarks/eval_in_run.py` measures both).
 
 Pipeline parallelism is refused when the run is configured (`check`): a batch of varying width
 through the stages of a schedule is not what `torch.distributed.pipelining` runs.
