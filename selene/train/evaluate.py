@@ -37,6 +37,7 @@ import torch.distributed as dist
 from torch import nn
 from torch.distributed.tensor import DTensor
 
+from selene.consoles import console
 from selene.errors import ConfigError
 from selene.eval import harness
 from selene.eval.checkpoint_io import check_vocab, eod_id, load_tokenizer
@@ -51,6 +52,7 @@ from selene.train.data import tokenizer_file
 
 REFERENCE = "reference"  # the metrics' task name for bits per byte on `train.eval_reference`
 SEED = EvalConfig.model_fields["seed"].default  # `selene eval`'s: the same few-shot examples
+_console = console(stderr=True)  # where the training steps' lines go (`selene.train.metrics`)
 
 
 def enabled(cfg: TrainConfig) -> bool:
@@ -226,11 +228,14 @@ class InRunEval:
                 self.forward.serve()
                 return {}
             try:
-                return self._score()
+                scores = self._score()
             finally:
                 self.forward.finish()
         finally:
             self.model.train()
+        shown = ", ".join(f"{k[len('eval/') :]} {v:.4g}" for k, v in scores.items() if k.startswith("eval/"))
+        _console.print(f"step {step} eval: {shown}", highlight=False)  # beside the step lines
+        return scores
 
     def _score(self) -> dict[str, float]:
         if self._setup is not None:
