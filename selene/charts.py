@@ -5,7 +5,7 @@ stages draw them from their numbers; `selene.view.svg_image` shows one inline in
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
@@ -209,3 +209,48 @@ def _panel(
     parts.append(text(x0, yb, f"{lo:.4g}"))
     parts.append(text(x0 + width, yb, f"{hi:.4g}", text_anchor="end"))
     return parts
+
+
+def metric_curves(
+    panels: Mapping[str, Mapping[str, Sequence[tuple[float, float]]]], width: int = 300, height: int = 170, columns: int = 3
+) -> str:
+    """Metrics against step, one panel each (`columns` to a row), each panel one line per series
+    (a training run's own scores; an ablation's variants, the mean over seeds), a legend below."""
+    names = sorted({s for series in panels.values() for s in series})
+    colour = {s: COLORS[i % len(COLORS)] for i, s in enumerate(names)}
+    cols = max(1, min(columns, len(panels)))
+    rows = -(-len(panels) // cols)
+    pad, legend = 36, 16 * len(names) if len(names) > 1 else 0
+    parts = [background()]
+    for i, (metric, series) in enumerate(panels.items()):
+        ox, oy = (i % cols) * width, (i // cols) * height
+        pts = [p for points in series.values() for p in points]
+        if not pts:
+            continue
+        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
+        if y1 - y0 < 1e-12:
+            y0, y1 = y0 - 0.5, y1 + 0.5
+
+        def xy(x: float, y: float, ox: float = ox, oy: float = oy, x0: float = x0, x1: float = x1,
+               y0: float = y0, y1: float = y1) -> str:  # fmt: skip
+            px = ox + pad + (x - x0) / max(x1 - x0, 1e-9) * (width - 2 * pad)
+            py = oy + height - pad + 8 - (y - y0) / (y1 - y0) * (height - 2 * pad)
+            return f"{px:.1f},{py:.1f}"
+
+        parts += [
+            text(ox + width / 2, oy + 14, xml(metric), text_anchor="middle", font_weight="bold"),
+            line(ox + pad, oy + height - pad + 8, ox + width - pad, oy + height - pad + 8, stroke="#999"),
+            text(ox + pad, oy + height - pad + 22, f"step {x0:g}"),
+            text(ox + width - pad, oy + height - pad + 22, f"{x1:g}", text_anchor="end"),
+            text(ox + 2, oy + pad, f"{y1:.4g}"),
+            text(ox + 2, oy + height - pad + 8, f"{y0:.4g}"),
+        ]
+        for name, points in series.items():
+            dots = " ".join(xy(x, y) for x, y in points)
+            parts.append(tag("polyline", fill="none", stroke=colour[name], stroke_width=1.5, points=dots))
+            parts += [tag("circle", cx=p.split(",")[0], cy=p.split(",")[1], r=2, fill=colour[name]) for p in dots.split()]
+    for j, name in enumerate(names if legend else []):
+        y = rows * height + 12 + 16 * j
+        parts += [line(8, y - 4, 28, y - 4, stroke=colour[name], stroke_width=2), text(34, y, xml(name))]
+    return svg(cols * width, rows * height + legend, parts, font_size=10, sep="\n") + "\n"

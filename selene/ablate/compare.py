@@ -78,6 +78,7 @@ def summarize(cfg: AblationConfig, records: list[dict[str, Any]]) -> dict[str, A
             for m in metrics
             if any(m in run["metrics"] for run in r["runs"])
         }
+        r["curves"] = mean_curves(r["runs"])
     base = records[0]
     for r in records:
         r["versus"] = (
@@ -98,6 +99,47 @@ def summarize(cfg: AblationConfig, records: list[dict[str, Any]]) -> dict[str, A
         "metrics": metrics,
         "variants": records,
     }
+
+
+def mean_curves(runs: list[dict[str, Any]]) -> dict[str, list[list[float]]]:
+    """Each in-run score's curve (`train.eval_tasks` of the proxy) averaged over the seeds, step by
+    step: ``"<task> <metric>"`` → [[step, mean], ...]."""
+    by: dict[str, dict[int, list[float]]] = {}
+    for run in runs:
+        for name, points in run.get("curves", {}).items():
+            for step, value in points:
+                by.setdefault(name, {}).setdefault(int(step), []).append(float(value))
+    return {name: [[s, statistics.fmean(v)] for s, v in sorted(steps.items())] for name, steps in sorted(by.items())}
+
+
+def curves_markdown(result: dict[str, Any]) -> str:
+    """The in-run scores of every variant at each evaluation step (mean over seeds); empty when
+    the proxy evaluated nothing during training."""
+    names = sorted({n for r in result["variants"] for n in r.get("curves", {})})
+    if not names:
+        return ""
+    steps = sorted({int(s) for r in result["variants"] for c in r.get("curves", {}).values() for s, _ in c})
+    lines = [
+        "#### Scores during training (train.eval_tasks), mean over seeds",
+        "",
+        "| variant | score | " + " | ".join(f"step {s}" for s in steps) + " |",
+        "|---|---|" + "---:|" * len(steps),
+    ]
+    for r in result["variants"]:
+        for name in names:
+            at = {int(s): v for s, v in r.get("curves", {}).get(name, [])}
+            lines.append(f"| {r['name']} | {name} | " + " | ".join(f"{at[s]:.4f}" if s in at else "" for s in steps) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def curves_chart(result: dict[str, Any]) -> str | None:
+    """One panel per in-run score, one line per variant (mean over seeds); None without any."""
+    names = sorted({n for r in result["variants"] for n in r.get("curves", {})})
+    if not names:
+        return None
+    return charts.metric_curves(
+        {n: {r["name"]: [(s, v) for s, v in r.get("curves", {}).get(n, [])] for r in result["variants"]} for n in names}
+    )
 
 
 def _cell(stat: dict[str, Any] | None, vs: dict[str, Any] | None) -> str:
@@ -145,11 +187,15 @@ def _setting(value: Any) -> str:
 def write(out: str, result: dict[str, Any]) -> None:
     """ablation.json, ablation.md and ablation.svg into `out`, each replaced whole."""
     os.makedirs(out, exist_ok=True)
-    for name, text in (
-        ("ablation.json", json.dumps(result, indent=1)),
-        ("ablation.md", markdown(result) + "\n![ablation](ablation.svg)\n"),
-        ("ablation.svg", charts.ablation(result, lower_is_better)),
-    ):
+    curves = curves_chart(result)
+    md = markdown(result) + "\n![ablation](ablation.svg)\n"
+    if curves is not None:
+        md += "\n" + curves_markdown(result) + "\n![scores during training](ablation-curves.svg)\n"
+    files = [("ablation.json", json.dumps(result, indent=1)), ("ablation.md", md),
+             ("ablation.svg", charts.ablation(result, lower_is_better))]  # fmt: skip
+    if curves is not None:
+        files.append(("ablation-curves.svg", curves))
+    for name, text in files:
         tmp = os.path.join(out, name + ".tmp")
         with open(tmp, "w") as f:
             f.write(text)
@@ -158,4 +204,7 @@ def write(out: str, result: dict[str, Any]) -> None:
 
 def artifacts(result: dict[str, Any]) -> View:
     """The dashboard's view of an ablation: its table and plot."""
-    return View(blocks=(Markdown(markdown(result) + "\n" + svg_image(charts.ablation(result, lower_is_better), "ablation") + "\n", key="ablation"),))
+    text = markdown(result) + "\n" + svg_image(charts.ablation(result, lower_is_better), "ablation") + "\n"
+    if (curves := curves_chart(result)) is not None:
+        text += "\n" + curves_markdown(result) + "\n" + svg_image(curves, "scores during training") + "\n"
+    return View(blocks=(Markdown(text, key="ablation"),))

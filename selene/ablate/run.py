@@ -26,6 +26,8 @@ from selene.job import Job
 from selene.pipeline import inputs as pipeline_inputs
 from selene.quality.examples import files_item, read_examples
 from selene.tokenize.manifest import TokenizeManifest
+from selene.train import eval_curves
+from selene.train.metrics import read_metrics
 
 RunJob = Callable[[Job, bool], Any]
 Step = Callable[..., Any]
@@ -63,10 +65,12 @@ def check(cfg: AblationConfig, where: str) -> dict[str, Any]:
     configs = variant_configs(cfg, where)
     for pattern in cfg.reference:
         files_item("reference", pattern, "reference")  # every file of the glob checked up front
+    from selene.train.evaluate import check as check_in_run_eval  # lazy, as below
     from selene.train.launch import check_layout  # lazy, as below: torch loads after the checks above
 
     train = next(iter(configs.values())).section("train")
     check_layout(train, train.nproc_per_node * train.nnodes)
+    check_in_run_eval(train)  # the proxy's train.eval_tasks, before any data stage runs
     return configs
 
 
@@ -150,7 +154,10 @@ def _proxy(
         scored = step(f"reference-{variant.name}-seed-{seed}", _reference, out, checkpoint, texts, ecfg)
         metrics[REFERENCE_METRIC] = scored["bits_per_byte"]
     errors = harness_errors(os.path.join(out, "eval", "results.json"))
-    return {"seed": seed, "dir": out, "checkpoint": checkpoint, "metrics": metrics, "stderr": errors}
+    logged = os.path.join(out, "metrics.jsonl")
+    # train.eval_tasks in the proxy: its scores during training, the whole curve
+    curves = eval_curves.curves(read_metrics(logged)) if os.path.exists(logged) else {}
+    return {"seed": seed, "dir": out, "checkpoint": checkpoint, "metrics": metrics, "stderr": errors, "curves": curves}
 
 
 def harness_errors(path: str) -> dict[str, float]:

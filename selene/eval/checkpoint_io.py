@@ -245,16 +245,23 @@ def tokenizer(checkpoint: str) -> Tokenizer:
     file = tokenizer_path(path, meta)
     if file is None:
         raise InputError(f"checkpoint {path} has no tokenizer (it was trained on data without a tokenizer file)")
+    tok = load_tokenizer(file, meta)
+    check_vocab(tok, model_args_of(meta, path), meta, path)
+    ckpt.check_tokenizer(meta, path, sha256_of(file), file, InputError)
+    return tok
+
+
+def load_tokenizer(file: str, meta: dict[str, Any]) -> Tokenizer:
+    """The tokenizer in `file` with the end-of-document piece of the data in ``meta["config"]["data"]``
+    (its tokenize manifest's, else the tokenizer's own EOS): a checkpoint's meta.json, or a training
+    run's config before any checkpoint exists."""
     found = _token_manifest(meta)
     info = found[0].tokenizer if found is not None else None
     spec = None
     if found is not None and found[0].tokenizer.tiktoken is not None:
         # a tiktoken encoding's pattern and special tokens are not in its file: the tokenize manifest has them
         spec = Spec.from_json(found[0].tokenizer.tiktoken.to_json(), found[1])
-    tok = load_file(file, info.eod_piece if info is not None else None, spec)
-    check_vocab(tok, model_args_of(meta, path), meta, path)
-    ckpt.check_tokenizer(meta, path, sha256_of(file), file, InputError)
-    return tok
+    return load_file(file, info.eod_piece if info is not None else None, spec)
 
 
 def eod_id(tok: Tokenizer, meta: dict[str, Any]) -> int:

@@ -382,6 +382,108 @@ def staged(out: Path) -> Iterator[Path]:
     tmp.rmdir()
 
 
+def include_dirs(include_path: str | None) -> list[Path]:
+    """The task directories searched first: selene's bundled tasks, then `include_path`."""
+    include = [TASKS_DIR] + ([Path(include_path).resolve()] if include_path else [])
+    for p in include:
+        if not p.is_dir():
+            raise ConfigError(f"eval include path {p} is not a directory of lm-eval task YAMLs")
+    return include
+
+
+@dataclasses.dataclass
+class Tasks:
+    """The harness tasks of an evaluation, built once (datasets loaded) and scored any number of
+    times (`score`): by `evaluate` once, by a training run at every evaluation step."""
+
+    names: list[str]
+    runs: list[suites.Run]
+    manager: Any
+    built: list[Any]
+    task_data: dict[str, str]
+    cache: Path
+
+
+def prepare(
+    tasks: list[str], *, num_fewshot: int, include_path: str | None, task_data: dict[str, str] | None,
+    scratch: Path, cache: Path,
+) -> Tasks:  # fmt: skip
+    """Resolve and build `tasks` (inside `offline(scratch)`, which yields `cache`); a ConfigError
+    for an unknown task or unusable data, before any model is loaded."""
+    include = include_dirs(include_path)
+    data_dirs = {k: str(Path(v).expanduser().resolve()) for k, v in (task_data or {}).items()}
+    runs, manager = resolve_runs(list(tasks), num_fewshot, include)
+    built = build_tasks(runs, manager, task_data=data_dirs, scratch=scratch, cache=cache)
+    return Tasks(list(tasks), runs, manager, built, data_dirs, cache)
+
+
+def score(
+    lm: Any, tasks: Tasks, *, limit: int | float | None, seed: int, log_samples: bool, num_fewshot: int = 0,
+    environment: bool = True,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(JSON-safe results, samples per task) of the harness model `lm` on the built `tasks`.
+
+    `environment` False leaves out what the harness records of the machine (`git describe`, and
+    torch's environment report: a `pip list` and other subprocesses, some 0.6 s a call), for a
+    training run that scores again every few hundred steps and records the scores only."""
+    import lm_eval
+    import lm_eval.evaluator
+
+    # the harness records `git describe` of the working directory and lets git print
+    # "fatal: not a git repository" wherever it is not one; ask git quietly instead
+    lm_eval.evaluator.get_git_commit_hash = _quiet_git_hash if environment else _no_git_hash
+    env_info = lm_eval.evaluator.add_env_info
+    if not environment:
+        lm_eval.evaluator.add_env_info = _no_env_info
+    try:
+        raw = _simple_evaluate(lm, tasks, limit=limit, seed=seed, log_samples=log_samples)
+    finally:
+        lm_eval.evaluator.add_env_info = env_info
+        lm_eval.evaluator.get_git_commit_hash = _quiet_git_hash
+    if raw is None:  # only non-zero ranks of a multi-process harness run get None; it runs in one process
+        raise RuntimeError("lm_eval.simple_evaluate returned no results")
+    raw = dict(raw)
+    samples = raw.pop("samples", None) or {}
+    results = _jsonable(raw)
+    results["selene"] = {
+        "checkpoint": getattr(lm, "checkpoint", None),
+        "tasks": list(tasks.names),
+        "runs": [dataclasses.asdict(r) for r in tasks.runs],
+        "num_fewshot": num_fewshot,
+        "limit": limit,
+        "seed": seed,
+        "task_data": tasks.task_data,
+        "datasets_cache": str(tasks.cache),
+    }
+    return results, samples
+
+
+def _no_git_hash() -> None:
+    return None
+
+
+def _no_env_info(results: dict[str, Any]) -> None:
+    return None
+
+
+def _simple_evaluate(lm: Any, tasks: Tasks, *, limit: int | float | None, seed: int, log_samples: bool) -> Any:
+    import lm_eval  # lazy: as in `score`
+
+    return lm_eval.simple_evaluate(
+        model=lm,
+        tasks=tasks.built,
+        num_fewshot=None,  # each task carries its own (`build_tasks`)
+        limit=limit,
+        task_manager=tasks.manager,
+        log_samples=log_samples,
+        bootstrap_iters=0 if limit else 1000,
+        random_seed=seed,
+        numpy_random_seed=seed,
+        torch_random_seed=seed,
+        fewshot_random_seed=seed,
+    )
+
+
 def evaluate(
     checkpoint: str,
     tasks: list[str],
@@ -404,52 +506,16 @@ def evaluate(
     as the harness's --limit. `task_data`: task → directory of local files for its dataset.
     """
     out = Path(out_dir).resolve()
-    include = [TASKS_DIR] + ([Path(include_path).resolve()] if include_path else [])
-    for p in include:
-        if not p.is_dir():
-            raise ConfigError(f"eval include path {p} is not a directory of lm-eval task YAMLs")
-    task_data = {k: str(Path(v).expanduser().resolve()) for k, v in (task_data or {}).items()}
+    include_dirs(include_path)
     with staged(out) as tmp, offline(tmp / "hf_home") as cache, bars_on_terminal_only():
-        runs, manager = resolve_runs(list(tasks), num_fewshot, include)
-        built = build_tasks(runs, manager, task_data=task_data, scratch=tmp / "hf_home", cache=cache)
-
-        import lm_eval
-        import lm_eval.evaluator
-
+        built = prepare(
+            list(tasks), num_fewshot=num_fewshot, include_path=include_path, task_data=task_data,
+            scratch=tmp / "hf_home", cache=cache,
+        )  # fmt: skip
         from selene.eval.lm import SeleneLM  # lazy: lm_eval (0.3 s) stays out of eval summary/artifacts
 
-        # the harness records `git describe` of the working directory and lets git print
-        # "fatal: not a git repository" wherever it is not one; ask git quietly instead
-        lm_eval.evaluator.get_git_commit_hash = _quiet_git_hash
         lm = SeleneLM(checkpoint, batch_size=batch_size, device=device, seed=seed)
-        raw = lm_eval.simple_evaluate(
-            model=lm,
-            tasks=built,
-            num_fewshot=None,  # each task carries its own (`build_tasks`)
-            limit=limit,
-            task_manager=manager,
-            log_samples=log_samples,
-            bootstrap_iters=0 if limit else 1000,
-            random_seed=seed,
-            numpy_random_seed=seed,
-            torch_random_seed=seed,
-            fewshot_random_seed=seed,
-        )
-        if raw is None:  # only non-zero ranks of a multi-process run get None; we run one process
-            raise RuntimeError("lm_eval.simple_evaluate returned no results")
-        raw = dict(raw)
-        samples = raw.pop("samples", None) or {}
-        results = _jsonable(raw)
-        results["selene"] = {
-            "checkpoint": lm.checkpoint,
-            "tasks": list(tasks),
-            "runs": [dataclasses.asdict(r) for r in runs],
-            "num_fewshot": num_fewshot,
-            "limit": limit,
-            "seed": seed,
-            "task_data": task_data,
-            "datasets_cache": str(cache),
-        }
+        results, samples = score(lm, built, limit=limit, seed=seed, log_samples=log_samples, num_fewshot=num_fewshot)
         for task, rows in samples.items():
             with open(tmp / f"samples_{task}.jsonl", "w") as f:
                 for row in rows:

@@ -17,6 +17,11 @@ logits are: the log-softmax of its continuation's positions only, the continuati
 summed and the greedy check; a batch then copies two numbers a request to the host, not its
 (batch × seq × vocab) log-probs.
 
+The model is a checkpoint loaded into this process, or a model already in memory (`Scorer`): the
+training run scores its own sharded model through it (`selene.train.evaluate`), with the same request
+order, truncation, batching and reductions, so its numbers are the ones `selene eval` gives on the
+checkpoint of that step.
+
 float32 on CUDA too (no bf16 autocast): scoring is a small part of an evaluation, bf16's 8-bit
 mantissa moves log-likelihoods by more than the gaps between close multiple-choice answers, and the
 same checkpoint scores the same on either device (CUDA's matmuls are not TF32 unless a caller
@@ -36,11 +41,23 @@ from lm_eval.api.registry import register_model
 from lm_eval.models.utils import Collator
 from lm_eval.utils import get_rolling_token_windows, make_disjoint_window
 
-from selene.errors import InputError
+from selene.errors import ConfigError, InputError
 from selene.eval import checkpoint_io
+from selene.eval.lm_scorer import Scorer
 
 # (request key for the cache hook, context tokens, continuation tokens)
 TokenRequest = tuple[Any, list[int], list[int]]
+
+
+def checkpoint_scorer(checkpoint: str, device: str | torch.device | None = "auto") -> Scorer:
+    """A checkpoint's model loaded into this process (float32, eval mode) with its tokenizer."""
+    where = checkpoint_io.pick_device(device)  # auto: cuda when there is a GPU
+    loaded = checkpoint_io.load_model(checkpoint, device=where)
+    tok = checkpoint_io.tokenizer(loaded.path)
+    return Scorer(
+        logits=loaded.model, args=loaded.args, tokenizer=tok, eod=checkpoint_io.eod_id(tok, loaded.meta),
+        device=where, model=loaded.model, checkpoint=loaded.path,
+    )  # fmt: skip
 
 
 @register_model("selene")
@@ -54,22 +71,28 @@ class SeleneLM(TemplateLM):
 
     def __init__(
         self,
-        checkpoint: str,
+        checkpoint: str | None = None,
         batch_size: int | str = 8,
         device: str | None = "auto",
         max_length: int | None = None,
         max_gen_toks: int = 256,
         seed: int = 1234,
+        *,
+        scorer: Scorer | None = None,
         **_ignored: Any,
     ) -> None:
         super().__init__()
-        self._device = checkpoint_io.pick_device(device)  # auto: cuda when there is a GPU
-        loaded = checkpoint_io.load_model(checkpoint, device=self._device)
-        self.model = loaded.model
-        self.args = loaded.args
-        self.checkpoint = loaded.path
-        self.tok = checkpoint_io.tokenizer(loaded.path)
-        self._eod = checkpoint_io.eod_id(self.tok, loaded.meta)
+        if scorer is None:
+            if not checkpoint:
+                raise ConfigError("the selene harness model needs checkpoint=DIR (a step-NNNNNN directory)")
+            scorer = checkpoint_scorer(checkpoint, device)
+        self.scorer = scorer
+        self._device = scorer.device
+        self.model = scorer.model
+        self.args = scorer.args
+        self.checkpoint = scorer.checkpoint
+        self.tok = scorer.tokenizer
+        self._eod = scorer.eod
         limit = self.args.max_seq_len
         self._max_length = min(int(max_length), limit) if max_length else limit
         # "auto" (the harness's batch-size search) has nothing to search on CPU; fall back to 8.
@@ -100,7 +123,7 @@ class SeleneLM(TemplateLM):
         pad = torch.zeros(len(batch), width, dtype=torch.long)
         for i, x in enumerate(batch):
             pad[i, : len(x)] = torch.tensor(x, dtype=torch.long)
-        logits: torch.Tensor = self.model(pad.to(self._device))
+        logits: torch.Tensor = self.scorer.logits(pad.to(self._device))
         return logits
 
     def _loglikelihood_tokens(
@@ -223,13 +246,13 @@ class SeleneLM(TemplateLM):
     def _generate(
         self, prompt: list[int], max_new: int, temperature: float, top_p: float, until: list[str]
     ) -> list[int]:
-        """New token ids after `prompt`: `selene.eval.generate.generate` (KV cache) when it exists, else a
-        full-forward loop that also stops as soon as a stop string shows in the decoded text."""
+        """New token ids after `prompt`: `selene.eval.generate.generate` (KV cache) when this process holds
+        the whole model, else (a sharded model in a training run) a full-forward loop that also stops as soon as a stop string shows in the decoded text."""
         try:
             gen = importlib.import_module("selene.eval.generate").generate
         except (ImportError, AttributeError):
             gen = None
-        if gen is not None:
+        if gen is not None and self.model is not None:
             ids = gen(
                 self.model, self.args, prompt, max_new, temperature, top_p, self.seed, [self.eot_token_id]
             )

@@ -46,17 +46,18 @@ def heldout_perplexity(
     of each prefix's held-out split, in id order) for a quick estimate.
     """
     lm = SeleneLM(checkpoint, batch_size=batch_size, device=device)
+    path = lm.checkpoint or checkpoint  # the resolved step directory
     data_cfg = _data_config(lm)
     prefixes = prefixes if prefixes is not None else list(data_cfg.get("prefixes") or [])
     fraction = float(valid_fraction if valid_fraction is not None else data_cfg.get("valid_fraction", 0.02))
     seed = int(seed if seed is not None else data_cfg.get("seed", 1234))
     if not prefixes:
         raise ConfigError(
-            f"checkpoint {lm.checkpoint}: its training config names no token data (train.data.prefixes), "
+            f"checkpoint {path}: its training config names no token data (train.data.prefixes), "
             "so there is no held-out split to score; set eval.perplexity: false"
         )
 
-    meta = checkpoint_io.read_meta(lm.checkpoint)
+    meta = checkpoint_io.read_meta(path)
     eod = lm.eot_token_id
     windows: list[tuple[Any, list[int], list[int]]] = []
     n_tokens = n_bytes = n_docs = 0
@@ -66,7 +67,7 @@ def heldout_perplexity(
                 f"token dataset {prefix}.bin/.idx, the checkpoint's training data, not found (moved or "
                 "removed): held-out perplexity needs it there (or set eval.perplexity: false)"
             )
-        check_tokenizer(meta, lm.checkpoint, tokenizer_sha256([prefix]), f"the tokenizer of {prefix}", InputError)
+        check_tokenizer(meta, path, tokenizer_sha256([prefix]), f"the tokenizer of {prefix}", InputError)
         ds = IndexedDataset(prefix)
         _, valid = split_documents(len(ds), fraction, seed)
         for doc_id in valid[:max_documents] if max_documents else valid:
@@ -100,13 +101,19 @@ def heldout_perplexity(
 def text_bits_per_byte(
     checkpoint: str, texts: list[str], *, batch_size: int = 8, device: str = "auto"
 ) -> dict[str, Any]:
-    """{documents, tokens, bytes, loss, bits_per_byte} of a checkpoint on `texts` (a fixed reference
-    set, e.g. the same for models with different tokenizers): each text encoded with the checkpoint's
-    tokenizer and ended with EOD, scored as the held-out documents are; the bytes are those of the
-    texts themselves, so a tokenizer that cannot represent some text gains nothing by it."""
+    """{documents, tokens, bytes, loss, bits_per_byte} of a checkpoint on `texts` (`bits_per_byte`)."""
     if not texts:
         raise InputError("no reference texts to score")
-    lm = SeleneLM(checkpoint, batch_size=batch_size, device=device)
+    return bits_per_byte(SeleneLM(checkpoint, batch_size=batch_size, device=device), texts)
+
+
+def bits_per_byte(lm: SeleneLM, texts: list[str]) -> dict[str, Any]:
+    """{documents, tokens, bytes, loss, bits_per_byte} of the harness model `lm` on `texts` (a fixed
+    reference set, e.g. the same for models with different tokenizers): each text encoded with the
+    model's tokenizer and ended with EOD, scored as the held-out documents are; the bytes are those of
+    the texts themselves, so a tokenizer that cannot represent some text gains nothing by it."""
+    if not texts:
+        raise InputError("no reference texts to score")
     eod = lm.eot_token_id
     windows: list[tuple[Any, list[int], list[int]]] = []
     n_tokens = n_bytes = 0

@@ -157,6 +157,13 @@ class LiveBoard:
                 markdown=f"### Training loss at step {plots[-1].get('step')}\n\n" + svg_image(plots[-1]["svg"], "loss") + "\n",
                 key="train-loss", description="training (blue) and validation (red) loss",
             )  # fmt: skip
+        evals = [p for kind, p in events if kind == "train-evals"]
+        if evals:  # train.eval_tasks: the newest curves only
+            create_markdown_artifact(
+                markdown=f"### Evaluation during training, step {evals[-1].get('step')}\n\n{evals[-1].get('table') or ''}\n"
+                + svg_image(evals[-1]["svg"], "evaluation") + "\n",
+                key="train-evals", description="harness tasks and reference bits/byte scored during the run",
+            )  # fmt: skip
         saved = [p for kind, p in events if kind == "train-checkpoint"]
         for p in saved:
             self.logger.info(f"checkpoint of step {p['step']}: {p['path']}")

@@ -217,6 +217,28 @@ class TrainConfig(StageConfig):
     eval_every: int = Field(default=50, ge=1)
     eval_batches: int = Field(default=4, ge=1)
     log_every: int = Field(default=1, ge=1)
+    # evaluation inside the run (selene.train.evaluate): `selene eval`'s scoring on the sharded model
+    eval_tasks: list[str] = Field(
+        default_factory=list,
+        description="Harness tasks scored during the run, named as `eval.tasks` names them (bundled selene_*, "
+        "include_path, lm-eval's registry with eval_task_data, suites); logged as eval/<task>/<metric>.",
+    )
+    eval_tasks_every: int = Field(
+        default=100, ge=1, description="Score eval_tasks and eval_reference every N steps (and at the last)."
+    )
+    eval_num_fewshot: int = Field(default=0, ge=0, description="Shots of every task (as eval.num_fewshot).")
+    eval_limit: int | None = Field(default=None, ge=1, description="Documents per task, at most (as eval.limit).")
+    eval_task_data: dict[str, str] = Field(
+        default_factory=dict, description="Task → directory of local files for its dataset (as eval.task_data)."
+    )
+    eval_include_path: str | None = Field(default=None, description="Extra directory of harness task YAMLs.")
+    eval_batch_size: int = Field(default=8, ge=1, description="Requests per forward (as eval.batch_size).")
+    eval_reference: list[str] = Field(
+        default_factory=list,
+        description="Files of reference text (globs: jsonl(.gz/.zst) with `text`, Parquet, selene datasets): "
+        "bits per byte on them logged as eval/reference/bits_per_byte.",
+    )
+    eval_reference_documents: int | None = Field(default=None, ge=1, description="Reference documents, at most.")
     seed: int = 1234
     device: Literal["auto", "cpu", "cuda"] = "auto"
     peak_tflops: float | None = Field(default=None, gt=0, description="Peak per device for MFU; default by device type.")

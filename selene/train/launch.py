@@ -53,6 +53,7 @@ from selene.train.checkpoint_digests import sha256_of
 from selene.train.config import TrainConfig
 from selene.train.data import document_masking, prefix_tokenizer, tokenizer_sha256
 from selene.train.dims import ParallelDims, check_tp_heads
+from selene.train.evaluate import check as check_in_run_eval
 from selene.train.host import allocator_choice
 from selene.train.metrics import read_metrics
 from selene.train.renew import check_data_unchanged
@@ -198,6 +199,7 @@ def preflight(cfg: TrainConfig, out: str, world_size: int) -> ParallelDims:
     check_data(cfg)
     document_masking(cfg.data)  # an EOD id to mask by, when train.data.document_mask
     check_checkpoint(cfg, out, expected_model(cfg))
+    check_in_run_eval(cfg)  # unknown tasks, missing task data, pp: before any rank starts
     if cfg.wandb.enabled:  # an optional package: its absence is a config error now, not a warning on rank 0 later
         try:
             import wandb  # noqa: F401

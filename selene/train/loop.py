@@ -43,6 +43,7 @@ from selene.train.data import (
     tokenizer_sha256,
 )
 from selene.train.dims import ParallelDims
+from selene.train.evaluate import InRunEval, enabled
 from selene.train.flops import flops_per_token
 from selene.train.host import reuse_freed_memory
 from selene.train.metrics import MetricsLogger
@@ -152,6 +153,7 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
         logger.begin({"config": cfg.model_dump(mode="json"), **info}, step)  # W&B, when train.wandb.enabled
     stop = _Stop()
     last: dict[str, Any] = {}
+    evals = InRunEval(cfg, pm.parts[0], margs, device, dims.tp, rank, world) if enabled(cfg) else None
     tokenizer = _copy_tokenizer(cfg, out) if rank == 0 else None
     saver = AsyncCheckpointer(device) if cfg.checkpoint.async_ else None
 
@@ -191,7 +193,11 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
             last |= {"mfu": tflops / peak.tflops, "peak_tflops": peak.tflops}
         if data.valid is not None and (step % cfg.eval_every == 0 or step == cfg.steps):
             last["val_loss"] = _validate(pm, data.valid, cfg, dp_rank, dp_size, device, margs.vocab_size)
-        if step % cfg.log_every == 0 or step == cfg.steps or "val_loss" in last:
+        if evals is not None and evals.due(step):  # harness tasks on the sharded model, every rank
+            t_eval = time.perf_counter()
+            last |= evals(step)
+            last["eval_time_s"] = time.perf_counter() - t_eval
+        if step % cfg.log_every == 0 or step == cfg.steps or "val_loss" in last or "eval_time_s" in last:
             logger.log(last)
         stopping = _any(stop.requested, world)
         if step % cfg.checkpoint.every == 0 or step == cfg.steps or stopping:
@@ -201,6 +207,8 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
     if saver:  # the run's last checkpoint is complete before it reports success or exits on SIGTERM
         saver.close()
     logger.close()
+    if evals is not None:
+        evals.close()
     return last
 
 

@@ -18,7 +18,7 @@ from selene.executor.mappers import Mapper
 from selene.io import dataset
 from selene.io.results import StageResult
 from selene.tokenize.manifest import TokenizeManifest
-from selene.train import checkpoint
+from selene.train import checkpoint, eval_curves
 from selene.train.args import model_args
 from selene.train.config import TrainConfig
 from selene.train.data import tokenizer_sha256
@@ -56,6 +56,9 @@ def run_train(
     records = read_metrics(os.path.join(out, "metrics.jsonl"))
     with open(os.path.join(out, "loss.svg"), "w") as f:
         f.write(loss_curve(records))
+    if (evals := eval_curves.chart(records)) is not None:
+        with open(os.path.join(out, eval_curves.FILE), "w") as f:
+            f.write(evals)
     last = records[-1] if records else {}
     steps = checkpoint.complete_steps(root)
     return StageResult(out, skipped=skipped, info={"last": last, "checkpoint": checkpoint.step_dir(root, steps[-1])})
@@ -95,7 +98,7 @@ class _Watch:
             new = self._read()
         except OSError:
             return
-        plot = False
+        plot = scored = False
         for row in new:
             step = int(row.get("step", 0))
             if step <= self.last_step:
@@ -105,12 +108,15 @@ class _Watch:
             eta = (self.steps - step) * sorted(times)[len(times) // 2] if times else None
             events.live("train-step", row=row, steps=self.steps, eta_s=eta)
             plot = plot or "val_loss" in row
+            scored = scored or any(k.startswith(eval_curves.PREFIX) for k in row)
         saved = set(checkpoint.complete_steps(self.root)) - self.checkpoints
         for step in sorted(saved):
             self.checkpoints.add(step)
             events.live("train-checkpoint", step=step, path=checkpoint.step_dir(self.root, step))
         if (plot or saved) and self.rows:
             events.live("train-plot", svg=loss_curve(self.rows), step=self.last_step)
+        if scored and (evals := eval_curves.chart(self.rows)) is not None:
+            events.live("train-evals", svg=evals, table=eval_curves.table(self.rows), step=self.last_step)
 
     def _read(self) -> list[dict[str, Any]]:
         """The complete lines added since the last read (rank 0 rewrites the file on a resume: read

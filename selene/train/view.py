@@ -10,6 +10,7 @@ from typing import Any
 
 from selene.charts import loss_curve
 from selene.io.results import StageResult
+from selene.train import eval_curves
 from selene.train.metrics import read_metrics
 from selene.view import PREFECT, REPORT, TERMINAL, Block, Markdown, Text, View, svg_image
 
@@ -50,6 +51,11 @@ def view(result: StageResult[Any]) -> View:
             f"### Training: {len(steps)} logged steps, final loss {last.get('loss', float('nan')):.4f}\n\n"
             + svg_image(loss_curve(steps), "loss") + "\n", key="train-loss", to=PREFECT,
         ))  # fmt: skip
+        if (evals := eval_curves.chart(steps)) is not None:
+            blocks.append(Markdown(
+                "### Evaluation during training\n\n" + (eval_curves.table(steps) or "") + "\n" + svg_image(evals, "evaluation") + "\n",
+                key="train-evals", to=PREFECT,
+            ))  # fmt: skip
     return View("Training", blocks + _report(out, records, info))
 
 
@@ -77,4 +83,8 @@ def _report(out: str, records: list[dict[str, Any]] | None, info: dict[str, Any]
         lines.append(f"- layout: {info.get('layout')}; {peak_text(info)}")
     # report.md sits in the run directory, beside the stage's directory
     curve = os.path.join(os.path.basename(os.path.normpath(out)), "loss.svg")
-    return [Text(f"![training loss]({curve})", REPORT), Markdown("\n".join(lines), to=REPORT)]
+    blocks: list[Block] = [Text(f"![training loss]({curve})", REPORT), Markdown("\n".join(lines), to=REPORT)]
+    if (evals := eval_curves.table(records)) is not None:  # train.eval_tasks: scores during the run
+        chart = os.path.join(os.path.basename(os.path.normpath(out)), eval_curves.FILE)
+        blocks += [Markdown("Evaluation during training:\n\n" + evals, to=REPORT), Text(f"![evaluation during training]({chart})", REPORT)]
+    return blocks
