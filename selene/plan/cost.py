@@ -41,6 +41,7 @@ still costs `OVERLAP_COST` (10%) of the time it hides: its kernels share the SMs
 compute. On a device whose communication cannot overlap compute (CPU cores running gloo) all of it is
 exposed. The breakdown gives each collective's whole time beside the part in the iteration.
 The optimizer step is memory-bound: 30 bytes per local parameter at HBM bandwidth.
+Float8 training (`Layout.float8`) is priced in `selene.plan.cost_float8`.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from selene.model.loss_chunks import chunk_rows
+from selene.plan import cost_float8
 from selene.plan.devices import DeviceSpec
 
 Recompute = Literal["none", "selective", "full"]
@@ -210,6 +212,7 @@ class Layout:
     sequence_parallel: bool = True
     precision: Literal["bf16", "fp32"] = "bf16"  # of activations and the working copy of the weights
     compiled: bool = True  # blocks compiled (fused kernels keep fewer activations than eager PyTorch)
+    float8: Literal["tensorwise", "rowwise"] | None = None  # the blocks' linears in float8 (cost_float8)
 
     @property
     def gpus(self) -> int:
@@ -217,7 +220,8 @@ class Layout:
 
     def label(self) -> str:
         v = f"×v{self.virtual}" if self.virtual > 1 else ""
-        return f"TP{self.tp}·PP{self.pp}{v}·DP{self.dp} mb{self.micro_batch} {self.recompute} {self.sharding}"
+        f8 = f" float8-{self.float8}" if self.float8 else ""
+        return f"TP{self.tp}·PP{self.pp}{v}·DP{self.dp} mb{self.micro_batch} {self.recompute} {self.sharding}{f8}"
 
     def config(self, microbatches: int = 1) -> dict[str, Any]:
         """The `train.parallel` section (and batch.micro_batch) that runs this layout in selene;
@@ -238,6 +242,7 @@ class Layout:
                 **pipeline,
                 "mixed_precision": self.precision,
                 "compile": self.compiled,
+                **({"float8": self.float8} if self.float8 else {}),
             },
             "micro_batch": self.micro_batch,
         }
@@ -385,6 +390,10 @@ def estimate(
     w_logits = 3.0 * shape.fwd_flops_logits * tokens_mb / t
     eff = dev.efficiency(w_layer)
     compute_mb = (per_stage * w_layer / eff + w_logits / dev.efficiency(w_logits)) / peak
+    if lay.float8:
+        cost_float8.check_device(dev, lay.float8)
+        layer_s = cost_float8.compute_s(shape, lay, dev, w_layer, eff, tokens_mb)
+        compute_mb = per_stage * layer_s + w_logits / dev.efficiency(w_logits) / peak
     word = 4.0 if lay.precision == "fp32" else 2.0
     act_bytes = tokens_mb * shape.hidden * word
     intra = t <= dev.gpus_per_node
@@ -397,7 +406,8 @@ def estimate(
     dp_bw = dev.inter_node_gbps if t * d > dev.gpus_per_node else dev.intra_node_gbps
     gathers = {"zero3": 2, "zero2": 1, "replicate": 0}[lay.sharding]
     blocks = per_stage + 1  # FSDP units: each block, and the rest of the stage
-    gather_mb = 0.0 if d == 1 else gathers * (_gather_s(word * local, d, dp_bw) + blocks * alpha)
+    gather = cost_float8.gather_bytes(shape, lay, local, per_stage, word)
+    gather_mb = 0.0 if d == 1 else gathers * (_gather_s(gather, d, dp_bw) + blocks * alpha)
     fsdp_mb = _exposed(gather_mb, compute_mb, dev.overlap)
     grads = 4.0 * local
     reduce = _allreduce_s(grads, d, dp_bw) if lay.sharding == "replicate" else _gather_s(grads, d, dp_bw)
@@ -418,6 +428,10 @@ def estimate(
     hw_flops_gpu = shape.hardware_flops_per_token(lay.recompute) * global_batch * shape.seq / lay.gpus
     model_flops_gpu = shape.model_flops_per_token() * global_batch * shape.seq / lay.gpus
     notes: list[str] = []
+    if lay.float8:
+        peak = cost_float8.mfu_peak(shape, dev) * 1e12
+        notes.append("float8: linears at the fp8 peak on the bf16 efficiency curve (uncalibrated); MFU "
+                     f"against the mixed fp8/bf16 bound, {peak / 1e12:.0f} TFLOP/s")
     if tflops:
         iteration = hw_flops_gpu / (tflops * 1e12)
         time = {"iteration": iteration, "given throughput": iteration}

@@ -53,6 +53,7 @@ from selene.train.checkpoint_digests import sha256_of
 from selene.train.config import TrainConfig
 from selene.train.data import prefix_tokenizer, tokenizer_sha256
 from selene.train.dims import ParallelDims, check_tp_heads
+from selene.train.float8 import preflight as float8_preflight
 from selene.train.host import allocator_choice
 from selene.train.metrics import read_metrics
 from selene.train.renew import check_data_unchanged
@@ -191,6 +192,7 @@ def check_checkpoint(cfg: TrainConfig, out: str, args: ModelArgs) -> str | None:
 def preflight(cfg: TrainConfig, out: str, world_size: int) -> ParallelDims:
     """Everything that can be checked before a rank starts: layout, data, checkpoint to resume."""
     dims = check_layout(cfg, world_size)
+    float8_preflight(cfg)  # float8 on a CPU or a pre-Hopper GPU: one line, before any rank starts
     check_data(cfg)
     check_checkpoint(cfg, out, expected_model(cfg))
     if cfg.wandb.enabled:  # an optional package: its absence is a config error now, not a warning on rank 0 later

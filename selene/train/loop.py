@@ -28,6 +28,7 @@ from selene.tokenize.manifest import token_manifest
 from selene.train import checkpoint
 from selene.train.args import model_args
 from selene.train.config import TrainConfig
+from selene.train import float8
 from selene.train.data import (
     build_data,
     check_token_ids,
@@ -137,6 +138,7 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
         raise ConfigError(f"train.batch.seq_len {seq} exceeds the model's max_seq_len {margs.max_seq_len}")
     torch.manual_seed(cfg.seed)
     memory_before = _peak_memory(device, 0.0)  # CPU: the process's high-water mark before the model exists
+    float8.check_device(cfg.parallel, device)  # each rank on its own GPU (the launcher checked GPU 0)
     pm = build_parallel_model(margs, cfg.parallel, dims, mesh, device, cfg.seed)
     optims = build_optimizers(pm.parts, cfg)
     dp_size = dims.dp
@@ -156,7 +158,8 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
     logger = MetricsLogger(out, cfg.tensorboard, enabled=rank == 0, wandb=cfg.wandb)
     logger.truncate_after(step)
     fpt = flops_per_token(margs, seq)
-    peak = training_peak(device, cfg.parallel.mixed_precision, cfg.peak_tflops)
+    f8_share = float8.matmul_share(margs, seq) if cfg.parallel.float8 else 0.0
+    peak = training_peak(device, cfg.parallel.mixed_precision, cfg.peak_tflops, f8_share)
     if rank == 0:
         info = {"parameters": num_params(pm.parts[0]) if dims.pp == 1 else None, "layout": dims.describe(),
                 "peak_tflops": peak.tflops, "peak_source": peak.origin, "resumed_from": source}
@@ -188,6 +191,7 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
         norm_t = pm.clip_grad_norm(cfg.optim.grad_clip)
         for o in optims:
             o.step()
+        pm.after_optimizer_step()  # float8 all-gather: the new weights' scales
         # the step's one wait for the device: loss and norm read together, after the optimizer's
         # kernels are queued (the step's time is then the device's, not the host's launch time)
         loss, grad_norm = torch.stack([loss_t.float(), norm_t.float()]).tolist()
