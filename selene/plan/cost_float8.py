@@ -40,7 +40,9 @@ def linear_train_flops(shape: Shape, recompute: Recompute) -> float:
     return forward * (4.0 if recompute == "full" else 3.0)
 
 
-def compute_s(shape: Shape, lay: Layout, dev: DeviceSpec, w_layer: float, eff: float, tokens_mb: int) -> float:
+def compute_s(
+    shape: Shape, lay: Layout, dev: DeviceSpec, w_layer: float, eff: float, tokens_mb: int
+) -> float:
     """Seconds of one layer's micro-batch work `w_layer` (FLOPs per GPU) under float8: the linears'
     share at the fp8 peak, the rest at bf16's, at efficiency `eff`; plus the casts' HBM traffic."""
     share = linear_train_flops(shape, lay.recompute) / shape.train_flops_layer(lay.recompute)

@@ -118,9 +118,8 @@ def is_float8(module: nn.Module) -> bool:
 def _tensorwise(module: nn.Module) -> bool:
     if not is_float8(module):
         return False
-    ao = _torchao()
-    config = module.config  # type: ignore[union-attr]
-    return bool(config.cast_config_input.scaling_granularity == ao.ScalingGranularity.TENSORWISE)
+    granularity = getattr(module, "config").cast_config_input.scaling_granularity  # noqa: B009 (torchao is untyped)
+    return bool(granularity == _torchao().ScalingGranularity.TENSORWISE)
 
 
 def float8_tp_plan(block: nn.Module, plan: dict[str, Any]) -> dict[str, Any]:
@@ -144,7 +143,11 @@ def float8_tp_plan(block: nn.Module, plan: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, style in plan.items():
         target = modules.get(name)
-        if isinstance(style, (ColwiseParallel, RowwiseParallel)) and target is not None and _tensorwise(target):
+        if (
+            isinstance(style, (ColwiseParallel, RowwiseParallel))
+            and target is not None
+            and _tensorwise(target)
+        ):
             cls = Float8ColwiseParallel if isinstance(style, ColwiseParallel) else Float8RowwiseParallel
             style = cls(
                 input_layouts=style.input_layouts[0],
@@ -213,7 +216,9 @@ def preflight(cfg: TrainConfig) -> None:
         return
     cuda = cfg.device == "cuda" or (cfg.device == "auto" and torch.cuda.is_available())
     if cuda and not torch.cuda.is_available():
-        raise ConfigError(f"parallel.float8 {cfg.parallel.float8} with train.device cuda: no CUDA device is visible")
+        raise ConfigError(
+            f"parallel.float8 {cfg.parallel.float8} with train.device cuda: no CUDA device is visible"
+        )
     check_device(cfg.parallel, torch.device("cuda", 0) if cuda else torch.device("cpu"))
 
 

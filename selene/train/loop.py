@@ -28,7 +28,6 @@ from selene.tokenize.manifest import token_manifest
 from selene.train import checkpoint
 from selene.train.args import model_args
 from selene.train.config import TrainConfig
-from selene.train import float8
 from selene.train.data import (
     build_data,
     check_token_ids,
@@ -40,6 +39,8 @@ from selene.train.data import (
     tokenizer_sha256,
 )
 from selene.train.dims import ParallelDims
+from selene.train.float8 import check_device as check_float8_device
+from selene.train.float8 import matmul_share as float8_share
 from selene.train.flops import flops_per_token
 from selene.train.host import reuse_freed_memory
 from selene.train.metrics import MetricsLogger
@@ -138,7 +139,7 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
         raise ConfigError(f"train.batch.seq_len {seq} exceeds the model's max_seq_len {margs.max_seq_len}")
     torch.manual_seed(cfg.seed)
     memory_before = _peak_memory(device, 0.0)  # CPU: the process's high-water mark before the model exists
-    float8.check_device(cfg.parallel, device)  # each rank on its own GPU (the launcher checked GPU 0)
+    check_float8_device(cfg.parallel, device)  # each rank on its own GPU (the launcher checked GPU 0)
     pm = build_parallel_model(margs, cfg.parallel, dims, mesh, device, cfg.seed)
     optims = build_optimizers(pm.parts, cfg)
     dp_size = dims.dp
@@ -158,7 +159,7 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
     logger = MetricsLogger(out, cfg.tensorboard, enabled=rank == 0, wandb=cfg.wandb)
     logger.truncate_after(step)
     fpt = flops_per_token(margs, seq)
-    f8_share = float8.matmul_share(margs, seq) if cfg.parallel.float8 else 0.0
+    f8_share = float8_share(margs, seq) if cfg.parallel.float8 else 0.0
     peak = training_peak(device, cfg.parallel.mixed_precision, cfg.peak_tflops, f8_share)
     if rank == 0:
         info = {"parameters": num_params(pm.parts[0]) if dims.pp == 1 else None, "layout": dims.describe(),

@@ -78,7 +78,12 @@ def test_linears_whose_dims_or_shards_are_not_multiples_of_16_stay_in_bf16() -> 
     with torch.device("meta"):
         model = Transformer(odd)
     converted = float8.convert(model, "rowwise", fsdp=False)
-    assert {n.split(".", 2)[2] for n in converted} == {"attention.wq", "attention.wk", "attention.wv", "attention.wo"}
+    assert {n.split(".", 2)[2] for n in converted} == {
+        "attention.wq",
+        "attention.wk",
+        "attention.wv",
+        "attention.wo",
+    }
     square = nn.Linear(64, 64)
     assert float8.convertible(square, "layers.0.attention.wq", tp=4)  # 64/4 = 16 output rows a rank
     assert not float8.convertible(square, "layers.0.attention.wq", tp=8)  # 8 rows a rank
@@ -114,7 +119,9 @@ def test_tensorwise_tp_plan_uses_torchaos_float8_styles() -> None:
         "attention.wo": RowwiseParallel(output_layouts=Shard(1)),
         "feed_forward.w1": ColwiseParallel(),
         "attention_norm": SequenceParallel(),
-        "attention": PrepareModuleInput(input_layouts=(Shard(1), None), desired_input_layouts=(Replicate(), None)),
+        "attention": PrepareModuleInput(
+            input_layouts=(Shard(1), None), desired_input_layouts=(Replicate(), None)
+        ),
     }
     from torchao.float8.float8_tensor_parallel import (
         Float8ColwiseParallel,
@@ -163,9 +170,14 @@ def _train(rank: int, world: int, run: Run, pcfg: ParallelConfig) -> dict[str, A
 
     dims = ParallelDims(pcfg.dp_replicate, pcfg.dp_shard, pcfg.tp, pcfg.pp, world)
     pm = build_parallel_model(run.margs, pcfg, dims, dims.build_mesh("cpu"), torch.device("cpu"), run.seed)
-    opts = [torch.optim.AdamW(part.parameters(), lr=run.lr, betas=(0.9, 0.95), weight_decay=0.1) for part in pm.parts]
+    opts = [
+        torch.optim.AdamW(part.parameters(), lr=run.lr, betas=(0.9, 0.95), weight_decay=0.1)
+        for part in pm.parts
+    ]
     share = run.batch // dims.dp
-    rows = slice(dims.get_mesh("dp").get_local_rank() * share, (dims.get_mesh("dp").get_local_rank() + 1) * share)
+    rows = slice(
+        dims.get_mesh("dp").get_local_rank() * share, (dims.get_mesh("dp").get_local_rank() + 1) * share
+    )
     wq = pm.parts[0].layers["0"].attention.wq  # type: ignore[index,union-attr]
     losses, norms = [], []
     for tokens, labels in batches(run):
@@ -218,7 +230,11 @@ def _checkpoint_round_trip(rank: int, world: int, path: str) -> dict[str, Any]:
         "keys_equal": list(a) == list(b) == list(c),
         "into_bf16": max(float((a[k] - b[k]).abs().max()) for k in a),
         "back": max(float((a[k] - c[k]).abs().max()) for k in a),
-        "other_seed_differs": float((full(build(None, 2))["layers.0.attention.wq.weight"] - a["layers.0.attention.wq.weight"]).abs().max()),
+        "other_seed_differs": float(
+            (full(build(None, 2))["layers.0.attention.wq.weight"] - a["layers.0.attention.wq.weight"])
+            .abs()
+            .max()
+        ),
     }
 
 
@@ -269,7 +285,9 @@ def test_float8_is_refused_on_a_cpu_and_on_gpus_before_compute_capability_8_9(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     tw = ParallelConfig(float8="tensorwise")
-    with pytest.raises(ConfigError, match=r"^parallel\.float8 tensorwise needs an NVIDIA GPU .* trains on the CPU"):
+    with pytest.raises(
+        ConfigError, match=r"^parallel\.float8 tensorwise needs an NVIDIA GPU .* trains on the CPU"
+    ):
         float8.check_device(tw, torch.device("cpu"))
     float8.check_device(ParallelConfig(), torch.device("cpu"))  # off: nothing to check
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda *_: "NVIDIA A100-SXM4-80GB")
@@ -313,7 +331,10 @@ def test_mfu_peak_of_a_float8_run_mixes_the_fp8_and_bf16_peaks() -> None:
     assert 0.5 < share < 1.0
     peak = float8_peak("NVIDIA H100 80GB HBM3", share)
     assert peak.tflops == pytest.approx(1.0 / (share / 1979.0 + (1 - share) / 989.0))
-    assert "H100 SXM fp8 dense for the float8 linears" in peak.origin and "bf16 dense for the rest" in peak.origin
+    assert (
+        "H100 SXM fp8 dense for the float8 linears" in peak.origin
+        and "bf16 dense for the rest" in peak.origin
+    )
     assert float8_peak("NVIDIA A100-SXM4-80GB", share).tflops is None  # no float8 tensor cores
 
 
