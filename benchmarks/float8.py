@@ -28,7 +28,7 @@ from typing import Any
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from benchmarks._train_step import SeleneStep, batch, device_here, sync, train_config  # noqa: E402
+from benchmarks._train_step import SeleneStep, batch, device_here, sync, train_config
 
 
 def leg(recipe: str | None, args: argparse.Namespace, device: torch.device) -> dict[str, Any]:
@@ -76,7 +76,9 @@ def main() -> None:
     print(f"{args.preset}, seq {args.seq}, batch {args.batch} ({args.distinct} distinct, repeated), "
           f"{args.steps} timed steps after {args.warmup}, "
           f"compile {args.compile}, on {name}")  # fmt: skip
-    print(f"{'float8':<12} {'linears':>7} {'step s':>8} {'tokens/s':>10} {'vs bf16':>8} {'last loss':>10} {'max |dloss|':>12} {'first loss':>10}")
+    print(
+        f"{'float8':<12} {'linears':>7} {'step s':>8} {'tokens/s':>10} {'vs bf16':>8} {'last loss':>10} {'max |dloss|':>12} {'first loss':>10}"
+    )
     for r in legs:
         r["speedup"] = r["tokens_per_s"] / base["tokens_per_s"]
         r["max_abs_loss_diff"] = max(abs(a - b) for a, b in zip(r["losses"], base["losses"], strict=True))
