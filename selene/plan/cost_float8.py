@@ -1,9 +1,9 @@
 """What float8 training (`train.parallel.float8`, `selene.train.float8`) changes in an iteration's cost.
 
 - Compute: the blocks' linears (their matmul FLOPs, forward, backward and a full recomputation's
-  forward) run at the device's dense fp8 peak, twice bf16's on H100/H200; the attention core
-  (QKᵀ, AV) and the output layer stay at the bf16 peak. Both use the device's one efficiency curve:
-  float8 matmuls are not calibrated separately (no published run of ours measures them).
+  forward) run at the device's dense fp8 peak, twice bf16's on H100/H200, at `fp8_efficiency` of the
+  device's efficiency curve (fit to torchtitan's published float8 speed-up, `selene.plan.devices`);
+  the attention core (QKᵀ, AV) and the output layer stay at the bf16 peak.
 - Casts: each float8 linear scales and casts its input and, in backward, its output gradient (an
   absolute-max pass, then a read and a 1-byte write: 5 bytes per 16-bit element), memory-bound at HBM
   bandwidth, added to the compute (a compiled block fuses some of it: an upper bound).
@@ -46,7 +46,8 @@ def compute_s(
     """Seconds of one layer's micro-batch work `w_layer` (FLOPs per GPU) under float8: the linears'
     share at the fp8 peak, the rest at bf16's, at efficiency `eff`; plus the casts' HBM traffic."""
     share = linear_train_flops(shape, lay.recompute) / shape.train_flops_layer(lay.recompute)
-    matmul = w_layer / eff * (share / (dev.fp8_peak_tflops * 1e12) + (1.0 - share) / (dev.peak_tflops * 1e12))
+    fp8_rate = dev.fp8_peak_tflops * 1e12 * dev.fp8_efficiency
+    matmul = w_layer / eff * (share / fp8_rate + (1.0 - share) / (dev.peak_tflops * 1e12))
     return matmul + cast_bytes(shape, lay, tokens_mb) / (dev.hbm_gbps * 1e9)
 
 

@@ -339,24 +339,26 @@ def test_mfu_peak_of_a_float8_run_mixes_the_fp8_and_bf16_peaks() -> None:
 
 
 def test_planner_prices_float8_linears_at_the_fp8_peak_and_halves_the_weight_gathers() -> None:
-    args = model_args(ModelConfig(preset="7b"), vocab_size=32000)
-    shape = Shape.from_model_args(args, args.vocab_size, 4096)
+    """torchtitan's Llama-3 8B run on 8 H100s (FSDP, seq 8192, local batch 1): +28% with float8
+    tensorwise, which `fp8_efficiency` is fit to; the planner must give that ratio."""
+    shape = Shape(
+        layers=32, hidden=4096, heads=32, ffn=14336, vocab=128256, seq=8192, mlp="swiglu", n_kv_heads=8
+    )
     h100 = device("h100")
     base = Layout(tp=1, pp=1, dp=8, micro_batch=1, recompute="selective", sharding="zero3")
-    bf16 = estimate(shape, base, 64, h100)
-    tw = estimate(shape, dataclasses.replace(base, float8="tensorwise"), 64, h100)
-    rw = estimate(shape, dataclasses.replace(base, float8="rowwise"), 64, h100)
-    speedup = bf16.time["compute"] / tw.time["compute"]
-    assert 1.2 < speedup < 2.0  # the linears at twice the rate; attention, logits and casts are not
+    bf16 = estimate(shape, base, 8, h100)
+    tw = estimate(shape, dataclasses.replace(base, float8="tensorwise"), 8, h100)
+    rw = estimate(shape, dataclasses.replace(base, float8="rowwise"), 8, h100)
+    assert bf16.iteration_s / tw.iteration_s == pytest.approx(8532 / 6667, abs=0.01)
     assert tw.time["fsdp gathers (all)"] < 0.6 * bf16.time["fsdp gathers (all)"]  # most weights in 1 byte
     assert rw.time["fsdp gathers (all)"] == bf16.time["fsdp gathers (all)"]  # rowwise gathers bf16
-    assert rw.time["compute"] == tw.time["compute"]
-    assert tw.iteration_s < bf16.iteration_s
+    assert rw.time["compute"] == tw.time["compute"] < bf16.time["compute"]
+    assert tw.mfu < bf16.mfu  # against the higher fp8/bf16 bound
     assert tw.layout.config()["parallel"]["float8"] == "tensorwise"
     assert "float8" not in bf16.layout.config()["parallel"]
     assert any(n.startswith("float8:") for n in tw.notes)
     with pytest.raises(ConfigError, match=r"a100-80g has no float8 tensor cores"):
-        estimate(shape, dataclasses.replace(base, float8="tensorwise"), 64, device("a100-80g"))
+        estimate(shape, dataclasses.replace(base, float8="tensorwise"), 8, device("a100-80g"))
 
 
 def test_selene_plan_float8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
