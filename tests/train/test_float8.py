@@ -373,3 +373,26 @@ def test_selene_plan_float8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert plan["layouts"][0]["config"]["parallel"]["float8"] == "tensorwise"
     assert main([*common, "--gpu", "a100-80g", "--float8", "tensorwise"]) == 2
     assert "a100-80g has no float8 tensor cores" in capsys.readouterr().err
+
+
+def test_gpu_check_float8_leg_reaches_selene_train(tmp_path: Path) -> None:
+    """`benchmarks/gpu_check.py --float8 tensorwise` trains with parallel.float8; on the CPU smoke the
+    command refuses it in one line, which the part records, and nothing is trained."""
+    from tests.pipeline_runs import subprocess_env
+    from tests.tiny_checkpoint import make_token_data
+
+    prefix = make_token_data(tmp_path / "tokens")
+    out, work = tmp_path / "out", tmp_path / "work"
+    cmd = [sys.executable, str(ROOT / "benchmarks/gpu_check.py"), "--cpu-smoke", "--parts", "train", "--train-once",
+           "--float8", "tensorwise", "--out", str(out), "--work", str(work), "--data", str(Path(prefix).parent)]  # fmt: skip
+    proc = subprocess.run(
+        cmd, cwd=tmp_path, env=subprocess_env(tmp_path), capture_output=True, text=True, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr
+    part = json.loads((out / "results.json").read_text())["parts"]["train"]
+    assert part["float8"] == "tensorwise" and part["rc"] == 2 and part["status"] == "failed"
+    assert (
+        "parallel.float8 tensorwise needs an NVIDIA GPU" in part["error"] and "Traceback" not in part["error"]
+    )
+    assert json.loads((work / "train.yaml").read_text())["parallel"]["float8"] == "tensorwise"
+    assert not (work / "train").exists()
