@@ -58,7 +58,7 @@ class ParallelConfig(Strict):
         default=None,
         description="float8 matmuls in the blocks' linears (torchao): tensorwise (one scale per tensor; "
         "FSDP all-gathers the weights in float8) or rowwise (a scale per row; more accurate, slower). "
-        "Needs CUDA compute capability 8.9+ (H100/H200, Ada) and mixed_precision bf16. Default: off.",
+        "Needs CUDA compute capability 8.9+ (H100/H200, Ada); rowwise needs mixed_precision bf16. Default: off.",
     )
 
 

@@ -220,6 +220,24 @@ def preflight(cfg: TrainConfig) -> None:
             f"parallel.float8 {cfg.parallel.float8} with train.device cuda: no CUDA device is visible"
         )
     check_device(cfg.parallel, torch.device("cuda", 0) if cuda else torch.device("cpu"))
+    check_model(cfg)
+
+
+def check_model(cfg: TrainConfig) -> None:
+    """Refuse float8 that would convert nothing: no linear of the blocks has dimensions (or, under TP,
+    shards) that are multiples of 16."""
+    from selene.model.transformer import Transformer
+    from selene.train.args import model_args
+
+    margs = model_args(cfg.model, cfg.model.vocab_size or 256)  # the blocks' linears do not depend on it
+    with torch.device("meta"):
+        model = Transformer(margs)
+    if not any(convertible(m, n, cfg.parallel.tp) for n, m in model.named_modules()):
+        tp = f" (under parallel.tp {cfg.parallel.tp}: of each shard)" if cfg.parallel.tp > 1 else ""
+        raise ConfigError(
+            f"parallel.float8 {cfg.parallel.float8}: no linear of the model has both dimensions multiples of "
+            f"{ALIGN}{tp} (model.dim {margs.dim}, ffn_dim {margs.ffn_dim}), so nothing would train in float8"
+        )
 
 
 def matmul_share(args: Any, seq_len: int) -> float:

@@ -178,7 +178,7 @@ def _train(rank: int, world: int, run: Run, pcfg: ParallelConfig) -> dict[str, A
     rows = slice(
         dims.get_mesh("dp").get_local_rank() * share, (dims.get_mesh("dp").get_local_rank() + 1) * share
     )
-    wq = pm.parts[0].layers["0"].attention.wq  # type: ignore[index,union-attr]
+    wq = next(iter(pm.parts[0].layers.values())).attention.wq  # type: ignore[union-attr,operator]
     losses, norms = [], []
     for tokens, labels in batches(run):
         for o in opts:
@@ -246,7 +246,8 @@ def _world(rank: int, world: int, jobs: list[tuple[str, Run, ParallelConfig]], p
 
 def test_float8_under_fsdp2_and_tp2_on_gloo_trains_like_the_plain_model(tmp_path: Path) -> None:
     """Two ranks: FSDP2 tensorwise (float8 all-gather, scales precomputed), FSDP2 rowwise, TP 2
-    tensorwise (torchao's float8 styles; without SP, see the module's docstring), TP 2 + SP rowwise;
+    tensorwise (torchao's float8 styles; without SP, see the module's docstring), TP 2 + SP rowwise,
+    PP 2 tensorwise;
     each within float8's error of the single-process fp32 model, the same on both ranks; then a
     float8 checkpoint into a bf16 model and back."""
     run = Run(DEBUG, steps=3)
@@ -256,6 +257,7 @@ def test_float8_under_fsdp2_and_tp2_on_gloo_trains_like_the_plain_model(tmp_path
         "fsdp2_rowwise": ParallelConfig(dp_shard=2, float8="rowwise", mixed_precision="bf16"),
         "tp2_tensorwise": ParallelConfig(dp_shard=1, tp=2, sequence_parallel=False, float8="tensorwise"),
         "tp2_sp_rowwise": ParallelConfig(dp_shard=1, tp=2, float8="rowwise", mixed_precision="bf16"),
+        "pp2_tensorwise": ParallelConfig(dp_shard=1, pp=2, pp_microbatches=2, float8="tensorwise"),
     }
     results = run_world(2, _world, [(n, run, p) for n, p in layouts.items()], str(tmp_path))
     for name in layouts:
@@ -298,6 +300,11 @@ def test_float8_is_refused_on_a_cpu_and_on_gpus_before_compute_capability_8_9(
     float8.check_device(tw, torch.device("cuda", 0))
     with pytest.raises(ConfigError, match=r"parallel\.float8 rowwise needs parallel\.mixed_precision bf16"):
         float8.check_device(ParallelConfig(float8="rowwise"), torch.device("cuda", 0))
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    float8.preflight(TrainConfig(device="cuda", parallel=tw))  # the debug model: every block linear converts
+    odd = ModelConfig(preset="debug", dim=72, n_heads=4, ffn_dim=200)
+    with pytest.raises(ConfigError, match=r"no linear of the model has both dimensions multiples of 16"):
+        float8.preflight(TrainConfig(device="cuda", model=odd, parallel=tw))
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     with pytest.raises(ConfigError, match=r"train\.device cuda: no CUDA device is visible"):
         float8.preflight(TrainConfig(device="cuda", parallel=tw))
