@@ -84,15 +84,16 @@ def gpu_peak(name: str, math: Math) -> Peak:
     return Peak(GPU_PEAKS[entry][math], f"datasheet {entry} {math} dense")
 
 
-def float8_peak(name: str, share: float) -> Peak:
-    """The bound of a float8 run on GPU `name`: `share` of the FLOPs at the fp8 peak, the rest at bf16's."""
-    fp8, bf16 = gpu_peak(name, "fp8"), gpu_peak(name, "bf16")
-    if fp8.tflops is None or bf16.tflops is None:
-        return fp8 if fp8.tflops is None else bf16
-    tflops = 1.0 / (share / fp8.tflops + (1.0 - share) / bf16.tflops)
+def float8_peak(name: str, share: float, rest: Math = "bf16") -> Peak:
+    """The bound of a float8 run on GPU `name`: `share` of the FLOPs at the fp8 peak, the rest at the
+    peak of the math they run in (`rest`: bf16, or TF32 under fp32 mixed precision)."""
+    fp8, other = gpu_peak(name, "fp8"), gpu_peak(name, rest)
+    if fp8.tflops is None or other.tflops is None:
+        return fp8 if fp8.tflops is None else other
+    tflops = 1.0 / (share / fp8.tflops + (1.0 - share) / other.tflops)
     return Peak(
         tflops,
-        f"{fp8.origin} for the float8 linears ({share:.0%} of the FLOPs), {bf16.origin} for the rest",
+        f"{fp8.origin} for the float8 linears ({share:.0%} of the FLOPs), {other.origin} for the rest",
     )
 
 
@@ -219,8 +220,8 @@ def training_peak(
     """`device_peak` of a training rank: the math its precision runs (fp32 matmuls run as TF32 on
     CUDA; `float8_share` of the FLOPs in float8, `float8_peak`), its ranks on this machine from
     torchrun's LOCAL_WORLD_SIZE."""
-    if float8_share and not configured and device.type == "cuda":
-        return float8_peak(torch.cuda.get_device_name(device), float8_share)
     math: Math = "bf16" if mixed_precision == "bf16" else "tf32" if device.type == "cuda" else "fp32"
+    if float8_share and not configured and device.type == "cuda":
+        return float8_peak(torch.cuda.get_device_name(device), float8_share, math)
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else device.type
     return device_peak(device.type, name, math, configured, int(os.environ.get("LOCAL_WORLD_SIZE", "1")))

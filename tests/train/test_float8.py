@@ -38,7 +38,7 @@ from selene.plan.devices import device
 from selene.train import float8
 from selene.train.args import model_args
 from selene.train.config import ModelConfig, ParallelConfig, TrainConfig
-from selene.train.peak import float8_peak
+from selene.train.peak import float8_peak, training_peak
 from tests.distributed import Run, batches, reference, run_world
 
 DEBUG = model_args(ModelConfig(preset="debug"), vocab_size=128)
@@ -333,7 +333,7 @@ def test_selene_train_refuses_float8_on_the_cpu_in_one_line_and_writes_nothing(
 # ------------------------------------------------------------------------------ the fp8 peak
 
 
-def test_mfu_peak_of_a_float8_run_mixes_the_fp8_and_bf16_peaks() -> None:
+def test_mfu_peak_of_a_float8_run_mixes_the_fp8_and_bf16_peaks(monkeypatch: pytest.MonkeyPatch) -> None:
     share = float8.matmul_share(DEBUG, 64)
     assert 0.5 < share < 1.0
     peak = float8_peak("NVIDIA H100 80GB HBM3", share)
@@ -343,6 +343,13 @@ def test_mfu_peak_of_a_float8_run_mixes_the_fp8_and_bf16_peaks() -> None:
         and "bf16 dense for the rest" in peak.origin
     )
     assert float8_peak("NVIDIA A100-SXM4-80GB", share).tflops is None  # no float8 tensor cores
+    tf32 = float8_peak("NVIDIA H100 80GB HBM3", share, "tf32")  # mixed_precision fp32: the rest runs TF32
+    assert tf32.tflops == pytest.approx(1.0 / (share / 1979.0 + (1 - share) / 494.5))
+    # what the training loop asks for on a GPU (selene.train.loop: training_peak with the float8 share)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda *_: "NVIDIA H100 80GB HBM3")
+    assert training_peak(torch.device("cuda", 0), "bf16", None, share) == peak
+    assert training_peak(torch.device("cuda", 0), "bf16", None, 0.0).tflops == 989.0
+    assert training_peak(torch.device("cuda", 0), "bf16", 700.0, share).tflops == 700.0  # configured wins
 
 
 def test_planner_prices_float8_linears_at_the_fp8_peak_and_halves_the_weight_gathers() -> None:
