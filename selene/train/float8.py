@@ -160,8 +160,10 @@ def float8_tp_plan(block: nn.Module, plan: dict[str, Any]) -> dict[str, Any]:
                 style = PrepareFloat8ModuleInput(
                     input_layouts=style.input_layouts,
                     desired_input_layouts=style.desired_input_layouts,
-                    input_kwarg_layouts=style.input_kwarg_layouts or None,
-                    desired_input_kwarg_layouts=style.desired_input_kwarg_layouts or None,
+                    input_kwarg_layouts=style.input_kwarg_layouts if style.with_kwargs else None,
+                    desired_input_kwarg_layouts=style.desired_input_kwarg_layouts
+                    if style.with_kwargs
+                    else None,
                     use_local_output=style.use_local_output,
                 )
         out[name] = style
