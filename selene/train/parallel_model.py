@@ -138,7 +138,6 @@ class ParallelModel:
             torch._foreach_mul_([g.to_local() if isinstance(g, DTensor) else g for g in grads], coef)
         return total
 
-
     def after_optimizer_step(self) -> None:
         """What the updated weights need before the next forward: with float8 all-gather, their
         float8 scales, computed for all weights at once (`selene.train.float8.precompute_scales`)."""
