@@ -137,9 +137,10 @@ def plan(
     if tokens is None:
         raise UsageError("--tokens is required (e.g. --tokens 300B)")
     dev = with_efficiency(device(gpu, calibration), efficiency)
+    where = "--float8" if float8 else f"{config}: train.parallel.float8"
     float8 = float8 or (configured.float8 if configured is not None else None)  # compare like with like
     if float8 and not dev.fp8_peak_tflops:
-        raise UsageError(f"--float8 {float8}: {gpu} has no float8 tensor cores; plan float8 on h100 or h200")
+        raise UsageError(f"{where} {float8}: {gpu} has no float8 tensor cores; plan float8 on h100 or h200 (--gpu)")
     pins = Pins(tp, pp, micro_batch, virtual, recompute, sharding, not no_sp, float8)
     result = make_plan(PlanRequest(shape, gpus, dev, parse_count(tokens), global_batch, top, pins, tflops, configured))
     if json_:
