@@ -65,6 +65,7 @@ class Check:
                  train_once: bool = False) -> None:
         self.out, self.smoke, self.budget, self.quick = out, smoke, budget, quick
         self.train_once = quick or train_once
+        self.float8: str | None = None  # train with parallel.float8 (--float8): the float8 leg
         self.work = work  # checkpoints and logs: gigabytes on a GPU, so not under `out`
         self.work.mkdir(parents=True, exist_ok=True)
         self.log_path = out / "gpu_check.log"
@@ -158,7 +159,8 @@ def part_train(c: Check, data: Path, cap: float) -> None:
     cfg = {
         "out": str(run_dir),
         "model": {"preset": shape["preset"], "max_seq_len": shape["seq"]},
-        "parallel": {"dp_shard": 1, "mixed_precision": shape["precision"], "compile": shape["compile"]},
+        "parallel": {"dp_shard": 1, "mixed_precision": shape["precision"], "compile": shape["compile"],
+                     **({"float8": c.float8} if c.float8 else {})},
         "batch": {"seq_len": shape["seq"], "global_batch": shape["batch"], "micro_batch": shape["batch"]},
         "optim": {"lr": 6e-4, "warmup_steps": 5},
         "data": {"prefixes": [str(prefix)]},
@@ -168,7 +170,7 @@ def part_train(c: Check, data: Path, cap: float) -> None:
     }
     cfg_path = c.work / "train.yaml"
     cfg_path.write_text(json.dumps(cfg))  # JSON is YAML
-    result: dict[str, Any] = {"shape": shape, "status": "running"}
+    result: dict[str, Any] = {"shape": shape, "float8": c.float8, "status": "running"}
     c.record("train", result)
 
     if c.train_once:  # one run, as a user starts it: no kill, no resume (a lease of a few minutes)
@@ -500,6 +502,8 @@ def main() -> None:
                          "serving at batch 8 alone; parts in the order --parts gives")
     ap.add_argument("--train-once", action="store_true",
                     help="train once (no kill/resume, no eval): a checkpoint for the other parts")
+    ap.add_argument("--float8", choices=("tensorwise", "rowwise"), default=None,
+                    help="the train part with train.parallel.float8 (the CPU smoke: refused in one line)")
     args = ap.parse_args()
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -508,6 +512,7 @@ def main() -> None:
 
     work = (args.work or Path(tempfile.mkdtemp(prefix="selene-gpu-check-"))).resolve()
     c = Check(out, work, args.cpu_smoke, budget, args.quick, args.train_once)
+    c.float8 = args.float8
     if args.cpu_smoke:
         c.env["CUDA_VISIBLE_DEVICES"] = ""
     else:

@@ -71,6 +71,10 @@ def plan(
     calibration: Annotated[
         str | None, typer.Option("--calibration", help="calibration.json from `selene scaling-study`.")
     ] = None,
+    float8: Annotated[
+        str | None,
+        typer.Option("--float8", help="Price float8 training (train.parallel.float8): tensorwise | rowwise (h100, h200)."),
+    ] = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the plan as JSON.")] = False,
 ) -> None:
     """Plan a training run: FLOPs, memory per GPU, time per iteration and days, for the best parallel layouts.
@@ -97,6 +101,7 @@ def plan(
     for name, value, allowed in (
         ("--recompute", recompute, ("none", "selective", "full")),
         ("--sharding", sharding, ("replicate", "zero2", "zero3")),
+        ("--float8", float8, ("tensorwise", "rowwise")),
     ):
         if value is not None and value not in allowed:
             raise UsageError(f"{name} {value!r}: expected one of {', '.join(allowed)}")
@@ -133,7 +138,11 @@ def plan(
     if tokens is None:
         raise UsageError("--tokens is required (e.g. --tokens 300B)")
     dev = with_efficiency(device(gpu, calibration), efficiency)
-    pins = Pins(tp, pp, micro_batch, virtual, recompute, sharding, not no_sp)
+    where = "--float8" if float8 else f"{config}: train.parallel.float8"
+    float8 = float8 or (configured.float8 if configured is not None else None)  # compare like with like
+    if float8 and not dev.fp8_peak_tflops:
+        raise UsageError(f"{where} {float8}: {gpu} has no float8 tensor cores; plan float8 on h100 or h200 (--gpu)")
+    pins = Pins(tp, pp, micro_batch, virtual, recompute, sharding, not no_sp, float8)
     result = make_plan(PlanRequest(shape, gpus, dev, parse_count(tokens), global_batch, top, pins, tflops, configured))
     if json_:
         print(json.dumps(result, indent=2))

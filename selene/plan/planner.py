@@ -134,7 +134,7 @@ def layout_from_train_config(cfg: Any, gpus: int | None) -> tuple[Layout, int]:
     sharding: Sharding = "replicate" if shard == 1 else ("zero3" if p.reshard_after_forward else "zero2")
     lay = Layout(
         p.tp, p.pp, dp, max(1, micro), p.recompute, sharding, p.pp_stages_per_rank,
-        p.sequence_parallel and p.tp > 1, p.mixed_precision, p.compile,
+        p.sequence_parallel and p.tp > 1, p.mixed_precision, p.compile, p.float8,
     )  # fmt: skip
     return lay, lay.gpus
 
@@ -211,6 +211,8 @@ def render(plan: dict[str, Any], console: Console) -> None:
     wide.print(table)
     best = rows[0]
     console.print(f"[b]best[/b] {best['layout']['label']}: " + _parts(best["time"], "s") + "; memory " + _parts(best["memory"]))
+    for note in (n for n in best["notes"] if n.startswith("float8")):
+        console.print(note)
     conf = plan.get("configured")
     if conf:
         where = f"rank {conf['rank']}" if conf["rank"] else ("does not fit" if not conf["fits"] else "not among the searched layouts")

@@ -45,6 +45,7 @@ class Pins:
     recompute: str | None = None
     sharding: str | None = None
     sequence_parallel: bool = True
+    float8: str | None = None  # every layout with float8 linears of this recipe (not searched)
 
     def allow(self, name: str, value: Any) -> bool:
         pinned = getattr(self, name)
@@ -72,7 +73,7 @@ def layouts(shape: Shape, gpus: int, global_batch: int, dev: DeviceSpec, pins: P
                             continue
                         for sh in SHARDING if dp > 1 else ("replicate",):
                             if pins.allow("sharding", sh):
-                                yield Layout(tp, pp, dp, mb, rc, sh, v, pins.sequence_parallel and tp > 1)  # type: ignore[arg-type]
+                                yield Layout(tp, pp, dp, mb, rc, sh, v, pins.sequence_parallel and tp > 1, float8=pins.float8)  # type: ignore[arg-type]
 
 
 def _virtual(layers: int, pp: int, m: int, pins: Pins) -> list[int]:
@@ -125,7 +126,7 @@ def _heads(shape: Shape) -> str:
 
 
 def _pins_text(pins: Pins) -> str:
-    given = [f"{k}={v}" for k, v in vars(pins).items() if v is not None and k != "sequence_parallel"]
+    given = [f"{k}={v}" for k, v in vars(pins).items() if v is not None and k not in ("sequence_parallel", "float8")]
     return f"; pinned: {', '.join(given)}" if given else ""
 
 

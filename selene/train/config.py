@@ -54,6 +54,12 @@ class ParallelConfig(Strict):
     mixed_precision: Literal["bf16", "fp32"] = Field(default="fp32", description="bf16 params on GPU.")
     recompute: Literal["none", "selective", "full"] = "none"
     compile: bool = Field(default=False, description="torch.compile each transformer block.")
+    float8: Literal["tensorwise", "rowwise"] | None = Field(
+        default=None,
+        description="float8 matmuls in the blocks' linears (torchao): tensorwise (one scale per tensor; "
+        "FSDP all-gathers the weights in float8) or rowwise (a scale per row; more accurate, slower). "
+        "Needs CUDA compute capability 8.9+ (H100/H200, Ada); rowwise needs mixed_precision bf16. Default: off.",
+    )
 
 
 class OptimConfig(Strict):

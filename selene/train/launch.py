@@ -54,6 +54,7 @@ from selene.train.config import TrainConfig
 from selene.train.data import document_masking, prefix_tokenizer, tokenizer_sha256
 from selene.train.dims import ParallelDims, check_tp_heads
 from selene.train.evaluate import check as check_in_run_eval
+from selene.train.float8 import preflight as float8_preflight
 from selene.train.host import allocator_choice
 from selene.train.metrics import read_metrics
 from selene.train.renew import check_data_unchanged
@@ -196,6 +197,7 @@ def preflight(cfg: TrainConfig, out: str, world_size: int) -> ParallelDims:
     """Everything that can be checked before a rank starts: layout, data, checkpoint to resume."""
     dims = check_layout(cfg, world_size)
     check_schedule(cfg.optim, cfg.steps)
+    float8_preflight(cfg)  # float8 on a CPU or a pre-Hopper GPU: one line, before any rank starts
     check_data(cfg)
     document_masking(cfg.data)  # an EOD id to mask by, when train.data.document_mask
     check_checkpoint(cfg, out, expected_model(cfg))

@@ -44,6 +44,8 @@ from selene.train.data import (
 )
 from selene.train.dims import ParallelDims
 from selene.train.evaluate import InRunEval, enabled
+from selene.train.float8 import check_device as check_float8_device
+from selene.train.float8 import matmul_share as float8_share
 from selene.train.flops import flops_per_token
 from selene.train.host import reuse_freed_memory
 from selene.train.metrics import MetricsLogger
@@ -120,6 +122,7 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
         raise ConfigError(f"train.batch.seq_len {seq} exceeds the model's max_seq_len {margs.max_seq_len}")
     torch.manual_seed(cfg.seed)
     memory_before = _peak_memory(device, 0.0)  # CPU: the process's high-water mark before the model exists
+    check_float8_device(cfg.parallel, device)  # each rank on its own GPU (the launcher checked GPU 0)
     pm = build_parallel_model(margs, cfg.parallel, dims, mesh, device, cfg.seed)
     pm.masking = document_masking(cfg.data)
     optims = build_optimizers(pm.parts, cfg)
@@ -144,7 +147,8 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
     logger = MetricsLogger(out, cfg.tensorboard, enabled=rank == 0, wandb=cfg.wandb)
     logger.truncate_after(step)
     fpt = flops_per_token(margs, seq, attention_share(pm.masking, data.train, device, margs.dropout))
-    peak = training_peak(device, cfg.parallel.mixed_precision, cfg.peak_tflops)
+    f8_share = float8_share(margs, seq) if cfg.parallel.float8 else 0.0
+    peak = training_peak(device, cfg.parallel.mixed_precision, cfg.peak_tflops, f8_share)
     if rank == 0:
         info = {"parameters": num_params(pm.parts[0]) if dims.pp == 1 else None, "layout": dims.describe(),
                 "peak_tflops": peak.tflops, "peak_source": peak.origin, "resumed_from": source}
@@ -178,6 +182,7 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
         norm_t = pm.clip_grad_norm(cfg.optim.grad_clip)
         for o in optims:
             o.step()
+        pm.after_optimizer_step()  # float8 all-gather: the new weights' scales
         # the step's one wait for the device: loss and norm read together, after the optimizer's
         # kernels are queued (the step's time is then the device's, not the host's launch time)
         loss, grad_norm = torch.stack([loss_t.float(), norm_t.float()]).tolist()

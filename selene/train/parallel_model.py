@@ -47,6 +47,7 @@ class ParallelModel:
         pp_group: ProcessGroup | None = None,
         dp_group: ProcessGroup | None = None,
         autocast_dtype: torch.dtype | None = None,
+        float8_scales: bool = False,
     ) -> None:
         self.parts = parts
         self.dims = dims
@@ -54,6 +55,7 @@ class ParallelModel:
         self.pipeline = pipeline
         self.pp_group, self.dp_group = pp_group, dp_group
         self.autocast_dtype = autocast_dtype
+        self.float8_scales = float8_scales  # FSDP all-gathers float8 weights (selene.train.float8)
 
     @contextlib.contextmanager
     def _context(self) -> Iterator[None]:
@@ -147,6 +149,14 @@ class ParallelModel:
         for grads in groups.values():
             torch._foreach_mul_([g.to_local() if isinstance(g, DTensor) else g for g in grads], coef)
         return total
+
+    def after_optimizer_step(self) -> None:
+        """What the updated weights need before the next forward: with float8 all-gather, their
+        float8 scales, computed for all weights at once (`selene.train.float8.precompute_scales`)."""
+        if self.float8_scales:
+            from selene.train.float8 import precompute_scales
+
+            precompute_scales(self.parts)
 
 
 def _grads(parts: list[nn.Module]) -> list[torch.Tensor]:

@@ -39,6 +39,8 @@ from selene.model.args import ModelArgs
 from selene.model.transformer import Transformer
 from selene.train.config import ParallelConfig
 from selene.train.dims import ParallelDims, check_tp_heads
+from selene.train.float8 import convert as convert_to_float8
+from selene.train.float8 import float8_tp_plan, gathers_float8
 from selene.train.parallel_model import ParallelModel
 from selene.train.pipeline_parallel import PipelineRunner, build_schedule, pipeline_split
 
@@ -102,6 +104,7 @@ def apply_tp(model: Transformer, tp_mesh: DeviceMesh, sequence_parallel: bool) -
                     input_layouts=(Shard(1),), desired_input_layouts=(Replicate(),)
                 ),
             }
+        layer_plan = float8_tp_plan(block, layer_plan)  # torchao's float8 styles for tensorwise float8 linears
         parallelize_module(block, tp_mesh, layer_plan)  # type: ignore[arg-type]
 
 
@@ -233,6 +236,8 @@ def build_parallel_model(
     check_layout(margs, pcfg, dims)
     with torch.device("meta"):
         model = Transformer(margs)
+    if pcfg.float8:  # before any layout, as torchtitan converts (selene.train.float8)
+        convert_to_float8(model, pcfg.float8, fsdp=dims.fsdp_enabled, tp=dims.tp)
     pp_mesh = dims.submesh(mesh, "pp")
     n_stages = dims.pp * pcfg.pp_stages_per_rank if dims.pp_enabled else 1
     parts: list[tuple[int, Transformer]] = (
@@ -279,4 +284,5 @@ def build_parallel_model(
         # bf16 end to end but re-casts and copies every weight and gradient through its collectives:
         # on a 2-core CPU a 125m step took 3.35 s against autocast's 2.81 s.
         autocast_dtype=param_dtype if param_dtype != torch.float32 and not dims.fsdp_enabled else None,
+        float8_scales=gathers_float8(pcfg.float8, dims.fsdp_enabled),
     )

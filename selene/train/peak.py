@@ -12,6 +12,10 @@ beat, fixed by the hardware rather than by how busy the machine was when the run
   because the nominal "cpu MHz" of a VM is exceeded under boost: on this project's 2-core EPYC
   guest (2.6 GHz shown), bf16 matmuls reached 962 GFLOP/s, above the 666 that 2.6 GHz allows.
   Ranks on one machine share its cores, so each rank's bound is the machine's over the local ranks.
+- float8 training (``parallel.float8``): the block linears run on the float8 tensor cores (twice the
+  bf16 rate on Hopper), the attention core and the output layer in bf16, so the bound is the time of
+  each share of the step's FLOPs at its own peak: 1 / (s/fp8 + (1 − s)/bf16) for a float8 share s
+  (`selene.train.float8.matmul_share`). The origin says so, with both figures.
 - anything else (an unknown GPU, a CPU with no vector ISA recognised): no bound, no MFU; a
   configured ``train.peak_tflops`` is used as given.
 """
@@ -25,7 +29,7 @@ from typing import Literal
 
 import torch
 
-Math = Literal["bf16", "tf32", "fp32"]
+Math = Literal["bf16", "tf32", "fp32", "fp8"]
 
 
 @dataclass(frozen=True)
@@ -38,14 +42,15 @@ class Peak:
 
 
 # Dense tensor-core TFLOP/s from NVIDIA's data sheets (their TF32/BF16 figures "with sparsity",
-# halved). bf16 989 and 312 are the planner's figures too (selene.plan.devices).
+# halved). bf16 989 and 312 are the planner's figures too (selene.plan.devices). FP8 on Hopper is
+# twice bf16 (3,958 / 3,026 / 3,341 TFLOPS with sparsity); A100 has no float8 tensor cores.
 GPU_PEAKS: dict[str, dict[Math, float]] = {
     "A100": {"bf16": 312.0, "tf32": 156.0, "fp32": 19.5},
-    "H100 SXM": {"bf16": 989.0, "tf32": 494.5, "fp32": 67.0},
-    "H100 PCIe": {"bf16": 756.5, "tf32": 378.0, "fp32": 51.0},
-    "H100 NVL": {"bf16": 835.5, "tf32": 417.5, "fp32": 60.0},
-    "H200 SXM": {"bf16": 989.0, "tf32": 494.5, "fp32": 67.0},
-    "H200 NVL": {"bf16": 835.5, "tf32": 417.5, "fp32": 60.0},
+    "H100 SXM": {"bf16": 989.0, "tf32": 494.5, "fp32": 67.0, "fp8": 1979.0},
+    "H100 PCIe": {"bf16": 756.5, "tf32": 378.0, "fp32": 51.0, "fp8": 1513.0},
+    "H100 NVL": {"bf16": 835.5, "tf32": 417.5, "fp32": 60.0, "fp8": 1670.5},
+    "H200 SXM": {"bf16": 989.0, "tf32": 494.5, "fp32": 67.0, "fp8": 1979.0},
+    "H200 NVL": {"bf16": 835.5, "tf32": 417.5, "fp32": 60.0, "fp8": 1670.5},
 }
 
 # The fastest boost clock of a shipping CPU (Intel Core i9-14900KS, 6.2 GHz): the clock a bound
@@ -74,7 +79,22 @@ def gpu_peak(name: str, math: Math) -> Peak:
     entry = gpu_table_entry(name)
     if entry is None:
         return Peak(None, f"no data sheet for {name!r}: MFU not reported (set train.peak_tflops)")
+    if math not in GPU_PEAKS[entry]:
+        return Peak(None, f"{entry} has no {math} tensor cores: MFU not reported (set train.peak_tflops)")
     return Peak(GPU_PEAKS[entry][math], f"datasheet {entry} {math} dense")
+
+
+def float8_peak(name: str, share: float, rest: Math = "bf16") -> Peak:
+    """The bound of a float8 run on GPU `name`: `share` of the FLOPs at the fp8 peak, the rest at the
+    peak of the math they run in (`rest`: bf16, or TF32 under fp32 mixed precision)."""
+    fp8, other = gpu_peak(name, "fp8"), gpu_peak(name, rest)
+    if fp8.tflops is None or other.tflops is None:
+        return fp8 if fp8.tflops is None else other
+    tflops = 1.0 / (share / fp8.tflops + (1.0 - share) / other.tflops)
+    return Peak(
+        tflops,
+        f"{fp8.origin} for the float8 linears ({share:.0%} of the FLOPs), {other.origin} for the rest",
+    )
 
 
 def flops_per_cycle(flags: set[str], math: Math) -> tuple[int, str] | None:
@@ -194,9 +214,14 @@ def device_peak(
     return Peak(None, f"no peak known for {device_type} devices: MFU not reported (set train.peak_tflops)")
 
 
-def training_peak(device: torch.device, mixed_precision: str, configured: float | None) -> Peak:
+def training_peak(
+    device: torch.device, mixed_precision: str, configured: float | None, float8_share: float = 0.0
+) -> Peak:
     """`device_peak` of a training rank: the math its precision runs (fp32 matmuls run as TF32 on
-    CUDA), its ranks on this machine from torchrun's LOCAL_WORLD_SIZE."""
+    CUDA; `float8_share` of the FLOPs in float8, `float8_peak`), its ranks on this machine from
+    torchrun's LOCAL_WORLD_SIZE."""
     math: Math = "bf16" if mixed_precision == "bf16" else "tf32" if device.type == "cuda" else "fp32"
+    if float8_share and not configured and device.type == "cuda":
+        return float8_peak(torch.cuda.get_device_name(device), float8_share, math)
     name = torch.cuda.get_device_name(device) if device.type == "cuda" else device.type
     return device_peak(device.type, name, math, configured, int(os.environ.get("LOCAL_WORLD_SIZE", "1")))
