@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import math
+import os
 import re
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -144,10 +145,9 @@ def with_document_mask(shape: Shape, data: Any) -> Shape:
     runs block-sparse on GPUs (FlexAttention), at the share of causal attention's blocks that packing
     the data's documents into samples leaves (`share_of_documents` on the first prefix's document
     lengths, as its index records them); unchanged without a mask or without the data at hand."""
-    import os
-
-    from selene.model.document_blocks import share_of_documents
-    from selene.tokenize.indexed import IndexedDataset
+    # lazy: numpy and the index reader load only when a config's token data is measured
+    from selene.model.document_blocks import share_of_documents  # lazy: as above
+    from selene.tokenize.indexed import IndexedDataset  # lazy: as above
 
     if not data.document_mask or not data.prefixes or not os.path.exists(data.prefixes[0] + ".idx"):
         return shape

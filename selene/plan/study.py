@@ -35,11 +35,13 @@ from selene.plan.config import ScalingStudyConfig, StudyRun
 from selene.plan.cost import Layout, Shape, estimate
 from selene.plan.devices import DEVICES, DeviceSpec
 from selene.plan.planner import layout_from_train_config
+from selene.plan.study_budgets import artifacts as budget_artifacts
+from selene.plan.study_budgets import run_budget_study
+from selene.plan.study_runs import global_batch, seq_len, train_config
 from selene.procs import python_module
 from selene.tokenize.indexed import IndexedWriter, choose_dtype
 from selene.train.args import model_args
 from selene.train.config import TrainConfig
-from selene.train.dims import ParallelDims
 from selene.train.flops import measured_matmul_tflops
 from selene.train.launch import launch
 from selene.train.metrics import read_metrics
@@ -150,7 +152,7 @@ def synthetic_tokens(out: str, cfg: ScalingStudyConfig) -> str:
     prefix = os.path.join(out, DATA_PREFIX)
     if os.path.exists(prefix + ".idx"):
         return prefix
-    need = max(_global_batch(r) * (_seq(r, cfg) + 1) for r in cfg.runs) * (cfg.steps + 1)
+    need = max(global_batch(r) * (seq_len(r, cfg) + 1) for r in cfg.runs) * (cfg.steps + 1)
     if cfg.budgets:  # the largest budget, and the held-out part of the budget runs
         need = max(need, 2 * max(cfg.budgets))
     rng = np.random.default_rng(cfg.seed)
@@ -163,38 +165,6 @@ def synthetic_tokens(out: str, cfg: ScalingStudyConfig) -> str:
             written += int(lengths.sum())
         w.finalize()
     return prefix
-
-
-def _seq(run: StudyRun, cfg: ScalingStudyConfig) -> int:
-    return run.seq_len or model_args(run.model, cfg.vocab_size).max_seq_len
-
-
-def _dp(run: StudyRun) -> int:
-    p = run.parallel
-    return ParallelDims(p.dp_replicate, p.dp_shard, p.tp, p.pp, run.nproc).dp
-
-
-def _global_batch(run: StudyRun) -> int:
-    return run.global_batch or run.micro_batch * _dp(run) * (run.parallel.pp_microbatches if run.parallel.pp > 1 else 1)
-
-
-def train_config(run: StudyRun, cfg: ScalingStudyConfig, prefix: str, device: str) -> TrainConfig:
-    model = run.model.model_copy(update={"vocab_size": cfg.vocab_size})
-    return TrainConfig.model_validate(
-        {
-            "model": model.model_dump(exclude_unset=True) | {"vocab_size": cfg.vocab_size},
-            "parallel": run.parallel.model_dump(),
-            "batch": {"seq_len": _seq(run, cfg), "global_batch": _global_batch(run), "micro_batch": run.micro_batch},
-            "data": {"prefixes": [prefix], "valid_fraction": 0.0, "seed": cfg.seed},
-            "optim": {"warmup_steps": 0, "lr": 1e-4},
-            "checkpoint": {"every": 10**9, "keep": 1},
-            "steps": cfg.steps,
-            "eval_every": 10**9,
-            "seed": cfg.seed,
-            "device": device,
-            "tensorboard": False,
-        }
-    )
 
 
 def run_one(run: StudyRun, cfg: ScalingStudyConfig, prefix: str, device: str) -> dict[str, Any]:
@@ -364,8 +334,6 @@ def run_study(cfg: ScalingStudyConfig, call: Any = None) -> dict[str, Any]:
     calibration. `call(name, fn, *args)` runs each step (a Prefect task in `selene.flows.study`)."""
     step = call or (lambda name, fn, *a: fn(*a))
     if cfg.budgets:  # the loss study over token budgets: no timing, no calibration
-        from selene.plan.study_budgets import run_budget_study
-
         prefix = cfg.data or step("synthetic-tokens", lambda c: synthetic_tokens(c.out, c), cfg)
         return run_budget_study(cfg, prefix, resolve_device(cfg), call)
     spec = DeviceSpec(**step("probe-device", lambda c: dataclasses.asdict(device_spec(c)), cfg))
@@ -378,8 +346,6 @@ def run_study(cfg: ScalingStudyConfig, call: Any = None) -> dict[str, Any]:
 def artifacts(cfg: ScalingStudyConfig, result: dict[str, Any]) -> View:
     """The dashboard's view of a study: its runs' numbers and the predicted-vs-measured plot."""
     if cfg.budgets:
-        from selene.plan.study_budgets import artifacts as budget_artifacts
-
         return budget_artifacts(result)
     names = [k for k in result["runs"][0] if k != "work_per_layer_flops"] if result["runs"] else []
     rows = [[round(r[k], 4) if isinstance(r[k], float) else r[k] for k in names] for r in result["runs"]]

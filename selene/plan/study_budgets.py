@@ -26,6 +26,7 @@ from typing import Any
 
 from selene.errors import ConfigError, InternalError
 from selene.plan.config import ScalingStudyConfig, StudyRun
+from selene.plan.study_runs import train_config as timing_config  # the model, layout and batch of each run
 from selene.train import checkpoint
 from selene.train.anneal import prepare
 from selene.train.config import TrainConfig
@@ -137,8 +138,6 @@ def run_budgets(run: StudyRun, cfg: ScalingStudyConfig, base: TrainConfig) -> di
 
 def run_budget_study(cfg: ScalingStudyConfig, prefix: str, device: str, call: Any = None) -> dict[str, Any]:
     """Every run of `cfg` at every budget; writes budgets.json and budgets.md into cfg.out."""
-    from selene.plan.study import train_config as timing_config  # the model, layout and batch of each run
-
     step = call or (lambda name, fn, *a: fn(*a))
     bases = [timing_config(run, cfg, prefix, device) for run in cfg.runs]
     for run, base in zip(cfg.runs, bases, strict=True):  # every budget checked before anything trains

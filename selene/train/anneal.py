@@ -32,7 +32,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from selene.errors import ConfigError, PathError
+from selene.train import checkpoint
 from selene.train.config import AnnealConfig, OptimConfig, TrainConfig
+from selene.train.data import tokenizer_sha256
+from selene.train.launch import expected_model
+from selene.train.renew import data_change
 from selene.train.schedule import decay_start, wsd_decay_steps
 
 _STEP = re.compile(r"^(?:step-)?(\d+)$")
@@ -49,17 +53,9 @@ def branch_name(step: int, decay_steps: int, shape: str | None) -> str:
     return f"step-{step}-decay-{decay_steps}" + (f"-{shape}" if shape else "")
 
 
-def index_steps(cfg: TrainConfig) -> int:
-    """Steps the sample index is sized for: a branch reads its parent's index (the same data order,
-    so the parent's cursor means the same samples), longer when the branch runs past the parent."""
-    return max(cfg.steps, cfg.anneal.data_steps) if cfg.anneal is not None else cfg.steps
-
-
 def source_checkpoint(anneal_from: str, out: str) -> str:
     """The checkpoint `anneal_from` names: ``step-N`` (or N) of the run in `out`, or a step directory;
     `PathError` listing the run's finished steps when there is none."""
-    from selene.train import checkpoint
-
     root = os.path.join(out, "checkpoints")
     m = _STEP.match(anneal_from)
     path = checkpoint.step_dir(root, int(m.group(1))) if m else anneal_from
@@ -120,8 +116,6 @@ def _started(branch_out: str) -> tuple[AnnealConfig, str] | None:
     """(the anneal section, the decay shape) recorded by the branch's own latest checkpoint, when it
     has one: a started branch goes on from there, needing nothing of its parent (whose checkpoint
     may be pruned by now)."""
-    from selene.train import checkpoint
-
     steps = checkpoint.complete_steps(os.path.join(branch_out, "checkpoints"))
     if not steps:
         return None
@@ -164,11 +158,6 @@ def prepare(
 def _check_source(cfg: TrainConfig, source: str) -> dict[str, Any]:
     """The meta of the checkpoint `source` once it is known to hold the model `cfg` builds, trained
     with its tokenizer on its token data (`ConfigError` naming what differs)."""
-    from selene.train import checkpoint
-    from selene.train.data import tokenizer_sha256
-    from selene.train.launch import expected_model
-    from selene.train.renew import data_change
-
     args, tokenizer = expected_model(cfg), tokenizer_sha256(cfg.data.prefixes)
     meta = checkpoint.read_meta(source)
     saved = checkpoint.model_args_of(meta, source)

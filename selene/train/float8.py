@@ -34,6 +34,9 @@ import torch
 from torch import nn
 
 from selene.errors import ConfigError
+from selene.model.transformer import Transformer
+from selene.train.args import model_args
+from selene.train.flops import matmul_params
 
 if TYPE_CHECKING:
     from selene.train.config import ParallelConfig, TrainConfig
@@ -228,9 +231,6 @@ def preflight(cfg: TrainConfig) -> None:
 def check_model(cfg: TrainConfig) -> None:
     """Refuse float8 that would convert nothing: no linear of the blocks has dimensions (or, under TP,
     shards) that are multiples of 16."""
-    from selene.model.transformer import Transformer
-    from selene.train.args import model_args
-
     margs = model_args(cfg.model, cfg.model.vocab_size or 256)  # the blocks' linears do not depend on it
     with torch.device("meta"):
         model = Transformer(margs)
@@ -246,8 +246,6 @@ def matmul_share(args: Any, seq_len: int) -> float:
     """Fraction of a training step's model FLOPs (`selene.train.flops`) in the float8 linears: the
     blocks' projections; the attention scores, the weighted sum and the output layer stay bf16. (A
     linear skipped for its shape is counted as float8: the bound stays an upper bound.)"""
-    from selene.train.flops import matmul_params
-
     block = 2 * (matmul_params(args) - args.dim * args.vocab_size)
     forward = 2 * matmul_params(args) + 4 * args.n_layers * seq_len * args.dim
     return block / forward

@@ -182,7 +182,7 @@ def check_checkpoint(cfg: TrainConfig, out: str, args: ModelArgs) -> str | None:
     the data's tokenizer (`checkpoint.check_resume`), the data it was trained on when it is this
     run's own (`renew.check_data_unchanged`) and its meta.json's data cursor."""
     from selene.train.loop import resume_state  # lazy: the training stack (0.7 s) stays out of `selene plan`
-    from selene.train.optim import check_checkpoint_optimizer
+    from selene.train.optim import check_checkpoint_optimizer  # lazy: as above (torch's optimizers)
 
     source = checkpoint.resume_source(os.path.join(out, "checkpoints"), cfg.checkpoint.load, cfg.checkpoint.resume)
     if source is not None:

@@ -26,7 +26,6 @@ from selene.model.init import num_params
 from selene.tokenize.gpt_dataset import Cursor, take
 from selene.tokenize.manifest import token_manifest
 from selene.train import checkpoint
-from selene.train.anneal import index_steps
 from selene.train.args import model_args
 from selene.train.checkpoint_async import AsyncCheckpointer, clear_unfinished
 from selene.train.config import TrainConfig
@@ -52,7 +51,7 @@ from selene.train.metrics import MetricsLogger
 from selene.train.optim import build_optimizers, check_checkpoint_optimizer, set_lr
 from selene.train.parallelize import build_parallel_model
 from selene.train.peak import training_peak
-from selene.train.schedule import batch_at, lr_at, samples_needed
+from selene.train.schedule import batch_at, index_steps, lr_at, samples_needed
 
 
 def resolve_device(cfg: TrainConfig) -> tuple[torch.device, str]:

@@ -21,6 +21,7 @@ from torch.distributed.tensor.parallel import loss_parallel
 
 from selene.model.masks import DocumentMasking
 from selene.train.dims import ParallelDims, whole
+from selene.train.float8 import precompute_scales
 from selene.train.pipeline_parallel import PipelineRunner
 
 
@@ -154,8 +155,6 @@ class ParallelModel:
         """What the updated weights need before the next forward: with float8 all-gather, their
         float8 scales, computed for all weights at once (`selene.train.float8.precompute_scales`)."""
         if self.float8_scales:
-            from selene.train.float8 import precompute_scales
-
             precompute_scales(self.parts)
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 
 from selene.errors import ConfigError
-from selene.train.config import BatchConfig, OptimConfig
+from selene.train.config import BatchConfig, OptimConfig, TrainConfig
 
 WSD_DECAY_FRACTION = 0.2
 """The decay's share of a WSD run when neither decay_steps nor decay_fraction is set: Hägele et al.
@@ -121,3 +121,9 @@ def samples_needed(steps: int, cfg: BatchConfig, seq_len: int) -> int:
         total += b
         tokens += b * seq_len
     return total
+
+
+def index_steps(cfg: TrainConfig) -> int:
+    """Steps the sample index is sized for: a branch reads its parent's index (the same data order,
+    so the parent's cursor means the same samples), longer when the branch runs past the parent."""
+    return max(cfg.steps, cfg.anneal.data_steps) if cfg.anneal is not None else cfg.steps
