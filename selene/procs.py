@@ -49,11 +49,20 @@ class FileLock:
         self.unsupported_ok = unsupported_ok
         self.fd = -1  # the open lock file; -1 when closed
         self.locked = False  # the kernel lock is held
+        # the folders `open` created for the file, deepest first: a release that removes the file
+        # removes them too when nothing else was put in them (a refused command leaves nothing behind)
+        self.made: list[str] = []
 
     def open(self) -> int:
         """The lock file, open and not locked yet; OSError when it cannot be created."""
         if self.fd < 0:
+            folder = os.path.dirname(self.path) or "."
+            missing = []
+            while folder and not os.path.exists(folder):
+                missing.append(folder)
+                folder = os.path.dirname(folder)
             os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
+            self.made = missing or self.made  # a reopen after a replaced file keeps the first record
             self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, self.mode)
         return self.fd
 
@@ -91,6 +100,12 @@ class FileLock:
         if unlink:
             with contextlib.suppress(OSError):
                 os.unlink(self.path)
+            for folder in self.made:  # os.rmdir removes a folder only when it is empty
+                try:
+                    os.rmdir(folder)
+                except OSError:
+                    break
+            self.made = []
         with contextlib.suppress(OSError):
             os.close(self.fd)  # releases the lock
         self.fd, self.locked = -1, False

@@ -480,3 +480,20 @@ def test_eval_writes_beside_its_checkpoint_but_never_over_it(tmp_path: Path) -> 
             "eval", str(ckpt), str(out), EvalConfig()
         ).claim():
             pass
+
+
+def test_a_released_lock_takes_away_the_folders_it_made_when_they_stay_empty(tmp_path: Path) -> None:
+    """A refused command whose output's parent did not exist leaves no empty folder behind; a folder
+    something else was written into meanwhile stays, and so does one that was there before."""
+    from selene.procs import FileLock
+
+    lock = FileLock(tmp_path / "runs" / "x" / ".train.selene-lock")
+    assert lock.acquire()
+    lock.release(unlink=True)
+    assert list(tmp_path.iterdir()) == []
+
+    lock = FileLock(tmp_path / "runs" / "x" / ".train.selene-lock")
+    assert lock.acquire()
+    (tmp_path / "runs" / "x" / "train").mkdir()  # the command's output, written meanwhile
+    lock.release(unlink=True)
+    assert [p.name for p in (tmp_path / "runs" / "x").iterdir()] == ["train"]
