@@ -87,6 +87,7 @@ def test_a_branch_from_the_stable_phase_trains_exactly_the_runs_own_decay(parent
     assert after == before  # not one byte of the run changed, and nothing was added to it
 
 
+@pytest.mark.slow  # a multi-process run: the full suite's, not the edit loop's
 def test_a_finished_branch_is_skipped_and_a_killed_one_resumes_from_its_own_checkpoint(
     parent: Parent, branch: tuple[Path, dict[str, str], dict[str, str]]
 ) -> None:

@@ -157,6 +157,7 @@ def wait_for(proc: subprocess.Popen[bytes], flag: Path, out: Path, step: int) ->
 
 
 @pytest.mark.timeout(300)
+@pytest.mark.slow  # a multi-process run: the full suite's, not the edit loop's
 def test_kill_inside_the_background_write_leaves_the_previous_checkpoint(tokens: str, tmp_path: Path) -> None:
     """Saves at 3, 6, 9 with keep 1. Step 6's write blocks; training goes on past it (the step did
     not wait for the write); the process is killed. Step 3 is still the latest complete checkpoint
@@ -219,6 +220,7 @@ def test_a_failed_background_write_is_one_output_error(tmp_path: Path) -> None:
     assert complete_steps(str(tmp_path / "ok")) == [3]
 
 
+@pytest.mark.slow  # a multi-process run: the full suite's, not the edit loop's
 def test_two_ranks_save_in_the_background_and_resume_under_another_layout(tokens: str, tmp_path: Path) -> None:
     """FSDP over 2 ranks trains on while its writer's collectives run on their own group; the run
     resumed from its step 4 at tp=2 logs the same losses (up to float reduction order)."""

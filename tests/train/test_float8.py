@@ -275,6 +275,7 @@ def _world(rank: int, world: int, jobs: list[tuple[str, Run, ParallelConfig]], p
     return out
 
 
+@pytest.mark.slow  # a multi-process run: the full suite's, not the edit loop's
 def test_float8_under_fsdp2_and_tp2_on_gloo_trains_like_the_plain_model(tmp_path: Path) -> None:
     """Two ranks: FSDP2 tensorwise (float8 all-gather, scales precomputed), FSDP2 rowwise, TP 2
     tensorwise (torchao's float8 styles; without SP, see the module's docstring), TP 2 + SP rowwise,

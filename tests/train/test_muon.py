@@ -215,6 +215,7 @@ def config(
     }  # fmt: skip
 
 
+@pytest.mark.slow  # a multi-process run: the full suite's, not the edit loop's
 def test_muon_resumes_exactly(tokens: str, tmp_path: Path) -> None:
     """A Muon run under FSDP2 (two ranks, momentum sharded) resumed from its step-2 checkpoint logs the
     uninterrupted run's losses and saves the same weights and optimizer state."""
