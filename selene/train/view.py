@@ -86,5 +86,9 @@ def _report(out: str, records: list[dict[str, Any]] | None, info: dict[str, Any]
     blocks: list[Block] = [Text(f"![training loss]({curve})", REPORT), Markdown("\n".join(lines), to=REPORT)]
     if (evals := eval_curves.table(records)) is not None:  # train.eval_tasks: scores during the run
         chart = os.path.join(os.path.basename(os.path.normpath(out)), eval_curves.FILE)
-        blocks += [Markdown("Evaluation during training:\n\n" + evals, to=REPORT), Text(f"![evaluation during training]({chart})", REPORT)]
+        limit = ((info or {}).get("config") or {}).get("eval_limit")
+        # a limit scores other requests than the evaluation of the checkpoint below: say so beside them
+        scope = f" (the first {limit} documents of each task, `train.eval_limit`)" if limit else ""
+        blocks += [Markdown(f"Evaluation during training{scope}:\n\n" + evals, to=REPORT),
+                   Text(f"![evaluation during training]({chart})", REPORT)]  # fmt: skip
     return blocks
