@@ -12,6 +12,9 @@ written (`selene.cli.in_order` makes Python's own prints and child processes do 
 
 from __future__ import annotations
 
+import contextlib
+import logging
+from collections.abc import Iterator
 from typing import Any
 
 from rich.console import Console, ConsoleDimensions
@@ -66,3 +69,18 @@ def console(stderr: bool = False) -> LogConsole:
     """The console of standard output (or standard error); its stream is looked up at each print,
     so a redirected ``sys.stdout`` (a test's capture) is honoured."""
     return LogConsole(stderr=stderr)
+
+
+@contextlib.contextmanager
+def quiet_loggers(names: tuple[str, ...], level: int = logging.ERROR) -> Iterator[None]:
+    """Raise these loggers to `level` while the block runs, then restore them: for a library that
+    logs what selene says itself in one line, or what is none of the user's concern."""
+    loggers = [logging.getLogger(n) for n in names]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(level)
+    try:
+        yield
+    finally:
+        for lg, before in zip(loggers, levels, strict=True):
+            lg.setLevel(before)

@@ -20,11 +20,12 @@ from selene import guard
 from selene.ablate import compare
 from selene.ablate.config import AblationConfig
 from selene.ablate.plan import Variant, chain, link, proxy_config, proxy_dir, variant_configs, with_tokenizer
-from selene.errors import InternalError, UsageError
+from selene.errors import InternalError
 from selene.io import dataset
 from selene.job import Job
 from selene.pipeline import inputs as pipeline_inputs
-from selene.quality.examples import files_item, read_examples
+from selene.quality.examples import files_item
+from selene.quality.examples import reference_texts as read_reference
 from selene.tokenize.manifest import TokenizeManifest
 from selene.train import eval_curves
 from selene.train.metrics import read_metrics
@@ -41,16 +42,7 @@ def _direct(name: str, fn: Callable[..., Any], *args: Any) -> Any:
 
 def reference_texts(cfg: AblationConfig) -> list[str]:
     """The reference documents, in file order, at most `reference_documents`."""
-    texts: list[str] = []
-    for pattern in cfg.reference:
-        for ex in read_examples("reference", pattern, "reference"):
-            if cfg.reference_documents is not None and len(texts) >= cfg.reference_documents:
-                return texts
-            if ex.text.strip():
-                texts.append(ex.text)
-    if cfg.reference and not texts:
-        raise UsageError(f"reference {', '.join(cfg.reference)}: no text in these files")
-    return texts
+    return read_reference(cfg.reference, cfg.reference_documents, "reference")
 
 
 def claim(cfg: AblationConfig, variants: dict[str, Any], say: Callable[[str], None] | None = None) -> Any:

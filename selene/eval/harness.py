@@ -34,6 +34,7 @@ from typing import Any
 import yaml
 
 from selene.config.files import DuplicateKeyError, parse_yaml
+from selene.consoles import quiet_loggers
 from selene.errors import ConfigError, PathError
 from selene.eval.tasks import data, suites
 
@@ -256,19 +257,10 @@ def bars_on_terminal_only() -> Iterator[None]:
             datasets_utils.enable_progress_bars()
 
 
-@contextlib.contextmanager
-def _quiet_loaders() -> Iterator[None]:
+def _quiet_loaders() -> contextlib.AbstractContextManager[None]:
     """`datasets` logs a loader's failure with its traceback before raising it; the error it raises
     becomes one line here (`build_tasks`), so its log would only print the traceback to the user."""
-    loggers = [logging.getLogger(name) for name in ("datasets", "datasets.packaged_modules", "datasets.builder")]
-    levels = [lg.level for lg in loggers]
-    for lg in loggers:
-        lg.setLevel(logging.CRITICAL)
-    try:
-        yield
-    finally:
-        for lg, level in zip(loggers, levels, strict=True):
-            lg.setLevel(level)
+    return quiet_loggers(("datasets", "datasets.packaged_modules", "datasets.builder"), logging.CRITICAL)
 
 
 def _check_shots(run: suites.Run, cfg: dict[str, Any], task: Any) -> None:

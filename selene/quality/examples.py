@@ -304,6 +304,21 @@ def read_examples(group: str, pattern: str, where: str) -> Iterator[Example]:
     yield from read_item(files_item(where, pattern, group))
 
 
+def reference_texts(patterns: Sequence[str], limit: int | None, where: str) -> list[str]:
+    """The non-blank texts of reference files (bits per byte is scored on them), in file order, at
+    most `limit`; `UsageError` naming `where` when the files hold none."""
+    texts: list[str] = []
+    for pattern in patterns:
+        for ex in read_examples("reference", pattern, where):
+            if limit is not None and len(texts) >= limit:
+                return texts
+            if ex.text.strip():
+                texts.append(ex.text)
+    if patterns and not texts:
+        raise UsageError(f"{where} {', '.join(patterns)}: no text in these files")
+    return texts
+
+
 def described(items: Sequence[Item]) -> str:
     """The items and their files, as an error about a class names them."""
     return "; ".join(

@@ -100,18 +100,9 @@ def reference_texts(cfg: TrainConfig) -> list[str]:
     """The texts of `train.eval_reference`, in file order, at most `eval_reference_documents`."""
     if not cfg.eval_reference:
         return []
-    from selene.quality.examples import read_examples  # lazy: its readers (0.6 s) load with a reference
+    from selene.quality import examples  # lazy: its readers (0.6 s) load with a reference
 
-    texts: list[str] = []
-    for pattern in cfg.eval_reference:
-        for ex in read_examples("reference", pattern, "train.eval_reference"):
-            if cfg.eval_reference_documents is not None and len(texts) >= cfg.eval_reference_documents:
-                return texts
-            if ex.text.strip():
-                texts.append(ex.text)
-    if cfg.eval_reference and not texts:
-        raise ConfigError(f"train.eval_reference {', '.join(cfg.eval_reference)}: no text in these files")
-    return texts
+    return examples.reference_texts(cfg.eval_reference, cfg.eval_reference_documents, "train.eval_reference")
 
 
 def metrics_of(results: dict[str, Any]) -> dict[str, float]:

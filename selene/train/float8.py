@@ -25,14 +25,12 @@ torchao is imported only when float8 is on (`_torchao`).
 
 from __future__ import annotations
 
-import contextlib
-import logging
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import torch
 from torch import nn
 
+from selene.consoles import quiet_loggers
 from selene.errors import ConfigError
 from selene.model.transformer import Transformer
 from selene.train.args import model_args
@@ -48,25 +46,11 @@ SKIPPED = ("output",)  # torchtitan: the output layer stays in high precision
 ROW_PARALLEL = ("wo", "w2")  # the projections apply_tp splits on their input dimension
 
 
-@contextlib.contextmanager
-def _quiet(*names: str) -> Iterator[None]:
-    """Raise these loggers to ERROR for the duration: torchao's import warns about each optional
-    kernel library that a CPU or an older GPU cannot load, and torch's pytree about an enum torchao
-    registers; neither is the user's concern."""
-    loggers = [logging.getLogger(n) for n in names]
-    levels = [lg.level for lg in loggers]
-    for lg in loggers:
-        lg.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        for lg, level in zip(loggers, levels, strict=True):
-            lg.setLevel(level)
-
-
 def _torchao() -> Any:
     """`torchao.float8`, imported without its loader noise."""
-    with _quiet("torchao", "torch.utils._pytree"):
+    # torchao's import warns about each optional kernel library that a CPU or an older GPU cannot
+    # load, and torch's pytree about an enum torchao registers: neither is the user's concern
+    with quiet_loggers(("torchao", "torch.utils._pytree")):
         import torchao.float8 as float8
 
     return float8
@@ -137,7 +121,9 @@ def float8_tp_plan(block: nn.Module, plan: dict[str, Any]) -> dict[str, Any]:
         return plan
     from torch.distributed.tensor.parallel import ColwiseParallel, PrepareModuleInput, RowwiseParallel
 
-    with _quiet("torchao", "torch.utils._pytree"):
+    # torchao's import warns about each optional kernel library that a CPU or an older GPU cannot
+    # load, and torch's pytree about an enum torchao registers: neither is the user's concern
+    with quiet_loggers(("torchao", "torch.utils._pytree")):
         from torchao.float8.float8_tensor_parallel import (
             Float8ColwiseParallel,
             Float8RowwiseParallel,
