@@ -19,6 +19,9 @@ from selene.train.launch import launch
 from selene.train.metrics import read_metrics
 from tests.pipeline_runs import subprocess_env, write_token_dataset
 
+# whole training runs and their branches through the launcher: the full suite's, not the edit loop's
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

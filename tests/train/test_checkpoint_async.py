@@ -102,6 +102,7 @@ def _save_both_ways(rank: int, world: int, root: str) -> dict[str, Any]:
     return {"same": all(torch.equal(saved[k], loaded[k]) for k in saved), "keys": sorted(saved)}
 
 
+@pytest.mark.slow  # a multi-process run: the full suite's, not the edit loop's
 def test_background_save_writes_what_a_synchronous_save_writes(tmp_path: Path) -> None:
     res = run_world(2, _save_both_ways, str(tmp_path))
     assert all(r["same"] for r in res) and res[0]["keys"]
@@ -184,6 +185,7 @@ def test_kill_inside_the_background_write_leaves_the_previous_checkpoint(tokens:
     assert json.loads((root / "step-000009" / "meta.json").read_text())["step"] == 9
 
 
+@pytest.mark.slow  # a multi-process run: the full suite's, not the edit loop's
 def test_sigterm_waits_for_the_save_in_flight_then_saves_the_last_step(tokens: str, tmp_path: Path) -> None:
     out = tmp_path / "term"
     cfg = config(tokens, out, 500, **{"async": True, "every": 2, "keep": 5})

@@ -299,6 +299,7 @@ def test_flex_attention_on_cuda_matches_each_document_alone() -> None:
             torch.testing.assert_close(packed[b, cols], model(tokens[b : b + 1, cols])[0], rtol=0, atol=1e-4)
 
 
+@pytest.mark.slow  # a multi-process run: the full suite's, not the edit loop's
 def test_a_masked_run_trains_through_the_launcher(tmp_path: Path) -> None:
     """`train.data.document_mask` end to end: preflight, the loop's mask inputs, validation, metrics."""
     from selene.train.config import TrainConfig

@@ -142,6 +142,7 @@ def _sharded_scores(
     return found
 
 
+@pytest.mark.slow  # a multi-process run: the full suite's, not the edit loop's
 def test_fsdp_and_tp_score_as_selene_eval(trained: tuple[Path, str, Path]) -> None:
     out, prefix, reference = trained
     step_dir = str(out / "checkpoints" / f"step-{STEPS:06d}")

@@ -240,6 +240,7 @@ def test_muon_resumes_exactly(tokens: str, tmp_path: Path) -> None:
         assert torch.equal(v, final[1][k]) if isinstance(v, torch.Tensor) else v == final[1][k], k
 
 
+@pytest.mark.slow  # a multi-process run: the full suite's, not the edit loop's
 def test_adamw_checkpoint_into_a_muon_run_is_refused(tokens: str, tmp_path: Path) -> None:
     """`selene train` with optim.name muon, loading an AdamW checkpoint: one line, exit 2, nothing written."""
     first = tmp_path / "adamw"
