@@ -73,7 +73,9 @@ def step_line(row: dict[str, Any], steps: int, eta: float | None) -> str:
     """A logged step as one line: what the console shows, with the steps asked for and the ETA."""
     parts = [f"step {row.get('step')}/{steps}"]
     parts += [f"{label} {_fmt(row[key], spec)}" for key, label, spec in _COLUMNS[1:] if key in row]
-    return ", ".join(parts) + f", ETA {eta_text(eta)}"
+    # a step that evaluated (train.eval_tasks): its scores on the same line, as the console shows them
+    scores = [f"{key[len('eval/') :]} {row[key]:.4g}" for key in row if key.startswith("eval/")]
+    return ", ".join(parts) + f", ETA {eta_text(eta)}" + (f"; eval: {', '.join(scores)}" if scores else "")
 
 
 class LiveBoard:

@@ -79,6 +79,13 @@ def test_step_line_and_eta() -> None:
     assert live.eta_text(None) == "n/a" and live.eta_text(45) == "45 s" and live.eta_text(600) == "10 min"
 
 
+def test_a_step_that_evaluated_says_its_scores_on_its_line() -> None:
+    row = {"step": 30, "loss": 5.25, "eval/selene_piqa/acc": 0.5, "eval/reference/bits_per_byte": 2.93512}
+    line = live.step_line(row, 60, 4.0)
+    assert line == "step 30/60, loss 5.2500, ETA 4 s; eval: selene_piqa/acc 0.5, reference/bits_per_byte 2.935"
+    assert "eval" not in live.step_line({"step": 31, "loss": 5.2}, 60, 3.9)
+
+
 def test_stop_requests_reach_what_registered() -> None:
     got: list[str] = []
     events.clear_stop_request()
