@@ -43,7 +43,7 @@ still costs `OVERLAP_COST` (10%) of the time it hides: its kernels share the SMs
 compute. On a device whose communication cannot overlap compute (CPU cores running gloo) all of it is
 exposed. The breakdown gives each collective's whole time beside the part in the iteration.
 The optimizer step is memory-bound: 30 bytes per local parameter at HBM bandwidth.
-Float8 training (`Layout.float8`) is priced in `selene.plan.cost_float8`.
+Float8 training (`Layout.float8`) is priced by the `float8_*` functions at the end.
 """
 
 from __future__ import annotations
@@ -52,8 +52,8 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from selene.errors import ConfigError
 from selene.model.loss_chunks import chunk_rows
-from selene.plan import cost_float8
 from selene.plan.devices import DeviceSpec
 
 Recompute = Literal["none", "selective", "full"]
@@ -218,7 +218,7 @@ class Layout:
     sequence_parallel: bool = True
     precision: Literal["bf16", "fp32"] = "bf16"  # of activations and the working copy of the weights
     compiled: bool = True  # blocks compiled (fused kernels keep fewer activations than eager PyTorch)
-    float8: Literal["tensorwise", "rowwise"] | None = None  # the blocks' linears in float8 (cost_float8)
+    float8: Literal["tensorwise", "rowwise"] | None = None  # the blocks' linears in float8 (float8_* below)
 
     @property
     def gpus(self) -> int:
@@ -397,8 +397,8 @@ def estimate(
     eff = dev.efficiency(w_layer)
     compute_mb = (per_stage * w_layer / eff + w_logits / dev.efficiency(w_logits)) / peak
     if lay.float8:
-        cost_float8.check_device(dev, lay.float8)
-        layer_s = cost_float8.compute_s(shape, lay, dev, w_layer, eff, tokens_mb)
+        float8_check_device(dev, lay.float8)
+        layer_s = float8_compute_s(shape, lay, dev, w_layer, eff, tokens_mb)
         compute_mb = per_stage * layer_s + w_logits / dev.efficiency(w_logits) / peak
     word = 4.0 if lay.precision == "fp32" else 2.0
     act_bytes = tokens_mb * shape.hidden * word
@@ -412,7 +412,7 @@ def estimate(
     dp_bw = dev.inter_node_gbps if t * d > dev.gpus_per_node else dev.intra_node_gbps
     gathers = {"zero3": 2, "zero2": 1, "replicate": 0}[lay.sharding]
     blocks = per_stage + 1  # FSDP units: each block, and the rest of the stage
-    gather = cost_float8.gather_bytes(shape, lay, local, per_stage, word)
+    gather = float8_gather_bytes(shape, lay, local, per_stage, word)
     gather_mb = 0.0 if d == 1 else gathers * (_gather_s(gather, d, dp_bw) + blocks * alpha)
     fsdp_mb = _exposed(gather_mb, compute_mb, dev.overlap)
     grads = 4.0 * local
@@ -437,7 +437,7 @@ def estimate(
     if shape.attention_share < 1.0:
         notes.append(f"document mask: attention at {shape.attention_share:.0%} of causal attention's blocks")
     if lay.float8:
-        peak = cost_float8.mfu_peak(shape, dev) * 1e12
+        peak = float8_mfu_peak(shape, dev) * 1e12
         notes.append(f"float8: linears at the fp8 peak x {dev.fp8_efficiency:g} of the efficiency curve (fit to "
                      f"torchtitan's Llama-3 8B +28% on H100); MFU against the fp8/bf16 bound, {peak / 1e12:.0f} TFLOP/s")
     if tflops:
@@ -476,3 +476,73 @@ def estimate(
         efficiency=eff,
         notes=notes,
     )
+
+
+# ------------------------------------------------------------------------------------------ float8
+# What float8 training (`train.parallel.float8`, `selene.train.float8`) changes in an iteration's cost.
+#
+# - Compute: the blocks' linears (their matmul FLOPs, forward, backward and a full recomputation's
+#   forward) run at the device's dense fp8 peak, twice bf16's on H100/H200, at `fp8_efficiency` of the
+#   device's efficiency curve (fit to torchtitan's published float8 speed-up, `selene.plan.devices`);
+#   the attention core (QKᵀ, AV) and the output layer stay at the bf16 peak.
+# - Casts: each float8 linear scales and casts its input and, in backward, its output gradient (an
+#   absolute-max pass, then a read and a 1-byte write: 5 bytes per 16-bit element), memory-bound at HBM
+#   bandwidth, added to the compute (a compiled block fuses some of it: an upper bound).
+# - FSDP: tensorwise float8 all-gathers the linears' weights in 1 byte instead of the working
+#   precision's 2 (or 4); rowwise gathers them as before.
+# - MFU is against the same mixed bound the training run reports (`selene.train.peak.float8_peak`):
+#   the float8 share of the model FLOPs at the fp8 peak, the rest at bf16's.
+
+FLOAT8_CAST_BYTES = 5.0  # per 16-bit element cast: read for the absolute max, read again, write 1 byte
+
+
+def float8_check_device(dev: DeviceSpec, recipe: str) -> None:
+    if not dev.fp8_peak_tflops:
+        raise ConfigError(
+            f"float8 {recipe}: {dev.name} has no float8 tensor cores (compute capability < 8.9); "
+            "plan it on h100 or h200, or without float8"
+        )
+
+
+def float8_linear_train_flops(shape: Shape, recompute: Recompute) -> float:
+    """FLOPs per token of one layer's linears in a training step (forward, backward, recomputation)."""
+    forward = 2.0 * shape.layer_matmul_params
+    return forward * (4.0 if recompute == "full" else 3.0)
+
+
+def float8_compute_s(
+    shape: Shape, lay: Layout, dev: DeviceSpec, w_layer: float, eff: float, tokens_mb: int
+) -> float:
+    """Seconds of one layer's micro-batch work `w_layer` (FLOPs per GPU) under float8: the linears'
+    share at the fp8 peak, the rest at bf16's, at efficiency `eff`; plus the casts' HBM traffic."""
+    share = float8_linear_train_flops(shape, lay.recompute) / shape.train_flops_layer(lay.recompute)
+    fp8_rate = dev.fp8_peak_tflops * 1e12 * dev.fp8_efficiency
+    matmul = w_layer / eff * (share / fp8_rate + (1.0 - share) / (dev.peak_tflops * 1e12))
+    return matmul + float8_cast_bytes(shape, lay, tokens_mb) / (dev.hbm_gbps * 1e9)
+
+
+def float8_cast_bytes(shape: Shape, lay: Layout, tokens_mb: int) -> float:
+    """HBM bytes one layer's float8 casts move per micro-batch on one GPU: each linear's input (in
+    forward) and output gradient (in backward), and its weight once."""
+    h, f = shape.hidden, shape.ffn
+    kv = shape.kv_heads * shape.head_dim
+    mlp_in = 3 if shape.mlp == "swiglu" else 2  # w1, (w3): h → F; w2: F → h
+    edges = (h + h) + 2 * (h + kv) + (h + h) + (mlp_in - 1) * (h + f) + (f + h)
+    per_pass = 2 if lay.recompute == "full" else 1  # a recomputed forward casts its inputs again
+    acts = tokens_mb * edges * per_pass
+    return FLOAT8_CAST_BYTES * (acts + shape.layer_matmul_params) / lay.tp
+
+
+def float8_gather_bytes(shape: Shape, lay: Layout, local: float, per_stage: int, word: float) -> float:
+    """Bytes of one FSDP all-gather of the stage's `local` parameters: tensorwise float8 gathers the
+    blocks' linears in 1 byte, everything else in the working precision's `word`."""
+    if lay.float8 != "tensorwise":
+        return word * local
+    linears = per_stage * shape.layer_matmul_params / lay.tp
+    return word * (local - linears) + 1.0 * linears
+
+
+def float8_mfu_peak(shape: Shape, dev: DeviceSpec) -> float:
+    """TFLOP/s that MFU divides by under float8: 1 / (s/fp8 + (1 − s)/bf16), s the float8 share."""
+    share = shape.layers * 3.0 * 2.0 * shape.layer_matmul_params / shape.model_flops_per_token()
+    return 1.0 / (share / dev.fp8_peak_tflops + (1.0 - share) / dev.peak_tflops)

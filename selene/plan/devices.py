@@ -64,7 +64,7 @@ class DeviceSpec:
     # of 989); the serving planner prices GPU GEMMs with it (1.0: unused, a CPU's curve is measured)
     matmul_efficiency: float = 1.0
     # dense fp8 tensor-core peak (H100/H200 data sheets: 3,958 TFLOPS with sparsity, twice bf16) that
-    # float8 training's linears run at (selene.plan.cost_float8); 0: no float8 tensor cores (A100, CPU)
+    # float8 training's linears run at (selene.plan.cost, float8_compute_s); 0: no float8 tensor cores (A100, CPU)
     fp8_peak_tflops: float = 0.0
     # calibration: the fraction of the bf16 efficiency curve that float8 linears reach (smaller GEMM
     # efficiency at the fp8 rate, scaling kernels the cast model does not see)
