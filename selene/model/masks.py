@@ -91,8 +91,7 @@ def attention_mask(ids: torch.Tensor, dropout: float = 0.0) -> AttentionMask:
     batch, seq = ids.shape
     # compiled, as torchtitan builds it: uncompiled, the mask is evaluated over every (query, key)
     # pair of every row in memory before it is reduced to blocks
-    compiled = ids.device.type == "cuda"
-    return create_block_mask(same_document, batch, None, seq, seq, device=ids.device, _compile=compiled)
+    return create_block_mask(same_document, batch, None, seq, seq, device=ids.device, _compile=True)
 
 
 @functools.cache

@@ -22,11 +22,13 @@ and `checkpoint_async` (the same save in the background, ``checkpoint.async``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shutil
 import typing
+from collections.abc import Iterator
 from dataclasses import MISSING, fields
 from typing import Any
 
@@ -141,14 +143,22 @@ def save(
     `selene.train.checkpoint_async` saves the same files in the background with the same two ends,
     `begin_save` and `finish_save`."""
     path = begin_save(root, step)
-    try:
+    with write_errors(path):
         dcp.save(train_state(parts, optims), checkpoint_id=path)
+    finish_save(root, path, step, meta, keep, rng_state())
+    return path
+
+
+@contextlib.contextmanager
+def write_errors(path: str) -> Iterator[None]:
+    """DCP's failure to write the checkpoint at `path` (its own exception, or the OS's) as one
+    `OutputError` line naming the cause."""
+    try:
+        yield
     except CheckpointException as e:
         raise OutputError(f"{path}: cannot write the checkpoint ({checkpoint_cause(e)}); {UNWRITTEN}") from None
     except OSError as e:
         raise OutputError(f"{path}: cannot write the checkpoint ({short_error(e)}); {UNWRITTEN}") from None
-    finish_save(root, path, step, meta, keep, rng_state())
-    return path
 
 
 def train_state(parts: list[torch.nn.Module], optims: list[torch.optim.Optimizer]) -> dict[str, Stateful]:

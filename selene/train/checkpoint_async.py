@@ -36,13 +36,10 @@ from typing import Any
 import torch
 import torch.distributed as dist
 import torch.distributed.checkpoint as dcp
-from torch.distributed.checkpoint.api import CheckpointException
 from torch.distributed.checkpoint.staging import DefaultStager, StagingOptions
 from torch.distributed.checkpoint.state_dict_saver import AsyncSaveResponse
 
-from selene.errors import OutputError
 from selene.train import checkpoint
-from selene.train.checkpoint_files import UNWRITTEN, short_error
 
 
 class AsyncCheckpointer:
@@ -77,13 +74,9 @@ class AsyncCheckpointer:
         self.waited_s = time.perf_counter() - t0
         path = checkpoint.begin_save(root, step)
         rng = checkpoint.rng_state()
-        try:
+        with checkpoint.write_errors(path):
             started = dcp.async_save(checkpoint.train_state(parts, optims), checkpoint_id=path,
                                      process_group=self.group, async_stager=self.stager)  # fmt: skip
-        except CheckpointException as e:
-            raise OutputError(f"{path}: cannot write the checkpoint ({checkpoint.checkpoint_cause(e)}); {UNWRITTEN}") from None
-        except OSError as e:
-            raise OutputError(f"{path}: cannot write the checkpoint ({short_error(e)}); {UNWRITTEN}") from None
         upload = started.upload_completion if isinstance(started, AsyncSaveResponse) else started
         self.pending = self.pool.submit(self._finish, upload, root, path, step, meta, keep, rng)
         self.pending_path = path
@@ -105,12 +98,8 @@ class AsyncCheckpointer:
         if self.pending is None:
             return
         pending, path, self.pending = self.pending, self.pending_path, None
-        try:
+        with checkpoint.write_errors(path):
             pending.result()
-        except CheckpointException as e:
-            raise OutputError(f"{path}: cannot write the checkpoint ({checkpoint.checkpoint_cause(e)}); {UNWRITTEN}") from None
-        except OSError as e:
-            raise OutputError(f"{path}: cannot write the checkpoint ({short_error(e)}); {UNWRITTEN}") from None
 
     def close(self) -> None:
         """Wait for the save in flight, then free the writer thread and the staging buffers."""
