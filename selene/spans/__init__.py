@@ -1,0 +1,1 @@
+"""Span dedup: sentences, paragraphs or lines repeated across the corpus cut from every copy but the first."""

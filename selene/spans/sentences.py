@@ -1,0 +1,181 @@
+"""English sentence boundaries as datatrove finds them (spaCy's ``blank("en")`` tokenizer followed by
+its ``sentencizer``), in plain Python and regular expressions, without spaCy.
+
+spaCy's sentencizer ends a sentence at a token that is one of its sentence-final characters
+(`FINAL`), then lets every following token made only of punctuation (closing quotes and brackets,
+more ``!?``) join that sentence; the next token that is not punctuation (a word, or whitespace other
+than the one space a token carries) starts the next sentence. So the decisions that matter are the
+tokenizer's: when is a ``.`` a token of its own? These rules follow its English suffix and infix
+patterns and its tokenizer exceptions:
+
+- a ``.`` at the end of a whitespace-delimited chunk (only punctuation after it) is split off when the
+  character before it is a digit, a lower-case or uncased letter, one of ``%²-+``, a quote or a
+  punctuation mark, or two upper-case letters ("USA." ends a sentence, "A." does not);
+- unless the chunk (less its leading and trailing punctuation) is an exception: "Mr.", "e.g.",
+  "p.m.", single lower-case letters "a." ... (`ABBREVIATIONS`, spaCy's English list);
+- a ``.`` between a lower-case letter or a quote and an upper-case letter or a quote inside a chunk
+  is split too ("end.Next");
+- ``..`` and longer runs and ``…`` are one token that is not sentence-final;
+- ``!``, ``?`` and the other final characters end a sentence when only punctuation follows them in
+  their chunk ("Yahoo!Inc" does not).
+
+A sentence's text ends after its last token; the whitespace after it belongs to the next sentence
+(datatrove's `split_into_parts` and its filter slice the text at the sentences' ends). The remaining
+differences from spaCy are listed in the README's span dedup section.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+# spaCy's sentencizer's default sentence-final characters
+FINAL = (
+    "!.?։؟۔܀܁܂߹।॥၊။።፧፨᙮᜵᜶᠃᠉᥄᥅᪨᪩᪪᪫᭚᭛᭞᭟᰻᰼᱾᱿‼‽⁇⁈⁉⸮⸼꓿꘎꘏꛳꛷꡶꡷꣎꣏꤯꧈꧉꩝꩞꩟꫰꫱꯫﹒﹖﹗！．？"
+    "𐩖𐩗𑁇𑁈𑂾𑂿𑃀𑃁𑅁𑅂𑅃𑇅𑇆𑇍𑇞𑇟𑈸𑈹𑈻𑈼𑊩𑑋𑑌𑗂𑗃𑗉𑗊𑗋𑗌𑗍𑗎𑗏𑗐𑗑𑗒𑗓𑗔𑗕𑗖𑗗𑙁𑙂𑜼𑜽𑜾𑩂𑩃𑪛𑪜𑱁𑱂𖩮𖩯𖫵𖬷𖬸𖭄𛲟𝪈｡。"
+)
+# spaCy's English tokenizer exceptions that keep a full stop inside one token (so it ends no sentence)
+ABBREVIATIONS = frozenset(
+    "a. b. c. d. e. f. g. h. i. j. k. l. m. n. o. p. q. r. s. t. u. v. w. x. y. z. ä. ö. ü. "
+    "Mt. Ak. Ala. Apr. Ariz. Ark. Aug. Calif. Colo. Conn. Dec. Del. Feb. Fla. Ga. Ia. Id. Ill. Ind. "
+    "Jan. Jul. Jun. Kan. Kans. Ky. La. Mar. Mass. Mich. Minn. Miss. N.C. N.D. N.H. N.J. N.M. N.Y. "
+    "Neb. Nebr. Nev. Nov. Oct. Okla. Ore. Pa. S.C. Sep. Sept. Tenn. Va. Wash. Wis. a.m. Adm. Bros. "
+    "co. Co. Corp. D.C. Dr. e.g. E.g. E.G. Gen. Gov. i.e. I.e. I.E. Inc. Jr. Ltd. Md. Messrs. Mo. "
+    "Mont. Mr. Mrs. Ms. p.m. Ph.D. Prof. Rep. Rev. Sen. St. vs. v.s. ._.".split()
+)
+# characters spaCy's English tokenizer splits off the front of a chunk (its prefixes, one character each)
+PREFIXES = frozenset("§%=—–+…,:;!?¿؟¡()[]{}<>_#*&。？！，、；：～·।،۔؛٪'\"”“`‘´’‚„»«「」『』（）〔〕【】《》〈〉〈〉⟦⟧$£€¥฿")
+# characters that may stand before a full stop that spaCy splits off a chunk's end (besides digits
+# and lower-case or uncased letters): its suffix rule's `%²-+`, punctuation and quotes
+_BEFORE_STOP = frozenset("%²-+|…,:;!?¿؟¡()[]{}<>_#*&。？！，、；：～·।،۔؛٪'\"”“`‘´’‚„»«「」『』（）〔〕【】《》〈〉〈〉⟦⟧")
+_QUOTES = frozenset("'\"”“`‘´’‚,„»«「」『』（）〔〕【】《》〈〉〈〉⟦⟧")
+_CANDIDATE = re.compile("[" + re.escape(FINAL) + "]")
+_FINAL = frozenset(FINAL)
+# spaCy's URL match (less its IP-address branch): a chunk like this is one token, never split inside
+_URL = re.compile(
+    r"^(?:[\w+\-.]{2,}://)?(?:\S+(?::\S*)?@)?"
+    r"(?:(?:[A-Za-z0-9\u00a1-\uffff][A-Za-z0-9\u00a1-\uffff_-]{0,62})?[A-Za-z0-9\u00a1-\uffff]\.)+"
+    r"(?P<tld>[^\W\d_]{2,63})(?::\d{2,5})?(?:[/?#]\S*)?$"
+)
+
+
+def _url(chunk: str) -> bool:
+    m = _URL.match(chunk)
+    return m is not None and not any(c.isupper() for c in m["tld"])  # spaCy's TLD: lower-case letters
+
+
+@lru_cache(maxsize=4096)
+def is_punct(c: str) -> bool:
+    """spaCy's `is_punct` of a one-character token: a Unicode punctuation character (category P*)."""
+    return unicodedata.category(c).startswith("P")
+
+
+def _lowerish(c: str) -> bool:
+    """spaCy's ALPHA_LOWER: a lower-case letter, or a letter of a script without case."""
+    return c.isalpha() and not c.isupper()
+
+
+def sentence_ends(text: str) -> list[int]:
+    """The end offset of each sentence of `text` (spaCy's ``sent.end_char``), the last one being
+    ``len(text)``; sentence k is ``text[ends[k-1]:ends[k]]`` (from 0 for the first): whitespace after a
+    sentence starts the next one. Trailing whitespace that spaCy makes a token of (anything but a
+    single space) after a sentence-final mark is a sentence of its own, as in datatrove's split."""
+    n = len(text)
+    ends: list[int] = []
+    done = 0  # offsets before this are already part of a sentence ending
+    for m in _CANDIDATE.finditer(text):
+        i = m.start()
+        if i < done:
+            continue
+        kind = _final(text, i)
+        if kind is None:
+            continue
+        e = _closing(text, i + 1, suffix=kind == "suffix") if kind != "infix" else i + 1
+        done = e
+        # a sentence follows when a token follows: anything but the one space the last token carries
+        if e < n and not (e == n - 1 and text[e] == " "):
+            ends.append(e)
+    ends.append(n)
+    return ends
+
+
+def _chunk(text: str, i: int) -> tuple[int, int]:
+    """The whitespace-delimited chunk around offset i: [start, end)."""
+    s = i
+    while s > 0 and not text[s - 1].isspace():
+        s -= 1
+    e = i + 1
+    n = len(text)
+    while e < n and not text[e].isspace():
+        e += 1
+    return s, e
+
+
+def _final(text: str, i: int) -> str | None:
+    """Whether the final character at i is a token of its own that ends a sentence: "suffix" (only
+    punctuation follows it in its chunk), "prefix" (only prefixes before it), "infix" (a full stop
+    between a lower-case letter and an upper-case one, in a chunk that is no URL), or None."""
+    c = text[i]
+    s, e = _chunk(text, i)
+    rest = text[i + 1 : e]
+    suffix = all(is_punct(x) or x in PREFIXES for x in rest)  # spaCy's suffixes: punctuation, ``<>`` ...
+    if c != ".":
+        if suffix:
+            return "suffix"
+        # split off the front of its chunk ("!=", "![image]"), after other prefixes only
+        return "prefix" if c in PREFIXES and all(x in PREFIXES for x in text[s:i]) else None
+    n = len(text)
+    if (i + 1 < n and text[i + 1] == ".") or (i > 0 and text[i - 1] == "."):
+        return None  # an ellipsis: one token, not sentence-final
+    if not suffix:
+        before, after = text[i - 1] if i > s else "", rest[0]
+        infix = (_lowerish(before) or before in _QUOTES) and (after.isupper() or after in _QUOTES)
+        return "infix" if infix and not _url(_stripped(text, s, e)) else None
+    start = s
+    while start < i and text[start] in PREFIXES:
+        start += 1
+    word = text[start : i + 1]
+    if word == ".":
+        return "suffix"
+    if word in ABBREVIATIONS:
+        return None
+    b = text[i - 1]
+    if b.isdigit() or _lowerish(b) or b in _BEFORE_STOP:
+        return "suffix"
+    if b.isupper() and i - 2 >= start and text[i - 2].isupper():
+        return "suffix"
+    return None
+
+
+def _stripped(text: str, s: int, e: int) -> str:
+    """The chunk text[s:e] less its leading prefix characters and its trailing punctuation."""
+    while s < e and text[s] in PREFIXES:
+        s += 1
+    while e > s and (is_punct(text[e - 1]) or text[e - 1] in PREFIXES):
+        e -= 1
+    return text[s:e]
+
+
+def _closing(text: str, p: int, *, suffix: bool) -> int:
+    """Where the sentence ending at p ends: after the punctuation tokens that follow the final mark
+    (the rest of its chunk, then further chunks' leading punctuation, each after one space)."""
+    n = len(text)
+    if suffix:  # the punctuation tokens split off the chunk's end (not ``>``: a symbol starts a sentence)
+        while p < n and is_punct(text[p]):
+            p += 1
+    else:  # a prefix: the prefixes after it split off too ("![" of "![image]")
+        while p < n and text[p] in PREFIXES and is_punct(text[p]):
+            p += 1
+    while p + 1 < n and text[p] == " " and is_punct(text[p + 1]):
+        q = p + 1
+        while q < n and not text[q].isspace() and is_punct(text[q]):
+            q += 1
+        if q < n and not text[q].isspace():  # a word follows in the chunk: only its prefixes split off
+            q = p + 1
+            while q < n and text[q] in PREFIXES:
+                q += 1
+            if q == p + 1:
+                break
+        p = q
+    return p
