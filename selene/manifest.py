@@ -96,7 +96,8 @@ class SourceStats(Record):
     edits: dict[str, int] | None = Field(
         default=None,
         description="ingest: changes the editing filters made to kept documents, by <filter>.<kind> "
-        "(pii.email: addresses redacted, c4.lines_removed: lines dropped).",
+        "(pii.email: addresses redacted, c4.lines_removed: lines dropped); spans, substrings: "
+        "documents_edited, chars_in, chars_removed and spans_removed (`EditStats`, per source).",
     )
 
 
@@ -117,6 +118,26 @@ class Stats(Record):
     )
     tokens: int | None = Field(default=None, description="tokenize: tokens in the .bin, EOD included.")
     per_source: dict[str, SourceStats] = Field(description="The same per source.")
+
+
+class EditStats(Stats):
+    """The stats of a stage that cuts text out of documents (spans, substrings): with what it cut.
+    A cut document stays (edited) unless too little is left, when it goes whole to removed.parquet."""
+
+    documents_edited: int = Field(description="Documents kept with text cut out of them.")
+    chars_in: int = Field(description="Characters of the documents read.")
+    chars_removed: int = Field(
+        description="Characters cut out of kept documents (a dropped document's are not counted here)."
+    )
+    spans_removed: int = Field(description="Spans (units or substrings) cut out of kept documents.")
+
+
+class Repeat(Record):
+    """One of the most repeated spans of a corpus: what a user reads to see what was boilerplate."""
+
+    text: str = Field(description="The span, shortened for display (`…` marks a cut).")
+    count: int = Field(description="Occurrences in the corpus; all but the first were cut.")
+    chars: int = Field(description="Its length in characters (the whole span, not the shown text).")
 
 
 class DatasetInputs(Record):

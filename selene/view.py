@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from selene.io.results import StageResult
-from selene.manifest import StageManifest
+from selene.manifest import EditStats, Repeat, StageManifest
 
 Target = Literal["terminal", "prefect", "report"]
 EVERYWHERE: frozenset[Target] = frozenset(("terminal", "prefect", "report"))
@@ -182,3 +182,38 @@ def documents(result: StageResult[Any], extra: Sequence[Block] = (), files: str 
     files = files or f"{len(m.shards)} shard(s) and removed.parquet"
     blocks.append(Text(f"{files} in [b]{out}[/b]; counts in {out}/manifest.json", TERMINAL, soft_wrap=True))
     return blocks
+
+
+# ---------------------------------------------------------- stages that cut text (spans, substrings)
+
+
+def edits(stats: EditStats, unit: str, key: str) -> list[Block]:
+    """What a cutting stage took out: per source the documents edited and the characters and `unit`
+    cut (terminal, dashboard under `key`, and report)."""
+    rows: list[tuple[Any, ...]] = []
+    for src, s in stats.per_source.items():
+        e = s.edits or {}
+        share = e.get("chars_removed", 0) / max(e.get("chars_in", 0), 1)
+        rows.append((src, s.documents_in, e.get("documents_edited", 0), e.get("spans_removed", 0),
+                     e.get("chars_removed", 0), f"{share:.1%}"))
+    share = stats.chars_removed / max(stats.chars_in, 1)
+    rows.append(("total", stats.documents_in, stats.documents_edited, stats.spans_removed, stats.chars_removed,
+                 f"{share:.1%}"))
+    names = ("source", "documents", "edited", f"{unit} cut", "chars cut", "of chars")
+    return [Table(columns(*names), rows, key=key, title=f"{unit} cut from kept documents",
+                  description=f"{unit} cut per source (documents left too short are in removed.parquet)")]  # fmt: skip
+
+
+def repeats(items: Sequence[Repeat], key: str, what: str) -> list[Block]:
+    """The most repeated spans with their occurrences: all of them on the dashboard and in the report
+    (under `key`), the first five, shortened, in the terminal."""
+    if not items:
+        return []
+    cols = (Column("occurrences"), Column("chars"), Column("text", right=False, fold=True))
+    rows = [(r.count, r.chars, r.text) for r in items]
+    short = [(r.count, r.chars, r.text if len(r.text) <= 80 else r.text[:79] + "…") for r in items[:5]]
+    return [
+        Table(cols, rows, key=key, title=f"the {len(items)} most repeated {what}", to=PREFECT | REPORT,
+              description=f"The {len(items)} most repeated {what}: every copy after the first was cut"),
+        Table(cols, short, title=f"most repeated {what} (all {len(items)} in repeats.md)", to=TERMINAL),
+    ]  # fmt: skip
