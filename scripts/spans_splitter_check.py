@@ -62,13 +62,14 @@ def sample_texts(limit: int) -> list[str]:
                 texts.append(json.loads(line)["text"])
     for f in sorted((ROOT / "data/sample/cc").glob("*.wet.gz")):
         record: list[str] = []
-        for line in gzip.open(f, "rt", encoding="utf-8", errors="replace"):
-            if line.startswith("WARC/1.0"):
-                if record:
-                    texts.append("".join(record).strip())
-                record = []
-            elif record or not (":" in line[:40] or not line.strip()):
-                record.append(line)
+        with gzip.open(f, "rt", encoding="utf-8", errors="replace") as lines:
+            for line in lines:
+                if line.startswith("WARC/1.0"):
+                    if record:
+                        texts.append("".join(record).strip())
+                    record = []
+                elif record or not (":" in line[:40] or not line.strip()):
+                    record.append(line)
     return [t for t in texts if t][:limit]
 
 
@@ -95,9 +96,17 @@ def main() -> None:
     t_ours = time.process_time() - t0
     t0 = time.perf_counter()
     proc = subprocess.run(
-        [args.datatrove_python, "-c", "import time,sys;t=time.process_time();exec(sys.argv[1]);"
-         "print(json.dumps(time.process_time()-t))", DT_SCRIPT],
-        input="".join(json.dumps(t) + "\n" for t in texts), capture_output=True, text=True, check=True,
+        [
+            args.datatrove_python,
+            "-c",
+            "import time,sys;t=time.process_time();exec(sys.argv[1]);"
+            "print(json.dumps(time.process_time()-t))",
+            DT_SCRIPT,
+        ],
+        input="".join(json.dumps(t) + "\n" for t in texts),
+        capture_output=True,
+        text=True,
+        check=True,
     )
     lines = proc.stdout.splitlines()
     theirs, t_theirs = [json.loads(x) for x in lines[:-1]], json.loads(lines[-1])
@@ -113,8 +122,12 @@ def main() -> None:
         if len(ex) < args.examples:
             ex.append(text[max(0, at - 60) : at + 40])
     bad = sum(kinds.values())
-    print(f"{len(texts)} texts, {n_sent} sentences (datatrove); {bad} texts split differently ({bad / len(texts):.1%})")
-    print(f"CPU seconds: selene {t_ours:.2f}, datatrove (spaCy) {t_theirs:.2f} ({t_theirs / max(t_ours, 1e-9):.0f}x)")
+    print(
+        f"{len(texts)} texts, {n_sent} sentences (datatrove); {bad} texts split differently ({bad / len(texts):.1%})"
+    )
+    print(
+        f"CPU seconds: selene {t_ours:.2f}, datatrove (spaCy) {t_theirs:.2f} ({t_theirs / max(t_ours, 1e-9):.0f}x)"
+    )
     for k, n in kinds.most_common():
         print(f"  {n:5d}  {k}")
         for ex in examples[k]:

@@ -45,6 +45,11 @@ from selene.quality import view as quality_view
 from selene.quality.config import QualityConfig
 from selene.quality.manifest import QualityManifest
 from selene.quality.stage import run_quality
+from selene.spans import checks as spans_checks
+from selene.spans import view as spans_view
+from selene.spans.config import SpansConfig
+from selene.spans.manifest import SpansManifest
+from selene.spans.stage import run_spans
 from selene.tokenize import checks as tokenize_checks
 from selene.tokenize import view as tokenize_view
 from selene.tokenize.config import TokenizeConfig
@@ -102,6 +107,9 @@ PARTS: dict[str, Parts[Any, Any, Any]] = {
     ),
     "dedup": Parts[str, DedupConfig, DedupManifest](
         DedupConfig, run_dedup, DedupManifest, preflight=dedup_checks.check, view=dedup_view.view
+    ),
+    "spans": Parts[str, SpansConfig, SpansManifest](
+        SpansConfig, run_spans, SpansManifest, preflight=spans_checks.check, view=spans_view.view
     ),
     "decontaminate": Parts[str, DecontaminateConfig, DecontaminateManifest](
         DecontaminateConfig,

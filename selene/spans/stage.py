@@ -1,0 +1,203 @@
+"""The spans stage: spans of consecutive sentences, paragraphs or lines that repeat anywhere in the
+corpus are cut from every document but the first that holds them (C4's three-sentence rule, as
+datatrove's SentenceDedup does it), as external-memory steps over files.
+
+1. `signatures.signature_shard` per input shard: every span's hash (xxh64 of its normalised units),
+   with its row and first unit, sorted by hash (``_work/<fp>/sig/k.npy``).
+2. The spans counted, the hash partitions chosen so that one partition fits `Budget.task_memory`;
+   `find.find_partition` per partition: the partition's spans of every shard (two binary searches
+   per shard file), sorted; the first occurrence of a hash in corpus order stays, every later one (and,
+   with ``--against``, every one an earlier output holds) is written as a duplicate of its shard
+   (``dups/pP-sK.npy``); the partition's most repeated spans go to the report.
+3. `cut_shard` per input shard (`edits.edit_shard`): the units of its duplicate spans cut, what is
+   left joined as it was; a document left too short (`min_doc_words`, `min_sentences`) goes to
+   removed.parquet as ``spans:too_short``.
+4. With `store_index`: the output shards hashed again and their distinct hashes written, partitioned
+   and sorted, to ``OUT/spans-index/`` (what a later ``--against`` run looks up), then repeats.md and
+   the manifest, last.
+
+The main process holds no array over spans or documents: per shard a file name and a few counts.
+Work files live under ``OUT/_work/<fingerprint>/``; the fingerprint covers the input dataset, every
+setting that changes the result and the earlier outputs, so a changed setting never reuses stale
+files. Output is the same, byte for byte, for any number of workers, executor or memory budget.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from selene.errors import InputError, UsageError
+from selene.executor.mappers import Mapper, serial_map
+from selene.faults import failpoint
+from selene.io import dataset, edits, fingerprints, fs, steps
+from selene.io.results import StageResult
+from selene.manifest import DatasetInputs, DocumentManifest
+from selene.spans import stored
+from selene.spans.config import SpansConfig
+from selene.spans.find import Found, find_partition, most_repeated
+from selene.spans.manifest import SpanCounts, SpansInputs, SpansManifest
+from selene.spans.sentences import sentence_ends
+from selene.spans.signatures import signature_shard
+from selene.spans.units import count_words, cut
+from selene.spans.work import DUP_DTYPE, Work, partitions_for
+
+WORK = dataset.WORK
+TOO_SHORT = "spans:too_short"
+# in the fingerprint: outputs and work files of another splitter or decision rule are never taken as done
+ALGORITHM = 1
+
+SpansResult = StageResult[SpansManifest]
+
+
+def input_dataset(inp: str) -> DocumentManifest:
+    return dataset.require_documents(inp, "cut repeated spans from")
+
+
+def preflight(inp: str, out: str, cfg: SpansConfig) -> list[stored.Prior]:
+    """Before any work: a unit given, the input finished, the earlier outputs usable, the output writable."""
+    if cfg.unit is None:
+        raise UsageError("no unit: give --unit sentence, paragraph or line (or spans.unit in the config)")
+    input_dataset(inp)
+    priors = stored.load_priors(cfg.against, inp, out, stored.settings_of(cfg))
+    fs.check_writable(out)
+    return priors
+
+
+def run_spans(
+    inp: str, out: str, cfg: SpansConfig, *, mapper: Mapper | None = None, force: bool = False
+) -> SpansResult:
+    mapper = mapper or serial_map
+    priors = preflight(inp, out, cfg)
+    m_in = input_dataset(inp)
+    fp = fingerprints.of(
+        [s.sha256 for s in m_in.shards],
+        fingerprints.settings(cfg),
+        ALGORITHM,
+        [(p.out, p.fingerprint) for p in priors],
+    )
+    if (done := dataset.open_output(out, fp, force, SpansManifest)) is not None:
+        return done
+    shards = tuple(fs.join(inp, s.name) for s in m_in.shards)
+    work = Work(
+        root=fs.join(out, WORK, fp), shards=shards, priors=tuple((p.out, p.partitions) for p in priors)
+    )
+    sigs = mapper("spans-signatures", signature_shard, [(work, k, s, cfg) for k, s in enumerate(shards)])
+    n_in = sum(s.rows for s in m_in.shards)
+    if (read := sum(s.documents for s in sigs)) != n_in:
+        raise InputError(f"{inp}: the shards hold {read} documents, its manifest says {n_in}")
+    work = replace(work, partitions=partitions_for(sum(s.spans for s in sigs), mapper.budget))
+    found = mapper("spans-find", find_partition, [(work, p, cfg) for p in range(work.partitions)])
+    dup_files: dict[int, list[str]] = defaultdict(list)
+    for p, f in enumerate(found):
+        for k in f.shards:
+            dup_files[k].append(work.dups(p, k))
+    results = mapper(
+        "spans-cut",
+        cut_shard,
+        [(work.root, k, s, out, dup_files.get(k, []), cfg) for k, s in enumerate(shards)],
+    )
+    failpoint("spans:shards-written")
+    index_spans = _store_index(out, work, results, cfg, mapper) if cfg.store_index else None
+    return finalize(out, inp, m_in, work, results, found, cfg, fp, priors, index_spans)
+
+
+def cut_shard(
+    root: str, k: int, shard: str, out: str, dup_files: Sequence[str], cfg: SpansConfig
+) -> edits.EditedShard:
+    """Input shard k → output shard k: the units of its duplicate spans cut (`units.cut`), documents
+    left too short dropped. Memory: the shard's duplicates (8 bytes each) and one row group."""
+
+    parts = [fs.load_npy(f) for f in dup_files]
+    dups = np.concatenate(parts) if parts else np.empty(0, dtype=DUP_DTYPE)
+    dups = dups[np.lexsort((dups["first"], dups["row"]))]
+
+    def edit(docs: list[dict[str, Any]], first_row: int) -> list[edits.Cut | None]:
+        lo = np.searchsorted(dups["row"], first_row)
+        hi = np.searchsorted(dups["row"], first_row + len(docs))
+        rows, firsts = dups["row"][lo:hi].tolist(), dups["first"][lo:hi].tolist()
+        at: dict[int, list[int]] = defaultdict(list)
+        for r, f in zip(rows, firsts, strict=True):
+            at[r - first_row].append(f)
+        return [_cut(doc["text"], at[i], cfg) if i in at else None for i, doc in enumerate(docs)]
+
+    return edits.edit_shard(root, k, shard, out, edit)
+
+
+def _cut(text: str, starts: list[int], cfg: SpansConfig) -> edits.Cut | None:
+    """One document's cut, and datatrove's rules on what is left (only for a document that changed)."""
+    res = cut(text, cfg, sorted(starts))
+    if res.units == 0:
+        return None
+    words = count_words(res.text) if cfg.min_doc_words else 0
+    sentences = len(sentence_ends(res.text)) if cfg.min_sentences else 0
+    if not res.text or words < cfg.min_doc_words or sentences < cfg.min_sentences:
+        detail = f"{res.units} {cfg.unit}(s) cut; left: {len(res.text)} chars"
+        detail += f", {words} words (min {cfg.min_doc_words})" if cfg.min_doc_words else ""
+        detail += f", {sentences} sentences (min {cfg.min_sentences})" if cfg.min_sentences else ""
+        return edits.Cut(text=res.text, chars=res.chars, spans=res.units, drop=TOO_SHORT, detail=detail)
+    return edits.Cut(text=res.text, chars=res.chars, spans=res.units)
+
+
+def _store_index(
+    out: str, work: Work, results: Sequence[edits.EditedShard], cfg: SpansConfig, mapper: Mapper
+) -> int:
+    """The output's span index (`stored`): its shards hashed again, then per partition the distinct
+    hashes; index.json last. Returns the distinct spans it holds."""
+    outs = [fs.join(out, r.shard.name) for r in results]
+    kept = mapper(
+        "spans-index-signatures", signature_shard, [(work, k, s, cfg, "kept") for k, s in enumerate(outs)]
+    )
+    parts = partitions_for(sum(s.spans for s in kept), mapper.budget)
+    files = [work.sig(k, "kept") for k in range(len(outs))]
+    counts = mapper("spans-index", stored.index_partition, [(out, files, p, parts) for p in range(parts)])
+    total = sum(counts)
+    stored.write_index(out, stored.settings_of(cfg), parts, total, [r.shard.sha256 for r in results])
+    return total
+
+
+def finalize(
+    out: str,
+    inp: str,
+    m_in: DocumentManifest,
+    work: Work,
+    results: Sequence[edits.EditedShard],
+    found: Sequence[Found],
+    cfg: SpansConfig,
+    fp: str,
+    priors: Sequence[stored.Prior],
+    index_spans: int | None,
+) -> SpansResult:
+    assert cfg.unit is not None
+    top = most_repeated(list(found))
+    title = f"Most repeated {cfg.span}-{cfg.unit} spans of {inp}"
+    fs.atomic_write(fs.join(out, "repeats.md"), edits.repeats_markdown(top, title))
+    counts = SpanCounts(
+        unit=cfg.unit,
+        span=cfg.span,
+        spans=sum(f.spans for f in found),
+        duplicate_spans=sum(f.duplicates for f in found),
+        distinct_repeated=sum(f.distinct_repeated for f in found),
+        in_earlier=sum(f.in_earlier for f in found),
+        partitions=work.partitions,
+        index_spans=index_spans,
+    )
+
+    def manifest(summary: edits.EditSummary, removed: dataset.WrittenFile) -> SpansManifest:
+        return SpansManifest(
+            **steps.header(fp, cfg, summary.shards, removed.entry()),
+            inputs=SpansInputs(
+                dataset=inp,
+                fingerprint=m_in.fingerprint,
+                against=[DatasetInputs(dataset=p.out, fingerprint=p.fingerprint) for p in priors] or None,
+            ),
+            spans=counts,
+            repeats=top,
+            stats=summary.stats,
+        )
+
+    return edits.finish_edits(out, "spans", m_in, work.root, results, manifest)
