@@ -9,10 +9,11 @@ costs one environment lookup.
 first reaches point `name` (the marker file, created atomically, says it happened; later arrivals
 pass): a Dask worker
 lost in the middle of a task, as ``kill -9`` of that worker would. Points: ``ingest:file`` (a file
-being read) and ``dedup:band`` (a band task verifying its candidates).
+being read), ``dedup:band`` (a band task verifying its candidates) and ``spans:find`` (a hash
+partition's duplicates being found).
 
 Points of ``SELENE_FAILPOINT``: ``quality:scored`` (every shard scored, nothing written), ``quality:shards-written``,
-``dedup:shards-written``, ``decontaminate:shards-written``, ``tokenize:parts-written``,
+``dedup:shards-written``, ``spans:shards-written``, ``decontaminate:shards-written``, ``tokenize:parts-written``,
 ``tokenize:merged`` (each after the stage's outputs or parts exist and before its manifest), and
 ``blend:bucket-published`` (after each shuffle bucket's parts are renamed into the output).
 """

@@ -11,6 +11,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from selene.faults import kill_once
 from selene.io import dataset, edits, fs, steps
 from selene.io.edits import repeat
 from selene.manifest import Record, Repeat
@@ -49,6 +50,7 @@ def find_partition(work: Work, p: int, cfg: SpansConfig) -> Found:
 
 
 def _find(work: Work, p: int, cfg: SpansConfig) -> Found:
+    kill_once("spans:find")
     recs, shard_of = [], []
     for k in range(len(work.shards)):
         sig = fs.load_npy(work.sig(k), mmap=True)

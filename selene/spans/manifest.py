@@ -26,7 +26,6 @@ class SpanCounts(Record):
     duplicate_spans: int = Field(description="Of those, copies of a span seen before (cut).")
     distinct_repeated: int = Field(description="Distinct spans seen more than once in this input.")
     in_earlier: int = Field(description="Spans cut because an earlier output (--against) holds them.")
-    partitions: int = Field(description="Hash partitions the spans were sorted in (from the memory budget).")
     index_spans: int | None = Field(
         default=None, description="Distinct spans in this output's index (OUT/spans-index), for --against."
     )

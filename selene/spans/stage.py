@@ -13,8 +13,9 @@ datatrove's SentenceDedup does it), as external-memory steps over files.
    left joined as it was; a document left too short (`min_doc_words`, `min_sentences`) goes to
    removed.parquet as ``spans:too_short``.
 4. With `store_index`: the output shards hashed again and their distinct hashes written, partitioned
-   and sorted, to ``OUT/spans-index/`` (what a later ``--against`` run looks up), then repeats.md and
-   the manifest, last.
+   and sorted, to ``OUT/spans-index/`` (what a later ``--against`` run looks up; its partitions are
+   sized by the spans, not the budget, so the index is the same whatever the budget), then
+   repeats.md and the manifest, last.
 
 The main process holds no array over spans or documents: per shard a file name and a few counts.
 Work files live under ``OUT/_work/<fingerprint>/``; the fingerprint covers the input dataset, every
@@ -152,7 +153,7 @@ def _store_index(
     kept = mapper(
         "spans-index-signatures", signature_shard, [(work, k, s, cfg, "kept") for k, s in enumerate(outs)]
     )
-    parts = partitions_for(sum(s.spans for s in kept), mapper.budget)
+    parts = stored.index_partitions(sum(s.spans for s in kept))
     files = [work.sig(k, "kept") for k in range(len(outs))]
     counts = mapper("spans-index", stored.index_partition, [(out, files, p, parts) for p in range(parts)])
     total = sum(counts)
@@ -183,7 +184,6 @@ def finalize(
         duplicate_spans=sum(f.duplicates for f in found),
         distinct_repeated=sum(f.distinct_repeated for f in found),
         in_earlier=sum(f.in_earlier for f in found),
-        partitions=work.partitions,
         index_spans=index_spans,
     )
 

@@ -30,6 +30,15 @@ DIR = "spans-index"
 INDEX = "index.json"
 FORMAT = 1
 HASH = "xxh64"
+# hashes per index partition file (32 MiB): the files are looked up memory-mapped, so their size costs
+# a later run nothing; writing one holds its hashes (and a sort) in one task, whatever the corpus
+INDEX_PART_SPANS = 1 << 22
+
+
+def index_partitions(n_spans: int) -> int:
+    """Partitions of an output's index: from its spans alone, so the index is byte-identical
+    whatever the memory budget or the workers."""
+    return max(1, -(-n_spans // INDEX_PART_SPANS))
 
 
 class SpanSettings(BaseModel):
