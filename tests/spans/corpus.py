@@ -9,7 +9,22 @@ from selene.spans.config import SpansConfig
 from selene.spans.sentences import sentence_ends
 from selene.spans.units import count_words, normalize, unit_ends, units
 
-WORDS = "alpha beta gamma delta river stone cloud light paper garden window silver orange market".split()
+WORDS = [
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "river",
+    "stone",
+    "cloud",
+    "light",
+    "paper",
+    "garden",
+    "window",
+    "silver",
+    "orange",
+    "market",
+]
 JOIN = {"sentence": " ", "line": "\n", "paragraph": "\n\n"}
 
 
@@ -65,7 +80,7 @@ def reference(docs: list[tuple[str, str]], cfg: SpansConfig) -> tuple[dict[str, 
         if not any(drop):
             kept[doc_id] = text
             continue
-        left = "".join(p for p, d in zip(parts, drop) if not d).lstrip()
+        left = "".join(p for p, d in zip(parts, drop, strict=True) if not d).lstrip()
         short = (cfg.min_doc_words and count_words(left) < cfg.min_doc_words) or (
             cfg.min_sentences and len(sentence_ends(left)) < cfg.min_sentences
         )

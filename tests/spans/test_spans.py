@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -23,7 +22,7 @@ from selene.spans.config import SpansConfig
 from selene.spans.stage import run_spans
 from tests.corpus import write_dataset
 from tests.mapping import as_mapper
-from tests.pipeline_runs import ROOT, subprocess_env
+from tests.pipeline_runs import subprocess_env
 from tests.spans.corpus import planted_corpus, reference
 
 # small limits so that planted corpora lose documents both ways
