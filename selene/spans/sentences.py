@@ -55,7 +55,15 @@ _BEFORE_STOP = frozenset(
     "%²-+|…,:;!?¿؟¡()[]{}<>_#*&。？！，、；：～·।،۔؛٪'\"”“`‘´’‚„»«「」『』（）〔〕【】《》〈〉〈〉⟦⟧"
 )
 _QUOTES = frozenset("'\"”“`‘´’‚,„»«「」『』（）〔〕【】《》〈〉〈〉⟦⟧")
-_CANDIDATE = re.compile("[" + re.escape(FINAL) + "]")
+# Python's re scans a class holding characters beyond U+FFFF some 20 times slower than one without:
+# texts without such characters (nearly all) are scanned with the finals of the Basic Multilingual Plane
+_FINAL_BMP = "".join(c for c in FINAL if ord(c) <= 0xFFFF)
+_CANDIDATE = re.compile("[" + re.escape(_FINAL_BMP) + "]")
+_CANDIDATE_ALL = re.compile("[" + re.escape(FINAL) + "]")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+# a whitespace-delimited chunk that holds a final character (spaCy splits tokens on whitespace first)
+_CHUNK = re.compile(r"(?<!\S)\S*[" + re.escape(_FINAL_BMP) + r"]\S*")
+_CHUNK_ALL = re.compile(r"(?<!\S)\S*[" + re.escape(FINAL) + r"]\S*")
 _FINAL = frozenset(FINAL)
 # spaCy's URL match (less its IP-address branch): a chunk like this is one token, never split inside
 _URL = re.compile(
@@ -89,40 +97,31 @@ def sentence_ends(text: str) -> list[int]:
     n = len(text)
     ends: list[int] = []
     done = 0  # offsets before this are already part of a sentence ending
-    for m in _CANDIDATE.finditer(text):
-        i = m.start()
-        if i < done:
-            continue
-        kind = _final(text, i)
-        if kind is None:
-            continue
-        e = _closing(text, i + 1, suffix=kind == "suffix") if kind != "infix" else i + 1
-        done = e
-        # a sentence follows when a token follows: anything but the one space the last token carries
-        if e < n and not (e == n - 1 and text[e] == " "):
-            ends.append(e)
+    astral = not text.isascii() and _ASTRAL.search(text) is not None
+    chunks, candidates = (_CHUNK_ALL, _CANDIDATE_ALL) if astral else (_CHUNK, _CANDIDATE)
+    for chunk in chunks.finditer(text):  # only the chunks that hold a final character
+        s, e = chunk.span()
+        for m in candidates.finditer(text, s, e):
+            i = m.start()
+            if i < done:
+                continue
+            kind = _final(text, i, s, e)
+            if kind is None:
+                continue
+            end = _closing(text, i + 1, suffix=kind == "suffix") if kind != "infix" else i + 1
+            done = end
+            # a sentence follows when a token follows: anything but the one space the last token carries
+            if end < n and not (end == n - 1 and text[end] == " "):
+                ends.append(end)
     ends.append(n)
     return ends
 
 
-def _chunk(text: str, i: int) -> tuple[int, int]:
-    """The whitespace-delimited chunk around offset i: [start, end)."""
-    s = i
-    while s > 0 and not text[s - 1].isspace():
-        s -= 1
-    e = i + 1
-    n = len(text)
-    while e < n and not text[e].isspace():
-        e += 1
-    return s, e
-
-
-def _final(text: str, i: int) -> str | None:
+def _final(text: str, i: int, s: int, e: int) -> str | None:
     """Whether the final character at i is a token of its own that ends a sentence: "suffix" (only
     punctuation follows it in its chunk), "prefix" (only prefixes before it), "infix" (a full stop
     between a lower-case letter and an upper-case one, in a chunk that is no URL), or None."""
     c = text[i]
-    s, e = _chunk(text, i)
     rest = text[i + 1 : e]
     suffix = all(is_punct(x) or x in PREFIXES for x in rest)  # spaCy's suffixes: punctuation, ``<>`` ...
     if c != ".":

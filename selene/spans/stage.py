@@ -12,7 +12,8 @@ datatrove's SentenceDedup does it), as external-memory steps over files.
 3. `cut_shard` per input shard (`edits.edit_shard`): the units of its duplicate spans cut, what is
    left joined as it was; a document left too short (`min_doc_words`, `min_sentences`) goes to
    removed.parquet as ``spans:too_short``.
-4. With `store_index`: the output shards hashed again and their distinct hashes written, partitioned
+4. With `store_index`: the spans of the output shards (the touched documents hashed again, the
+   others' taken from step 1) and their distinct hashes written, partitioned
    and sorted, to ``OUT/spans-index/`` (what a later ``--against`` run looks up; its partitions are
    sized by the spans, not the budget, so the index is the same whatever the budget), then
    repeats.md and the manifest, last.
@@ -43,7 +44,7 @@ from selene.spans.config import SpansConfig
 from selene.spans.find import Found, find_partition, most_repeated
 from selene.spans.manifest import SpanCounts, SpansInputs, SpansManifest
 from selene.spans.sentences import sentence_ends
-from selene.spans.signatures import signature_shard
+from selene.spans.signatures import kept_signatures, signature_shard
 from selene.spans.units import count_words, cut
 from selene.spans.work import DUP_DTYPE, Work, partitions_for
 
@@ -103,7 +104,7 @@ def run_spans(
         [(work.root, k, s, out, dup_files.get(k, []), cfg) for k, s in enumerate(shards)],
     )
     failpoint("spans:shards-written")
-    index_spans = _store_index(out, work, results, cfg, mapper) if cfg.store_index else None
+    index_spans = _store_index(out, work, results, dup_files, cfg, mapper) if cfg.store_index else None
     return finalize(out, inp, m_in, work, results, found, cfg, fp, priors, index_spans)
 
 
@@ -145,16 +146,22 @@ def _cut(text: str, starts: list[int], cfg: SpansConfig) -> edits.Cut | None:
 
 
 def _store_index(
-    out: str, work: Work, results: Sequence[edits.EditedShard], cfg: SpansConfig, mapper: Mapper
+    out: str,
+    work: Work,
+    results: Sequence[edits.EditedShard],
+    dup_files: dict[int, list[str]],
+    cfg: SpansConfig,
+    mapper: Mapper,
 ) -> int:
-    """The output's span index (`stored`): its shards hashed again, then per partition the distinct
-    hashes; index.json last. Returns the distinct spans it holds."""
-    outs = [fs.join(out, r.shard.name) for r in results]
-    kept = mapper(
-        "spans-index-signatures", signature_shard, [(work, k, s, cfg, "kept") for k, s in enumerate(outs)]
-    )
+    """The output's span index (`stored`): the spans of its shards (`kept_signatures`), then per
+    partition the distinct hashes; index.json last. Returns the distinct spans it holds."""
+    args = [
+        (work, k, work.shards[k], fs.join(out, r.shard.name), dup_files.get(k, []), cfg)
+        for k, r in enumerate(results)
+    ]
+    kept = mapper("spans-index-signatures", kept_signatures, args)
     parts = stored.index_partitions(sum(s.spans for s in kept))
-    files = [work.sig(k, "kept") for k in range(len(outs))]
+    files = [work.sig(k, "kept") for k in range(len(results))]
     counts = mapper("spans-index", stored.index_partition, [(out, files, p, parts) for p in range(parts)])
     total = sum(counts)
     stored.write_index(out, stored.settings_of(cfg), parts, total, [r.shard.sha256 for r in results])

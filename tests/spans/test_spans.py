@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from selene.errors import ConfigError, PathError, UsageError
@@ -20,6 +21,7 @@ from selene.faults import KILL_ONCE_ENV
 from selene.io import dataset
 from selene.spans.config import SpansConfig
 from selene.spans.stage import run_spans
+from selene.spans.units import spans
 from tests.corpus import write_dataset
 from tests.mapping import as_mapper
 from tests.pipeline_runs import subprocess_env
@@ -63,6 +65,10 @@ def test_decisions_match_brute_force(tmp_path: Path, unit: str, span: int) -> No
     per = m.stats.per_source["s"]
     assert per.removed == {"spans:too_short": len(removed)}
     assert m.repeats and m.repeats[0].count >= m.repeats[-1].count >= 2
+    # the index holds exactly the distinct spans of the documents written
+    held = {int(h) for t in got_kept.values() for h in spans(t, cfg).hashes}
+    index = np.concatenate([np.load(p) for p in sorted((Path(res.out) / "spans-index").glob("p*.npy"))])
+    assert index.tolist() == sorted(held) and m.spans.index_spans == len(held)
     assert (Path(res.out) / "repeats.md").read_text().count("\n|") == len(
         m.repeats
     ) + 2  # the header, its rule, a row each
