@@ -55,15 +55,28 @@ _BEFORE_STOP = frozenset(
     "%²-+|…,:;!?¿؟¡()[]{}<>_#*&。？！，、；：～·।،۔؛٪'\"”“`‘´’‚„»«「」『』（）〔〕【】《》〈〉〈〉⟦⟧"
 )
 _QUOTES = frozenset("'\"”“`‘´’‚,„»«「」『』（）〔〕【】《》〈〉〈〉⟦⟧")
+
+
+def _candidates(finals: str) -> re.Pattern[str]:
+    """Where a sentence may end, a superset that `_final` settles: a final character not followed by a
+    word character (the end of its chunk, or punctuation after it), one at the front of its chunk
+    (after whitespace or prefixes only), or a full stop between a letter or quote that may be
+    lower-case and one that may be upper-case. Code's dots ("os.path", "3.14") are not candidates."""
+    f, pre, q = re.escape(finals), re.escape("".join(sorted(PREFIXES))), re.escape("".join(sorted(_QUOTES)))
+    # one class first, the conditions after it: re then skips to the next final character in C
+    return re.compile(
+        rf"[{f}](?:(?!\w)|(?<![^\s{pre}].)|(?<=[a-z{q}\u0080-\uffff]\.)(?=[A-Z{q}\u0080-\uffff]))"
+    )
+
+
 # Python's re scans a class holding characters beyond U+FFFF some 20 times slower than one without:
 # texts without such characters (nearly all) are scanned with the finals of the Basic Multilingual Plane
-_FINAL_BMP = "".join(c for c in FINAL if ord(c) <= 0xFFFF)
-_CANDIDATE = re.compile("[" + re.escape(_FINAL_BMP) + "]")
-_CANDIDATE_ALL = re.compile("[" + re.escape(FINAL) + "]")
+_CANDIDATE = _candidates("".join(c for c in FINAL if ord(c) <= 0xFFFF))
+_CANDIDATE_ALL = _candidates(FINAL)
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
-# a whitespace-delimited chunk that holds a final character (spaCy splits tokens on whitespace first)
-_CHUNK = re.compile(r"(?<!\S)\S*[" + re.escape(_FINAL_BMP) + r"]\S*")
-_CHUNK_ALL = re.compile(r"(?<!\S)\S*[" + re.escape(FINAL) + r"]\S*")
+# the longest chunk, less its prefixes, that can be an exception ("Messrs.") looked at before a stop
+_WORD_WINDOW = 16
+_TAIL = re.compile(r"\S*\Z")  # searched up to a stop: the non-space characters before it
 _FINAL = frozenset(FINAL)
 # spaCy's URL match (less its IP-address branch): a chunk like this is one token, never split inside
 _URL = re.compile(
@@ -98,45 +111,49 @@ def sentence_ends(text: str) -> list[int]:
     ends: list[int] = []
     done = 0  # offsets before this are already part of a sentence ending
     astral = not text.isascii() and _ASTRAL.search(text) is not None
-    chunks, candidates = (_CHUNK_ALL, _CANDIDATE_ALL) if astral else (_CHUNK, _CANDIDATE)
-    for chunk in chunks.finditer(text):  # only the chunks that hold a final character
-        s, e = chunk.span()
-        for m in candidates.finditer(text, s, e):
-            i = m.start()
-            if i < done:
-                continue
-            kind = _final(text, i, s, e)
-            if kind is None:
-                continue
-            end = _closing(text, i + 1, suffix=kind == "suffix") if kind != "infix" else i + 1
-            done = end
-            # a sentence follows when a token follows: anything but the one space the last token carries
-            if end < n and not (end == n - 1 and text[end] == " "):
-                ends.append(end)
+    for m in (_CANDIDATE_ALL if astral else _CANDIDATE).finditer(text):
+        i = m.start()
+        if i < done:
+            continue
+        kind = _final(text, i)
+        if kind is None:
+            continue
+        end = _closing(text, i + 1, suffix=kind == "suffix") if kind != "infix" else i + 1
+        done = end
+        # a sentence follows when a token follows: anything but the one space the last token carries
+        if end < n and not (end == n - 1 and text[end] == " "):
+            ends.append(end)
     ends.append(n)
     return ends
 
 
-def _final(text: str, i: int, s: int, e: int) -> str | None:
+def _final(text: str, i: int) -> str | None:
     """Whether the final character at i is a token of its own that ends a sentence: "suffix" (only
     punctuation follows it in its chunk), "prefix" (only prefixes before it), "infix" (a full stop
     between a lower-case letter and an upper-case one, in a chunk that is no URL), or None."""
+    n = len(text)
     c = text[i]
-    rest = text[i + 1 : e]
-    suffix = all(is_punct(x) or x in PREFIXES for x in rest)  # spaCy's suffixes: punctuation, ``<>`` ...
+    j = i + 1  # spaCy's suffixes after it: punctuation, ``<>`` ...
+    while j < n and not text[j].isspace() and (is_punct(text[j]) or text[j] in PREFIXES):
+        j += 1
+    suffix = j == n or text[j].isspace()
     if c != ".":
         if suffix:
             return "suffix"
         # split off the front of its chunk ("!=", "![image]"), after other prefixes only
-        return "prefix" if c in PREFIXES and all(x in PREFIXES for x in text[s:i]) else None
-    n = len(text)
+        k = i
+        while k > 0 and text[k - 1] in PREFIXES:
+            k -= 1
+        return "prefix" if c in PREFIXES and (k == 0 or text[k - 1].isspace()) else None
     if (i + 1 < n and text[i + 1] == ".") or (i > 0 and text[i - 1] == "."):
         return None  # an ellipsis: one token, not sentence-final
     if not suffix:
-        before, after = text[i - 1] if i > s else "", rest[0]
+        before = text[i - 1] if i > 0 else ""
+        after = text[i + 1]
         infix = (_lowerish(before) or before in _QUOTES) and (after.isupper() or after in _QUOTES)
-        return "infix" if infix and not _url(_stripped(text, s, e)) else None
-    start = s
+        return "infix" if infix and not _url(_stripped(text, *_chunk(text, i))) else None
+    # the chunk before the stop, as far back as an exception could reach, less its prefixes
+    start = _TAIL.search(text, max(0, i - _WORD_WINDOW), i).start()  # type: ignore[union-attr]
     while start < i and text[start] in PREFIXES:
         start += 1
     word = text[start : i + 1]
@@ -150,6 +167,16 @@ def _final(text: str, i: int, s: int, e: int) -> str | None:
     if b.isupper() and i - 2 >= start and text[i - 2].isupper():
         return "suffix"
     return None
+
+
+def _chunk(text: str, i: int) -> tuple[int, int]:
+    """The whitespace-delimited chunk around offset i: [start, end)."""
+    s, e, n = i, i + 1, len(text)
+    while s > 0 and not text[s - 1].isspace():
+        s -= 1
+    while e < n and not text[e].isspace():
+        e += 1
+    return s, e
 
 
 def _stripped(text: str, s: int, e: int) -> str:

@@ -15,6 +15,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import xxhash
@@ -29,6 +30,11 @@ PUNCTUATION = (
     + "".join(map(chr, (*range(0, 9), *range(11, 13), *range(13, 32), *range(127, 160))))
 )
 _PUNCT_TRANS = str.maketrans(PUNCTUATION, " " * len(PUNCTUATION))
+# joins a document's units so that they are normalised in one pass of each step: NUL, which no step
+# but the punctuation's changes (and that one is told to keep it here), no pattern matches across, and
+# ASCII, so that an ASCII document keeps Python's fast paths; a text holding NUL itself is done unit by unit
+_SEP = "\x00"
+_PUNCT_KEEP_SEP = {k: v for k, v in _PUNCT_TRANS.items() if k != ord(_SEP)}
 # digits of any script (Python's \d is Unicode's Nd), with one decimal part after a separator
 _NUMBERS = re.compile(r"\d+(?:[.,،٫⎖⎗⎘]\d+)?")
 _WHITESPACE = re.compile(r"\s+")
@@ -66,7 +72,7 @@ def units(text: str, ends: Sequence[int]) -> list[str]:
     return [text[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)]
 
 
-def normalize(text: str, cfg: SpansConfig) -> str:
+def normalize(text: str, cfg: SpansConfig, punctuation: dict[int, Any] = _PUNCT_TRANS) -> str:
     """datatrove's `simplify_text` under the normalisation settings of `cfg`."""
     if cfg.lowercase:
         text = text.lower()
@@ -77,16 +83,13 @@ def normalize(text: str, cfg: SpansConfig) -> str:
     if cfg.normalize_months:
         text = _MONTHS.sub("MONTH", text)
     if cfg.strip_punctuation:
-        text = text.translate(_PUNCT_TRANS)
+        text = text.translate(punctuation)
     text = _WHITESPACE.sub(" ", text.strip())
     if cfg.strip_diacritics and not text.isascii():
-        text = "".join(c for c in unicodedata.normalize("NFD", text) if unicodedata.category(c) != "Mn")
+        text = unicodedata.normalize("NFD", text)
+        marks = {ord(c): None for c in set(text) if unicodedata.category(c) == "Mn"}
+        text = text.translate(marks) if marks else text
     return text.strip()
-
-
-# joins a document's units so they are normalised in one pass of each expression: a private-use
-# character, which no step changes, that no pattern matches across and that splits them again after
-_SEP = "\ue000"
 
 
 def normalize_units(parts: Sequence[str], cfg: SpansConfig) -> list[str]:
@@ -95,7 +98,7 @@ def normalize_units(parts: Sequence[str], cfg: SpansConfig) -> list[str]:
     joined = _SEP.join(parts)
     if joined.count(_SEP) != len(parts) - 1:
         return [normalize(p, cfg) for p in parts]
-    return [p.strip() for p in normalize(joined, cfg).split(_SEP)]
+    return [p.strip() for p in normalize(joined, cfg, _PUNCT_KEEP_SEP).split(_SEP)]
 
 
 def count_words(text: str) -> int:
