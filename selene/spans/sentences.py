@@ -35,15 +35,28 @@ FINAL = (
     "!.?։؟۔܀܁܂߹।॥၊။።፧፨᙮᜵᜶᠃᠉᥄᥅᪨᪩᪪᪫᭚᭛᭞᭟᰻᰼᱾᱿‼‽⁇⁈⁉⸮⸼꓿꘎꘏꛳꛷꡶꡷꣎꣏꤯꧈꧉꩝꩞꩟꫰꫱꯫﹒﹖﹗！．？"
     "𐩖𐩗𑁇𑁈𑂾𑂿𑃀𑃁𑅁𑅂𑅃𑇅𑇆𑇍𑇞𑇟𑈸𑈹𑈻𑈼𑊩𑑋𑑌𑗂𑗃𑗉𑗊𑗋𑗌𑗍𑗎𑗏𑗐𑗑𑗒𑗓𑗔𑗕𑗖𑗗𑙁𑙂𑜼𑜽𑜾𑩂𑩃𑪛𑪜𑱁𑱂𖩮𖩯𖫵𖬷𖬸𖭄𛲟𝪈｡。"
 )
-# spaCy's English tokenizer exceptions that keep a full stop inside one token (so it ends no sentence)
+# spaCy's English tokenizer exceptions whose last token keeps the full stop (so it ends no sentence)
 _ABBREVIATIONS = (
-    "a. b. c. d. e. f. g. h. i. j. k. l. m. n. o. p. q. r. s. t. u. v. w. x. y. z. ä. ö. ü. "
-    "Mt. Ak. Ala. Apr. Ariz. Ark. Aug. Calif. Colo. Conn. Dec. Del. Feb. Fla. Ga. Ia. Id. Ill. Ind. "
-    "Jan. Jul. Jun. Kan. Kans. Ky. La. Mar. Mass. Mich. Minn. Miss. N.C. N.D. N.H. N.J. N.M. N.Y. "
-    "Neb. Nebr. Nev. Nov. Oct. Okla. Ore. Pa. S.C. Sep. Sept. Tenn. Va. Wash. Wis. a.m. Adm. Bros. "
-    "co. Co. Corp. D.C. Dr. e.g. E.g. E.G. Gen. Gov. i.e. I.e. I.E. Inc. Jr. Ltd. Md. Messrs. Mo. "
-    "Mont. Mr. Mrs. Ms. p.m. Ph.D. Prof. Rep. Rev. Sen. St. vs. v.s. ._."
+    "._. 10a.m. 10p.m. 11a.m. 11p.m. 12a.m. 12p.m. 1a.m. 1p.m. 2a.m. 2p.m. 3a.m. 3p.m. 4a.m. 4p.m. 5a.m. "
+    "5p.m. 6a.m. 6p.m. 7a.m. 7p.m. 8a.m. 8p.m. 9a.m. 9p.m. Adm. Ak. Ala. Apr. Ariz. Ark. Aug. Bros. Calif. "
+    "Co. Colo. Conn. Corp. D.C. Dec. Del. Dr. E.G. E.g. Feb. Fla. Ga. Gen. Gov. I.E. I.e. Ia. Id. Ill. Inc. "
+    "Ind. Jan. Jr. Jul. Jun. Kan. Kans. Ky. La. Ltd. Mar. Mass. Md. Messrs. Mich. Minn. Miss. Mo. Mont. "
+    "Mr. Mrs. Ms. Mt. N.C. N.D. N.H. N.J. N.M. N.Y. Neb. Nebr. Nev. Nov. Oct. Okla. Ore. Pa. Ph.D. Prof. "
+    "Rep. Rev. S.C. Sen. Sep. Sept. St. Tenn. Va. Wash. Wis. a. a.m. b. c. co. d. e. e.g. f. g. h. i. i.e. "
+    "j. k. l. m. n. o. p. p.m. q. r. s. t. u. v. v.s. vs. w. x. y. z. °C. °F. °K. °c. °f. °k. ä. ö. ü."
 )
+# words that spaCy's exceptions split so that their last piece and a following full stop are one of
+# the exceptions above ("id." is "i" + "d."): no sentence ends after them either
+_NO_STOP_AFTER = (
+    "Hed Hes Howd Hows I'ma Id Im Ima Itd I’ma Shes Thatd Thats Thered Theres Thesed Theyd Thisd Thiss "
+    "Thosed Wed Whatd Whats Whend Whens Whered Wheres Whod Whos Whyd Whys Youd hed hes howd hows i'ma id "
+    "im ima itd i’ma shes thatd thats thered theres thesed theyd thisd thiss thosed wed whatd whats whend "
+    "whens whered wheres whod whos whyd whys xD youd"
+)
+# spaCy's exceptions with a full stop inside: one token, never split at it
+_DOTTED = "(._.) 0.0 0.o <.< >.< >.> O.O O.o V.V o.0 o.O o.o v.v"
+NO_STOP_AFTER = frozenset(_NO_STOP_AFTER.split())
+DOTTED = frozenset(_DOTTED.split())
 ABBREVIATIONS = frozenset(_ABBREVIATIONS.split())
 # characters spaCy's English tokenizer splits off the front of a chunk (its prefixes, one character each)
 PREFIXES = frozenset(
@@ -77,6 +90,13 @@ _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 # the longest chunk, less its prefixes, that can be an exception ("Messrs.") looked at before a stop
 _WORD_WINDOW = 16
 _TAIL = re.compile(r"\S*\Z")  # searched up to a stop: the non-space characters before it
+# spaCy's English infixes (where it splits inside a chunk before it looks its exceptions up): hyphens
+# and ~ after a letter or digit before a letter, a comma between letters, :<>=/ after a letter or
+# digit before a letter, + - * ^ between digits, ellipses
+_INFIX = re.compile(
+    r"(?<=[^\W_])(?:---|--|——|-|–|—|~)(?=[^\W\d_])|(?<=[^\W\d_]),(?=[^\W\d_])"
+    r"|(?<=[^\W_])[:<>=/](?=[^\W\d_])|(?<=\d)[+\-*^](?=[\d-])|\.\.+|…"
+)
 _FINAL = frozenset(FINAL)
 # spaCy's URL match (less its IP-address branch): a chunk like this is one token, never split inside
 _URL = re.compile(
@@ -150,16 +170,23 @@ def _final(text: str, i: int) -> str | None:
     if not suffix:
         before = text[i - 1] if i > 0 else ""
         after = text[i + 1]
-        infix = (_lowerish(before) or before in _QUOTES) and (after.isupper() or after in _QUOTES)
-        return "infix" if infix and not _url(_stripped(text, *_chunk(text, i))) else None
+        if not ((_lowerish(before) or before in _QUOTES) and (after.isupper() or after in _QUOTES)):
+            return None
+        s, e = _chunk(text, i)
+        while s < i and text[s] in PREFIXES:  # prefixes split first: "'.Z'" is "'" + ".Z", no infix
+            s += 1
+        token = _stripped(text, s, e)
+        return "infix" if s < i and token not in DOTTED and not _url(token) else None
     # the chunk before the stop, as far back as an exception could reach, less its prefixes
     start = _TAIL.search(text, max(0, i - _WORD_WINDOW), i).start()  # type: ignore[union-attr]
     while start < i and text[start] in PREFIXES:
         start += 1
+    for m in _INFIX.finditer(text, start, i):  # the last piece of the chunk is what spaCy looks up
+        start = m.end()
     word = text[start : i + 1]
     if word == ".":
         return "suffix"
-    if word in ABBREVIATIONS:
+    if word in ABBREVIATIONS or word[:-1] in NO_STOP_AFTER:
         return None
     b = text[i - 1]
     if b.isdigit() or _lowerish(b) or b in _BEFORE_STOP:

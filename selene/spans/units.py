@@ -38,6 +38,7 @@ _PUNCT_KEEP_SEP = {k: v for k, v in _PUNCT_TRANS.items() if k != ord(_SEP)}
 # digits of any script (Python's \d is Unicode's Nd), with one decimal part after a separator
 _NUMBERS = re.compile(r"\d+(?:[.,،٫⎖⎗⎘]\d+)?")
 _WHITESPACE = re.compile(r"\s+")
+DEFAULTS = SpansConfig()
 _WEEKDAYS = re.compile(r"monday|tuesday|wednesday|thursday|friday|saturday|sunday")
 _MONTHS = re.compile(r"january|february|march|april|may|june|july|august|september|october|november|december")
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n\s*")  # a line of only whitespace between two paragraphs
@@ -72,8 +73,8 @@ def units(text: str, ends: Sequence[int]) -> list[str]:
     return [text[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)]
 
 
-def normalize(text: str, cfg: SpansConfig, punctuation: dict[int, Any] = _PUNCT_TRANS) -> str:
-    """datatrove's `simplify_text` under the normalisation settings of `cfg`."""
+def normalize(text: str, cfg: SpansConfig = DEFAULTS, punctuation: dict[int, Any] = _PUNCT_TRANS) -> str:
+    """datatrove's `simplify_text` under the normalisation settings of `cfg` (by default, its own)."""
     if cfg.lowercase:
         text = text.lower()
     if cfg.normalize_numbers:
