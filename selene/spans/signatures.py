@@ -12,7 +12,7 @@ import numpy as np
 
 from selene.io import dataset, fs, steps
 from selene.spans.config import SpansConfig
-from selene.spans.units import spans
+from selene.spans.units import Spans, spans
 from selene.spans.work import DUP_DTYPE, SIG_DTYPE, Work
 
 
@@ -44,6 +44,13 @@ def _signatures(shard: str, target: str, cfg: SpansConfig) -> Signatures:
     sig = _sorted(parts)
     fs.save_npy(target, sig)
     return Signatures(documents=row, spans=int(sig.size))
+
+
+def records(s: Spans, row: int) -> np.ndarray:
+    """One document's spans as SIG_DTYPE records of row `row`."""
+    rec = np.empty(s.hashes.size, dtype=SIG_DTYPE)
+    rec["hash"], rec["row"], rec["first"] = s.hashes, row, s.first
+    return rec
 
 
 def _records(texts: list[str], rows: Sequence[int], cfg: SpansConfig) -> np.ndarray:
@@ -78,25 +85,29 @@ def kept_signatures(
     return steps.resumable(
         steps.marker(work.root, "kept", k),
         Signatures,
-        lambda: _kept(work.sig(k), shard, written, target, dup_files, cfg),
+        lambda: _kept(work, k, shard, written, target, dup_files, cfg),
         outputs=[target],
     )
 
 
 def _kept(
-    sig_file: str, shard: str, written: str, target: str, dup_files: Sequence[str], cfg: SpansConfig
+    work: Work, k: int, shard: str, written: str, target: str, dup_files: Sequence[str], cfg: SpansConfig
 ) -> Signatures:
-    sig = fs.load_npy(sig_file)
-    dups = [fs.load_npy(f) for f in dup_files]
-    touched = np.unique(np.concatenate(dups)["row"]) if dups else np.empty(0, dtype=DUP_DTYPE["row"])
-    parts = [sig[~np.isin(sig["row"], touched)]]
-    if touched.size:
-        # the touched documents still in the output (a dropped one is not), found there by id
-        ids = set(dataset.take_rows(shard, touched, ["id"]).column("id").to_pylist())
-        out_ids = dataset.open_parquet(written).read(columns=["id"]).column("id").to_pylist()
-        rows = [r for r, i in enumerate(out_ids) if i in ids]
-        texts = dataset.take_rows(written, rows, ["text"]).column("text").to_pylist()
-        parts.append(_records(texts, rows, cfg))
+    sig = fs.load_npy(work.sig(k))
+    changed, new = work.sig(k, "cut-rows"), work.sig(k, "cut-spans")
+    if fs.exists(changed) and fs.exists(new):  # what the cut step found, when it ran to its end here
+        parts = [sig[~np.isin(sig["row"], fs.load_npy(changed))], fs.load_npy(new)]
+    else:
+        dups = [fs.load_npy(f) for f in dup_files]
+        touched = np.unique(np.concatenate(dups)["row"]) if dups else np.empty(0, dtype=DUP_DTYPE["row"])
+        parts = [sig[~np.isin(sig["row"], touched)]]
+        if touched.size:
+            # the touched documents still in the output (a dropped one is not), found there by id
+            ids = set(dataset.take_rows(shard, touched, ["id"]).column("id").to_pylist())
+            out_ids = dataset.open_parquet(written).read(columns=["id"]).column("id").to_pylist()
+            rows = [r for r, i in enumerate(out_ids) if i in ids]
+            texts = dataset.take_rows(written, rows, ["text"]).column("text").to_pylist()
+            parts.append(_records(texts, rows, cfg))
     kept = _sorted(parts)
     fs.save_npy(target, kept)
     return Signatures(documents=dataset.open_parquet(written).metadata.num_rows, spans=int(kept.size))

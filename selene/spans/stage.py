@@ -44,9 +44,9 @@ from selene.spans.config import SpansConfig
 from selene.spans.find import Found, find_partition, most_repeated
 from selene.spans.manifest import SpanCounts, SpansInputs, SpansManifest
 from selene.spans.sentences import sentence_ends
-from selene.spans.signatures import kept_signatures, signature_shard
-from selene.spans.units import count_words, cut
-from selene.spans.work import DUP_DTYPE, Work, partitions_for
+from selene.spans.signatures import kept_signatures, records, signature_shard
+from selene.spans.units import Spans, count_words, cut, spans
+from selene.spans.work import DUP_DTYPE, SIG_DTYPE, Work, partitions_for
 
 WORK = dataset.WORK
 TOO_SHORT = "spans:too_short"
@@ -101,7 +101,7 @@ def run_spans(
     results = mapper(
         "spans-cut",
         cut_shard,
-        [(work.root, k, s, out, dup_files.get(k, []), cfg) for k, s in enumerate(shards)],
+        [(work, k, s, out, dup_files.get(k, []), cfg) for k, s in enumerate(shards)],
     )
     failpoint("spans:shards-written")
     index_spans = _store_index(out, work, results, dup_files, cfg, mapper) if cfg.store_index else None
@@ -109,40 +109,62 @@ def run_spans(
 
 
 def cut_shard(
-    root: str, k: int, shard: str, out: str, dup_files: Sequence[str], cfg: SpansConfig
+    work: Work, k: int, shard: str, out: str, dup_files: Sequence[str], cfg: SpansConfig
 ) -> edits.EditedShard:
     """Input shard k → output shard k: the units of its duplicate spans cut (`units.cut`), documents
-    left too short dropped. Memory: the shard's duplicates (8 bytes each) and one row group."""
+    left too short dropped. Memory: the shard's duplicates (8 bytes each) and one row group.
 
+    With `store_index`, the spans of the text left in edited documents (split anyway to count its
+    sentences) are kept for the output's index (`signatures.kept_signatures`), with the rows that
+    changed; written after the shard, so a run killed in between splits those documents again there."""
     parts = [fs.load_npy(f) for f in dup_files]
     dups = np.concatenate(parts) if parts else np.empty(0, dtype=DUP_DTYPE)
     dups = dups[np.lexsort((dups["first"], dups["row"]))]
+    changed: list[int] = []
+    new: list[np.ndarray] = []
+    ran: list[bool] = []
 
     def edit(docs: list[dict[str, Any]], first_row: int) -> list[edits.Cut | None]:
+        ran.append(True)
         lo = np.searchsorted(dups["row"], first_row)
         hi = np.searchsorted(dups["row"], first_row + len(docs))
         rows, firsts = dups["row"][lo:hi].tolist(), dups["first"][lo:hi].tolist()
         at: dict[int, list[int]] = defaultdict(list)
         for r, f in zip(rows, firsts, strict=True):
             at[r - first_row].append(f)
-        return [_cut(doc["text"], at[i], cfg) if i in at else None for i, doc in enumerate(docs)]
+        decided: list[edits.Cut | None] = []
+        for i, doc in enumerate(docs):
+            c, left = _cut(doc["text"], at[i], cfg) if i in at else (None, None)
+            decided.append(c)
+            if c is not None:
+                changed.append(first_row + i)
+            if left is not None:
+                new.append(records(left, first_row + i))
+        return decided
 
-    return edits.edit_shard(root, k, shard, out, edit)
+    result = edits.edit_shard(work.root, k, shard, out, edit)
+    if ran and cfg.store_index:
+        fs.save_npy(work.sig(k, "cut-spans"), np.concatenate(new) if new else np.empty(0, dtype=SIG_DTYPE))
+        fs.save_npy(work.sig(k, "cut-rows"), np.array(changed, dtype=np.uint32))  # last: the pair is complete
+    return result
 
 
-def _cut(text: str, starts: list[int], cfg: SpansConfig) -> edits.Cut | None:
-    """One document's cut, and datatrove's rules on what is left (only for a document that changed)."""
+def _cut(text: str, starts: list[int], cfg: SpansConfig) -> tuple[edits.Cut | None, Spans | None]:
+    """One document's cut, and datatrove's rules on what is left (only for a document that changed);
+    with the spans of the text left when it is kept."""
     res = cut(text, cfg, sorted(starts))
     if res.units == 0:
-        return None
+        return None, None
     words = count_words(res.text) if cfg.min_doc_words else 0
-    sentences = len(sentence_ends(res.text)) if cfg.min_sentences else 0
+    ends = sentence_ends(res.text) if cfg.min_sentences or cfg.unit == "sentence" else []
+    sentences = len(ends)
     if not res.text or words < cfg.min_doc_words or sentences < cfg.min_sentences:
         detail = f"{res.units} {cfg.unit}(s) cut; left: {len(res.text)} chars"
         detail += f", {words} words (min {cfg.min_doc_words})" if cfg.min_doc_words else ""
         detail += f", {sentences} sentences (min {cfg.min_sentences})" if cfg.min_sentences else ""
-        return edits.Cut(text=res.text, chars=res.chars, spans=res.units, drop=TOO_SHORT, detail=detail)
-    return edits.Cut(text=res.text, chars=res.chars, spans=res.units)
+        return edits.Cut(text=res.text, chars=res.chars, spans=res.units, drop=TOO_SHORT, detail=detail), None
+    left = spans(res.text, cfg, ends if cfg.unit == "sentence" else None) if cfg.store_index else None
+    return edits.Cut(text=res.text, chars=res.chars, spans=res.units), left
 
 
 def _store_index(
