@@ -154,8 +154,9 @@ def _final(text: str, i: int) -> str | None:
     n = len(text)
     c = text[i]
     j = i + 1  # spaCy's suffixes after it: punctuation, ``<>`` ...
-    while j < n and not text[j].isspace() and (is_punct(text[j]) or text[j] in PREFIXES):
-        j += 1
+    if j < n and text[j] != " " and text[j] != "\n":
+        while j < n and not text[j].isspace() and (is_punct(text[j]) or text[j] in PREFIXES):
+            j += 1
     suffix = j == n or text[j].isspace()
     if c != ".":
         if suffix:
@@ -181,15 +182,16 @@ def _final(text: str, i: int) -> str | None:
     start = _TAIL.search(text, max(0, i - _WORD_WINDOW), i).start()  # type: ignore[union-attr]
     while start < i and text[start] in PREFIXES:
         start += 1
-    for m in _INFIX.finditer(text, start, i):  # the last piece of the chunk is what spaCy looks up
-        start = m.end()
+    if not text[start:i].isalnum():
+        for m in _INFIX.finditer(text, start, i):  # the last piece of the chunk is what spaCy looks up
+            start = m.end()
     word = text[start : i + 1]
     if word == ".":
         return "suffix"
     if word in ABBREVIATIONS or word[:-1] in NO_STOP_AFTER:
         return None
     b = text[i - 1]
-    if b.isdigit() or _lowerish(b) or b in _BEFORE_STOP:
+    if b.islower() or b.isdigit() or _lowerish(b) or b in _BEFORE_STOP:
         return "suffix"
     if b.isupper() and i - 2 >= start and text[i - 2].isupper():
         return "suffix"
