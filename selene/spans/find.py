@@ -46,7 +46,7 @@ class Found(steps.StepResult):
 
 
 def find_partition(work: Work, p: int, cfg: SpansConfig) -> Found:
-    return steps.resumable(steps.marker(work.root, "find", p), Found, lambda: _find(work, p, cfg))
+    return steps.resumable(steps.marker(work.root, work.find_step, p), Found, lambda: _find(work, p, cfg))
 
 
 def _find(work: Work, p: int, cfg: SpansConfig) -> Found:

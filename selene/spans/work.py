@@ -61,5 +61,11 @@ class Work:
     def sig(self, k: int, kind: str = "sig") -> str:
         return fs.join(self.root, kind, f"{k:05d}.npy")
 
+    @property
+    def find_step(self) -> str:
+        """The find step's name, with the partition count: a run resumed under another memory budget
+        cuts the hashes otherwise and must not take the other partitioning's results."""
+        return f"find-{self.partitions}"
+
     def dups(self, p: int, k: int) -> str:
-        return fs.join(self.root, "dups", f"p{p:05d}-s{k:05d}.npy")
+        return fs.join(self.root, f"dups-{self.partitions}", f"p{p:05d}-s{k:05d}.npy")

@@ -170,6 +170,28 @@ def test_resumes_after_a_kill(tmp_path: Path, point: str) -> None:
     assert not (tmp_path / "out" / "_work").exists()
 
 
+def test_resumed_under_another_budget(tmp_path: Path) -> None:
+    """A run stopped in its find step under a budget of many partitions, resumed under one of a single
+    partition: the finished partitions of the other cut are not taken as this one's."""
+    docs = planted_corpus("sentence", n_docs=80, seed=12)
+    inp = write_dataset(str(tmp_path / "in"), docs, shard_docs=20)
+    cfg = SpansConfig(unit="sentence", **SMALL)
+    ref = run_spans(inp, str(tmp_path / "ref"), cfg)
+
+    def stop_halfway(name: str, fn: Callable[..., Any], args: Sequence[tuple]) -> list[Any]:
+        if name == "spans-find":
+            assert len(args) > 2
+            [fn(*a) for a in args[: len(args) // 2]]
+            raise KeyboardInterrupt
+        return [fn(*a) for a in args]
+
+    with pytest.raises(KeyboardInterrupt):
+        run_spans(inp, str(tmp_path / "out"), cfg, mapper=as_mapper(stop_halfway, Budget(memory=20_000)))
+    assert any((tmp_path / "out" / "_work").rglob("find-*/*.json"))
+    run_spans(inp, str(tmp_path / "out"), cfg)
+    assert outputs(str(tmp_path / "out")) == outputs(ref.out)
+
+
 def test_against_cuts_what_the_curated_output_holds(tmp_path: Path) -> None:
     docs = planted_corpus("sentence", n_docs=160, seed=5)
     old_docs, new_docs = docs[:80], [(f"new{i}", t) for i, (_, t) in enumerate(docs[80:])]
