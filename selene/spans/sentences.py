@@ -198,6 +198,12 @@ def _final(text: str, i: int) -> str | None:
     return None
 
 
+def stop_is_token(text: str, i: int) -> bool:
+    """Whether spaCy makes the full stop at offset i a token of its own (not kept by "Mr.", "M.", "y."
+    of "x,y."): what word counts need besides sentence ends."""
+    return _final(text, i) is not None
+
+
 def _chunk(text: str, i: int) -> tuple[int, int]:
     """The whitespace-delimited chunk around offset i: [start, end)."""
     s, e, n = i, i + 1, len(text)

@@ -21,7 +21,7 @@ import numpy as np
 import xxhash
 
 from selene.spans.config import SpansConfig
-from selene.spans.sentences import sentence_ends
+from selene.spans.sentences import sentence_ends, stop_is_token
 
 # The characters datatrove's `simplify_text` turns into spaces (its PUNCTUATION string: ASCII and
 # full-width punctuation, C0 and C1 controls), so that normalised texts, and hashes, agree with it.
@@ -44,6 +44,8 @@ _MONTHS = re.compile(r"january|february|march|april|may|june|july|august|septemb
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n\s*")  # a line of only whitespace between two paragraphs
 # spaCy-like word tokens: numbers with their separators, contractions' pieces, words, runs of dots,
 # and every other non-space character on its own (punctuation counts as a word in datatrove)
+# a full stop right after a word, at the end of its chunk (only punctuation after it): spaCy may keep it
+_WORD_STOP = re.compile(r"(?<=\w)\.(?![.\w])(?=[^\w\s]*(?:\s|\Z))")
 _WORDS = re.compile(r"\d+(?:[.,:/]\d+)*|n't\b|\w+?(?=n't\b)|'\w+|\w+|\.\.+|[^\w\s]")
 
 
@@ -103,9 +105,12 @@ def normalize_units(parts: Sequence[str], cfg: SpansConfig) -> list[str]:
 
 
 def count_words(text: str) -> int:
-    """Words as datatrove's English word tokenizer counts them (spaCy tokens, punctuation included),
-    approximated by `_WORDS`."""
-    return len(_WORDS.findall(text))
+    """Words as datatrove's English word tokenizer counts them (spaCy tokens, punctuation included):
+    `_WORDS`'s tokens, less the full stops that spaCy keeps in the word before them ("Mr.", "M.")."""
+    n = len(_WORDS.findall(text))
+    for m in _WORD_STOP.finditer(text):
+        n -= not stop_is_token(text, m.start())
+    return n
 
 
 @dataclass(frozen=True)
