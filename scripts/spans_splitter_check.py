@@ -27,7 +27,7 @@ from pathlib import Path
 import zstandard
 
 from selene.spans.sentences import sentence_ends
-from selene.spans.units import count_words
+from selene.spans.words import count_words
 
 ROOT = Path(__file__).resolve().parents[1]
 TRICKY = [

@@ -93,9 +93,10 @@ _TAIL = re.compile(r"\S*\Z")  # searched up to a stop: the non-space characters 
 # spaCy's English infixes (where it splits inside a chunk before it looks its exceptions up): hyphens
 # and ~ after a letter or digit before a letter, a comma between letters, :<>=/ after a letter or
 # digit before a letter, + - * ^ between digits, ellipses
-_INFIX = re.compile(
+INFIX = re.compile(
     r"(?<=[^\W_])(?:---|--|——|-|–|—|~)(?=[^\W\d_])|(?<=[^\W\d_]),(?=[^\W\d_])"
     r"|(?<=[^\W_])[:<>=/](?=[^\W\d_])|(?<=\d)[+\-*^](?=[\d-])|\.\.+|…"
+    r"|(?<=[a-z'\"])\.(?=[A-Z'\"])"
 )
 _FINAL = frozenset(FINAL)
 # spaCy's URL match (less its IP-address branch): a chunk like this is one token, never split inside
@@ -106,7 +107,7 @@ _URL = re.compile(
 )
 
 
-def _url(chunk: str) -> bool:
+def is_url(chunk: str) -> bool:
     m = _URL.match(chunk)
     return m is not None and not any(c.isupper() for c in m["tld"])  # spaCy's TLD: lower-case letters
 
@@ -177,13 +178,13 @@ def _final(text: str, i: int) -> str | None:
         while s < i and text[s] in PREFIXES:  # prefixes split first: "'.Z'" is "'" + ".Z", no infix
             s += 1
         token = _stripped(text, s, e)
-        return "infix" if s < i and token not in DOTTED and not _url(token) else None
+        return "infix" if s < i and token not in DOTTED and not is_url(token) else None
     # the chunk before the stop, as far back as an exception could reach, less its prefixes
     start = _TAIL.search(text, max(0, i - _WORD_WINDOW), i).start()  # type: ignore[union-attr]
     while start < i and text[start] in PREFIXES:
         start += 1
     if not text[start:i].isalnum():
-        for m in _INFIX.finditer(text, start, i):  # the last piece of the chunk is what spaCy looks up
+        for m in INFIX.finditer(text, start, i):  # the last piece of the chunk is what spaCy looks up
             start = m.end()
     word = text[start : i + 1]
     if word == ".":

@@ -45,7 +45,8 @@ from selene.spans.find import Found, find_partition, most_repeated
 from selene.spans.manifest import SpanCounts, SpansInputs, SpansManifest
 from selene.spans.sentences import sentence_ends
 from selene.spans.signatures import kept_signatures, records, signature_shard
-from selene.spans.units import Spans, count_words, cut, spans
+from selene.spans.units import Spans, cut, spans
+from selene.spans.words import count_words
 from selene.spans.work import DUP_DTYPE, SIG_DTYPE, Work, partitions_for
 
 WORK = dataset.WORK

@@ -21,7 +21,8 @@ import numpy as np
 import xxhash
 
 from selene.spans.config import SpansConfig
-from selene.spans.sentences import sentence_ends, stop_is_token
+from selene.spans.sentences import sentence_ends
+from selene.spans.words import count_words
 
 # The characters datatrove's `simplify_text` turns into spaces (its PUNCTUATION string: ASCII and
 # full-width punctuation, C0 and C1 controls), so that normalised texts, and hashes, agree with it.
@@ -42,11 +43,6 @@ DEFAULTS = SpansConfig()
 _WEEKDAYS = re.compile(r"monday|tuesday|wednesday|thursday|friday|saturday|sunday")
 _MONTHS = re.compile(r"january|february|march|april|may|june|july|august|september|october|november|december")
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n\s*")  # a line of only whitespace between two paragraphs
-# spaCy-like word tokens: numbers with their separators, contractions' pieces, words, runs of dots,
-# and every other non-space character on its own (punctuation counts as a word in datatrove)
-# a full stop right after a word, at the end of its chunk (only punctuation after it): spaCy may keep it
-_WORD_STOP = re.compile(r"(?<=\w)\.(?![.\w])(?=[^\w\s]*(?:\s|\Z))")
-_WORDS = re.compile(r"\d+(?:[.,:/]\d+)*|n't\b|\w+?(?=n't\b)|'\w+|\w+|\.\.+|[^\w\s]")
 
 
 def unit_ends(text: str, unit: str) -> list[int]:
@@ -102,15 +98,6 @@ def normalize_units(parts: Sequence[str], cfg: SpansConfig) -> list[str]:
     if joined.count(_SEP) != len(parts) - 1:
         return [normalize(p, cfg) for p in parts]
     return [p.strip() for p in normalize(joined, cfg, _PUNCT_KEEP_SEP).split(_SEP)]
-
-
-def count_words(text: str) -> int:
-    """Words as datatrove's English word tokenizer counts them (spaCy tokens, punctuation included):
-    `_WORDS`'s tokens, less the full stops that spaCy keeps in the word before them ("Mr.", "M.")."""
-    n = len(_WORDS.findall(text))
-    for m in _WORD_STOP.finditer(text):
-        n -= not stop_is_token(text, m.start())
-    return n
 
 
 @dataclass(frozen=True)

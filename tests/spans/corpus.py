@@ -7,7 +7,8 @@ import random
 
 from selene.spans.config import SpansConfig
 from selene.spans.sentences import sentence_ends
-from selene.spans.units import count_words, normalize, unit_ends, units
+from selene.spans.units import normalize, unit_ends, units
+from selene.spans.words import count_words
 
 WORDS = [
     "alpha",

@@ -8,7 +8,8 @@ import xxhash
 
 from selene.spans.config import SpansConfig
 from selene.spans.sentences import sentence_ends
-from selene.spans.units import count_words, cut, normalize, spans, unit_ends, units
+from selene.spans.units import cut, normalize, spans, unit_ends, units
+from selene.spans.words import count_words
 
 # datatrove 0.10.1's split_into_parts(text, "SENTENCE") (spaCy 3.8 blank("en") + sentencizer) on
 # each text, recorded from a run of it
