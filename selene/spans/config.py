@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from selene.config.base import StageConfig
 
@@ -89,3 +89,9 @@ class SpansConfig(StageConfig):
 
     def extra_inputs(self) -> list[str]:
         return list(self.against)
+
+    @model_validator(mode="after")
+    def _only_against(self) -> SpansConfig:
+        if self.only_against and not self.against:
+            raise ValueError("only_against needs `against`, the earlier spans outputs whose spans are cut")
+        return self

@@ -257,6 +257,8 @@ def test_bad_settings_are_refused(tmp_path: Path) -> None:
         SpansConfig(unit="word")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="min_span_chars"):
         SpansConfig(unit="line", min_span_chars=-1)
+    with pytest.raises(ValueError, match="only_against needs `against`"):
+        SpansConfig(unit="line", only_against=True)
     inp = write_dataset(str(tmp_path / "in"), [("a", "One. Two. Three.")])
     with pytest.raises(UsageError, match="no unit: give --unit sentence, paragraph or line"):
         run_spans(inp, str(tmp_path / "out"), SpansConfig())
