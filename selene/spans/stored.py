@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from selene.errors import ConfigError, PathError
+from selene.errors import ConfigError, InputError, PathError
 from selene.io import dataset, fs
 from selene.spans.config import SpansConfig
 from selene.spans.manifest import SpansManifest
@@ -122,7 +122,7 @@ def load_priors(against: Sequence[str], inp: str, out: str, settings: SpanSettin
             raise PathError(f"{where}: no such directory")
         try:
             m = dataset.read_manifest(prev)
-        except Exception as e:  # a damaged manifest: the same refusal, with what is wrong
+        except InputError as e:  # a damaged manifest: refused as the earlier output's fault (exit 2)
             raise PathError(f"{where}: {e}") from None
         if m is None:
             raise PathError(f"{where}: no manifest.json: not a finished output (an unfinished run?)")

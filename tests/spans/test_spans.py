@@ -245,7 +245,10 @@ def test_against_refuses_a_mismatched_or_damaged_output(tmp_path: Path) -> None:
     index.write_text(saved)
     (Path(old.out) / "spans-index" / "p00000.npy").write_bytes(b"garbage")
     refused(PathError, r"span index files missing or damaged: spans-index/p00000\.npy")
-    (Path(old.out) / "manifest.json").unlink()
+    manifest = Path(old.out) / "manifest.json"
+    manifest.write_text("{not json")
+    refused(PathError, "corrupt manifest")
+    manifest.unlink()
     refused(PathError, "not a finished output")
     refused(PathError, "must not be this run's input", against=[new_in])
 
