@@ -100,7 +100,22 @@ def test_cut_joins_what_is_left_as_datatrove_does() -> None:
     assert cut(text, short, [1]).text == text
 
 
-def test_words_count_punctuation_as_datatrove_does() -> None:
-    assert (
-        count_words("Hello, world! It's 3.14 - don't.") == 11
-    )  # spaCy: Hello , world ! It 's 3.14 - do n't .
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [  # datatrove's word_tokenize (spaCy) on each, recorded from a run of it
+        ("Hello, world! It's 3.14 - don't.", 11),  # Hello , world ! It 's 3.14 - do n't .
+        (
+            "Since These Files Had Become Very Large, And\n\nBy Tomas M. Larsen | Mar. 8, 1990 | 11 min read\n\n"
+            "Output custom formatted tracebacks and errors. Items whose name begins with '!' become "
+            "checkbuttons. Invert all the digits in the operand.",
+            48,  # M. and Mar. one token each
+        ),
+        (
+            "The Result Is A Named 5-tuple With Fields\n\nThe U.S. team beat Brazil 841-36 at 7:13 p.m. local "
+            "time on Aug. 28. A reader MUST NOT depend on this. It can parse all examples from the specification.",
+            44,  # U.S. p.m. Aug. one token each; 5 - tuple and 841 - 36 three
+        ),
+    ],
+)
+def test_words_are_counted_as_datatrove_counts_them(text: str, words: int) -> None:
+    assert count_words(text) == words
