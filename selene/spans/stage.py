@@ -8,17 +8,18 @@ datatrove's SentenceDedup does it), as external-memory steps over files.
    `find.find_partition` per partition: the partition's spans of every shard (two binary searches
    per shard file), sorted; the first occurrence of a hash in corpus order stays, every later one (and,
    with ``--against``, every one an earlier output holds) is written as a duplicate of its shard
-   (``dups/pP-sK.npy``); the partition's most repeated spans go to the report.
+   (``dups-<partitions>/pP-sK.npy``); the partition's most repeated spans go to the report.
 3. `cut_shard` per input shard (`edits.edit_shard`): the units of its duplicate spans cut, what is
    left joined as it was; a document left too short (`min_doc_words`, `min_sentences`) goes to
-   removed.parquet as ``spans:too_short``.
+   removed.parquet as ``spans:too_short``; the spans of the text left are kept for step 4.
 4. With `store_index`: the spans of the output shards (the touched documents hashed again, the
    others' taken from step 1) and their distinct hashes written, partitioned
    and sorted, to ``OUT/spans-index/`` (what a later ``--against`` run looks up; its partitions are
    sized by the spans, not the budget, so the index is the same whatever the budget), then
    repeats.md and the manifest, last.
 
-The main process holds no array over spans or documents: per shard a file name and a few counts.
+The main process holds no array over spans or documents: per shard its duplicate files' names and a
+few counts.
 Work files live under ``OUT/_work/<fingerprint>/``; the fingerprint covers the input dataset, every
 setting that changes the result and the earlier outputs, so a changed setting never reuses stale
 files. Output is the same, byte for byte, for any number of workers, executor or memory budget.
