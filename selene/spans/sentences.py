@@ -67,18 +67,21 @@ PREFIXES = frozenset(
 _BEFORE_STOP = frozenset(
     "%²-+|…,:;!?¿؟¡()[]{}<>_#*&。？！，、；：～·।،۔؛٪'\"”“`‘´’‚„»«「」『』（）〔〕【】《》〈〉〈〉⟦⟧"
 )
+_SUFFIXES = frozenset(
+    "…,:;!?¿؟¡()[]{}<>_#*&。？！，、；：～·।،۔؛٪—–'\"”“`‘´’‚„»«「」『』（）〔〕【】《》〈〉〈〉⟦⟧"
+)
 _QUOTES = frozenset("'\"”“`‘´’‚,„»«「」『』（）〔〕【】《》〈〉〈〉⟦⟧")
 
 
 def _candidates(finals: str) -> re.Pattern[str]:
     """Where a sentence may end, a superset that `_final` settles: a final character not followed by a
-    word character (the end of its chunk, or punctuation after it), one at the front of its chunk
+    letter or digit (the end of its chunk, or punctuation after it), one at the front of its chunk
     (after whitespace or prefixes only), or a full stop between a letter or quote that may be
     lower-case and one that may be upper-case. Code's dots ("os.path", "3.14") are not candidates."""
     f, pre, q = re.escape(finals), re.escape("".join(sorted(PREFIXES))), re.escape("".join(sorted(_QUOTES)))
     # one class first, the conditions after it: re then skips to the next final character in C
     return re.compile(
-        rf"[{f}](?:(?!\w)|(?<![^\s{pre}].)|(?<=[a-z{q}\u0080-\uffff]\.)(?=[A-Z{q}\u0080-\uffff]))"
+        rf"[{f}](?:(?![^\W_])|(?<![^\s{pre}].)|(?<=[a-z{q}\u0080-\uffff]\.)(?=[A-Z{q}\u0080-\uffff]))"
     )
 
 
@@ -110,6 +113,19 @@ _URL = re.compile(
 def is_url(chunk: str) -> bool:
     m = _URL.match(chunk)
     return m is not None and not any(c.isupper() for c in m["tld"])  # spaCy's TLD: lower-case letters
+
+
+@lru_cache(maxsize=4096)
+def _is_suffix(c: str) -> bool:
+    """A character spaCy's English tokenizer splits off the end of a chunk (one of its suffixes: its
+    punctuation list, quotes, dashes, symbols such as "™", a further full stop), not every punctuation
+    mark: a stop followed by ``-`` or ``/`` stays inside its token."""
+    return c in _SUFFIXES or c == "." or _icon(c)
+
+
+def _icon(c: str) -> bool:
+    """spaCy's icons (its LIST_ICONS): symbols of category So other than the degree sign."""
+    return c != "°" and unicodedata.category(c) == "So"
 
 
 @lru_cache(maxsize=4096)
@@ -156,7 +172,7 @@ def _final(text: str, i: int) -> str | None:
     c = text[i]
     j = i + 1  # spaCy's suffixes after it: punctuation, ``<>`` ...
     if j < n and text[j] != " " and text[j] != "\n":
-        while j < n and not text[j].isspace() and (is_punct(text[j]) or text[j] in PREFIXES):
+        while j < n and _is_suffix(text[j]):
             j += 1
     suffix = j == n or text[j].isspace()
     if c != ".":
@@ -178,7 +194,13 @@ def _final(text: str, i: int) -> str | None:
         while s < i and text[s] in PREFIXES:  # prefixes split first: "'.Z'" is "'" + ".Z", no infix
             s += 1
         token = _stripped(text, s, e)
-        return "infix" if s < i and token not in DOTTED and not is_url(token) else None
+        if s >= i or token in DOTTED or is_url(token):
+            return None
+        # spaCy looks its exceptions up again in the piece before the split: "c." of "c.Emin" stays
+        piece = text[s : i + 1]
+        for m in INFIX.finditer(text, s, i):
+            piece = text[m.end() : i + 1]
+        return None if piece in ABBREVIATIONS or piece[:-1] in NO_STOP_AFTER else "infix"
     # the chunk before the stop, as far back as an exception could reach, less its prefixes
     start = _TAIL.search(text, max(0, i - _WORD_WINDOW), i).start()  # type: ignore[union-attr]
     while start < i and text[start] in PREFIXES:
@@ -192,7 +214,7 @@ def _final(text: str, i: int) -> str | None:
     if word in ABBREVIATIONS or word[:-1] in NO_STOP_AFTER:
         return None
     b = text[i - 1]
-    if b.islower() or b.isdigit() or _lowerish(b) or b in _BEFORE_STOP:
+    if b.islower() or b.isdigit() or _lowerish(b) or b in _BEFORE_STOP or _icon(b):  # "™." is "™" "."
         return "suffix"
     if b.isupper() and i - 2 >= start and text[i - 2].isupper():
         return "suffix"
@@ -234,13 +256,18 @@ def _closing(text: str, p: int, *, suffix: bool) -> int:
     else:  # a prefix: the prefixes after it split off too ("![" of "![image]")
         while p < n and text[p] in PREFIXES and is_punct(text[p]):
             p += 1
+        q = p  # and a rest of the chunk made only of punctuation is punctuation tokens ("--" of "<!--")
+        while q < n and not text[q].isspace() and is_punct(text[q]):
+            q += 1
+        if q == n or text[q].isspace():
+            p = q
     while p + 1 < n and text[p] == " " and is_punct(text[p + 1]):
         q = p + 1
         while q < n and not text[q].isspace() and is_punct(text[q]):
             q += 1
         if q < n and not text[q].isspace():  # a word follows in the chunk: only its prefixes split off
             q = p + 1
-            while q < n and text[q] in PREFIXES:
+            while q < n and text[q] in PREFIXES and is_punct(text[q]):  # "<" (a symbol) starts the next
                 q += 1
             if q == p + 1:
                 break
