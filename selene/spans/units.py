@@ -15,7 +15,6 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import xxhash
@@ -30,12 +29,14 @@ PUNCTUATION = (
     "!/—”:％１〈&(、━\\【#%「」，】；+^]~“《„';’{|∶´[=-`*．（–？！：$～«〉,><》)?）。…@_.\"}►»"
     + "".join(map(chr, (*range(0, 9), *range(11, 13), *range(13, 32), *range(127, 160))))
 )
-_PUNCT_TRANS = str.maketrans(PUNCTUATION, " " * len(PUNCTUATION))
+# runs of them become one space (whitespace runs become one space next anyway): a regular expression,
+# several times faster than str.translate on a text that is not ASCII
+_PUNCT = re.compile("[" + re.escape(PUNCTUATION) + "]+")
 # joins a document's units so that they are normalised in one pass of each step: NUL, which no step
 # but the punctuation's changes (and that one is told to keep it here), no pattern matches across, and
 # ASCII, so that an ASCII document keeps Python's fast paths; a text holding NUL itself is done unit by unit
 _SEP = "\x00"
-_PUNCT_KEEP_SEP = {k: v for k, v in _PUNCT_TRANS.items() if k != ord(_SEP)}
+_PUNCT_KEEP_SEP = re.compile("[" + re.escape(PUNCTUATION.replace(_SEP, "")) + "]+")
 # digits of any script (Python's \d is Unicode's Nd), with one decimal part after a separator
 _NUMBERS = re.compile(r"\d+(?:[.,،٫⎖⎗⎘]\d+)?")
 _WHITESPACE = re.compile(r"\s+")
@@ -71,7 +72,7 @@ def units(text: str, ends: Sequence[int]) -> list[str]:
     return [text[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)]
 
 
-def normalize(text: str, cfg: SpansConfig = DEFAULTS, punctuation: dict[int, Any] = _PUNCT_TRANS) -> str:
+def normalize(text: str, cfg: SpansConfig = DEFAULTS, punctuation: re.Pattern[str] = _PUNCT) -> str:
     """datatrove's `simplify_text` under the normalisation settings of `cfg` (by default, its own)."""
     if cfg.lowercase:
         text = text.lower()
@@ -82,7 +83,7 @@ def normalize(text: str, cfg: SpansConfig = DEFAULTS, punctuation: dict[int, Any
     if cfg.normalize_months:
         text = _MONTHS.sub("MONTH", text)
     if cfg.strip_punctuation:
-        text = text.translate(punctuation)
+        text = punctuation.sub(" ", text)
     text = _WHITESPACE.sub(" ", text.strip())
     if cfg.strip_diacritics and not text.isascii():
         text = unicodedata.normalize("NFD", text)
