@@ -1,8 +1,9 @@
 """Word counts as datatrove's English word tokenizer makes them (spaCy's ``blank("en")`` tokens,
 punctuation included, whitespace not): what `min_doc_words` and `min_words_to_remove` compare.
 
-One regular expression (`_WORDS`: numbers with their separators, the pieces of contractions, dotted
-abbreviations, words, runs of dots, every other non-space character on its own) gives the tokens, in C; the full stops that
+One regular expression (`_WORDS`: numbers with their separators, a quote and the word after it
+("don" + "'t" counts as spaCy's "do" + "n't"), dotted abbreviations, words, runs of dots, every
+other non-space character on its own) gives the tokens, in C; the full stops that
 spaCy keeps in the word before them ("Mr.", "M.", "y." of "x,y.": `sentences.stop_is_token`) are taken
 off. What still differs is inside chunks of code and paths ("os.path", "--flag", "C++", "and/or"),
 which spaCy keeps whole: the README's span dedup section gives the measured difference. Following
@@ -19,7 +20,7 @@ from selene.spans.sentences import stop_is_token
 # as spaCy: a number with its sign when the sign starts it ("-624.1"), dotted abbreviations ("U.S",
 # "p.m", "e.g": their last stop is `_WORD_STOP`'s) one token each
 _WORDS = re.compile(
-    r"(?:(?<![\w-])-)?\d+(?:[.,:/]\d+)*|n't\b|\w+?(?=n't\b)|'\w+|[^\W\d_](?:\.[^\W\d_])+(?!\w)"
+    r"(?:(?<![\w-])-)?\d+(?:[.,:/]\d+)*|'\w+|[^\W\d_](?:\.[^\W\d_])+(?!\w)"
     r"|\w+|\.\.+|[^\w\s]"
 )
 # a full stop right after a word, at the end of its chunk (only punctuation after it): spaCy may keep it
