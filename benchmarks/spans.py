@@ -1,0 +1,486 @@
+"""`selene spans` against datatrove's SentenceDedup, on the same documents, with datatrove's settings.
+
+    python benchmarks/spans.py [--mb 20] [--seed 0] [--checkout DIR] [--keep-dir DIR] [--out results.md]
+
+Input: `benchmarks/spans_corpus.py`'s web-like pages (`--mb` MB of text: prose pages with cookie
+banners, navigation, licence notices, newsletter footers, copied passages and repeated quotations),
+read by `selene ingest` (this repository's) into a document dataset; both sides read its shards.
+
+Both sides as users run them, one worker each, as whole commands; CPU = user + sys of the process
+tree (`resource.getrusage(RUSAGE_CHILDREN)` before and after each command), wall clock beside it:
+- selene: ``python -m selene.cli spans -i IN -o OUT -c spans.yaml --workers 1`` with
+  ``PYTHONPATH=--checkout`` (default: the repository this file is in) and datatrove's settings:
+  ``unit: sentence``, ``span: 3``, ``min_span_chars: 0`` (datatrove cuts spans of any length),
+  ``min_doc_words: 50``, ``min_sentences: 3``, normalisation as datatrove's TextNormConfig defaults;
+- datatrove: `benchmarks/_datatrove_sentence_dedup.py run` (its three steps under
+  LocalPipelineExecutor, ParquetReader on the same shards, ParquetWriter of what it keeps).
+
+Compared per document (`benchmarks/spans_compare.py`): unchanged, edited or dropped on each side;
+agreement = same state; for documents both keep, whether the texts are identical. Each disagreement
+is put in one class by replaying datatrove's algorithm with selene's splitter, then selene's
+normalisation, swapped in (see spans_compare's doc): split, normalisation, drop rule, cut text; with
+examples. The sentence boundaries the two splitters draw differently, over the whole corpus, are
+counted by the kind of text before them. The replay itself is checked: it must give datatrove's
+output for every document. Results: a markdown report (`--out`, default
+benchmarks/results/spans.md) and the same on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import spans_compare as cmp  # noqa: E402
+import spans_corpus  # noqa: E402
+
+DATATROVE_PYTHON = "/work/venvs/datatrove/bin/python"
+DT_SCRIPT = ROOT / "benchmarks" / "_datatrove_sentence_dedup.py"
+SELENE_SPLIT = ROOT / "benchmarks" / "_selene_spans_split.py"
+N = 3
+# datatrove's SentDedupConfig defaults, in selene's field names
+SELENE_CONFIG = {
+    "unit": "sentence",
+    "span": N,
+    "min_span_chars": 0,
+    "min_doc_words": 50,
+    "min_sentences": 3,
+    "min_words_to_remove": 0,
+    "lowercase": True,
+    "strip_punctuation": True,
+    "normalize_numbers": True,
+    "strip_diacritics": True,
+    "normalize_weekdays": False,
+    "normalize_months": False,
+}
+
+
+@dataclass
+class Run:
+    wall: float
+    cpu: float
+
+
+def timed(cmd: list[str], env: dict[str, str], log: Path) -> Run:
+    """Run `cmd` to completion; its wall clock and the user + sys CPU of it and its descendants."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    with open(log, "w") as out:
+        rc = subprocess.run(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT).returncode
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if rc != 0:
+        sys.exit(f"command failed ({rc}): {' '.join(cmd)}\n{log.read_text()[-3000:]}")
+    return Run(wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+
+
+def selene_env(checkout: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(checkout), "SELENE_PREFECT": "off"}
+
+
+def datatrove_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+
+
+def build_input(tmp: Path, mb: float, seed: int) -> tuple[Path, dict]:
+    """The corpus as jsonl, then `selene ingest` (this repository's) into tmp/in."""
+    summary = spans_corpus.generate(tmp / "corpus", mb, seed)
+    inp = tmp / "in"
+    shutil.rmtree(inp, ignore_errors=True)
+    cmd = [sys.executable, "-m", "selene.cli", "ingest", "-o", str(inp), "--workers", "1"]
+    cmd += ["-s", f"web[id_key=id,meta_keys=url+planted]={tmp / 'corpus' / 'pages.jsonl'}"]
+    timed(cmd, selene_env(ROOT), tmp / "ingest.log")
+    return inp, summary
+
+
+# ------------------------------------------------------------------------------------ reading
+
+
+def read_docs(inp: Path) -> list[tuple[str, str]]:
+    """(id, text) of every document, in corpus order (shards in order, rows in order)."""
+    docs = []
+    for path in sorted(glob.glob(str(inp / "part-*.parquet"))):
+        t = pq.read_table(path, columns=["id", "text"])
+        docs += zip(t.column("id").to_pylist(), t.column("text").to_pylist(), strict=True)
+    return docs
+
+
+def read_texts(pattern: str) -> dict[str, str]:
+    """id -> text of the documents in the Parquet files matching `pattern`."""
+    out: dict[str, str] = {}
+    for path in sorted(glob.glob(pattern)):
+        t = pq.read_table(path, columns=["id", "text"])
+        out.update(zip(t.column("id").to_pylist(), t.column("text").to_pylist(), strict=True))
+    return out
+
+
+def read_removed(out: Path) -> dict[str, str]:
+    """id -> "reason: detail" of selene's removed.parquet."""
+    t = pq.read_table(out / "removed.parquet", columns=["id", "reason", "detail"]).to_pylist()
+    return {r["id"]: f"{r['reason']}: {r['detail']}" if r["detail"] else r["reason"] for r in t}
+
+
+def read_splits(path: Path, docs: list[tuple[str, str]]) -> list[cmp.Split]:
+    t = pq.read_table(path)
+    ids = t.column("id").to_pylist()
+    if ids != [d for d, _ in docs]:
+        sys.exit(f"{path}: documents not in corpus order")
+    return [
+        cmp.Split(e, k)
+        for e, k in zip(t.column("ends").to_pylist(), t.column("keys").to_pylist(), strict=True)
+    ]
+
+
+# ------------------------------------------------------------------------------------ replays
+
+
+def replay_cuts(docs: list[tuple[str, str]], splits: list[cmp.Split]) -> tuple[list[str], list[cmp.Replay]]:
+    """The text datatrove's filter would keep of each document under these sentences and keys."""
+    reps = cmp.simulate(splits, N)
+    kept = [
+        cmp.cut_text(text, s.ends, r.cut) if r.cut else text
+        for (_, text), s, r in zip(docs, splits, reps, strict=True)
+    ]
+    return kept, reps
+
+
+def measure(texts: set[str], tmp: Path, python: str) -> dict[str, tuple[int, int]]:
+    """datatrove's (words, sentences) of each text, by its own tokenizer."""
+    src, dst = tmp / "measure-in.parquet", tmp / "measure-out.parquet"
+    keys = sorted(texts)
+    pq.write_table(pa.table({"key": list(range(len(keys))), "text": keys}), src)
+    timed([python, str(DT_SCRIPT), "measure", str(src), str(dst)], datatrove_env(), tmp / "measure.log")
+    t = pq.read_table(dst).to_pylist()
+    return {keys[r["key"]]: (r["words"], r["sentences"]) for r in t}
+
+
+# ------------------------------------------------------------------------------------ report
+
+
+@dataclass
+class Sides:
+    docs: list[tuple[str, str]]
+    dt: list[cmp.Outcome]
+    sel: list[cmp.Outcome]
+    removed: dict[str, str]
+
+
+def agreement(s: Sides) -> dict:
+    states = Counter((d.state, x.state) for d, x in zip(s.dt, s.sel, strict=True))
+    same = sum(v for (a, b), v in states.items() if a == b)
+    both_kept = [(d, x) for d, x in zip(s.dt, s.sel, strict=True) if cmp.DROPPED not in (d.state, x.state)]
+    both_edited = [(d, x) for d, x in both_kept if d.state == x.state == cmp.EDITED]
+    return {
+        "docs": len(s.docs),
+        "states": states,
+        "alike": same,
+        "both_kept": len(both_kept),
+        "identical": sum(d.text == x.text for d, x in both_kept),
+        "both_edited": len(both_edited),
+        "edited_identical": sum(d.text == x.text for d, x in both_edited),
+    }
+
+
+def first_difference(x: str, y: str) -> int:
+    i = 0
+    for i, (a, b) in enumerate(zip(x, y, strict=False)):
+        if a != b:
+            return i
+    return min(len(x), len(y)) if len(x) != len(y) else i
+
+
+def interior(text: str, ends: list[int]) -> set[int]:
+    """Sentence boundaries inside the text (not the end, nor trailing whitespace)."""
+    stop = len(text.rstrip())
+    return {e for e in ends if e < stop}
+
+
+def split_differences(docs: list[tuple[str, str]], dts: list[cmp.Split], sels: list[cmp.Split]) -> dict:
+    """Over the whole corpus: boundaries only one splitter draws, by kind, with examples."""
+    counts: Counter[tuple[str, str]] = Counter()
+    examples: dict[tuple[str, str], list[str]] = defaultdict(list)
+    docs_differ = 0
+    for (doc_id, text), a, b in zip(docs, dts, sels, strict=True):
+        ea, eb = interior(text, a.ends), interior(text, b.ends)
+        docs_differ += ea != eb
+        for side, only in (("datatrove only", ea - eb), ("selene only", eb - ea)):
+            for e in sorted(only):
+                key = (side, cmp.boundary_kind(text, e))
+                counts[key] += 1
+                if len(examples[key]) < 3:
+                    examples[key].append(f"`{doc_id}`: {cmp.context(text, e, 50)}")
+    return {"docs_differ": docs_differ, "counts": counts, "examples": examples}
+
+
+def explain(
+    k: int,
+    s: Sides,
+    cls: str,
+    dts: list[cmp.Split],
+    sels: list[cmp.Split],
+    reps: dict[str, list[cmp.Replay]],
+    sel_dt_keys: list[cmp.Split],
+    measured: dict[str, tuple[int, int]],
+    kept_c: list[str],
+) -> str:
+    """One line on why document k differs (see `classify`)."""
+    doc_id, text = s.docs[k]
+    head = f"`{doc_id}` datatrove {s.dt[k].state}, selene {s.sel[k].state}"
+    if cls == "split":
+        ea, eb = interior(text, dts[k].ends), interior(text, sels[k].ends)
+        if ea != eb:
+            e = min(ea ^ eb)
+            who = "datatrove" if e in ea else "selene"
+            return f"{head}: only {who} ends a sentence ({cmp.boundary_kind(text, e)}): {cmp.context(text, e, 50)}"
+        a, b = reps["A"][k].sources, reps["B"][k].sources
+        srcs = {v[0] for i, v in a.items() if i not in b} | {v[0] for i, v in b.items() if i not in a}
+        for src in sorted(srcs):
+            sid, stext = s.docs[src]
+            ea, eb = interior(stext, dts[src].ends), interior(stext, sels[src].ends)
+            if ea != eb:
+                e = min(ea ^ eb)
+                return (
+                    f"{head}: same sentences here; the span's first copy, `{sid}`, is split differently "
+                    f"({cmp.boundary_kind(stext, e)}): {cmp.context(stext, e, 50)}"
+                )
+        return f"{head}: same sentences here and in the spans' first copies; spans start at other sentences"
+    if cls == "normalisation":
+        b, c = reps["B"][k].sources, reps["C"][k].sources
+        only = sorted(set(b) ^ set(c))
+        if only:
+            i = only[0]
+            who = "selene's" if i in c else "datatrove's"
+            src_doc, src_i = (c if i in c else b)[i]
+            ours = " ".join(sel_dt_keys[k].keys[i : i + N])
+            theirs = " ".join(sels[k].keys[i : i + N])
+            src_dt = " ".join(sel_dt_keys[src_doc].keys[src_i : src_i + N])
+            return (
+                f"{head}: span {i} matches `{s.docs[src_doc][0]}` only under {who} normalisation; "
+                f"datatrove's keys: {ours[:120]!r} vs {src_dt[:120]!r}; selene's: {theirs[:120]!r}"
+            )
+        return f"{head}: the same spans match, cut at other sentences"
+    if cls == "drop rule":
+        words, sents = measured.get(kept_c[k], (0, 0))
+        why = s.removed.get(doc_id, "kept")
+        return f"{head}: selene {why}; datatrove counts {words} words, {sents} sentences in the cut text"
+    if cls == "cut text":
+        x, y = s.dt[k].text or "", s.sel[k].text or ""
+        i = first_difference(x, y)
+        ws = " (whitespace only)" if cmp.whitespace_only(x, y) else ""
+        return f"{head}{ws}: datatrove {cmp.context(x, i, 40)} / selene {cmp.context(y, i, 40)}"
+    cut = sorted(reps["A"][k].cut)
+    return f"{head}: the replay of datatrove cuts sentences {cut[:12]} and disagrees with datatrove's output"
+
+
+def markdown(args: argparse.Namespace, summary: dict, runs: dict[str, Run], agree: dict, classes: Counter,
+             examples: dict[str, list[str]], splits: dict, mb: float) -> str:  # fmt: skip
+    n = agree["docs"]
+    lines = [
+        "## selene spans vs datatrove's SentenceDedup",
+        "",
+        f"`python benchmarks/spans.py --mb {args.mb:g} --seed {args.seed}` (selene checkout: `{args.checkout}`); "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.",
+        "",
+        f"Corpus: {summary['pages']:,} pages, {mb:.1f} MB of text after `selene ingest` "
+        f"({summary['pool_sentences']:,} distinct natural sentences + templates); planted: "
+        + ", ".join(f"{k} {v:,}" for k, v in sorted(summary["planted"].items()))
+        + f". Settings: datatrove's defaults (3-sentence spans, >= 50 words and >= 3 sentences after cuts); "
+        f"selene with `{json.dumps(SELENE_CONFIG)}`.",
+        "",
+        "### Decisions",
+        "",
+        "| | documents | share |",
+        "|---|---:|---:|",
+        f"| changed alike (same state) | {agree['alike']:,} | {agree['alike'] / n:.2%} |",
+    ]
+    for st in (cmp.UNCHANGED, cmp.EDITED, cmp.DROPPED):
+        v = agree["states"].get((st, st), 0)
+        lines.append(f"| both {st} | {v:,} | {v / n:.2%} |")
+    lines += [
+        f"| kept by both, text identical | {agree['identical']:,} of {agree['both_kept']:,} | "
+        f"{agree['identical'] / max(agree['both_kept'], 1):.2%} |",
+        f"| edited by both, text identical | {agree['edited_identical']:,} of {agree['both_edited']:,} | "
+        f"{agree['edited_identical'] / max(agree['both_edited'], 1):.2%} |",
+        "",
+        "States (rows datatrove, columns selene):",
+        "",
+        "| datatrove \\ selene | unchanged | edited | dropped |",
+        "|---|---:|---:|---:|",
+    ]
+    for a in (cmp.UNCHANGED, cmp.EDITED, cmp.DROPPED):
+        row = [f"{agree['states'].get((a, b), 0):,}" for b in (cmp.UNCHANGED, cmp.EDITED, cmp.DROPPED)]
+        lines.append(f"| {a} | " + " | ".join(row) + " |")
+    lines += ["", "### Differences, by cause", "", "| class | documents |", "|---|---:|"]
+    lines += [f"| {c} | {classes.get(c, 0):,} |" for c in cmp.CLASSES]
+    for c in cmp.CLASSES:
+        if examples.get(c):
+            lines += ["", f"**{c}**", ""] + [f"- {e}" for e in examples[c]]
+    lines += [
+        "",
+        f"### Sentence boundaries drawn by one splitter only (whole corpus: {splits['docs_differ']:,} of {n:,} "
+        "documents split differently)",
+        "",
+        "| splitter | before the boundary | boundaries | example |",
+        "|---|---|---:|---|",
+    ]
+    for (side, kind), v in splits["counts"].most_common():
+        ex = (
+            splits["examples"][(side, kind)][0].replace("|", "\\|", 1)
+            if splits["examples"][(side, kind)]
+            else ""
+        )
+        lines.append(f"| {side} | {kind} | {v:,} | {ex} |")
+    s, d = runs["selene"], runs["datatrove"]
+    lines += [
+        "",
+        "### Speed (one worker each, whole commands, CPU = user + sys of the process tree)",
+        "",
+        "| side | wall s | CPU s | MB / CPU s |",
+        "|---|---:|---:|---:|",
+        f"| selene | {s.wall:.1f} | {s.cpu:.1f} | {mb / s.cpu:.2f} |",
+        f"| datatrove | {d.wall:.1f} | {d.cpu:.1f} | {mb / d.cpu:.2f} |",
+        f"| datatrove / selene | {d.wall / s.wall:.1f}x | {d.cpu / s.cpu:.1f}x | |",
+        "",
+        f"Goals: changed alike >= 98%: {'met' if agree['alike'] / n >= 0.98 else 'NOT met'} "
+        f"({agree['alike'] / n:.2%}); identical where both keep: "
+        f"{'met' if agree['identical'] == agree['both_kept'] else 'NOT met'}; >= 10x per CPU-second: "
+        f"{'met' if d.cpu / s.cpu >= 10 else 'NOT met'} ({d.cpu / s.cpu:.1f}x).",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mb", type=float, default=20.0, help="MB of page text to generate")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--checkout", type=Path, default=ROOT, help="the selene checkout whose `spans` runs")
+    ap.add_argument(
+        "--normaliser", default="selene.spans.normalize:normalize",
+        help="MODULE:FUNCTION of that checkout: a sentence's text as it is hashed ('' skips that step)",
+    )  # fmt: skip
+    ap.add_argument("--datatrove-python", default=DATATROVE_PYTHON)
+    ap.add_argument("--examples", type=int, default=4, help="examples per class of difference")
+    ap.add_argument("--keep-dir", type=Path, help="keep inputs and outputs here")
+    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "spans.md")
+    args = ap.parse_args()
+    args.checkout = args.checkout.resolve()
+    tmp = args.keep_dir or Path(tempfile.mkdtemp(prefix="selene-bench-spans-"))
+    tmp.mkdir(parents=True, exist_ok=True)
+    try:
+        inp, summary = build_input(tmp, args.mb, args.seed)
+        docs = read_docs(inp)
+        mb = sum(len(t.encode()) for _, t in docs) / 1e6
+        print(f"corpus: {len(docs)} documents, {mb:.1f} MB in {inp}", flush=True)
+
+        cfg = tmp / "spans.yaml"
+        cfg.write_text("".join(f"{k}: {json.dumps(v)}\n" for k, v in SELENE_CONFIG.items()))
+        sel_out, dt_work = tmp / "selene", tmp / "datatrove"
+        runs = {}
+        shutil.rmtree(sel_out, ignore_errors=True)
+        cmd = [
+            sys.executable,
+            "-m",
+            "selene.cli",
+            "spans",
+            "-i",
+            str(inp),
+            "-o",
+            str(sel_out),
+            "-c",
+            str(cfg),
+        ]
+        runs["selene"] = timed([*cmd, "--workers", "1"], selene_env(args.checkout), tmp / "selene.log")
+        print(f"selene: {runs['selene']}", flush=True)
+        shutil.rmtree(dt_work, ignore_errors=True)
+        dt_cmd = [
+            args.datatrove_python,
+            str(DT_SCRIPT),
+            "run",
+            str(inp),
+            str(dt_work),
+            "--n-sentences",
+            str(N),
+        ]
+        runs["datatrove"] = timed(dt_cmd, datatrove_env(), tmp / "datatrove.log")
+        print(f"datatrove: {runs['datatrove']}", flush=True)
+
+        sel_texts = read_texts(str(sel_out / "part-*.parquet"))
+        dt_texts = read_texts(str(dt_work / "output" / "*.parquet"))
+        sides = Sides(
+            docs,
+            [cmp.outcome(t, dt_texts.get(i)) for i, t in docs],
+            [cmp.outcome(t, sel_texts.get(i)) for i, t in docs],
+            read_removed(sel_out),
+        )
+        agree = agreement(sides)
+        print(f"alike: {agree['alike']} of {agree['docs']}", flush=True)
+
+        # the replays: datatrove's splits and keys; selene's splits under datatrove's keys; selene's own keys
+        py = args.datatrove_python
+        denv = datatrove_env()
+        timed([py, str(DT_SCRIPT), "split", str(inp), str(tmp / "dt-split.parquet")], denv, tmp / "split.log")
+        sel_cmd = [sys.executable, str(SELENE_SPLIT), str(inp), str(tmp / "sel-split.parquet")]
+        if args.normaliser:
+            sel_cmd += ["--normaliser", args.normaliser]
+        timed(sel_cmd, selene_env(args.checkout), tmp / "sel-split.log")
+        timed(
+            [py, str(DT_SCRIPT), "split", str(inp), str(tmp / "sel-dt-split.parquet"), "--ends",
+             str(tmp / "sel-split.parquet")],
+            denv, tmp / "split2.log",
+        )  # fmt: skip
+        dts = read_splits(tmp / "dt-split.parquet", docs)
+        sels = read_splits(tmp / "sel-split.parquet", docs)
+        sel_dt = read_splits(tmp / "sel-dt-split.parquet", docs)
+        kept_a, rep_a = replay_cuts(docs, dts)
+        kept_b, rep_b = replay_cuts(docs, sel_dt)
+        if args.normaliser:
+            kept_c, rep_c = replay_cuts(docs, sels)
+        else:
+            kept_c, rep_c = kept_b, rep_b
+        texts = {
+            t for ks in (kept_a, kept_b, kept_c) for t, (_, o) in zip(ks, docs, strict=True) if t and t != o
+        }
+        measured = measure(texts, tmp, py)
+
+        def outcomes(kept: list[str]) -> list[cmp.Outcome]:
+            return [cmp.decide(t, k, measured.__getitem__) for (_, t), k in zip(docs, kept, strict=True)]
+
+        oa, ob, oc = outcomes(kept_a), outcomes(kept_b), outcomes(kept_c)
+        reps = {"A": rep_a, "B": rep_b, "C": rep_c}
+        classes: Counter[str] = Counter()
+        examples: dict[str, list[str]] = defaultdict(list)
+        for k in range(len(docs)):
+            cls = cmp.classify(sides.dt[k], oa[k], ob[k], oc[k], sides.sel[k])
+            if cls is None:
+                continue
+            classes[cls] += 1
+            if len(examples[cls]) < args.examples:
+                examples[cls].append(explain(k, sides, cls, dts, sels, reps, sel_dt, measured, kept_c))
+        splits = split_differences(docs, dts, sels)
+        md = markdown(args, summary, runs, agree, classes, examples, splits, mb)
+        print(md)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(md)
+    finally:
+        if not args.keep_dir:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
