@@ -61,18 +61,18 @@ class Split:
 
 @dataclass
 class Replay:
-    """`simulate`'s result for one document: the sentences cut, and for each cut span the document
-    index of the span's first occurrence."""
+    """`simulate`'s result for one document: the sentences cut, and where each cut span was first seen."""
 
     cut: set[int] = field(default_factory=set)
-    sources: dict[int, int] = field(default_factory=dict)  # cut span's start -> first occurrence's document
+    # a cut span's start -> (document, start) of its first occurrence
+    sources: dict[int, tuple[int, int]] = field(default_factory=dict)
 
 
 def simulate(docs: Sequence[Split], n: int) -> list[Replay]:
     """datatrove's decisions, in memory: span i of a document is keys[i:i+n] joined by spaces (a span
     whose joined keys are blank is not hashed); a span seen earlier in corpus order (an earlier
     document, or earlier in the same one) cuts sentences i..i+n-1."""
-    first: dict[str, int] = {}
+    first: dict[str, tuple[int, int]] = {}
     out = []
     for d, doc in enumerate(docs):
         rep = Replay()
@@ -81,7 +81,7 @@ def simulate(docs: Sequence[Split], n: int) -> list[Replay]:
             if not span.strip():
                 continue
             if span not in first:
-                first[span] = d
+                first[span] = (d, i)
                 continue
             rep.sources[i] = first[span]
             rep.cut.update(range(i, min(i + n, len(doc.ends))))
@@ -151,7 +151,7 @@ def boundary_kind(text: str, end: int) -> str:
     word = before.split()[-1] if before.split() else ""
     if not before:
         return "start of text"
-    if end < len(text) and not text[end].isspace() and not before.endswith(tuple(".!?")):
+    if end < len(text) and not text[end].isspace() and not text[end - 1].isspace():
         return "inside a token"
     if tail.endswith(("...", "…")):
         return "ellipsis"
@@ -165,12 +165,11 @@ def boundary_kind(text: str, end: int) -> str:
         return "dotted abbreviation (U.S.)"
     if re.fullmatch(r"[A-Z]\.", word):
         return "initial (J.)"
-    if re.fullmatch(r"[A-Za-z]{1,5}\.", word.lstrip("(\"'")):
-        return "short word + . (abbreviation?)"
-    if "\n" in text[end - 1 : end + 1] or (end < len(text) and text[end] == "\n"):
-        return "line break"
-    if "." in word[:-1]:
-        return "dot inside a word"
+    after = text[end:].lstrip()[:1]
+    if after.islower():
+        return "word + . before a lower-case word"
+    if "\n" in text[end : end + 1]:
+        return "line break after"
     return "word + ."
 
 
