@@ -1,6 +1,7 @@
 """`selene spans` against datatrove's SentenceDedup, on the same documents, with datatrove's settings.
 
-    python benchmarks/spans.py [--mb 20] [--seed 0] [--checkout DIR] [--keep-dir DIR] [--out results.md]
+    python benchmarks/spans.py [--mb 20] [--seed 0] [--checkout DIR] [--keep-dir DIR [--reuse-datatrove]]
+                               [--out results.md]
 
 Input: `benchmarks/spans_corpus.py`'s web-like pages (`--mb` MB of text: prose pages with cookie
 banners, navigation, licence notices, newsletter footers, copied passages and repeated quotations),
@@ -77,12 +78,14 @@ class Run:
     cpu: float
 
 
-def timed(cmd: list[str], env: dict[str, str], log: Path) -> Run:
-    """Run `cmd` to completion; its wall clock and the user + sys CPU of it and its descendants."""
+def timed(cmd: list[str], env: dict[str, str], log: Path, cwd: Path = ROOT) -> Run:
+    """Run `cmd` to completion in `cwd`; its wall clock and the user + sys CPU of it and its descendants.
+    (`python -m` puts its working directory first on sys.path: a selene command runs in the checkout
+    it is to import.)"""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     with open(log, "w") as out:
-        rc = subprocess.run(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT).returncode
+        rc = subprocess.run(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=cwd).returncode
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if rc != 0:
@@ -161,13 +164,26 @@ def replay_cuts(docs: list[tuple[str, str]], splits: list[cmp.Split]) -> tuple[l
 
 
 def measure(texts: set[str], tmp: Path, python: str) -> dict[str, tuple[int, int]]:
-    """datatrove's (words, sentences) of each text, by its own tokenizer."""
-    src, dst = tmp / "measure-in.parquet", tmp / "measure-out.parquet"
-    keys = sorted(texts)
-    pq.write_table(pa.table({"key": list(range(len(keys))), "text": keys}), src)
-    timed([python, str(DT_SCRIPT), "measure", str(src), str(dst)], datatrove_env(), tmp / "measure.log")
-    t = pq.read_table(dst).to_pylist()
-    return {keys[r["key"]]: (r["words"], r["sentences"]) for r in t}
+    """datatrove's (words, sentences) of each text, by its own tokenizer; texts counted by an earlier
+    run in `tmp` (measured.parquet) are not counted again."""
+    cache = tmp / "measured.parquet"
+    known: dict[str, tuple[int, int]] = {}
+    if cache.exists():
+        known = {r["text"]: (r["words"], r["sentences"]) for r in pq.read_table(cache).to_pylist()}
+    keys = sorted(texts - known.keys())
+    if keys:
+        src, dst = tmp / "measure-in.parquet", tmp / "measure-out.parquet"
+        pq.write_table(pa.table({"key": list(range(len(keys))), "text": keys}), src)
+        timed([python, str(DT_SCRIPT), "measure", str(src), str(dst)], datatrove_env(), tmp / "measure.log")
+        known.update({keys[r["key"]]: (r["words"], r["sentences"]) for r in pq.read_table(dst).to_pylist()})
+        rows = sorted(known.items())
+        table = {
+            "text": [t for t, _ in rows],
+            "words": [w for _, (w, _) in rows],
+            "sentences": [n for _, (_, n) in rows],
+        }
+        pq.write_table(pa.table(table), cache)
+    return {t: known[t] for t in texts}
 
 
 # ------------------------------------------------------------------------------------ report
@@ -297,8 +313,9 @@ def markdown(args: argparse.Namespace, summary: dict, runs: dict[str, Run], agre
         f"`python benchmarks/spans.py --mb {args.mb:g} --seed {args.seed}` (selene checkout: `{args.checkout}`); "
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.",
         "",
-        f"Corpus: {summary['pages']:,} pages, {mb:.1f} MB of text after `selene ingest` "
-        f"({summary['pool_sentences']:,} distinct natural sentences + templates); planted: "
+        f"Corpus: {summary['pages']:,} pages generated, {n:,} documents ({mb:.1f} MB of text) after "
+        f"`selene ingest`'s filters ({summary['pool_sentences']:,} distinct natural sentences + templates); "
+        "planted in the pages: "
         + ", ".join(f"{k} {v:,}" for k, v in sorted(summary["planted"].items()))
         + f". Settings: datatrove's defaults (3-sentence spans, >= 50 words and >= 3 sentences after cuts); "
         f"selene with `{json.dumps(SELENE_CONFIG)}`.",
@@ -371,12 +388,18 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--checkout", type=Path, default=ROOT, help="the selene checkout whose `spans` runs")
     ap.add_argument(
-        "--normaliser", default="selene.spans.normalize:normalize",
-        help="MODULE:FUNCTION of that checkout: a sentence's text as it is hashed ('' skips that step)",
+        "--normaliser", default="selene.spans.units:normalize",
+        help="MODULE:FUNCTION of that checkout: (text[, config]) -> a sentence's text as it is hashed "
+        "('' skips that step)",
     )  # fmt: skip
     ap.add_argument("--datatrove-python", default=DATATROVE_PYTHON)
     ap.add_argument("--examples", type=int, default=4, help="examples per class of difference")
     ap.add_argument("--keep-dir", type=Path, help="keep inputs and outputs here")
+    ap.add_argument(
+        "--reuse-datatrove", action="store_true",
+        help="with --keep-dir: reuse datatrove's output, timing and sentences from an earlier run of the same "
+        "corpus there (datatrove's side takes minutes; selene's changes are what is re-measured)",
+    )  # fmt: skip
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "spans.md")
     args = ap.parse_args()
     args.checkout = args.checkout.resolve()
@@ -405,20 +428,31 @@ def main() -> None:
             "-c",
             str(cfg),
         ]
-        runs["selene"] = timed([*cmd, "--workers", "1"], selene_env(args.checkout), tmp / "selene.log")
+        runs["selene"] = timed(
+            [*cmd, "--workers", "1"], selene_env(args.checkout), tmp / "selene.log", args.checkout
+        )
         print(f"selene: {runs['selene']}", flush=True)
-        shutil.rmtree(dt_work, ignore_errors=True)
-        dt_cmd = [
-            args.datatrove_python,
-            str(DT_SCRIPT),
-            "run",
-            str(inp),
-            str(dt_work),
-            "--n-sentences",
-            str(N),
-        ]
-        runs["datatrove"] = timed(dt_cmd, datatrove_env(), tmp / "datatrove.log")
-        print(f"datatrove: {runs['datatrove']}", flush=True)
+        stamp = {"mb": args.mb, "seed": args.seed, "corpus": summary, "n": N}
+        saved = tmp / "datatrove-run.json"
+        if args.reuse_datatrove and saved.exists() and json.loads(saved.read_text())["stamp"] == stamp:
+            runs["datatrove"] = Run(**json.loads(saved.read_text())["run"])
+            print(f"datatrove: reused from {saved}: {runs['datatrove']}", flush=True)
+        else:
+            saved.unlink(missing_ok=True)
+            (tmp / "dt-split.parquet").unlink(missing_ok=True)
+            shutil.rmtree(dt_work, ignore_errors=True)
+            dt_cmd = [
+                args.datatrove_python,
+                str(DT_SCRIPT),
+                "run",
+                str(inp),
+                str(dt_work),
+                "--n-sentences",
+                str(N),
+            ]
+            runs["datatrove"] = timed(dt_cmd, datatrove_env(), tmp / "datatrove.log")
+            saved.write_text(json.dumps({"stamp": stamp, "run": vars(runs["datatrove"])}))
+            print(f"datatrove: {runs['datatrove']}", flush=True)
 
         sel_texts = read_texts(str(sel_out / "part-*.parquet"))
         dt_texts = read_texts(str(dt_work / "output" / "*.parquet"))
@@ -434,10 +468,15 @@ def main() -> None:
         # the replays: datatrove's splits and keys; selene's splits under datatrove's keys; selene's own keys
         py = args.datatrove_python
         denv = datatrove_env()
-        timed([py, str(DT_SCRIPT), "split", str(inp), str(tmp / "dt-split.parquet")], denv, tmp / "split.log")
+        if not (tmp / "dt-split.parquet").exists():
+            timed(
+                [py, str(DT_SCRIPT), "split", str(inp), str(tmp / "dt-split.parquet")],
+                denv,
+                tmp / "split.log",
+            )
         sel_cmd = [sys.executable, str(SELENE_SPLIT), str(inp), str(tmp / "sel-split.parquet")]
         if args.normaliser:
-            sel_cmd += ["--normaliser", args.normaliser]
+            sel_cmd += ["--normaliser", args.normaliser, "--config", str(cfg)]
         timed(sel_cmd, selene_env(args.checkout), tmp / "sel-split.log")
         timed(
             [py, str(DT_SCRIPT), "split", str(inp), str(tmp / "sel-dt-split.parquet"), "--ends",
