@@ -9,8 +9,10 @@ Debian copyright files), the held-out docstrings of `data/reference/` and the En
 cut into sentences at terminal punctuation before a capital; a sentence of 5-45 words, mostly
 letters, joins the pool once. Made-up sentences come on top, from templates filled with seeded
 names and numbers, so every page also has what sentence splitters disagree on: abbreviations ("Dr.",
-"e.g.", "U.S.", "approx."), initials, ellipses, decimals, prices, times, versions, quotations with
-the speaker after them, questions and exclamations.
+"e.g.", "U.S.", "approx.", "et al."), initials, ellipses ("..." and "…"), decimals, prices, times,
+dates, versions, quotations with the speaker after them, "?!", bullets, host and file names, e-mail
+addresses, emoticons; and what normalisers disagree on: accented names, curly quotes, currency
+signs, dashes, full-width punctuation and a CJK sentence.
 
 A page belongs to a site (sites drawn by a Zipf law, as crawls see a few big sites and many small
 ones) and is, in order:
@@ -85,7 +87,21 @@ TEMPLATES = [
     "Temperatures fell to -{n}.{q} °C in {city} vs. {m}.{a} °C a week ago.",
     "According to the U.K. office, {p}.{q} million people read the {noun} last year.",
     '{first} asked: "Why now?" The answer, says {last}, is the {year} {noun}.',
+    # what web text adds: non-ASCII names and marks, Unicode ellipses and dashes, bullets, addresses,
+    # emoticons, full-width punctuation, dotted names of files and hosts
+    "{uname} ({ucity}) said the {noun} was “finally done”… {first} wasn’t so sure.",
+    "Really?! The {noun} sold out in {m} minutes — again. Wow!!",
+    "• {first}’s {noun}: €{n},{nn} • {last}’s: £{m}.{q} • total: ¥{a}",
+    "Read more at www.{lower}.example/{noun}.html. Questions? Mail info@{lower}.example.",
+    "Open config.yaml, set debug: true, and restart. It works :) Thanks, {first}!",
+    "The {noun} is due on {h}/{d}/{year}, i.e. in {m} days; see §{q}.{a} of the rules.",
+    "会议于{d}日结束。{uname} 说：“很好！” Then everyone went home.",
+    "Café {last} serves crème brûlée for ${n}.{nn}. It’s in {ucity}, near the naïve art museum.",
+    "She scored {p}/{m} (approx. {q}{q}%) on the 3rd. test; he got No. {n}.",
+    "{first} et al. (ed.) published vol. {q}, ch. {m}... Then nothing for {m} yrs.",
 ]
+UNAMES = _names("José_Müller Zoë_Ødegaard Łukasz_Wójcik Chloé_Lefèvre İlkay_Gündoğan Nguyễn_Văn_An")
+UCITIES = _names("São_Paulo Zürich Kraków Malmö Reykjavík Düsseldorf Besançon")
 NAV = _names("Home News Sport Business Reviews Guides Deals About Contact Blog Events Shop Help Podcasts")
 COOKIES = [
     "We use cookies to improve your experience on our site. By continuing to browse, you agree to our "
@@ -211,7 +227,8 @@ class Generator:
             noun=r.choice(NOUNS), verb=r.choice(VERBS), co=r.choice(LAST), n=r.randint(2, 999),
             nn=f"{r.randint(0, 99):02d}", m=r.randint(2, 99), p=r.randint(1, 60), q=r.randint(0, 9),
             a=r.randint(1, 400), b=r.randint(401, 900), h=r.randint(1, 12), mm=f"{r.randint(0, 59):02d}",
-            i=r.choice("ABCDEGJKLMRT"), j=r.choice("ABCDEGJKLMRT"),
+            i=r.choice("ABCDEGJKLMRT"), j=r.choice("ABCDEGJKLMRT"), lower=r.choice(LAST).lower(),
+            uname=r.choice(UNAMES).replace("_", " "), ucity=r.choice(UCITIES).replace("_", " "),
         )  # fmt: skip
 
     def sentence(self) -> str:
