@@ -304,14 +304,25 @@ def explain(
     return f"{head}: the replay of datatrove cuts sentences {cut[:12]} and disagrees with datatrove's output"
 
 
+def checkout_name(args: argparse.Namespace) -> str:
+    """The selene checkout measured: `--label`, else its git commit, else its path."""
+    if args.label:
+        return args.label
+    rev = subprocess.run(
+        ["git", "-C", str(args.checkout), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    )
+    return f"`{args.checkout}` at {rev.stdout.strip()}" if rev.returncode == 0 else f"`{args.checkout}`"
+
+
 def markdown(args: argparse.Namespace, summary: dict, runs: dict[str, Run], agree: dict, classes: Counter,
              examples: dict[str, list[str]], splits: dict, mb: float) -> str:  # fmt: skip
     n = agree["docs"]
     lines = [
         "## selene spans vs datatrove's SentenceDedup",
         "",
-        f"`python benchmarks/spans.py --mb {args.mb:g} --seed {args.seed}` (selene checkout: `{args.checkout}`); "
-        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.",
+        f"`python benchmarks/spans.py --mb {args.mb:g} --seed {args.seed}` (selene: {checkout_name(args)}); "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} cores, load average "
+        f"{os.getloadavg()[0]:.1f} at the end (other jobs share the machine: wall clocks are not comparable).",
         "",
         f"Corpus: {summary['pages']:,} pages generated, {n:,} documents ({mb:.1f} MB of text) after "
         f"`selene ingest`'s filters ({summary['pool_sentences']:,} distinct natural sentences + templates); "
@@ -392,6 +403,7 @@ def main() -> None:
         help="MODULE:FUNCTION of that checkout: (text[, config]) -> a sentence's text as it is hashed "
         "('' skips that step)",
     )  # fmt: skip
+    ap.add_argument("--label", help="how the report names the selene checkout (default: its path and commit)")
     ap.add_argument("--datatrove-python", default=DATATROVE_PYTHON)
     ap.add_argument("--examples", type=int, default=4, help="examples per class of difference")
     ap.add_argument("--keep-dir", type=Path, help="keep inputs and outputs here")
