@@ -2,6 +2,7 @@
 
     python benchmarks/spans.py [--mb 20] [--seed 0] [--checkout DIR] [--keep-dir DIR [--reuse-datatrove]]
                                [--out results.md]
+    python benchmarks/spans.py --input DATASET ...   (any document dataset instead of the generated pages)
 
 Input: `benchmarks/spans_corpus.py`'s web-like pages (`--mb` MB of text: prose pages with cookie
 banners, navigation, licence notices, newsletter footers, copied passages and repeated quotations),
@@ -304,6 +305,22 @@ def explain(
     return f"{head}: the replay of datatrove cuts sentences {cut[:12]} and disagrees with datatrove's output"
 
 
+def run_args(args: argparse.Namespace) -> str:
+    return f"--input {args.input}" if args.input else f"--mb {args.mb:g} --seed {args.seed}"
+
+
+def corpus_line(summary: dict, n: int, mb: float) -> str:
+    if "input" in summary:
+        return f"Corpus: the document dataset `{summary['input']}`, {n:,} documents ({mb:.1f} MB of text)."
+    return (
+        f"Corpus: {summary['pages']:,} pages generated, {n:,} documents ({mb:.1f} MB of text) after "
+        f"`selene ingest`'s filters ({summary['pool_sentences']:,} distinct natural sentences + templates); "
+        "planted in the pages: "
+        + ", ".join(f"{k} {v:,}" for k, v in sorted(summary["planted"].items()))
+        + "."
+    )
+
+
 def checkout_name(args: argparse.Namespace) -> str:
     """The selene checkout measured: `--label`, else its git commit, else its path."""
     if args.label:
@@ -320,15 +337,12 @@ def markdown(args: argparse.Namespace, summary: dict, runs: dict[str, Run], agre
     lines = [
         "## selene spans vs datatrove's SentenceDedup",
         "",
-        f"`python benchmarks/spans.py --mb {args.mb:g} --seed {args.seed}` (selene: {checkout_name(args)}); "
+        f"`python benchmarks/spans.py {run_args(args)}` (selene: {checkout_name(args)}); "
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} cores, load average "
         f"{os.getloadavg()[0]:.1f} at the end (other jobs share the machine: wall clocks are not comparable).",
         "",
-        f"Corpus: {summary['pages']:,} pages generated, {n:,} documents ({mb:.1f} MB of text) after "
-        f"`selene ingest`'s filters ({summary['pool_sentences']:,} distinct natural sentences + templates); "
-        "planted in the pages: "
-        + ", ".join(f"{k} {v:,}" for k, v in sorted(summary["planted"].items()))
-        + f". Settings: datatrove's defaults (3-sentence spans, >= 50 words and >= 3 sentences after cuts); "
+        corpus_line(summary, n, mb)
+        + f" Settings: datatrove's defaults (3-sentence spans, >= 50 words and >= 3 sentences after cuts); "
         f"selene with `{json.dumps(SELENE_CONFIG)}`.",
         "",
         "### Decisions",
@@ -397,6 +411,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mb", type=float, default=20.0, help="MB of page text to generate")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--input", type=Path, help="compare on this document dataset instead of a generated corpus"
+    )
     ap.add_argument("--checkout", type=Path, default=ROOT, help="the selene checkout whose `spans` runs")
     ap.add_argument(
         "--normaliser", default="selene.spans.units:normalize",
@@ -418,7 +435,10 @@ def main() -> None:
     tmp = args.keep_dir or Path(tempfile.mkdtemp(prefix="selene-bench-spans-"))
     tmp.mkdir(parents=True, exist_ok=True)
     try:
-        inp, summary = build_input(tmp, args.mb, args.seed)
+        if args.input:
+            inp, summary = args.input.resolve(), {"input": str(args.input)}
+        else:
+            inp, summary = build_input(tmp, args.mb, args.seed)
         docs = read_docs(inp)
         mb = sum(len(t.encode()) for _, t in docs) / 1e6
         print(f"corpus: {len(docs)} documents, {mb:.1f} MB in {inp}", flush=True)

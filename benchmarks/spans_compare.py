@@ -159,6 +159,8 @@ def boundary_kind(text: str, end: int) -> str:
         return "! or ?"
     if re.search(r"[\"')\]”’]$", tail):
         return "closing quote or bracket"
+    if not before.endswith("."):
+        return f"after {before[-1]!r}"
     if re.fullmatch(r"\d+(\.\d+)*\.", word):
         return "number + ."
     if re.fullmatch(r"(\w\.){2,}", word.lstrip("(\"'")):

@@ -155,6 +155,7 @@ def test_outcome_and_classify() -> None:
         ("Use io.StringIO now", 7, "inside a token"),
         ("It ended.\nNext", 9, "line break after"),
         ("It ended. Next", 9, "word + ."),
+        ('elif startswith("<!--", i)', 23, "after ','"),
     ],
 )
 def test_boundary_kind(text: str, end: int, kind: str) -> None:
@@ -164,3 +165,27 @@ def test_boundary_kind(text: str, end: int, kind: str) -> None:
 def test_context_marks_the_offset() -> None:
     assert cmp.context("abc\ndef", 3, 2) == "…bc|⏎d…"
     assert cmp.whitespace_only("a  b\n", "a b") and not cmp.whitespace_only("a b", "ab")
+
+
+def test_agreement_and_split_differences() -> None:
+    from benchmarks import spans  # the driver, with its own import of spans_compare
+
+    c = spans.cmp
+    docs = [("a", "One. Two."), ("b", "Three. Four."), ("c", "Five.")]
+    dt = [c.outcome("One. Two.", "One. Two."), c.outcome("Three. Four.", "Four."), c.outcome("Five.", None)]
+    sel = [
+        c.outcome("One. Two.", "One. Two."),
+        c.outcome("Three. Four.", " Four."),
+        c.outcome("Five.", "Five."),
+    ]
+    got = spans.agreement(spans.Sides(docs, dt, sel, {}))
+    assert got["alike"] == 2 and got["both_kept"] == 2 and got["identical"] == 1
+    assert got["both_edited"] == 1 and got["edited_identical"] == 0
+    assert got["states"][(c.DROPPED, c.UNCHANGED)] == 1
+
+    splits_dt = [c.Split([4, 9], []), c.Split([12], []), c.Split([5], [])]
+    splits_sel = [c.Split([4, 9], []), c.Split([6, 12], []), c.Split([5], [])]
+    diff = spans.split_differences(docs, splits_dt, splits_sel)
+    assert diff["docs_differ"] == 1
+    assert diff["counts"] == {("selene only", "word + ."): 1}
+    assert "Three.| Four." in diff["examples"][("selene only", "word + .")][0]
