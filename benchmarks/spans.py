@@ -3,15 +3,19 @@
     python benchmarks/spans.py [--mb 20] [--seed 0] [--checkout DIR] [--keep-dir DIR [--reuse-datatrove]]
                                [--out results.md]
     python benchmarks/spans.py --input DATASET ...   (any document dataset instead of the generated pages)
+    python benchmarks/spans.py --sample ...          (the bundled sample corpus: code, licences, markup)
 
 Input: `benchmarks/spans_corpus.py`'s web-like pages (`--mb` MB of text: prose pages with cookie
 banners, navigation, licence notices, newsletter footers, copied passages and repeated quotations),
 read by `selene ingest` (this repository's) into a document dataset; both sides read its shards.
 
 Both sides as users run them, one worker each, as whole commands; CPU = user + sys of the process
-tree (`resource.getrusage(RUSAGE_CHILDREN)` before and after each command), wall clock beside it:
-- selene: ``python -m selene.cli spans -i IN -o OUT -c spans.yaml --workers 1`` with
-  ``PYTHONPATH=--checkout`` (default: the repository this file is in) and datatrove's settings:
+tree (`resource.getrusage(RUSAGE_CHILDREN)` before and after each command: with one worker selene
+runs every step in its own process, and datatrove's LocalPipelineExecutor with one task and worker
+too, so every CPU second is in a process the command waits for), wall clock beside it:
+- selene: ``python -m selene.cli spans -i IN -o OUT -c spans.yaml --workers 1`` run in the checkout
+  under test with ``PYTHONPATH=--checkout`` (default: the repository this file is in; `--label`
+  names it in the report) and datatrove's settings:
   ``unit: sentence``, ``span: 3``, ``min_span_chars: 0`` (datatrove cuts spans of any length),
   ``min_doc_words: 50``, ``min_sentences: 3``, normalisation as datatrove's TextNormConfig defaults;
 - datatrove: `benchmarks/_datatrove_sentence_dedup.py run` (its three steps under
@@ -20,11 +24,14 @@ tree (`resource.getrusage(RUSAGE_CHILDREN)` before and after each command), wall
 Compared per document (`benchmarks/spans_compare.py`): unchanged, edited or dropped on each side;
 agreement = same state; for documents both keep, whether the texts are identical. Each disagreement
 is put in one class by replaying datatrove's algorithm with selene's splitter, then selene's
-normalisation, swapped in (see spans_compare's doc): split, normalisation, drop rule, cut text; with
-examples. The sentence boundaries the two splitters draw differently, over the whole corpus, are
-counted by the kind of text before them. The replay itself is checked: it must give datatrove's
-output for every document. Results: a markdown report (`--out`, default
-benchmarks/results/spans.md) and the same on stdout.
+normalisation, swapped in (see spans_compare's doc): split, normalisation, drop rule, span matching,
+cut text; with examples. The replays' sentences and keys come from each side's own code, untimed:
+`_datatrove_sentence_dedup.py split` (spaCy, `simplify_text`), `_selene_spans_split.py` (the
+checkout's `sentence_ends` and `--normaliser`), and their keep-or-drop verdicts from datatrove's own
+word and sentence counts (`_datatrove_sentence_dedup.py measure`). The replay itself is checked: it
+must give datatrove's output for every document (class `replay`: 0). The sentence boundaries the two
+splitters draw differently, over the whole corpus, are counted by the kind of text before them.
+Results: a markdown report (`--out`, default benchmarks/results/spans.md) and the same on stdout.
 """
 
 from __future__ import annotations
@@ -77,6 +84,7 @@ SELENE_CONFIG = {
 class Run:
     wall: float
     cpu: float
+    when: str = ""  # set on a run reused from an earlier benchmark run: when it was measured
 
 
 def timed(cmd: list[str], env: dict[str, str], log: Path, cwd: Path = ROOT) -> Run:
@@ -111,6 +119,26 @@ def build_input(tmp: Path, mb: float, seed: int) -> tuple[Path, dict]:
     cmd += ["-s", f"web[id_key=id,meta_keys=url+planted]={tmp / 'corpus' / 'pages.jsonl'}"]
     timed(cmd, selene_env(ROOT), tmp / "ingest.log")
     return inp, summary
+
+
+def build_sample(tmp: Path) -> tuple[Path, dict]:
+    """The bundled sample (data/sample: Pile documents and the WET pages), read by `selene ingest`
+    with language id and filters off, so that its code and markup reach the comparison too."""
+    inp = tmp / "sample-in"
+    shutil.rmtree(inp, ignore_errors=True)
+    cfg = tmp / "ingest-all.yaml"
+    off = "".join(
+        f"- {{name: {f}, enabled: false}}\n" for f in ("length", "gopher_quality", "gopher_repetition")
+    )
+    cfg.write_text("langid: {enabled: false}\nfilters:\n" + off)
+    sample = ROOT / "data" / "sample"
+    cmd = [sys.executable, "-m", "selene.cli", "ingest", "-o", str(inp), "--workers", "1", "-c", str(cfg)]
+    cmd += ["-s", f"pile={sample / 'pile' / '*.jsonl.zst'}", "-s", f"cc={sample / 'cc' / '*.wet.gz'}"]
+    timed(cmd, selene_env(ROOT), tmp / "ingest.log")
+    what = (
+        "the bundled sample (data/sample: Pile jsonl.zst and WET pages), ingested without langid and filters"
+    )
+    return inp, {"input": what}
 
 
 # ------------------------------------------------------------------------------------ reading
@@ -306,12 +334,14 @@ def explain(
 
 
 def run_args(args: argparse.Namespace) -> str:
-    return f"--input {args.input}" if args.input else f"--mb {args.mb:g} --seed {args.seed}"
+    if args.input:
+        return f"--input {args.input}"
+    return "--sample" if args.sample else f"--mb {args.mb:g} --seed {args.seed}"
 
 
 def corpus_line(summary: dict, n: int, mb: float) -> str:
     if "input" in summary:
-        return f"Corpus: the document dataset `{summary['input']}`, {n:,} documents ({mb:.1f} MB of text)."
+        return f"Corpus: {summary['input']}, {n:,} documents ({mb:.1f} MB of text)."
     return (
         f"Corpus: {summary['pages']:,} pages generated, {n:,} documents ({mb:.1f} MB of text) after "
         f"`selene ingest`'s filters ({summary['pool_sentences']:,} distinct natural sentences + templates); "
@@ -381,9 +411,11 @@ def markdown(args: argparse.Namespace, summary: dict, runs: dict[str, Run], agre
         "| splitter | before the boundary | boundaries | example |",
         "|---|---|---:|---|",
     ]
+    if not splits["counts"]:
+        lines.append("| (none) | | 0 | |")
     for (side, kind), v in splits["counts"].most_common():
         ex = (
-            splits["examples"][(side, kind)][0].replace("|", "\\|", 1)
+            splits["examples"][(side, kind)][0].replace("|", "\\|")
             if splits["examples"][(side, kind)]
             else ""
         )
@@ -399,6 +431,11 @@ def markdown(args: argparse.Namespace, summary: dict, runs: dict[str, Run], agre
         f"| datatrove | {d.wall:.1f} | {d.cpu:.1f} | {mb / d.cpu:.2f} |",
         f"| datatrove / selene | {d.wall / s.wall:.1f}x | {d.cpu / s.cpu:.1f}x | |",
         "",
+        *(
+            [f"datatrove's run and timing reused from an earlier run on the same corpus ({d.when})", ""]
+            if d.when
+            else []
+        ),
         f"Goals: changed alike >= 98%: {'met' if agree['alike'] / n >= 0.98 else 'NOT met'} "
         f"({agree['alike'] / n:.2%}); identical where both keep: "
         f"{'met' if agree['identical'] == agree['both_kept'] else 'NOT met'}; >= 10x per CPU-second: "
@@ -413,6 +450,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument(
         "--input", type=Path, help="compare on this document dataset instead of a generated corpus"
+    )
+    ap.add_argument(
+        "--sample", action="store_true", help="compare on the bundled sample corpus (code and markup)"
     )
     ap.add_argument("--checkout", type=Path, default=ROOT, help="the selene checkout whose `spans` runs")
     ap.add_argument(
@@ -436,7 +476,9 @@ def main() -> None:
     tmp.mkdir(parents=True, exist_ok=True)
     try:
         if args.input:
-            inp, summary = args.input.resolve(), {"input": str(args.input)}
+            inp, summary = args.input.resolve(), {"input": f"the document dataset `{args.input}`"}
+        elif args.sample:
+            inp, summary = build_sample(tmp)
         else:
             inp, summary = build_input(tmp, args.mb, args.seed)
         docs = read_docs(inp)
@@ -467,7 +509,8 @@ def main() -> None:
         stamp = {"mb": args.mb, "seed": args.seed, "corpus": summary, "n": N}
         saved = tmp / "datatrove-run.json"
         if args.reuse_datatrove and saved.exists() and json.loads(saved.read_text())["stamp"] == stamp:
-            runs["datatrove"] = Run(**json.loads(saved.read_text())["run"])
+            old = json.loads(saved.read_text())
+            runs["datatrove"] = Run(**old["run"], when=old.get("when", "earlier"))
             print(f"datatrove: reused from {saved}: {runs['datatrove']}", flush=True)
         else:
             saved.unlink(missing_ok=True)
@@ -483,7 +526,9 @@ def main() -> None:
                 str(N),
             ]
             runs["datatrove"] = timed(dt_cmd, datatrove_env(), tmp / "datatrove.log")
-            saved.write_text(json.dumps({"stamp": stamp, "run": vars(runs["datatrove"])}))
+            when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+            run = {"wall": runs["datatrove"].wall, "cpu": runs["datatrove"].cpu}
+            saved.write_text(json.dumps({"stamp": stamp, "run": run, "when": when}))
             print(f"datatrove: {runs['datatrove']}", flush=True)
 
         sel_texts = read_texts(str(sel_out / "part-*.parquet"))
