@@ -12,6 +12,7 @@ target, blocks show in the order of the view.
 from __future__ import annotations
 
 import base64
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -109,6 +110,14 @@ class View:
     def to(self, target: Target) -> list[Block]:
         """The blocks shown in `target`, in order."""
         return [b for b in self.blocks if target in b.to]
+
+
+def markdown_escaped(text: str) -> str:
+    """`text` shown as it is where markdown is rendered (a table cell of the dashboard or report.md)."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~])")
 
 
 def svg_image(svg: str | bytes, alt: str) -> str:
@@ -210,7 +219,8 @@ def repeats(items: Sequence[Repeat], key: str, what: str) -> list[Block]:
     if not items:
         return []
     cols = (Column("occurrences"), Column("chars"), Column("text", right=False, fold=True))
-    rows = [(r.count, r.chars, r.text) for r in items]
+    # the dashboard and report.md render a cell as markdown: `__init__` would show as a bold "init"
+    rows = [(r.count, r.chars, markdown_escaped(r.text)) for r in items]
     short = [(r.count, r.chars, r.text if len(r.text) <= 80 else r.text[:79] + "…") for r in items[:5]]
     return [
         Table(cols, rows, key=key, title=f"the {len(items)} most repeated {what}", to=PREFECT | REPORT,

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from selene.io import dataset, fs, steps
 from selene.io.results import StageResult
 from selene.manifest import DocumentManifest, EditStats, Repeat, ShardEntry, SourceStats, StageManifest
+from selene.view import markdown_escaped
 
 M = TypeVar("M", bound=StageManifest)
 
@@ -200,9 +201,5 @@ def repeats_markdown(repeats: Sequence[Repeat], title: str) -> str:
     if not repeats:
         return "\n".join([*lines, "Nothing was repeated.", ""])
     lines += ["| occurrences | chars | text |", "|---:|---:|---|"]
-    lines += [f"| {r.count:,} | {r.chars:,} | {_cell(r.text)} |" for r in repeats]
+    lines += [f"| {r.count:,} | {r.chars:,} | {markdown_escaped(r.text)} |" for r in repeats]
     return "\n".join([*lines, ""])
-
-
-def _cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|")

@@ -103,3 +103,4 @@ def test_most_repeated_is_ordered_by_count_then_length_then_text() -> None:
     assert edits.shown("a  b\n\nc" + "d" * 400, limit=10) == "a b cdddd…"
     md = edits.repeats_markdown([edits.repeat("x | y", 3)], "Most repeated")
     assert "| 3 | 5 | x \\| y |" in md
+    assert "| 2 | 12 | \\_\\_init\\_\\_ \\*x\\* |" in edits.repeats_markdown([edits.repeat("__init__ *x*", 2)], "t")
