@@ -45,6 +45,11 @@ from selene.quality import view as quality_view
 from selene.quality.config import QualityConfig
 from selene.quality.manifest import QualityManifest
 from selene.quality.stage import run_quality
+from selene.substrings import checks as substrings_checks
+from selene.substrings import view as substrings_view
+from selene.substrings.config import SubstringsConfig
+from selene.substrings.manifest import SubstringsManifest
+from selene.substrings.stage import run_substrings
 from selene.tokenize import checks as tokenize_checks
 from selene.tokenize import view as tokenize_view
 from selene.tokenize.config import TokenizeConfig
@@ -102,6 +107,13 @@ PARTS: dict[str, Parts[Any, Any, Any]] = {
     ),
     "dedup": Parts[str, DedupConfig, DedupManifest](
         DedupConfig, run_dedup, DedupManifest, preflight=dedup_checks.check, view=dedup_view.view
+    ),
+    "substrings": Parts[str, SubstringsConfig, SubstringsManifest](
+        SubstringsConfig,
+        run_substrings,
+        SubstringsManifest,
+        preflight=substrings_checks.check,
+        view=substrings_view.view,
     ),
     "decontaminate": Parts[str, DecontaminateConfig, DecontaminateManifest](
         DecontaminateConfig,

@@ -1,0 +1,127 @@
+"""From repeated windows to what is cut: per part the ranges of each document, per bucket of span
+fingerprints the most repeated spans.
+
+A part's repeated windows are those LPF found inside it and those `matches` found in earlier parts.
+The union of [p, p + window) over them is cut; as every window lies inside one document (and ends at
+most at its SEP), so does every merged range. `cut_part` writes them per document as unit offsets
+(shard, row, start, end), in corpus order, and, per range, a fingerprint of its bytes (xxh64), its
+global position and length: the same span cut in many documents has one fingerprint, counted by
+`top_spans` in a bucket of fingerprints (a span lives in one bucket, so no count is split).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import xxhash
+
+from selene.io import fs
+from selene.io.edits import repeat
+from selene.manifest import Repeat
+from selene.substrings import matches
+from selene.substrings.layout import Layout
+
+CUT_FIELDS = ("shard", "row", "start", "end")
+
+
+def cut_file(root: str, j: int, kind: str = "cuts") -> str:
+    return fs.join(root, kind, f"{j:05d}.npz")
+
+
+def merged(starts: np.ndarray, window: int) -> tuple[np.ndarray, np.ndarray]:
+    """The union of [s, s + window) over sorted, distinct `starts`, as [begin, end) ranges."""
+    if not len(starts):
+        return starts, starts
+    ends = starts + window
+    new = np.r_[True, starts[1:] > ends[:-1]]  # ends grow with starts: the previous end is the furthest
+    first = np.flatnonzero(new)
+    last = np.r_[first[1:] - 1, len(starts) - 1]
+    return starts[first], ends[last]
+
+
+def cut_part(layout: Layout, j: int, buckets: int) -> tuple[int, int]:
+    """Part `j`'s ranges to cut (`cut_file`) and its spans' fingerprints; returns (windows cut, ranges)."""
+    lo, hi = layout.part_range(j)
+    bits = np.unpackbits(fs.load_npy(matches.part_file(layout.root, j, "rep")))[: hi - lo].astype(bool)
+    starts = np.union1d(np.flatnonzero(bits), matches.cross_of_part(layout.root, j, buckets)).astype(np.int64)
+    begin, end = merged(starts, layout.window)
+    begin, end = begin + lo, end + lo  # global
+    keep = begin >= layout.shard_starts[layout.protected]  # earlier outputs' documents are never cut
+    begin, end = begin[keep], end[keep]
+    cols = {name: [] for name in CUT_FIELDS}  # type: dict[str, list[np.ndarray]]
+    for k in layout.shards_of_part(j):
+        s = layout.shard_starts[k]
+        sel = (begin >= s) & (begin < layout.shard_starts[k + 1])
+        if not sel.any():
+            continue
+        off = layout.offsets(k)
+        local_b, local_e = begin[sel] - s, end[sel] - s
+        row = np.searchsorted(off, local_b, side="right") - 1
+        cols["shard"].append(np.full(len(row), k, dtype=np.int64))
+        cols["row"].append(row.astype(np.int64))
+        cols["start"].append((local_b - off[row]) // layout.width)
+        cols["end"].append((local_e - off[row]) // layout.width)
+    arrays = {n: np.concatenate(c) if c else np.empty(0, dtype=np.int64) for n, c in cols.items()}
+    _save_npz(cut_file(layout.root, j), arrays)
+    hashes = np.fromiter(
+        (xxhash.xxh64_intdigest(layout.read(int(b), int(e)).tobytes()) for b, e in zip(begin, end, strict=True)),
+        dtype=np.uint64,
+        count=len(begin),
+    )
+    order = np.argsort(hashes, kind="stable")
+    _save_npz(cut_file(layout.root, j, "spans"), {"hash": hashes[order], "at": begin[order], "len": (end - begin)[order]})
+    return len(starts), len(begin)
+
+
+def cuts_of_shard(layout: Layout, k: int) -> dict[int, list[tuple[int, int]]]:
+    """Row → the unit ranges cut out of that document of shard `k`."""
+    out: dict[int, list[tuple[int, int]]] = {}
+    for j in layout.parts_of_shard(k):
+        c = _load_npz(cut_file(layout.root, j))
+        sel = c["shard"] == k
+        for row, a, b in zip(c["row"][sel].tolist(), c["start"][sel].tolist(), c["end"][sel].tolist(), strict=True):
+            out.setdefault(row, []).append((a, b))
+    return out
+
+
+def top_spans(layout: Layout, b: int, bits: int, decode: object, n: int = 20) -> list[Repeat]:
+    """The `n` spans of fingerprint bucket `b` cut most often, with their occurrences (the copies cut
+    and the first one, kept). `decode(units bytes) -> str` gives a span's text."""
+    hs, at, ln = [], [], []
+    for j in range(layout.parts):
+        s = _load_npz(cut_file(layout.root, j, "spans"))
+        h = s["hash"]
+        if bits:
+            top = h >> np.uint64(64 - bits)
+            sel = top == b
+        else:
+            sel = np.ones(len(h), dtype=bool)
+        hs.append(h[sel])
+        at.append(s["at"][sel])
+        ln.append(s["len"][sel])
+    h, a, ln_ = np.concatenate(hs), np.concatenate(at), np.concatenate(ln)
+    if not len(h):
+        return []
+    order = np.lexsort((a, h))
+    h, a, ln_ = h[order], a[order], ln_[order]
+    first = np.flatnonzero(np.r_[True, h[1:] != h[:-1]])
+    counts = np.diff(np.r_[first, len(h)])
+    best = np.lexsort((h[first], -ln_[first], -counts))[:n]
+    return [
+        repeat(decode(layout.read(int(a[first[i]]), int(a[first[i]] + ln_[first[i]])).tobytes()), int(counts[i]) + 1)  # type: ignore[operator]
+        for i in best.tolist()
+    ]
+
+
+def _save_npz(path: str, arrays: dict[str, np.ndarray]) -> None:
+    import io
+
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    fs.atomic_write(path, buf.getvalue())
+
+
+def _load_npz(path: str) -> dict[str, np.ndarray]:
+    import io
+
+    with np.load(io.BytesIO(fs.read_bytes(path))) as z:
+        return {k: z[k] for k in z.files}
