@@ -32,7 +32,9 @@ def load_priors(cfg: SubstringsConfig, inp: str, out: str, tokenizer: str | None
         if m is None:
             raise PathError(f"{where}: no manifest.json: not a finished output (an unfinished run?)")
         if not isinstance(m, SubstringsManifest):
-            raise PathError(f"{where}: the output of `{m.stage}`, not of `substrings`; give an earlier substrings output")
+            raise PathError(
+                f"{where}: the output of `{m.stage}`, not of `substrings`; give an earlier substrings output"
+            )
         theirs = SubstringsConfig.model_validate(m.config)
         diff = [
             f"{name}={getattr(theirs, name)!r} (this run: {getattr(cfg, name)!r})"
@@ -42,10 +44,14 @@ def load_priors(cfg: SubstringsConfig, inp: str, out: str, tokenizer: str | None
         if m.inputs.tokenizer != tokenizer:
             diff.append(f"tokenizer {m.inputs.tokenizer} (this run: {tokenizer})")
         if diff:
-            raise ConfigError(f"{where}: made with other settings: {', '.join(diff)}; give outputs of the same min_length, unit and tokenizer")
+            raise ConfigError(
+                f"{where}: made with other settings: {', '.join(diff)}; give outputs of the same min_length, unit and tokenizer"
+            )
         for s in m.shards:
             path = fs.join(prev, s.name)
             if not fs.exists(path) or fs.size(path) != s.bytes or fs.sha256_file(path) != s.sha256:
-                raise PathError(f"{where}: {s.name} is missing or changed since that run (sha256 differs from its manifest); run it again")
+                raise PathError(
+                    f"{where}: {s.name} is missing or changed since that run (sha256 differs from its manifest); run it again"
+                )
         priors.append(Prior(prev, m.fingerprint, tuple(fs.join(prev, s.name) for s in m.shards)))
     return priors

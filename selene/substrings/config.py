@@ -57,7 +57,9 @@ class SubstringsConfig(StageConfig):
     @model_validator(mode="after")
     def _unit(self) -> SubstringsConfig:
         if self.unit == "tokens" and not self.tokenizer:
-            raise ValueError("unit: tokens needs `tokenizer` (a .model, tokenizer.json, .tiktoken or tiktoken:NAME)")
+            raise ValueError(
+                "unit: tokens needs `tokenizer` (a .model, tokenizer.json, .tiktoken or tiktoken:NAME)"
+            )
         if self.unit == "bytes" and self.tokenizer:
             raise ValueError("`tokenizer` is only used with unit: tokens (unit is bytes)")
         return self

@@ -11,8 +11,13 @@ global position and length: the same span cut in many documents has one fingerpr
 
 from __future__ import annotations
 
+import io
+from collections.abc import Callable, Iterable
+from typing import Any
+
 import numpy as np
 import xxhash
+from pydantic import BaseModel
 
 from selene.io import fs
 from selene.io.edits import repeat
@@ -63,12 +68,18 @@ def cut_part(layout: Layout, j: int, buckets: int) -> tuple[int, int]:
     arrays = {n: np.concatenate(c) if c else np.empty(0, dtype=np.int64) for n, c in cols.items()}
     _save_npz(cut_file(layout.root, j), arrays)
     hashes = np.fromiter(
-        (xxhash.xxh64_intdigest(layout.read(int(b), int(e)).tobytes()) for b, e in zip(begin, end, strict=True)),
+        (
+            xxhash.xxh64_intdigest(layout.read(int(b), int(e)).tobytes())
+            for b, e in zip(begin, end, strict=True)
+        ),
         dtype=np.uint64,
         count=len(begin),
     )
     order = np.argsort(hashes, kind="stable")
-    _save_npz(cut_file(layout.root, j, "spans"), {"hash": hashes[order], "at": begin[order], "len": (end - begin)[order]})
+    _save_npz(
+        cut_file(layout.root, j, "spans"),
+        {"hash": hashes[order], "at": begin[order], "len": (end - begin)[order]},
+    )
     return len(starts), len(begin)
 
 
@@ -78,50 +89,72 @@ def cuts_of_shard(layout: Layout, k: int) -> dict[int, list[tuple[int, int]]]:
     for j in layout.parts_of_shard(k):
         c = _load_npz(cut_file(layout.root, j))
         sel = c["shard"] == k
-        for row, a, b in zip(c["row"][sel].tolist(), c["start"][sel].tolist(), c["end"][sel].tolist(), strict=True):
+        for row, a, b in zip(
+            c["row"][sel].tolist(), c["start"][sel].tolist(), c["end"][sel].tolist(), strict=True
+        ):
             out.setdefault(row, []).append((a, b))
     return out
 
 
-def top_spans(layout: Layout, b: int, bits: int, decode: object, n: int = 20) -> list[Repeat]:
+class Ranked(BaseModel):
+    """A repeat with what orders it the same in every bucket: occurrences, then length in units,
+    then the fingerprint (the order does not depend on how spans were bucketed)."""
+
+    count: int
+    units: int
+    fingerprint: int
+    repeat: Repeat
+
+    def key(self) -> tuple[int, int, int]:
+        return -self.count, -self.units, self.fingerprint
+
+
+def top_spans(layout: Layout, b: int, bits: int, decode: Callable[[bytes], str], n: int = 20) -> list[Ranked]:
     """The `n` spans of fingerprint bucket `b` cut most often, with their occurrences (the copies cut
-    and the first one, kept). `decode(units bytes) -> str` gives a span's text."""
+    and the first one, kept). `decode(units)` gives a span's text."""
     hs, at, ln = [], [], []
     for j in range(layout.parts):
         s = _load_npz(cut_file(layout.root, j, "spans"))
         h = s["hash"]
-        if bits:
-            top = h >> np.uint64(64 - bits)
-            sel = top == b
-        else:
-            sel = np.ones(len(h), dtype=bool)
+        sel = (h >> np.uint64(64 - bits)) == b if bits else np.ones(len(h), dtype=bool)
         hs.append(h[sel])
         at.append(s["at"][sel])
         ln.append(s["len"][sel])
-    h, a, ln_ = np.concatenate(hs), np.concatenate(at), np.concatenate(ln)
+    h, a, size = np.concatenate(hs), np.concatenate(at), np.concatenate(ln)
     if not len(h):
         return []
     order = np.lexsort((a, h))
-    h, a, ln_ = h[order], a[order], ln_[order]
+    h, a, size = h[order], a[order], size[order]
     first = np.flatnonzero(np.r_[True, h[1:] != h[:-1]])
-    counts = np.diff(np.r_[first, len(h)])
-    best = np.lexsort((h[first], -ln_[first], -counts))[:n]
-    return [
-        repeat(decode(layout.read(int(a[first[i]]), int(a[first[i]] + ln_[first[i]])).tobytes()), int(counts[i]) + 1)  # type: ignore[operator]
-        for i in best.tolist()
-    ]
+    counts = np.diff(np.r_[first, len(h)]) + 1  # the copies cut and the first occurrence, kept
+    best = np.lexsort((h[first], -size[first], -counts))[:n]
+    out = []
+    for i in best.tolist():
+        at_, len_ = int(a[first[i]]), int(size[first[i]])
+        text = decode(layout.read(at_, at_ + len_).tobytes())
+        out.append(
+            Ranked(
+                count=int(counts[i]),
+                units=len_,
+                fingerprint=int(h[first[i]]),
+                repeat=repeat(text, int(counts[i])),
+            )
+        )
+    return out
 
 
-def _save_npz(path: str, arrays: dict[str, np.ndarray]) -> None:
-    import io
+def most_repeated(parts: Iterable[list[Ranked]], n: int = 20) -> list[Repeat]:
+    """The `n` most repeated spans over the buckets' lists, in the buckets' order."""
+    return [r.repeat for r in sorted((r for p in parts for r in p), key=Ranked.key)[:n]]
 
+
+def _save_npz(path: str, arrays: dict[str, Any]) -> None:
+    """`arrays` as one .npz at `path`, atomically (a killed task leaves no file that looks whole)."""
     buf = io.BytesIO()
     np.savez(buf, **arrays)
     fs.atomic_write(path, buf.getvalue())
 
 
 def _load_npz(path: str) -> dict[str, np.ndarray]:
-    import io
-
     with np.load(io.BytesIO(fs.read_bytes(path))) as z:
         return {k: z[k] for k in z.files}

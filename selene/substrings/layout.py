@@ -111,7 +111,9 @@ def _units(root: str, k: int) -> np.ndarray:
     if not fs.size(path):
         return np.empty(0, dtype=np.uint8)
     if fs.is_local(path):
-        return np.memmap(fs.get_fs(path)[1], dtype=np.uint8, mode="r")  # local: pages read as windows are compared
+        return np.memmap(
+            fs.get_fs(path)[1], dtype=np.uint8, mode="r"
+        )  # local: pages read as windows are compared
     return np.frombuffer(fs.read_bytes(path), dtype=np.uint8)
 
 

@@ -15,7 +15,9 @@ class SubstringsInputs(DatasetInputs):
     against: list[DatasetInputs] | None = Field(
         default=None, description="Earlier substrings outputs whose documents came first (never changed)."
     )
-    tokenizer: str | None = Field(default=None, description="unit: tokens — the tokenizer's identity (sha256).")
+    tokenizer: str | None = Field(
+        default=None, description="unit: tokens — the tokenizer's identity (sha256)."
+    )
 
 
 class SuffixWork(Record):
@@ -23,10 +25,14 @@ class SuffixWork(Record):
 
     parts: int = Field(description="Parts (each one suffix array), cut at document boundaries.")
     buckets: int = Field(description="Fingerprint buckets of the cross-part step.")
-    corpus_bytes: int = Field(description="Bytes the suffix arrays read (units, document separators included).")
+    corpus_bytes: int = Field(
+        description="Bytes the suffix arrays read (units, document separators included)."
+    )
     windows: int = Field(description="Windows of min_length units inside documents.")
     repeated_windows: int = Field(description="Of those, repeats of an earlier window (all cut).")
-    cross_part: int = Field(description="Of those, found in an earlier part (the rest by their own part's suffix array).")
+    cross_part: int = Field(
+        description="Of those, found in an earlier part (the rest by their own part's suffix array)."
+    )
 
 
 class SubstringsManifest(DocumentManifest):
@@ -37,4 +43,6 @@ class SubstringsManifest(DocumentManifest):
     inputs: SubstringsInputs = Field(description="The dataset read and the earlier outputs.")
     work: SuffixWork = Field(description="Parts, buckets and windows.")
     repeats: list[Repeat] = Field(description="The 20 most repeated spans cut, by occurrences.")
-    stats: EditStats = Field(description="Documents per source: edited, characters and substrings cut, dropped.")
+    stats: EditStats = Field(
+        description="Documents per source: edited, characters and substrings cut, dropped."
+    )

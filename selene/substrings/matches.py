@@ -72,7 +72,11 @@ def cross_bucket(layout: Layout, b: int, bits: int, pos_bits: int) -> int:
         failed = pending[~ok]
         nxt = cand[failed] + 1
         cand[failed] = nxt
-        more = (nxt < n) & (key[np.minimum(nxt, n - 1)] == key[failed]) & (part[np.minimum(nxt, n - 1)] < part[failed])
+        more = (
+            (nxt < n)
+            & (key[np.minimum(nxt, n - 1)] == key[failed])
+            & (part[np.minimum(nxt, n - 1)] < part[failed])
+        )
         pending = failed[more]
     found = np.sort((part[repeat].astype(np.uint64) << np.uint64(32)) | where[repeat].astype(np.uint64))
     fs.save_npy(cross_file(layout.root, b), found)
@@ -88,4 +92,3 @@ def cross_of_part(root: str, j: int, buckets: int) -> np.ndarray:
         a, z = np.searchsorted(f, [lo, hi])
         out.append((f[a:z] & np.uint64(0xFFFFFFFF)).astype(np.int64))
     return np.concatenate(out) if out else np.empty(0, dtype=np.int64)
-

@@ -20,6 +20,7 @@ under ``OUT/_work/<fingerprint>/``, the budget-dependent ones in a ``layout-<dig
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -65,7 +66,7 @@ class PartCut(steps.StepResult):
 
 
 class Top(steps.StepResult):
-    repeats: list[Repeat]
+    repeats: list[cuts.Ranked]
 
 
 def input_dataset(inp: str) -> DocumentManifest:
@@ -137,7 +138,9 @@ def cut_step(layout: Layout, j: int, buckets: int) -> PartCut:
 def top_step(layout: Layout, b: int, bits: int, cfg: SubstringsConfig) -> Top:
     units = Units(cfg)
     return steps.resumable(
-        steps.marker(layout.root, "top", b), Top, lambda: Top(repeats=cuts.top_spans(layout, b, bits, units.decode))
+        steps.marker(layout.root, "top", b),
+        Top,
+        lambda: Top(repeats=cuts.top_spans(layout, b, bits, units.decode)),
     )
 
 
@@ -154,12 +157,16 @@ def edit_step(
     return edits.edit_shard(root, out_k, shard, out, edit)
 
 
-def _cut(units: Units, text: str, ranges: list[tuple[int, int]] | None, cfg: SubstringsConfig) -> edits.Cut | None:
+def _cut(
+    units: Units, text: str, ranges: list[tuple[int, int]] | None, cfg: SubstringsConfig
+) -> edits.Cut | None:
     if not ranges:
         return None
     bounds = units.boundaries(text)
     if ranges[-1][1] >= len(bounds):
-        raise InternalError(f"substrings: a cut ends at unit {ranges[-1][1]} of a document of {len(bounds) - 1} units")
+        raise InternalError(
+            f"substrings: a cut ends at unit {ranges[-1][1]} of a document of {len(bounds) - 1} units"
+        )
     pieces, last, removed = [], 0, 0
     for a, b in ranges:
         ca, cb = int(bounds[a]), int(bounds[b])
@@ -221,9 +228,11 @@ def run_substrings(
     except ConfigError:
         fs.rm(out if not existed else root, recursive=True)  # a refusal leaves nothing behind
         raise
-    pos_bits = max(1, max(b - a for a, b in zip(bounds, bounds[1:], strict=False)).bit_length())
+    pos_bits = max(1, max(b - a for a, b in itertools.pairwise(bounds)).bit_length())
     digest = fingerprints.of(bounds, pos_bits)
-    layout = Layout(root, fs.join(root, f"layout-{digest}"), tuple(starts), tuple(bounds), window, units.width, len(prior))
+    layout = Layout(
+        root, fs.join(root, f"layout-{digest}"), tuple(starts), tuple(bounds), window, units.width, len(prior)
+    )
     parts = mapper("substrings-part", part_step, [(layout, j, pos_bits) for j in range(layout.parts)])
     bits = bucket_bits(sum(p.entries for p in parts), mapper.budget.task_memory)
     crossed = mapper("substrings-match", match_step, [(layout, b, bits, pos_bits) for b in range(1 << bits)])
@@ -232,11 +241,16 @@ def run_substrings(
     edited = mapper(
         "substrings-edit",
         edit_step,
-        [(root, layout, len(prior) + k, k, fs.join(inp, s.name), out, cfg) for k, s in enumerate(m_in.shards)],
+        [
+            (root, layout, len(prior) + k, k, fs.join(inp, s.name), out, cfg)
+            for k, s in enumerate(m_in.shards)
+        ],
     )
     failpoint("substrings:shards-written")
-    repeats = edits.most_repeated(t.repeats for t in tops)
-    fs.atomic_write(fs.join(out, "repeats.md"), edits.repeats_markdown(repeats, "Most repeated substrings cut"))
+    repeats = cuts.most_repeated(t.repeats for t in tops)
+    fs.atomic_write(
+        fs.join(out, "repeats.md"), edits.repeats_markdown(repeats, "Most repeated substrings cut")
+    )
     work = SuffixWork(
         parts=layout.parts,
         buckets=1 << bits,

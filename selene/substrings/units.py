@@ -50,7 +50,7 @@ def token_codes(ids: np.ndarray, width: int) -> np.ndarray:
 @lru_cache(maxsize=2)
 def tokenizer(path: str) -> Tokenizer:
     """The tokenizer of unit: tokens, loaded once per process."""
-    from selene.tokenize.tokenizer import load  # lazy: torch-free, but sentencepiece/tokenizers only for tokens
+    from selene.tokenize.tokenizer import load  # lazy: the tokenizer libraries only for unit tokens
 
     return load(path, require_eod=False)
 
