@@ -47,7 +47,8 @@ def cut_part(layout: Layout, j: int, buckets: int) -> tuple[int, int]:
     """Part `j`'s ranges to cut (`cut_file`) and its spans' fingerprints; returns (windows cut, ranges)."""
     lo, hi = layout.part_range(j)
     bits = np.unpackbits(fs.load_npy(matches.part_file(layout.root, j, "rep")))[: hi - lo].astype(bool)
-    starts = np.union1d(np.flatnonzero(bits), matches.cross_of_part(layout.root, j, buckets)).astype(np.int64)
+    bits[matches.cross_of_part(layout.root, j, buckets)] = True
+    starts = np.flatnonzero(bits).astype(np.int64)
     begin, end = merged(starts, layout.window)
     begin, end = begin + lo, end + lo  # global
     keep = begin >= layout.shard_starts[layout.protected]  # earlier outputs' documents are never cut

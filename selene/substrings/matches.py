@@ -49,6 +49,9 @@ def same(layout: Layout, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def cross_bucket(layout: Layout, b: int, bits: int, pos_bits: int) -> int:
     """Bucket `b` of `bits` bits: its cross-part repeats written to `cross_file`; returns their number."""
+    if layout.parts == 1:  # nothing earlier to repeat
+        fs.save_npy(cross_file(layout.root, b), np.empty(0, dtype=np.uint64))
+        return 0
     keys, parts, pos = [], [], []
     mask = np.uint64((1 << pos_bits) - 1)
     for j in range(layout.parts):
@@ -58,7 +61,15 @@ def cross_bucket(layout: Layout, b: int, bits: int, pos_bits: int) -> int:
         parts.append(np.full(len(e), j, dtype=np.int64))
     key, part, where = np.concatenate(keys), np.concatenate(parts), np.concatenate(pos)
     order = np.argsort(key, kind="stable")  # ties keep part order, then position order
-    key, part, where = key[order], part[order], where[order]
+    key = key[order]
+    group = np.r_[True, key[1:] != key[:-1]] if len(key) else np.zeros(0, dtype=bool)
+    first = np.flatnonzero(group)
+    last = np.r_[first[1:], len(key)] - 1
+    # only a fingerprint held by two parts or more can repeat across parts: the rest (most) go now
+    spans = part[order[last]] != part[order[first]]
+    keep = np.repeat(spans, last - first + 1)
+    order, key = order[keep], key[keep]
+    part, where = part[order], where[order]
     n = len(key)
     glob = np.asarray(layout.part_starts, dtype=np.int64)[part] + where
     group = np.r_[True, key[1:] != key[:-1]] if n else np.zeros(0, dtype=bool)
@@ -72,12 +83,8 @@ def cross_bucket(layout: Layout, b: int, bits: int, pos_bits: int) -> int:
         failed = pending[~ok]
         nxt = cand[failed] + 1
         cand[failed] = nxt
-        more = (
-            (nxt < n)
-            & (key[np.minimum(nxt, n - 1)] == key[failed])
-            & (part[np.minimum(nxt, n - 1)] < part[failed])
-        )
-        pending = failed[more]
+        at = np.minimum(nxt, n - 1)
+        pending = failed[(nxt < n) & (key[at] == key[failed]) & (part[at] < part[failed])]
     found = np.sort((part[repeat].astype(np.uint64) << np.uint64(32)) | where[repeat].astype(np.uint64))
     fs.save_npy(cross_file(layout.root, b), found)
     return len(found)

@@ -15,6 +15,8 @@ bytes, so a collision costs a comparison and never cuts text.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from pydivsufsort import divsufsort, kasai, longest_previous_factor
 
@@ -26,10 +28,17 @@ _R_INV = pow(_R, -1, 1 << 64)
 CHUNK = 1 << 22  # positions hashed at a time: a few arrays of 8 bytes each per position
 
 
-def _powers(base: int, n: int) -> np.ndarray:
+@lru_cache(maxsize=4)
+def _table(base: int, n: int) -> np.ndarray:
     p = np.full(n, base, dtype=np.uint64)
     p[0] = 1
     return np.cumprod(p, dtype=np.uint64)  # uint64 products wrap: powers modulo 2**64
+
+
+def _powers(base: int, n: int) -> np.ndarray:
+    """base**0 .. base**(n - 1) modulo 2**64, from a table made once per process (a chunk's size)."""
+    size = CHUNK + (1 << 16)
+    return _table(base, size)[:n] if n <= size else _table(base, n)
 
 
 def previous_factor(text: np.ndarray) -> np.ndarray:
