@@ -17,10 +17,11 @@ import numpy as np
 from selene.errors import ConfigError
 from selene.io import fs
 
-# Bytes a part task holds per unit of its part: the text (1), the suffix array, LCP and LPF arrays
-# (int32, 4 each) and kasai's inverse suffix array (int32, freed before LPF is built) at its peak,
-# plus slack for the window hashes made in chunks (benchmarks/substrings.py measures it).
-BYTES_PER_UNIT = 18
+# Bytes a part task holds per unit of its part, measured (ru_maxrss) at pydivsufsort's peak: the text
+# (1), the suffix array (4, int32), kasai's LCP array and the rank array it uses (4 + 4), and
+# longest_previous_factor's LPF array and its working array (4 + 4) = 21; the window hashes after it
+# hold less (text, LPF, repeat flags and 8 per entry, at most one entry per unit: 14).
+BYTES_PER_UNIT = 22
 MAX_PART = (1 << 31) - 1  # int32 suffix arrays: libdivsufsort's 32-bit variant
 
 
@@ -143,8 +144,8 @@ def plan_parts(root: str, shard_starts: list[int], cap: int) -> list[int]:
         if longest > cap:
             raise ConfigError(
                 f"shard {k}: a document of {longest - 1:,} bytes of units does not fit a part of {cap:,} bytes "
-                f"(the task memory budget / {BYTES_PER_UNIT}); raise executor.memory_gb to at least "
-                f"{longest * BYTES_PER_UNIT / (1 << 30):.2f} GiB per worker"
+                f"(the task memory budget / {BYTES_PER_UNIT}); raise executor.memory_gb to give each worker at "
+                f"least {longest * BYTES_PER_UNIT:,} bytes ({longest * BYTES_PER_UNIT / (1 << 30):.3f} GiB)"
             )
         while ends[-1] - bounds[-1] > cap:
             i = int(np.searchsorted(ends, bounds[-1] + cap, side="right")) - 1

@@ -55,15 +55,17 @@ def previous_factor(text: np.ndarray) -> np.ndarray:
 def window_starts(text: np.ndarray, lo: int, hi: int, window: int, width: int) -> np.ndarray:
     """Whether a window starts at each position of [lo, hi): it fits before the end of its document
     (no SEP in it) and, for token codes, it starts at a token's first byte."""
-    n = len(text)
-    end = min(n, hi + window)
-    seg = text[lo:end]
-    seps = np.concatenate([[0], np.cumsum(seg == SEP, dtype=np.int32)])
+    seg = text[lo : min(len(text), hi + window)]
     k = hi - lo
-    idx = np.arange(k)
-    fits = idx + window <= len(seg)
-    stop = np.minimum(idx + window, len(seg))
-    ok = fits & (seps[stop] - seps[idx] == 0)
+    ends = np.r_[np.flatnonzero(seg == SEP), len(seg)]  # each stretch between SEPs ends here
+    begins = np.r_[0, ends[:-1] + 1]
+    last = ends - window  # the last start whose window fits in its stretch
+    fit = last >= begins
+    # +1 where a stretch's valid starts begin, -1 after they end: a running sum marks them
+    marks = np.zeros(k + 1, dtype=np.int8)
+    np.add.at(marks, np.minimum(begins[fit], k), 1)
+    np.add.at(marks, np.minimum(last[fit] + 1, k), -1)
+    ok = np.cumsum(marks[:k], dtype=np.int8) > 0
     if width > 1:
         ok &= seg[:k] >= 0x80
     return ok
@@ -87,8 +89,10 @@ def analyse(text: np.ndarray, window: int, width: int, pos_bits: int) -> tuple[n
     n = len(text)
     lpf = previous_factor(text)
     repeats = np.zeros(n, dtype=bool)
-    entries: list[np.ndarray] = []
-    windows = 0
+    # at most one entry per position: filled in place, no list of chunks to concatenate (which would
+    # hold every entry twice at the end)
+    entries = np.empty(n, dtype=np.uint64)
+    count = windows = 0
     for lo in range(0, n, CHUNK):
         hi = min(n, lo + CHUNK)
         ok = window_starts(text, lo, hi, window, width)
@@ -97,8 +101,10 @@ def analyse(text: np.ndarray, window: int, width: int, pos_bits: int) -> tuple[n
         repeats[lo:hi] = rep
         first = np.flatnonzero(ok & ~rep) + lo
         h = window_hashes(text, lo, first, window)
-        entries.append(((h >> np.uint64(pos_bits)) << np.uint64(pos_bits)) | first.astype(np.uint64))
+        shift = np.uint64(pos_bits)
+        entries[count : count + len(first)] = ((h >> shift) << shift) | first.astype(np.uint64)
+        count += len(first)
     del lpf
-    out = np.concatenate(entries) if entries else np.empty(0, dtype=np.uint64)
+    out = entries[:count]
     out.sort()
     return np.packbits(repeats), out, windows

@@ -83,6 +83,22 @@ def test_longest_previous_factor_is_what_the_stage_reads() -> None:
         assert list(lpf) == brute, s
 
 
+def test_window_starts_inside_a_document_and_at_a_token_start() -> None:
+    from selene.substrings.suffix import window_starts
+
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        n = int(rng.integers(1, 80))
+        text = rng.choice(np.array([1, 2, 0x80, 0x81, 0xFF], dtype=np.uint8), n)
+        lo, w, width = int(rng.integers(0, n)), int(rng.integers(1, 10)), int(rng.integers(1, 3))
+        hi = int(rng.integers(lo, n + 1))
+        want = [
+            len(text[p : p + w]) == w and 0xFF not in text[p : p + w] and (width == 1 or text[p] >= 0x80)
+            for p in range(lo, hi)
+        ]
+        assert window_starts(text, lo, hi, w, width).tolist() == want
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 @pytest.mark.parametrize("memory", [9_000, 40_000, 1 << 30])
 def test_bytes_are_cut_exactly_as_the_brute_force_reference(tmp_path: Path, seed: int, memory: int) -> None:
