@@ -52,14 +52,22 @@ def cross_bucket(layout: Layout, b: int, bits: int, pos_bits: int) -> int:
     if layout.parts == 1:  # nothing earlier to repeat
         fs.save_npy(cross_file(layout.root, b), np.empty(0, dtype=np.uint64))
         return 0
-    keys, parts, pos = [], [], []
     mask = np.uint64((1 << pos_bits) - 1)
-    for j in range(layout.parts):
-        e = bucket_slice(fs.load_npy(part_file(layout.root, j, "idx"), mmap=True), b, bits)
-        keys.append(e >> np.uint64(pos_bits))
-        pos.append((e & mask).astype(np.int64))
-        parts.append(np.full(len(e), j, dtype=np.int64))
-    key, part, where = np.concatenate(keys), np.concatenate(parts), np.concatenate(pos)
+    slices = [
+        bucket_slice(fs.load_npy(part_file(layout.root, j, "idx"), mmap=True), b, bits)
+        for j in range(layout.parts)
+    ]
+    total = sum(len(e) for e in slices)
+    # filled in place (no list of pieces to concatenate): 20 bytes per entry before the sort
+    key = np.empty(total, dtype=np.uint64)
+    where = np.empty(total, dtype=np.int64)
+    part = np.empty(total, dtype=np.int32)
+    at = 0
+    for j, e in enumerate(slices):
+        key[at : at + len(e)] = e >> np.uint64(pos_bits)
+        where[at : at + len(e)] = e & mask
+        part[at : at + len(e)] = j
+        at += len(e)
     order = np.argsort(key, kind="stable")  # ties keep part order, then position order
     key = key[order]
     group = np.r_[True, key[1:] != key[:-1]] if len(key) else np.zeros(0, dtype=bool)
