@@ -106,7 +106,7 @@ def _token_bounds(tok: Tokenizer, text: str) -> np.ndarray:
         ids = tok.encode(text)
         _, starts = tok.enc.decode_with_offsets(ids)  # type: ignore[attr-defined]
     else:
-        proto = tok.sp.encode(text, out_type="immutable_proto")  # type: ignore[attr-defined]
+        proto = tok.sp.encode(text, return_type="proto")  # type: ignore[attr-defined]
         starts = [p.begin for p in proto.pieces]
         if not text.isascii():  # sentencepiece's offsets are in bytes of the UTF-8 text
             b2c = np.cumsum((np.frombuffer(text.encode(), dtype=np.uint8) & 0xC0) != 0x80)

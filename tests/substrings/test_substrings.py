@@ -144,6 +144,26 @@ def test_tokens_are_cut_exactly_as_the_brute_force_reference(
         assert r.manifest.work.parts > 3 and r.manifest.work.cross_part > 0
 
 
+def test_tokens_of_a_sentencepiece_model(tmp_path: Path) -> None:
+    """sentencepiece's offsets are in bytes of the UTF-8 text: cuts still fall on characters."""
+    spm = pytest.importorskip("sentencepiece")
+    texts = corpus(11, 40)
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(corpus(12, 300)), model_prefix=str(tmp_path / "sp"),
+                                   vocab_size=120, model_type="bpe", minloglevel=2, num_threads=1)  # fmt: skip
+    model = str(tmp_path / "sp.model")
+    sp = spm.SentencePieceProcessor(model_file=model)
+    inp = write_dataset(str(tmp_path / "in"), [(f"d{i}", t) for i, t in enumerate(texts)], shard_docs=9)
+    r = run(inp, tmp_path / "out", 12_000, min_length=8, unit="tokens", tokenizer=model)
+
+    def apply(t: str, cut: set[int]) -> str:
+        raw = t.encode()
+        starts = [len(raw[: p.begin].decode()) for p in sp.encode(t, return_type="proto").pieces]
+        return apply_tokens(t, starts, cut)
+
+    assert texts_of(r.out) == expected(texts, 8, lambda t: list(sp.encode(t)), apply)
+    assert r.manifest.stats.spans_removed > 0 and r.manifest.work.parts > 1
+
+
 def test_same_bytes_whatever_the_workers_and_the_budget(tmp_path: Path) -> None:
     texts = corpus(5, 80)
     inp = write_dataset(str(tmp_path / "in"), [(f"d{i}", t) for i, t in enumerate(texts)], shard_docs=10)
