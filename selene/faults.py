@@ -12,7 +12,7 @@ lost in the middle of a task, as ``kill -9`` of that worker would. Points: ``ing
 being read) and ``dedup:band`` (a band task verifying its candidates).
 
 Points of ``SELENE_FAILPOINT``: ``quality:scored`` (every shard scored, nothing written), ``quality:shards-written``,
-``dedup:shards-written``, ``decontaminate:shards-written``, ``tokenize:parts-written``,
+``dedup:shards-written``, ``substrings:shards-written``, ``decontaminate:shards-written``, ``tokenize:parts-written``,
 ``tokenize:merged`` (each after the stage's outputs or parts exist and before its manifest), and
 ``blend:bucket-published`` (after each shuffle bucket's parts are renamed into the output).
 """
