@@ -34,8 +34,8 @@ class SubstringsConfig(StageConfig):
     min_chars: int = Field(
         default=1,
         ge=0,
-        description="A cut document left with fewer non-whitespace-stripped characters than this goes whole to "
-        "removed.parquet (substrings:too_short); 1: only a document cut to nothing.",
+        description="A cut document left with fewer characters than this (leading and trailing whitespace not "
+        "counted) goes whole to removed.parquet (substrings:too_short); 1: only a document cut to nothing.",
     )
     min_words: int = Field(
         default=0,
