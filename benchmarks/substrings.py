@@ -99,19 +99,37 @@ def generate(directory: Path, gb: float, seed: int = 0) -> int:
     return written
 
 
-def tree_rss(pid: int) -> int:
+def tree_rss(pid: int) -> tuple[int, int]:
+    """(RSS, RSS less its file-backed and shared pages) summed over `pid` and its descendants. The
+    second is what the budget governs: memory-mapped corpus files read for byte comparisons count in
+    RSS as page cache the kernel can drop, not as memory the tasks hold."""
     import psutil
 
     try:
         root = psutil.Process(pid)
         procs = [root, *root.children(recursive=True)]
     except psutil.NoSuchProcess:
-        return 0
-    total = 0
+        return 0, 0
+    rss = anon = 0
     for p in procs:
         with contextlib.suppress(psutil.NoSuchProcess):
-            total += p.memory_info().rss
-    return total
+            m = p.memory_info()
+            rss += m.rss
+            anon += m.rss - m.shared
+    return rss, anon
+
+
+STEPS = ("encode", "part", "match", "cut", "top", "edit")
+
+
+def step_now(out: Path) -> str:
+    """The latest step with a finished task (its marker folder exists)."""
+    found = "start"
+    for work in out.glob("_work/*"):
+        for step in STEPS:
+            if (work / step).exists() or any(work.glob(f"layout-*/{step}")):
+                found = step
+    return found
 
 
 def du(path: Path) -> int:
@@ -158,7 +176,8 @@ def main() -> None:
         str(args.memory_gb),
     ]
     env = {**os.environ, "SELENE_PREFECT": "off", "PYTHONPATH": str(ROOT)}
-    peak = {"rss": 0, "disk": 0}
+    peak = {"rss": 0, "anon": 0, "disk": 0}
+    by_step: dict[str, list[int]] = {}
     import resource
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -169,7 +188,11 @@ def main() -> None:
     def poll() -> None:
         n = 0
         while not done.is_set():
-            peak["rss"] = max(peak["rss"], tree_rss(proc.pid))
+            rss, anon = tree_rss(proc.pid)
+            peak["rss"], peak["anon"] = max(peak["rss"], rss), max(peak["anon"], anon)
+            if n % 5 == 0:
+                step = by_step.setdefault(step_now(out), [0, 0])
+                step[0], step[1] = max(step[0], rss), max(step[1], anon)
             if n % 20 == 0:
                 peak["disk"] = max(peak["disk"], du(out))
             n += 1
@@ -234,6 +257,9 @@ def main() -> None:
         "peak_rss_bytes": peak["rss"],
         "budget_bytes": budget,
         "peak_rss_over_budget": round(peak["rss"] / budget, 3),
+        "peak_anon_bytes": peak["anon"],
+        "peak_anon_over_budget": round(peak["anon"] / budget, 3),
+        "peak_rss_anon_after_step": by_step,
         "work_disk_peak_bytes": peak["disk"],
         "disk_per_corpus_byte": round(peak["disk"] / corpus, 2),
         "work": m["work"],

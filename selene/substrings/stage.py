@@ -39,7 +39,7 @@ from selene.substrings.manifest import SubstringsInputs, SubstringsManifest, Suf
 from selene.substrings.units import SEP, Units
 
 ALGORITHM = 1  # in the fingerprint: outputs and work files of another rule are never taken as done
-BUCKET_BYTES = 64  # a match task's bytes per entry: the entries, their keys, parts, positions, order
+BUCKET_BYTES = 96  # a match task's bytes per entry at its peak: keys, positions, parts, the sort's order and sorted keys, the groups' bounds
 MAX_BUCKET_BITS = 12
 TOO_SHORT = "substrings:too_short"
 
