@@ -9,7 +9,7 @@ every document gets a site header and footer (one of 200 boilerplate lines), and
 paragraph copied from an earlier document. Written as Parquet shards of ~64 MB.
 
 - stage: `selene substrings --min-length 50` (bytes) as a command: wall time, CPU time of the command
-  and its workers (getrusage of the children), and the peak of the summed RSS of its process tree
+  and its workers (polled every 0.1 s per process), and the peak of the summed RSS of its process tree
   (polled every 0.1 s);
 - divsufsort: `pydivsufsort.divsufsort` on the first part-sized slice of the same encoded bytes, one
   core, CPU time.
@@ -99,6 +99,19 @@ def generate(directory: Path, gb: float, seed: int = 0) -> int:
     return written
 
 
+def tree_cpu(pid: int, seen: dict[int, float]) -> None:
+    """The CPU seconds of `pid` and its descendants, the latest reading per process kept in `seen`:
+    pool workers are not waited for by the command, so getrusage would miss them."""
+    import psutil
+
+    with contextlib.suppress(psutil.NoSuchProcess):
+        root = psutil.Process(pid)
+        for p in [root, *root.children(recursive=True)]:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                t = p.cpu_times()
+                seen[p.pid] = t.user + t.system
+
+
 def tree_rss(pid: int) -> tuple[int, int]:
     """(RSS, RSS less its file-backed and shared pages) summed over `pid` and its descendants. The
     second is what the budget governs: memory-mapped corpus files read for byte comparisons count in
@@ -177,10 +190,8 @@ def main() -> None:
     ]
     env = {**os.environ, "SELENE_PREFECT": "off", "PYTHONPATH": str(ROOT)}
     peak = {"rss": 0, "anon": 0, "disk": 0}
+    cpu_seen: dict[int, float] = {}
     by_step: dict[str, list[int]] = {}
-    import resource
-
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.time()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     done = threading.Event()
@@ -189,6 +200,7 @@ def main() -> None:
         n = 0
         while not done.is_set():
             rss, anon = tree_rss(proc.pid)
+            tree_cpu(proc.pid, cpu_seen)
             peak["rss"], peak["anon"] = max(peak["rss"], rss), max(peak["anon"], anon)
             if n % 5 == 0:
                 step = by_step.setdefault(step_now(out), [0, 0])
@@ -202,8 +214,7 @@ def main() -> None:
     th.start()
     log, _ = proc.communicate()
     wall = time.time() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the command and the workers it waited for
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    cpu = sum(cpu_seen.values())  # polled: the last 0.1 s of each process is missed
     done.set()
     th.join()
     if proc.returncode:

@@ -20,8 +20,9 @@ from selene.io import fs
 # Bytes a part task holds per unit of its part, measured (ru_maxrss) at pydivsufsort's peak: the text
 # (1), the suffix array (4, int32), kasai's LCP array and the rank array it uses (4 + 4), and
 # longest_previous_factor's LPF array and its working array (4 + 4) = 21; the window hashes after it
-# hold less (text, LPF, repeat flags and 8 per entry, at most one entry per unit: 14).
-BYTES_PER_UNIT = 22
+# hold less (text, LPF, repeat flags and 8 per entry, at most one entry per unit: 14). 3 more leave
+# room for the worker's own footprint (~100 MB once imported) at parts of ~100 MB.
+BYTES_PER_UNIT = 24
 MAX_PART = (1 << 31) - 1  # int32 suffix arrays: libdivsufsort's 32-bit variant
 
 
