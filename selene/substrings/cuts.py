@@ -53,7 +53,7 @@ def cut_part(layout: Layout, j: int, buckets: int) -> tuple[int, int]:
     begin, end = begin + lo, end + lo  # global
     keep = begin >= layout.shard_starts[layout.protected]  # earlier outputs' documents are never cut
     begin, end = begin[keep], end[keep]
-    cols = {name: [] for name in CUT_FIELDS}  # type: dict[str, list[np.ndarray]]
+    cols: dict[str, list[np.ndarray]] = {name: [] for name in CUT_FIELDS}
     for k in layout.shards_of_part(j):
         s = layout.shard_starts[k]
         sel = (begin >= s) & (begin < layout.shard_starts[k + 1])

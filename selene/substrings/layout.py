@@ -61,18 +61,14 @@ class Layout:
         return self.part_starts[j], self.part_starts[j + 1]
 
     def shards_of_part(self, j: int) -> range:
-        lo, hi = self.part_range(j)
-        starts = np.asarray(self.shard_starts)
-        first = int(np.searchsorted(starts, lo, side="right")) - 1
-        last = int(np.searchsorted(starts, hi, side="left"))
-        return range(max(first, 0), min(last, self.shards))
+        return self.shards_of_range(*self.part_range(j))
+
+    def shards_of_range(self, lo: int, hi: int) -> range:
+        """The shards that hold global positions [lo, hi)."""
+        return _overlapping(self.shard_starts, lo, hi)
 
     def parts_of_shard(self, k: int) -> range:
-        lo, hi = self.shard_starts[k], self.shard_starts[k + 1]
-        starts = np.asarray(self.part_starts)
-        first = int(np.searchsorted(starts, lo, side="right")) - 1
-        last = int(np.searchsorted(starts, hi, side="left"))
-        return range(max(first, 0), min(last, self.parts))
+        return _overlapping(self.part_starts, self.shard_starts[k], self.shard_starts[k + 1])
 
     def read(self, lo: int, hi: int) -> np.ndarray:
         """Global positions [lo, hi) as one writable uint8 array."""
@@ -82,12 +78,6 @@ class Layout:
             a, b = max(lo, s), min(hi, e)
             out[a - lo : b - lo] = _units(self.enc, k)[a - s : b - s]
         return out
-
-    def shards_of_range(self, lo: int, hi: int) -> range:
-        starts = np.asarray(self.shard_starts)
-        first = int(np.searchsorted(starts, lo, side="right")) - 1
-        last = int(np.searchsorted(starts, hi, side="left"))
-        return range(max(first, 0), min(last, self.shards))
 
     def windows(self, pos: np.ndarray, length: int) -> np.ndarray:
         """The `length` bytes at each global position of `pos` (each inside one shard), one row each."""
@@ -105,6 +95,14 @@ class Layout:
     def offsets(self, k: int) -> np.ndarray:
         """Where each document of shard `k` starts in it, then its length."""
         return np.asarray(fs.load_npy(enc_path(self.enc, k, "off")))
+
+
+def _overlapping(starts: tuple[int, ...], lo: int, hi: int) -> range:
+    """The ranges (given by their `starts`, then the end) that overlap [lo, hi)."""
+    a = np.asarray(starts)
+    first = int(np.searchsorted(a, lo, side="right")) - 1
+    last = int(np.searchsorted(a, hi, side="left"))
+    return range(max(first, 0), min(last, len(starts) - 1))
 
 
 @lru_cache(maxsize=64)
