@@ -243,6 +243,11 @@ def main() -> None:
     sa_rate = len(text) / sa_s / 1e6
     stage_rate = corpus / cpu / 1e6  # per core: per CPU second, whatever else the machine runs
     budget = int(args.memory_gb * (1 << 30))
+    said = re.search(r"in (\d+) part\(s\), ([\d,]+) fingerprint bucket.*?([\d,]+) of them found", log, re.S)
+    numbers = [int(x.replace(",", "")) for x in said.groups()] if said else []
+    split = dict(
+        zip(("parts", "buckets", "cross_part"), numbers, strict=False)
+    )  # how the budget cut the work
     res = {
         "command": " ".join(
             [
@@ -274,6 +279,7 @@ def main() -> None:
         "work_disk_peak_bytes": peak["disk"],
         "disk_per_corpus_byte": round(peak["disk"] / corpus, 2),
         "work": m["work"],
+        "split": split,
         "chars_removed_share": round(m["stats"]["chars_removed"] / m["stats"]["chars_in"], 4),
         "documents_dropped": m["stats"]["documents_removed"],
     }

@@ -21,17 +21,14 @@ class SubstringsInputs(DatasetInputs):
 
 
 class SuffixWork(Record):
-    """How the corpus was cut for the suffix arrays, and what they found."""
+    """What the suffix arrays read and found (the same whatever the budget cut into parts)."""
 
-    parts: int = Field(description="Parts (each one suffix array), cut at document boundaries.")
-    buckets: int = Field(description="Fingerprint buckets of the cross-part step.")
     corpus_bytes: int = Field(
         description="Bytes the suffix arrays read (units, document separators included)."
     )
     windows: int = Field(description="Windows of min_length units inside documents.")
-    repeated_windows: int = Field(description="Of those, repeats of an earlier window (all cut).")
-    cross_part: int = Field(
-        description="Of those, found in an earlier part (the rest by their own part's suffix array)."
+    repeated_windows: int = Field(
+        description="Of those, repeats of an earlier window: all cut (earlier outputs' windows never are)."
     )
 
 
@@ -41,7 +38,9 @@ class SubstringsManifest(DocumentManifest):
 
     stage: Literal["substrings"] = "substrings"
     inputs: SubstringsInputs = Field(description="The dataset read and the earlier outputs.")
-    work: SuffixWork = Field(description="Parts, buckets and windows.")
+    work: SuffixWork = Field(
+        description="Bytes and windows the suffix arrays read, and the repeated windows."
+    )
     repeats: list[Repeat] = Field(description="The 20 most repeated spans cut, by occurrences.")
     stats: EditStats = Field(
         description="Documents per source: edited, characters and substrings cut, dropped."

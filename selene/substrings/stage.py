@@ -252,14 +252,14 @@ def run_substrings(
         fs.join(out, "repeats.md"), edits.repeats_markdown(repeats, "Most repeated substrings cut")
     )
     work = SuffixWork(
-        parts=layout.parts,
-        buckets=1 << bits,
         corpus_bytes=starts[-1],
         windows=sum(p.windows for p in parts),
         repeated_windows=sum(c.windows for c in cut),
-        cross_part=sum(c.n for c in crossed),
     )
-    return finalize(out, inp, m_in, root, edited, repeats, work, priors, units, cfg, fp)
+    result = finalize(out, inp, m_in, root, edited, repeats, work, priors, units, cfg, fp)
+    # how the budget cut the work: told, not recorded (the manifest is the same whatever the budget)
+    result.info.update(parts=layout.parts, buckets=1 << bits, cross_part=sum(c.n for c in crossed))
+    return result
 
 
 def finalize(
