@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from selene.errors import ConfigError
+from selene.errors import ConfigError, InputError
 from selene.io import fs
 
 # Bytes a part task holds per unit of its part, measured (ru_maxrss) at pydivsufsort's peak: the text
@@ -71,12 +71,24 @@ class Layout:
         return _overlapping(self.part_starts, self.shard_starts[k], self.shard_starts[k + 1])
 
     def read(self, lo: int, hi: int) -> np.ndarray:
-        """Global positions [lo, hi) as one writable uint8 array."""
+        """Global positions [lo, hi) as one writable uint8 array, read from the files (a part's text is
+        read once, in order: through a memory map its pages would stay in the task's RSS besides)."""
         out = np.empty(hi - lo, dtype=np.uint8)
+        view = out.data  # a memoryview of the array: read into in place
         for k in self.shards_of_range(lo, hi):
             s, e = self.shard_starts[k], self.shard_starts[k + 1]
             a, b = max(lo, s), min(hi, e)
-            out[a - lo : b - lo] = _units(self.enc, k)[a - s : b - s]
+            if b - a < 1 << 16:  # a span's text: a few pages of the map
+                out[a - lo : b - lo] = _units(self.enc, k)[a - s : b - s]
+                continue
+            filesystem, path = fs.get_fs(enc_path(self.enc, k))
+            with filesystem.open(path, "rb") as f:
+                f.seek(a - s)
+                got = f.readinto(view[a - lo : b - lo])
+            if got != b - a:
+                raise InputError(
+                    f"{enc_path(self.enc, k)}: {got} bytes at {a - s}, expected {b - a} (a work file cut short)"
+                )
         return out
 
     def windows(self, pos: np.ndarray, length: int) -> np.ndarray:

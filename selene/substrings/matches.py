@@ -68,6 +68,7 @@ def cross_bucket(layout: Layout, b: int, bits: int, pos_bits: int) -> int:
         where[at : at + len(e)] = e & mask
         part[at : at + len(e)] = j
         at += len(e)
+    del slices  # unmapped: the index files' pages leave this task's RSS
     order = np.argsort(key, kind="stable")  # ties keep part order, then position order
     key = key[order]
     group = np.r_[True, key[1:] != key[:-1]] if len(key) else np.zeros(0, dtype=bool)
