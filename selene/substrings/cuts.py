@@ -23,7 +23,7 @@ from selene.io import fs
 from selene.io.edits import repeat
 from selene.manifest import Repeat
 from selene.substrings import matches
-from selene.substrings.layout import Layout
+from selene.substrings.layout import Layout, unmap
 
 CUT_FIELDS = ("shard", "row", "start", "end")
 
@@ -76,6 +76,7 @@ def cut_part(layout: Layout, j: int, buckets: int) -> tuple[int, int]:
         dtype=np.uint64,
         count=len(begin),
     )
+    unmap()
     order = np.argsort(hashes, kind="stable")
     _save_npz(
         cut_file(layout.root, j, "spans"),

@@ -117,6 +117,12 @@ def _overlapping(starts: tuple[int, ...], lo: int, hi: int) -> range:
     return range(max(first, 0), min(last, len(starts) - 1))
 
 
+def unmap() -> None:
+    """Drop this process's maps of the encoded files: a task that compared windows all over the corpus
+    would otherwise keep those pages in its RSS while the worker runs its next task."""
+    _units.cache_clear()
+
+
 @lru_cache(maxsize=64)
 def _units(root: str, k: int) -> np.ndarray:
     path = enc_path(root, k)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from selene.io import fs
-from selene.substrings.layout import Layout
+from selene.substrings.layout import Layout, unmap
 
 PAIRS = 1 << 16  # window pairs compared at a time: 2 × PAIRS × window bytes
 
@@ -94,6 +94,7 @@ def cross_bucket(layout: Layout, b: int, bits: int, pos_bits: int) -> int:
         cand[failed] = nxt
         at = np.minimum(nxt, n - 1)
         pending = failed[(nxt < n) & (key[at] == key[failed]) & (part[at] < part[failed])]
+    unmap()
     found = np.sort((part[repeat].astype(np.uint64) << np.uint64(32)) | where[repeat].astype(np.uint64))
     fs.save_npy(cross_file(layout.root, b), found)
     return len(found)
