@@ -50,6 +50,11 @@ from selene.spans import view as spans_view
 from selene.spans.config import SpansConfig
 from selene.spans.manifest import SpansManifest
 from selene.spans.stage import run_spans
+from selene.substrings import checks as substrings_checks
+from selene.substrings import view as substrings_view
+from selene.substrings.config import SubstringsConfig
+from selene.substrings.manifest import SubstringsManifest
+from selene.substrings.stage import run_substrings
 from selene.tokenize import checks as tokenize_checks
 from selene.tokenize import view as tokenize_view
 from selene.tokenize.config import TokenizeConfig
@@ -110,6 +115,12 @@ PARTS: dict[str, Parts[Any, Any, Any]] = {
     ),
     "spans": Parts[str, SpansConfig, SpansManifest](
         SpansConfig, run_spans, SpansManifest, preflight=spans_checks.check, view=spans_view.view
+    "substrings": Parts[str, SubstringsConfig, SubstringsManifest](
+        SubstringsConfig,
+        run_substrings,
+        SubstringsManifest,
+        preflight=substrings_checks.check,
+        view=substrings_view.view,
     ),
     "decontaminate": Parts[str, DecontaminateConfig, DecontaminateManifest](
         DecontaminateConfig,

@@ -13,8 +13,8 @@ being read), ``dedup:band`` (a band task verifying its candidates) and ``spans:f
 partition's duplicates being found).
 
 Points of ``SELENE_FAILPOINT``: ``quality:scored`` (every shard scored, nothing written), ``quality:shards-written``,
-``dedup:shards-written``, ``spans:shards-written``, ``decontaminate:shards-written``, ``tokenize:parts-written``,
-``tokenize:merged`` (each after the stage's outputs or parts exist and before its manifest), and
+``dedup:shards-written``, ``spans:shards-written``, ``substrings:shards-written``, ``decontaminate:shards-written``,
+``tokenize:parts-written``, ``tokenize:merged`` (each after the stage's outputs or parts exist and before its manifest), and
 ``blend:bucket-published`` (after each shuffle bucket's parts are renamed into the output).
 """
 

@@ -194,7 +194,7 @@ def test_wrong_type_names_the_field(runs: dict[str, StageResult[Any]], tmp_path:
 def test_unknown_or_missing_stage(runs: dict[str, StageResult[Any]], tmp_path: Path) -> None:
     out = edited(runs["ingest"].out, tmp_path / "a", lambda m: m.update(stage="filter"))
     with pytest.raises(
-        InputError, match="stage: got 'filter', expected one of ingest, quality, dedup, spans, decontaminate, blend, tokenize"
+        InputError, match="stage: got 'filter', expected one of ingest, quality, dedup, spans, substrings, decontaminate, blend, tokenize"
     ):
         dataset.read_manifest(out)
     out = edited(runs["ingest"].out, tmp_path / "b", lambda m: m.pop("stage"))
