@@ -115,6 +115,7 @@ PARTS: dict[str, Parts[Any, Any, Any]] = {
     ),
     "spans": Parts[str, SpansConfig, SpansManifest](
         SpansConfig, run_spans, SpansManifest, preflight=spans_checks.check, view=spans_view.view
+    ),
     "substrings": Parts[str, SubstringsConfig, SubstringsManifest](
         SubstringsConfig,
         run_substrings,

@@ -234,6 +234,8 @@ STAGES: tuple[Stage, ...] = (
             Option(("--only-against",), "only_against", "With --against: cut only spans the earlier outputs hold.", bool),
         ),
         doc="Every cut is counted per source; documents left too short go to OUT/removed.parquet as spans:too_short; OUT/repeats.md lists the most repeated spans.",
+    ),
+    Stage(
         "substrings",
         "Cut every repeat of a substring of at least --min-length units (bytes or tokens) out of all but its first occurrence (suffix arrays, Lee et al. 2022).",
         config=Ref("selene.substrings.config:SubstringsConfig"),
