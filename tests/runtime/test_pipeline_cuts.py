@@ -44,6 +44,7 @@ def test_a_pipeline_cuts_repeated_lines_then_repeated_substrings(tmp_path: Path)
             cut = rng.randrange(10, len(words) - 10)
             text = " ".join(words[:cut]) + f" {PASSAGE} " + " ".join(words[cut:]) + f"\n{FOOTER}"
         lines.append(pile_line(text, "Books3"))
+    (tmp_path / "in").mkdir()
     corpus = write_zst(tmp_path / "in" / "00.jsonl.zst", b"".join(lines))
     run = tmp_path / "run"
     cfg = tmp_path / "p.yaml"
