@@ -188,17 +188,7 @@ def load_priors(against: list[str], inp: str, out: str, settings: MinhashSetting
     priors = []
     for prev in against:
         where = f"dedup --against {prev}"
-        if fs.join(prev, "") in (fs.join(inp, ""), fs.join(out, "")):
-            raise PathError(f"{where}: an earlier output must not be this run's input or output")
-        if not fs.exists(prev):
-            raise PathError(f"{where}: no such directory")
-        m = dataset.read_manifest(prev)
-        if m is None:
-            raise PathError(f"{where}: no manifest.json: not a finished output (an unfinished run?)")
-        if not isinstance(m, DedupManifest):
-            raise PathError(
-                f"{where}: the output of `{m.stage}`, not of `dedup`; give an earlier dedup output"
-            )
+        m = dataset.earlier_output(prev, inp, out, "dedup", DedupManifest)
         index_path = fs.join(prev, DIR, INDEX)
         if not fs.exists(index_path):
             raise PathError(

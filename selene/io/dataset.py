@@ -323,6 +323,26 @@ def require_documents(directory: str, stage: str) -> DocumentManifest:
     return m
 
 
+def earlier_output(prev: str, inp: str, out: str, stage: str, kind: type[M]) -> M:
+    """The manifest of `prev`, an earlier finished output of `stage` given with ``--against``: not
+    this run's input or output, there, finished, readable, of that stage. Each refusal is the user's
+    to fix (a `PathError`, exit 2) and names the option and the folder."""
+    where = f"{stage} --against {prev}"
+    if fs.join(prev, "") in (fs.join(inp, ""), fs.join(out, "")):
+        raise PathError(f"{where}: an earlier output must not be this run's input or output")
+    if not fs.exists(prev):
+        raise PathError(f"{where}: no such directory")
+    try:
+        m = read_manifest(prev)
+    except InputError as e:  # a damaged manifest: the earlier output's fault, refused before any work
+        raise PathError(f"{where}: {e}") from None
+    if m is None:
+        raise PathError(f"{where}: no manifest.json: not a finished output (an unfinished run?)")
+    if not isinstance(m, kind):
+        raise PathError(f"{where}: the output of `{m.stage}`, not of `{stage}`; give an earlier {stage} output")
+    return m
+
+
 def iter_batches(directory: str, columns: Sequence[str] | None = None, batch_size: int = 1024) -> Iterator[pa.RecordBatch]:
     for path in list_shards(directory):
         yield from open_parquet(path).iter_batches(batch_size=batch_size, columns=list(columns) if columns else None)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from selene.errors import ConfigError, InputError, PathError
+from selene.errors import ConfigError, PathError
 from selene.io import dataset, fs
 from selene.spans.config import SpansConfig
 from selene.spans.manifest import SpansManifest
@@ -116,20 +116,7 @@ def load_priors(against: Sequence[str], inp: str, out: str, settings: SpanSettin
     priors = []
     for prev in against:
         where = f"spans --against {prev}"
-        if fs.join(prev, "") in (fs.join(inp, ""), fs.join(out, "")):
-            raise PathError(f"{where}: an earlier output must not be this run's input or output")
-        if not fs.exists(prev):
-            raise PathError(f"{where}: no such directory")
-        try:
-            m = dataset.read_manifest(prev)
-        except InputError as e:  # a damaged manifest: refused as the earlier output's fault (exit 2)
-            raise PathError(f"{where}: {e}") from None
-        if m is None:
-            raise PathError(f"{where}: no manifest.json: not a finished output (an unfinished run?)")
-        if not isinstance(m, SpansManifest):
-            raise PathError(
-                f"{where}: the output of `{m.stage}`, not of `spans`; give an earlier spans output"
-            )
+        m = dataset.earlier_output(prev, inp, out, "spans", SpansManifest)
         index_path = fs.join(prev, DIR, INDEX)
         if not fs.exists(index_path):
             raise PathError(

@@ -24,17 +24,7 @@ def load_priors(cfg: SubstringsConfig, inp: str, out: str, tokenizer: str | None
     priors = []
     for prev in cfg.against:
         where = f"substrings --against {prev}"
-        if fs.join(prev, "") in (fs.join(inp, ""), fs.join(out, "")):
-            raise PathError(f"{where}: an earlier output must not be this run's input or output")
-        if not fs.exists(prev):
-            raise PathError(f"{where}: no such directory")
-        m = dataset.read_manifest(prev)
-        if m is None:
-            raise PathError(f"{where}: no manifest.json: not a finished output (an unfinished run?)")
-        if not isinstance(m, SubstringsManifest):
-            raise PathError(
-                f"{where}: the output of `{m.stage}`, not of `substrings`; give an earlier substrings output"
-            )
+        m = dataset.earlier_output(prev, inp, out, "substrings", SubstringsManifest)
         theirs = SubstringsConfig.model_validate(m.config)
         diff = [
             f"{name}={getattr(theirs, name)!r} (this run: {getattr(cfg, name)!r})"
