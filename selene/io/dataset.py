@@ -304,7 +304,7 @@ def not_a_dataset(directory: str) -> SeleneError:
     what = ("a training run (checkpoints), not documents or tokens" if "checkpoints" in names or "metrics.jsonl" in names
             else f"no {MANIFEST} and no shards")
     return PathError(f"{directory!r} is not a selene dataset: it holds {shown}: {what}. Give the output folder "
-                      "of a stage (ingest, dedup, decontaminate, blend or tokenize)")
+                      "of a stage (ingest, quality, dedup, spans, substrings, decontaminate, blend or tokenize)")
 
 
 def require_documents(directory: str, stage: str) -> DocumentManifest:
@@ -316,7 +316,7 @@ def require_documents(directory: str, stage: str) -> DocumentManifest:
     if not isinstance(m, DocumentManifest):
         raise PathError(
             f"{directory!r} holds the output of `{m.stage}`, not documents: nothing to {stage} "
-            "(give a document dataset: the output of ingest, dedup, decontaminate or blend)"
+            "(give a document dataset: the output of ingest, quality, dedup, spans, substrings, decontaminate or blend)"
         )
     if not sum(s.rows for s in m.shards):
         raise PathError(f"{directory!r} is an empty dataset (0 documents): nothing to {stage}")
