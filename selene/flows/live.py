@@ -218,6 +218,9 @@ class CancelWatch:
     def __init__(self, flow_run_id: Any, *also: Any) -> None:
         self.flow_run_ids = list(dict.fromkeys([flow_run_id, *also]))
         self.done = threading.Event()
+        # held while a stop is requested: after `close` returns no late request can land (a poll
+        # that was in flight would otherwise stop the process's next run)
+        self.lock = threading.Lock()
         self.thread = threading.Thread(target=self._loop, name="selene-cancel-watch", daemon=True)
         self.thread.start()
 
@@ -234,11 +237,14 @@ class CancelWatch:
             except Exception:
                 continue
             if any(s is not None and s.type in (StateType.CANCELLING, StateType.CANCELLED) for s in states):
-                events.request_stop("from the dashboard")
+                with self.lock:
+                    if not self.done.is_set():
+                        events.request_stop("from the dashboard")
                 return
 
     def close(self) -> None:
-        self.done.set()
+        with self.lock:
+            self.done.set()
 
 
 def root_run() -> UUID | None:
@@ -283,14 +289,14 @@ def watched(with_board: bool = True) -> Iterator[None]:
     try:
         yield
     finally:
+        if watch is not None:  # first: no request of this run can come after the clear below
+            watch.close()
         _depth.pop()
         if not _depth:  # the outermost flow ended: its Cancel is served, the process's next run starts clean
             events.clear_stop_request()
         if board is not None:
             events.set_live_listener(None)
             board.close()
-        if watch is not None:
-            watch.close()
 
 
 _depth: list[None] = []  # watched flows running (a pipeline's, then its stage's)
