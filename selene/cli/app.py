@@ -13,10 +13,12 @@ from typing import Annotated, Any
 
 import typer
 
+from selene.cli.help import PlainGroup
 from selene.terminal import console, err_console
 
 app = typer.Typer(
     name="selene",
+    cls=PlainGroup,  # plain metavars and flowing help in every command (selene.cli.help)
     help="Raw corpora → a pretrained, evaluated language model. Each stage is a command and a Prefect flow.",
     no_args_is_help=True,
     add_completion=False,
@@ -31,11 +33,25 @@ app.add_typer(config_app, name="config")
 app.add_typer(server_app, name="server")
 
 
+def _print_version(given: bool) -> None:
+    if given:
+        from selene import __version__
+
+        console.print(f"selene {__version__}", markup=False, highlight=False)
+        raise typer.Exit()
+
+
 @app.callback()
 def _root(
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks on errors.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", "-V", is_eager=True, callback=_print_version, help="Print selene's version and exit."
+        ),
+    ] = False,
 ) -> None:
-    """selene: ingest → dedup → decontaminate → blend → tokenize → train → eval."""
+    """selene: ingest → quality → dedup → spans → substrings → decontaminate → blend → tokenize → train → eval."""
 
 
 @app.command()
