@@ -45,7 +45,7 @@ def _stage_packages() -> tuple[str, ...]:
 STAGE_PACKAGES = _stage_packages()
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("selene.cli", "selene.entry_points_check", *(f"{p}.command" for p in STAGE_PACKAGES)),
+    ("selene.docs", "selene.cli", "selene.entry_points_check", *(f"{p}.command" for p in STAGE_PACKAGES)),
     ("selene.runner",),
     ("selene.flows",),
     ("selene.ablate", "selene.pipeline", "selene.report"),

@@ -50,7 +50,7 @@ class BlendConfig(StageConfig):
         description="Most passes over any source; more is an error naming the source. Unset: a source "
         "its weight repeats more than 4 times is warned about.",
     )
-    seed: int = 1234
+    seed: int = Field(default=1234, description="Seed of the sampling and the global shuffle.")
 
 
     def extra_inputs(self) -> list[str]:

@@ -31,8 +31,8 @@ class EvalConfig(StageConfig):
     include_path: str | None = Field(default=None, description="Extra directory of harness task YAMLs.")
     num_fewshot: int = Field(default=0, ge=0, description="Shots of every task named on its own (a suite has its own).")
     limit: int | None = Field(default=None, ge=1, description="Documents per task, at most.")
-    batch_size: int = Field(default=8, ge=1)
+    batch_size: int = Field(default=8, ge=1, description="Requests per forward.")
     perplexity: bool = Field(default=True, description="Also perplexity and bits/byte on the held-out split.")
     perplexity_documents: int | None = Field(default=None, ge=1, description="Held-out documents to score, at most.")
-    device: Literal["auto", "cpu", "cuda"] = "auto"
-    seed: int = 1234
+    device: Literal["auto", "cpu", "cuda"] = Field(default="auto", description="auto: cuda when there is a GPU, else cpu.")
+    seed: int = Field(default=1234, description="Seed of the harness's sampling (generation tasks, few-shot examples).")

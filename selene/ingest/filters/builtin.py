@@ -36,10 +36,12 @@ class LengthFilter(RuleFilter):
     class Config(FilterConfig):
         """Document length bounds. `max_chars` is checked before cleaning, to bound the work on huge records."""
 
-        min_words: int = Field(default=5, ge=0)
-        max_words: int | None = Field(default=None, ge=1)
-        min_chars: int = Field(default=20, ge=0)
-        max_chars: int | None = Field(default=1_000_000, ge=1)
+        min_words: int = Field(default=5, ge=0, description="Fewest words (whitespace-separated tokens).")
+        max_words: int | None = Field(default=None, ge=1, description="Most words; null: no bound.")
+        min_chars: int = Field(default=20, ge=0, description="Fewest characters, whitespace included.")
+        max_chars: int | None = Field(
+            default=1_000_000, ge=1, description="Most characters, also checked before cleaning; null: no bound."
+        )
 
     cfg: Config
 
@@ -74,17 +76,18 @@ class GopherQualityFilter(RuleFilter):
     class Config(FilterConfig):
         """Gopher quality rules (Rae et al. 2021, appendix A.1.1); defaults are the paper's."""
 
-        min_words: int = 50
-        max_words: int = 100_000
-        min_mean_word_length: float = 3.0
-        max_mean_word_length: float = 10.0
+        min_words: int = Field(default=50, description="Fewest words (punctuation-only tokens excluded).")
+        max_words: int = Field(default=100_000, description="Most words.")
+        min_mean_word_length: float = Field(default=3.0, description="Shortest mean word length, in characters.")
+        max_mean_word_length: float = Field(default=10.0, description="Longest mean word length, in characters.")
         max_symbol_word_ratio: float = Field(default=0.1, description="'#' and '...' per word.")
         max_bullet_lines_ratio: float = Field(default=0.9, description="Lines starting with a bullet.")
         max_ellipsis_lines_ratio: float = Field(default=0.3, description="Lines ending with an ellipsis.")
         min_alpha_words_ratio: float = Field(default=0.8, description="Words with at least one letter.")
         min_stop_words: int = Field(default=2, description="Distinct English stop words required.")
         stop_words: list[str] = Field(
-            default_factory=lambda: ["the", "be", "to", "of", "and", "that", "have", "with"]
+            default_factory=lambda: ["the", "be", "to", "of", "and", "that", "have", "with"],
+            description="The stop words counted, ignoring case and surrounding punctuation.",
         )
 
     cfg: Config
@@ -165,13 +168,22 @@ class GopherRepetitionFilter(RuleFilter):
     class Config(FilterConfig):
         """Gopher repetition rules (Rae et al. 2021, table A1); defaults are the paper's."""
 
-        max_dup_line_frac: float = 0.30
-        max_dup_para_frac: float = 0.30
-        max_dup_line_char_frac: float = 0.20
-        max_dup_para_char_frac: float = 0.20
-        top_ngram_char_frac: dict[int, float] = Field(default_factory=lambda: {2: 0.20, 3: 0.18, 4: 0.16})
+        max_dup_line_frac: float = Field(default=0.30, description="Duplicate lines over all non-blank lines.")
+        max_dup_para_frac: float = Field(default=0.30, description="Duplicate paragraphs over all paragraphs.")
+        max_dup_line_char_frac: float = Field(
+            default=0.20, description="Characters of duplicate lines over the characters of all lines."
+        )
+        max_dup_para_char_frac: float = Field(
+            default=0.20, description="Characters of duplicate paragraphs over the characters of all paragraphs."
+        )
+        top_ngram_char_frac: dict[int, float] = Field(
+            default_factory=lambda: {2: 0.20, 3: 0.18, 4: 0.16},
+            description="n → the most a document's most frequent n-gram may take of its characters "
+            "(its characters times its occurrences).",
+        )
         dup_ngram_char_frac: dict[int, float] = Field(
-            default_factory=lambda: {5: 0.15, 6: 0.14, 7: 0.13, 8: 0.12, 9: 0.11, 10: 0.10}
+            default_factory=lambda: {5: 0.15, 6: 0.14, 7: 0.13, 8: 0.12, 9: 0.11, 10: 0.10},
+            description="n → the most of a document's characters that may lie in repeated occurrences of n-grams.",
         )
 
         @field_validator("top_ngram_char_frac", "dup_ngram_char_frac")

@@ -89,9 +89,9 @@ class PIIFilter(Filter):
         phones: bool = Field(
             default=False, description="Redact phone numbers (NANP with separators, +international)."
         )
-        email_placeholder: str = "email@example.com"
-        ip_placeholder: str = "0.0.0.0"
-        phone_placeholder: str = "<PHONE>"
+        email_placeholder: str = Field(default="email@example.com", description="What an e-mail address becomes.")
+        ip_placeholder: str = Field(default="0.0.0.0", description="What an IP address becomes.")
+        phone_placeholder: str = Field(default="<PHONE>", description="What a phone number becomes.")
 
     cfg: Config
 
