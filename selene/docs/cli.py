@@ -12,7 +12,7 @@ from typing import Any
 
 from rich.text import Text
 
-from selene.docs.markdown import GENERATED, anchor, cell, code, prose, table
+from selene.docs.markdown import GENERATED, anchor, cell, code, inline, table
 
 INTRO = """\
 Every command and option of `selene`, generated from the command tree itself: the same text as
@@ -87,7 +87,7 @@ def help_markdown(text: str | None) -> str:
         if para.startswith(("\b", " ", "\t")):
             out.append("```text\n" + para.strip("\b\n") + "\n```")
         else:
-            out.append("\n".join(prose(line) for line in para.split("\n")))
+            out.append("\n".join(inline(line) for line in para.split("\n")))
     return "\n\n".join(out)
 
 

@@ -204,12 +204,16 @@ def words(annotation: Any, metadata: list[Any] | None = None) -> str:
     return f"{base} {bounds}".strip()
 
 
+def _number(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
 def _bounds(metadata: list[Any]) -> str:
     said = []
     for m in metadata:
         for kind, attr, sign in ((Ge, "ge", "≥"), (Gt, "gt", ">"), (Le, "le", "≤"), (Lt, "lt", "<")):
             if isinstance(m, kind):
-                said.append(f"{sign} {yaml_value(getattr(m, attr))}")
+                said.append(f"{sign} {_number(getattr(m, attr))}")
         if isinstance(m, MinLen) and m.min_length:
             said.append(f"at least {m.min_length} long")
         if isinstance(m, MaxLen):

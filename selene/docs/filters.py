@@ -12,8 +12,7 @@ from typing import Any
 
 from selene.docs.config import row
 from selene.docs.markdown import GENERATED, anchor, cell, code, table
-
-_REJECT = re.compile(r"self\.reject\(\s*\"(\w+)\"")
+from selene.docs.reasons import builtins, meaning, rules
 
 INTRO = """\
 The `filters` section of `ingest` chooses the filters, their order and their settings. A list
@@ -26,30 +25,7 @@ document rewritten instead, and the filters after them see the new text. Your ow
 settings `enabled` and `exclude_sources`."""
 
 
-def builtins() -> dict[str, Any]:
-    """The registered filters, name → class, in registration order (the built-ins first)."""
-    from selene.ingest.filters import filter_names, get_filter
-
-    return {name: get_filter(name) for name in filter_names()}
-
-
-def rules() -> dict[str, list[str]]:
-    """Each built-in filter's rules, as its code declares them: a `RuleFilter`'s rules at its
-    default settings, then every ``self.reject("<rule>", ...)`` in its class."""
-    from selene.ingest.filters import RuleFilter
-
-    out: dict[str, list[str]] = {}
-    for name, cls in builtins().items():
-        found: list[str] = []
-        if issubclass(cls, RuleFilter):
-            found += [rule for rule, _ in cls(cls.Config()).rules]
-        found += _REJECT.findall(inspect.getsource(cls))
-        out[name] = list(dict.fromkeys(found))
-    return out
-
-
 def page() -> str:
-    from selene.docs.reasons import meaning
     from selene.ingest.filters.spec import DEFAULT_FILTERS
 
     default = " → ".join(DEFAULT_FILTERS)

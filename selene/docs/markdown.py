@@ -14,17 +14,15 @@ GENERATED = (
 
 
 def cell(text: str | None) -> str:
-    """`text` as one table cell: one line, pipes and angle brackets escaped, code spans kept."""
-    if not text:
-        return ""
-    parts = re.split(r"(`[^`]*`)", " ".join(text.split()))
-    out = []
-    for i, part in enumerate(parts):
-        if i % 2:  # a code span: only the pipe needs escaping inside a table
-            out.append(part.replace("|", "\\|"))
-        else:
-            out.append(prose(part).replace("|", "\\|"))
-    return "".join(out)
+    """`text` as one table cell: one line, pipes escaped, code spans kept (`inline`)."""
+    return inline(" ".join((text or "").split())).replace("|", "\\|")
+
+
+def inline(text: str) -> str:
+    """Plain text with `code spans` as markdown: outside the spans, what markdown would read as
+    HTML or emphasis is escaped (`prose`); inside, nothing needs to be."""
+    parts = re.split(r"(`[^`]*`)", text)
+    return "".join(part if i % 2 else prose(part) for i, part in enumerate(parts))
 
 
 def prose(text: str) -> str:

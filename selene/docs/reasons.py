@@ -4,14 +4,16 @@ counts in its manifest), with the stage that writes it and what it means.
 `REASONS` is the one declared catalogue; ``tests/docs/test_reference.py`` reads selene's source for
 reason literals (``"malformed:json"``, ``f"lang:{code}"``) and fails on one that is not here, so
 the reference page cannot miss a reason. The filters' reasons (``filter:<filter>.<rule>``) are
-read from the filters themselves (`selene.docs.filters.rules`), each rule's meaning from
+read from the filters themselves (`rules`), each rule's meaning from
 `FILTER_RULES`.
 """
 
 from __future__ import annotations
 
+import inspect
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from selene.docs.markdown import GENERATED, cell, code, table
 
@@ -58,6 +60,7 @@ REASONS: tuple[Reason, ...] = (
 )  # fmt: skip
 
 NGRAM = re.compile(r"_\d+gram_")
+_REJECT = re.compile(r"self\.reject\(\s*\"(\w+)\"")
 
 # What each filter rule rejects: `filter:<filter>.<rule>`. `<n>` stands for the n-gram sizes a
 # rule is configured with (gopher_repetition's top_<n>gram_char_frac: one rule per size).
@@ -96,9 +99,29 @@ FILTER_RULES: dict[str, str] = {
 }
 
 
-def page() -> str:
-    from selene.docs.filters import rules  # the filters, imported only when the page is built
+def builtins() -> dict[str, Any]:
+    """The registered filters, name → class, in registration order (the built-ins first)."""
+    from selene.ingest.filters import filter_names, get_filter
 
+    return {name: get_filter(name) for name in filter_names()}
+
+
+def rules() -> dict[str, list[str]]:
+    """Each built-in filter's rules, as its code declares them: a `RuleFilter`'s rules at its
+    default settings, then every ``self.reject("<rule>", ...)`` in its class."""
+    from selene.ingest.filters import RuleFilter
+
+    out: dict[str, list[str]] = {}
+    for name, cls in builtins().items():
+        found: list[str] = []
+        if issubclass(cls, RuleFilter):
+            found += [rule for rule, _ in cls(cls.Config()).rules]
+        found += _REJECT.findall(inspect.getsource(cls))
+        out[name] = list(dict.fromkeys(found))
+    return out
+
+
+def page() -> str:
     out = ["# Removal reasons", "", GENERATED.format(module="selene.docs.reasons"), ""]
     out.append(
         "Every document a stage does not pass on is written to its output's `removed.parquet` with a "
