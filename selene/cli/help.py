@@ -53,7 +53,7 @@ METAVARS = {
     "--force": "STAGE",  # `selene run --force STAGE`; a flag elsewhere, where no metavar shows
     "--seeds": "N,N,...",
 }
-MAX_CHOICES = 24
+MAX_CHOICES = 16  # wider, and the metavar column takes the help text's room at 80 columns
 ARGUMENTS = {"config": "FILE", "pipeline": "FILE", "file": "FILE", "stage": "STAGE"}
 
 # "a | b | c" in an option's help: its choices.
