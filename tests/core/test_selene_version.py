@@ -61,3 +61,25 @@ def test_versioned_puts_this_selene_first_and_replaces_an_older_one() -> None:
     record = versioned({"step": 3, "selene_version": "0.0.1", "config": {}})
     assert list(record) == ["selene_version", "step", "config"]
     assert record["selene_version"] == selene.__version__
+
+
+def test_a_trained_classifier_is_reused_by_another_selene(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """The quality stage's own classifier records the selene that trained it, and a newer selene reuses
+    it: neither the classifier nor the stage runs again for the version alone."""
+    from selene.quality import recipe
+    from selene.quality.stage import run_quality
+    from tests.quality.test_recipe import recipe_config, write_input
+
+    inp, out = write_input(tmp_path / "in", web=10), tmp_path / "out"
+    run_quality(inp, str(out), recipe_config())
+    written = json.loads((out / "classifiers" / "hq" / "recipe.json").read_text())
+    assert written["selene_version"] == selene.__version__
+    capfd.readouterr()
+    monkeypatch.setattr(recipe, "__version__", "99.0.0")
+    again = run_quality(inp, str(out), recipe_config())
+    assert again.skipped and "hq reused" in capfd.readouterr().err
+    del written["selene_version"]  # as a selene before the field wrote it
+    (out / "classifiers" / "hq" / "recipe.json").write_text(json.dumps(written))
+    assert run_quality(inp, str(out), recipe_config()).skipped and "hq reused" in capfd.readouterr().err
