@@ -185,7 +185,7 @@ def result_page(name: str, entries: list[Entry], results: Path) -> str:
             + ", ".join(f"`benchmarks/results/{f}`" for f in e.files)
             + ".",
             "",
-            _fence(e.command, "bash"),
+            _fence(e.command.replace("; ", "\n"), "bash"),  # several commands: one a line
             "",
         ]
         linked = "".join((results / f).read_text(encoding="utf-8") for f in e.files if f.endswith(".md"))
