@@ -231,7 +231,7 @@ def _json(name: str, data: Any) -> str:
         keys = list(dict.fromkeys(k for row in data for k in row))
         rows = [f"| {' | '.join(_cell(_scalar(row.get(k))) for k in keys)} |" for row in data]
         return "\n".join([f"`{name}`:", "", f"| {' | '.join(keys)} |", f"|{'---|' * len(keys)}", *rows])
-    pretty = json.dumps(data, indent=2, ensure_ascii=False).splitlines()
+    pretty = _pretty(data).splitlines()
     note = ""
     if len(pretty) > LONG_JSON:
         note = f" (the first {LONG_JSON} of {len(pretty)} lines; the whole file: `benchmarks/results/{name}`)"
@@ -240,6 +240,24 @@ def _json(name: str, data: Any) -> str:
     return f'??? note "{name}{note}"\n\n' + "\n".join(
         f"    {line}" if line else "" for line in body.splitlines()
     )
+
+
+def _pretty(data: Any, indent: str = "") -> str:
+    """JSON indented by two spaces, as json.dumps(indent=2) writes it, except that a list of scalars
+    short enough stays on one line (a run's step times, a grid's sizes)."""
+    inner = indent + "  "
+    if isinstance(data, list) and data and all(_is_scalar(v) for v in data):
+        flat = json.dumps(data, ensure_ascii=False)
+        if len(flat) + len(indent) <= 100:
+            return flat
+    if isinstance(data, dict) and data:
+        items = [
+            f"{inner}{json.dumps(str(k), ensure_ascii=False)}: {_pretty(v, inner)}" for k, v in data.items()
+        ]
+        return "{\n" + ",\n".join(items) + f"\n{indent}}}"
+    if isinstance(data, list) and data:
+        return "[\n" + ",\n".join(f"{inner}{_pretty(v, inner)}" for v in data) + f"\n{indent}]"
+    return json.dumps(data, ensure_ascii=False)
 
 
 def _records(data: Any) -> bool:

@@ -152,3 +152,9 @@ def test_the_gpu_page_carries_the_h200_tables_from_their_json() -> None:
     assert "| NVIDIA H200 | 125m trained | 1 | 8.7 | 1.30 | 637 | 12.40 | 0.79 (0.60) | |" in page
     assert "| NVIDIA H200 | 125m, seq 2048 × 8, bf16 | 28 | step-000020 | 21-28 | 1.6e-05" in page
     assert "1.3b       1364M   2048×8  bf16     0.280    0.325  1.16×" in page and "UserWarning" not in page
+
+
+@pytest.mark.parametrize("path", sorted(site.RESULTS.glob("*.json")), ids=lambda p: p.name)
+def test_the_json_a_page_shows_is_the_files_json(path: Path) -> None:
+    data = json.loads(path.read_text())
+    assert json.loads(site._pretty(data)) == data
