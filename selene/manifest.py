@@ -23,6 +23,8 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
+from selene import __version__
+
 MANIFEST_VERSION = 1
 """The manifest layout this selene writes, and the highest one it reads."""
 
@@ -147,17 +149,21 @@ class DatasetInputs(Record):
     fingerprint: str | None = Field(description="The fingerprint in its manifest.")
 
 
-
 class StageManifest(Record):
     """What every stage's manifest has. Written last: its presence marks the output complete."""
 
     _last = ("stats",)
+    _omit_if_none = ("selene_version",)  # a manifest written before it was recorded reads back as it was
 
     manifest_version: int = Field(
         default=MANIFEST_VERSION,
         description="Layout of this file (absent: written before versions, read as 1).",
     )
-    selene_version: str = Field(description="The selene that wrote it.")
+    selene_version: str | None = Field(
+        default=None,
+        description="The selene that wrote it (absent: written before manifests recorded it). Not part of "
+        "`fingerprint`: a new selene alone never reruns a finished stage.",
+    )
     stage: str = Field(description="The stage that wrote it; decides the model.")
     fingerprint: str = Field(
         description="Inputs + every setting that changes the output; a match skips a rerun."
@@ -169,6 +175,14 @@ class StageManifest(Record):
         default=None, description="removed.parquet (None: tokenize removes nothing)."
     )
     stats: Stats = Field(description="Documents per source and reason.")
+
+
+def versioned(record: dict[str, Any]) -> dict[str, Any]:
+    """`record` with ``selene_version`` first: what every JSON record a command writes outside the stage
+    manifests carries (a run's ``run.json``, a checkpoint's ``meta.json``, eval's ``summary.json``, an
+    ablation's or a study's results), so any output says which selene made it. Readers treat the key as
+    information only: no skip or resume check compares it."""
+    return {"selene_version": __version__, **{k: v for k, v in record.items() if k != "selene_version"}}
 
 
 class DocumentManifest(StageManifest):
@@ -190,4 +204,5 @@ __all__ = [
     "SourceStats",
     "StageManifest",
     "Stats",
+    "versioned",
 ]

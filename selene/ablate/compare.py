@@ -20,6 +20,7 @@ from typing import Any
 
 from selene import charts
 from selene.ablate.config import AblationConfig
+from selene.manifest import versioned
 from selene.view import Markdown, View, svg_image
 
 LOWER_IS_BETTER = ("bits/byte", "bits_per_byte", "perplexity", "loss")
@@ -191,7 +192,7 @@ def write(out: str, result: dict[str, Any]) -> None:
     md = markdown(result) + "\n![ablation](ablation.svg)\n"
     if curves is not None:
         md += "\n" + curves_markdown(result) + "\n![scores during training](ablation-curves.svg)\n"
-    files = [("ablation.json", json.dumps(result, indent=1)), ("ablation.md", md),
+    files = [("ablation.json", json.dumps(versioned(result), indent=1)), ("ablation.md", md),
              ("ablation.svg", charts.ablation(result, lower_is_better))]  # fmt: skip
     if curves is not None:
         files.append(("ablation-curves.svg", curves))

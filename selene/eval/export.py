@@ -39,6 +39,7 @@ import torch
 from selene.errors import ConfigError, OutputError, SeleneError
 from selene.eval.checkpoint_io import check_vocab, eod_id, load_model, tokenizer
 from selene.eval.export_target import EXPORT_MARKER, check_output
+from selene.manifest import versioned
 from selene.model.args import ModelArgs
 
 # sentencepiece's split_by_whitespace words: whitespace run + word, a trailing run, or a line/tab piece.
@@ -234,8 +235,8 @@ def export_hf(checkpoint: str, out_dir: str, overwrite: bool = False) -> dict[st
         if tok is not None and loaded.tokenizer_path is not None and eos is not None:
             hf_tokenizer_of(tok, loaded.tokenizer_path, tok.eod_piece).save_pretrained(tmp)
         with open(os.path.join(tmp, EXPORT_MARKER), "w") as f:
-            json.dump({"checkpoint": os.path.abspath(loaded.path), "step": loaded.meta.get("step"),
-                       "model_args": loaded.meta.get("model_args")}, f, indent=1)
+            json.dump(versioned({"checkpoint": os.path.abspath(loaded.path), "step": loaded.meta.get("step"),
+                                 "model_args": loaded.meta.get("model_args")}), f, indent=1)
         usual_modes(tmp)
         if os.path.exists(out_dir):
             old = tmp + ".old"

@@ -21,6 +21,7 @@ from selene.eval.tasks import data, suites
 from selene.eval.tasks.precheck import precheck
 from selene.executor.mappers import Mapper
 from selene.io.results import StageResult
+from selene.manifest import versioned
 
 
 def device_of(cfg: EvalConfig) -> str:
@@ -46,7 +47,7 @@ def run_eval(cfg: EvalConfig, out: str | None = None, settings: dict[str, Any] |
             batch_size=cfg.batch_size, device=device, seed=cfg.seed, include_path=cfg.include_path,
             task_data=dict(cfg.task_data),
         )
-        summary: dict[str, Any] = {"checkpoint": ckpt, "out": out, "tasks": harness_metrics(results)}
+        summary: dict[str, Any] = versioned({"checkpoint": ckpt, "out": out, "tasks": harness_metrics(results)})
         refs = reference_figures(results)
         if refs:
             summary["reference"] = refs

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from selene.manifest import versioned
 from selene.plan.devices import DeviceSpec
 from selene.plan.serve_cost import Efficiency, ServeModel, ServeRequest, _Layout, shape_from_preset
 
@@ -267,4 +268,4 @@ def calibration_json(result: Fit, points: Sequence[Point], source: str) -> dict[
 
 
 def write_calibration(path: str | Path, data: dict[str, Any]) -> None:
-    Path(path).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    Path(path).write_text(json.dumps(versioned(data), indent=2) + "\n", encoding="utf-8")

@@ -31,6 +31,7 @@ import torch
 
 from selene import charts
 from selene.errors import ConfigError, InternalError
+from selene.manifest import versioned
 from selene.plan.config import ScalingStudyConfig, StudyRun
 from selene.plan.cost import Layout, Shape, estimate
 from selene.plan.devices import DEVICES, DeviceSpec
@@ -278,8 +279,8 @@ def finish(cfg: ScalingStudyConfig, spec: DeviceSpec, measured: list[dict[str, A
     study = {"device": dataclasses.asdict(spec), "calibration": calibration, "runs": rows}
     os.makedirs(cfg.out, exist_ok=True)
     for name, text in (
-        ("study.json", json.dumps(study, indent=1)),
-        ("calibration.json", json.dumps(calibration, indent=1)),
+        ("study.json", json.dumps(versioned(study), indent=1)),
+        ("calibration.json", json.dumps(versioned(calibration), indent=1)),
         ("study.md", markdown(study)),
         ("predicted_vs_measured.svg", charts.scatter(rows)),
     ):

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from selene.errors import ConfigError, InternalError
+from selene.manifest import versioned
 from selene.plan.config import ScalingStudyConfig, StudyRun
 from selene.plan.study_runs import train_config as timing_config  # the model, layout and batch of each run
 from selene.train import checkpoint
@@ -147,7 +148,7 @@ def run_budget_study(cfg: ScalingStudyConfig, prefix: str, device: str, call: An
               "steps_trained": sum(r["steps_trained"] for r in runs), "seconds": sum(r["seconds"] for r in runs)}  # fmt: skip
     os.makedirs(cfg.out, exist_ok=True)
     with open(os.path.join(cfg.out, "budgets.json"), "w") as f:
-        json.dump(result, f, indent=1)
+        json.dump(versioned(result), f, indent=1)
     with open(os.path.join(cfg.out, "budgets.md"), "w") as f:
         f.write(markdown(result))
     return result

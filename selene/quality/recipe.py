@@ -99,7 +99,9 @@ def _digest(path: str) -> str:
 
 def fingerprint(spec: ClassifierSpec, m_in: DocumentManifest, seed: int) -> str:
     """What the model depends on: the input's shards (when the recipe takes sources of it), the
-    example files by content, the recipe, the seed, and selene's version (its trainer)."""
+    example files by content, the recipe and the seed. Not selene's version: a new selene alone never
+    retrains a finished classifier (and so never reruns the stage that scores with it); a trainer
+    change that alters the model is a recipe setting, or --force."""
     assert spec.train is not None
     recipe = spec.train
     shards = [s.sha256 for s in m_in.shards] if recipe.positive.sources or recipe.negative.sources else []
@@ -108,12 +110,13 @@ def fingerprint(spec: ClassifierSpec, m_in: DocumentManifest, seed: int) -> str:
         for cls, examples, label in _classes(recipe)
         for pattern in examples.files
     ]
-    return fingerprints.of(__version__, recipe.model_dump(mode="json"), seed, shards, files)
+    return fingerprints.of(recipe.model_dump(mode="json"), seed, shards, files)
 
 
 class Finished(BaseModel):
     """``recipe.json``: what a trained classifier was trained from, written after its model."""
 
+    selene_version: str | None = None  # the selene that trained it (absent: written before it was recorded)
     fingerprint: str
     model_sha256: str
     seed: int
@@ -172,7 +175,7 @@ def _train(
             positive_label=recipe.positive_label, negative_label=recipe.negative_label, max_bytes=recipe.max_bytes,
             heldout_fraction=recipe.heldout, seed=seed, settings=settings, fixed=fixed,
         ).report  # fmt: skip
-        done = Finished(fingerprint=fp, model_sha256=fs.sha256_file(model_path(out, spec.name)), seed=seed, recipe=recipe)
+        done = Finished(selene_version=__version__, fingerprint=fp, model_sha256=fs.sha256_file(model_path(out, spec.name)), seed=seed, recipe=recipe)
         fs.atomic_write(fs.join(directory, RECIPE), json.dumps(done.model_dump(mode="json"), indent=2) + "\n")
         said = "trained"
     else:

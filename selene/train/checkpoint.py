@@ -46,6 +46,7 @@ from torch.distributed.checkpoint.state_dict import (
 from torch.distributed.checkpoint.stateful import Stateful
 
 from selene.errors import ConfigError, InputError, OutputError, SeleneError
+from selene.manifest import versioned
 from selene.model.args import ModelArgs
 from selene.model.transformer import Transformer
 from selene.train.checkpoint_digests import FILES, check_digests, gather_digests
@@ -195,7 +196,7 @@ def finish_save(
         tmp = os.path.join(path, META + ".tmp")
         try:
             with open(tmp, "w") as f:
-                json.dump({"step": step, **meta, FILES: files}, f, indent=1)
+                json.dump(versioned({"step": step, **meta, FILES: files}), f, indent=1)
             os.replace(tmp, os.path.join(path, META))
         except OSError as e:
             raise OutputError(f"{tmp}: cannot write the checkpoint's metadata ({short_error(e)}); {UNWRITTEN}") from None

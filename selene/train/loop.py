@@ -22,6 +22,7 @@ import torch
 import torch.distributed as dist
 
 from selene.errors import ConfigError, InputError
+from selene.manifest import versioned
 from selene.model.init import num_params
 from selene.tokenize.gpt_dataset import Cursor, take
 from selene.tokenize.manifest import token_manifest
@@ -152,7 +153,7 @@ def run(cfg: TrainConfig, out: str) -> dict[str, Any]:
         info = {"parameters": num_params(pm.parts[0]) if dims.pp == 1 else None, "layout": dims.describe(),
                 "peak_tflops": peak.tflops, "peak_source": peak.origin, "resumed_from": source}
         with open(os.path.join(out, "run.json"), "w") as f:
-            json.dump({"config": cfg.model_dump(mode="json"), **info}, f, indent=1)
+            json.dump(versioned({"config": cfg.model_dump(mode="json"), **info}), f, indent=1)
         logger.begin({"config": cfg.model_dump(mode="json"), **info}, step)  # W&B, when train.wandb.enabled
     stop = _Stop()
     last: dict[str, Any] = {}

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import selene
 from selene.cli import main
 from selene.errors import ConfigError, InputError, PathError
 from selene.train.config import TrainConfig
@@ -109,6 +110,7 @@ def test_checkpoint_records_shape_and_tokenizer(ckpt: str) -> None:
     tok = Path(ckpt).parents[1] / "tokenizer.model"
     assert meta["model_args"]["n_layers"] == 4 and meta["model_args"]["vocab_size"] == 512
     assert meta["tokenizer_sha256"] == hashlib.sha256(tok.read_bytes()).hexdigest()
+    assert meta["selene_version"] == selene.__version__
 
 
 def test_resume_into_another_shape_is_refused_before_ranks_start(run: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 
+import selene
 from selene.train import peak
 from selene.train.peak import cpu_peak, device_peak, flops_per_cycle, gpu_peak, max_clock_ghz, physical_cores
 
@@ -138,6 +139,7 @@ def test_every_step_of_a_tiny_run_has_mfu_at_most_1(tiny_run: Path) -> None:
     assert len(records) == 4
     info = json.loads((tiny_run / "run.json").read_text())
     assert info["peak_source"].startswith("cpu: ") and "/ 2 ranks on this machine" in info["peak_source"]
+    assert info["selene_version"] == selene.__version__
     for r in records:
         assert 0 < r["mfu"] <= 1 and r["peak_tflops"] == info["peak_tflops"]
         assert r["mfu"] == pytest.approx(r["tflops_per_device"] / info["peak_tflops"])
