@@ -1,0 +1,121 @@
+"""The README stays a five-minute read that cannot drift from the code: short, every relative link a
+file of the repository, every `selene ...` command it shows a command of the CLI, every `make`
+target one of the Makefile's, every shipped path it names present, and its stage diagram the
+registry's stages in the registry's order."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import typer
+
+from selene import registry
+from selene.cli import app
+from tests.pipeline_runs import ROOT
+
+README = ROOT / "README.md"
+MAX_LINES = 200
+# Paths of the repository a command or prose may name; a glob or a placeholder (upper case) is not one.
+SHIPPED = re.compile(r"^(?:data|configs|docs|benchmarks|scripts|tests|selene)/[\w./-]*$")
+
+
+def _text() -> str:
+    return README.read_text(encoding="utf-8")
+
+
+def _code(text: str) -> list[str]:
+    """The README's code: each line of its fenced blocks and each inline code span."""
+    out: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif fenced:
+            out.append(line)
+        else:
+            out += re.findall(r"`([^`]+)`", line)
+    return out
+
+
+def _links(text: str) -> list[str]:
+    return re.findall(r"\]\(([^)\s]+)\)", text)
+
+
+def test_readme_is_short() -> None:
+    lines = _text().splitlines()
+    assert len(lines) <= MAX_LINES, f"README.md has {len(lines)} lines; the rest belongs in docs/"
+
+
+def test_relative_links_resolve_to_files() -> None:
+    missing = []
+    for link in _links(_text()):
+        if re.match(r"^[a-z]+:", link) or link.startswith("#"):
+            continue
+        path = (README.parent / link.split("#", 1)[0]).resolve()
+        if not path.is_file():
+            missing.append(link)
+    assert not missing, f"README.md links to files that do not exist: {missing}"
+
+
+def _resolve(words: list[str]) -> str | None:
+    """Walk `selene WORD WORD ...` down the CLI's groups; the error, or None when it is a command."""
+    # typer may carry its own copy of click: a group is what has sub-commands
+    command: Any = typer.main.get_command(app)
+    for word in words:
+        subs = getattr(command, "commands", None)
+        if word.startswith("-") or subs is None:
+            return None
+        if word not in subs:
+            return f"selene {' '.join(words)}: no command {word!r} (has {sorted(subs)})"
+        command = subs[word]
+    return None
+
+
+def test_selene_commands_exist() -> None:
+    calls = [
+        m.group(1).split() for line in _code(_text()) for m in re.finditer(r"\bselene((?: [\w-]+)+)", line)
+    ]
+    assert calls, "the README shows no selene command"
+    errors = [e for words in calls if (e := _resolve(words)) is not None]
+    assert not errors, "\n".join(errors)
+
+
+def test_make_targets_exist() -> None:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    targets = set(re.findall(r"^([\w-]+):", makefile, flags=re.M))
+    named = {m for line in _code(_text()) for m in re.findall(r"\bmake ([\w-]+)", line)}
+    assert named, "the README shows no make target"
+    assert named <= targets, f"make targets the Makefile lacks: {sorted(named - targets)}"
+
+
+def test_shipped_paths_exist() -> None:
+    """An example the README names (a task file, a config) is in the repository: no `data/piqa`."""
+    named = {
+        word.rstrip(".,;:")
+        for line in _code(_text())
+        for word in re.split(r"[\s(),=]+", line)
+        if SHIPPED.match(word.rstrip(".,;:"))
+    }
+    assert named, "the README names no file of the repository"
+    missing = sorted(p for p in named if not (ROOT / p).exists())
+    assert not missing, f"README.md names paths that are not shipped: {missing}"
+
+
+def test_stage_diagram_is_the_registry() -> None:
+    """The pipeline diagram lists every stage the registry declares, in its order (quality included)."""
+    diagrams = [line for line in _code(_text()) if "→" in line and line.strip().startswith("ingest")]
+    assert diagrams, "the README has no stage diagram (a code line `ingest → ...`)"
+    stages = [s.name for s in registry.STAGES]
+    for line in diagrams:
+        assert [w.strip() for w in line.split("→")] == stages, line
+
+
+def test_checks_see_a_broken_readme() -> None:
+    """The helpers above find what they must: a missing link, an unknown command, a drifted diagram."""
+    text = "see [x](nowhere.md) and `selene frobnicate -i X`\n```\ningest → dedup\n```\n"
+    assert _links(text) == ["nowhere.md"]
+    assert _resolve(["frobnicate", "-i", "X"]) is not None
+    assert _resolve(["config", "defaults", "STAGE"]) is None
+    assert _resolve(["config", "nosuch"]) is not None
+    assert _code(text)[-1] == "ingest → dedup"
