@@ -26,7 +26,7 @@ demo: $(STAMP)
 # error. The reference pages (CLI, configuration, filters, removal reasons, benchmarks) are generated
 # from the code while it builds (docs/hooks/).
 docs: $(STAMP)
-	$(BIN)/mkdocs build --strict --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 # The dashboard test (tests/runtime/test_dashboard_cancel.py) clicks Cancel in headless Chromium:
 # Debian's chromium-headless-shell (apt-get, as root and only when no Chromium is there) driven by

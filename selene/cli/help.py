@@ -202,9 +202,24 @@ def plain_command(cmd: Any) -> None:
         plain_command(sub)
 
 
+def spoken_names() -> dict[str, str]:
+    """A further command's name in the tree (``quality-train``, ``plan-serve``) → the words users
+    type (``quality train``): `selene.cli` rewrites the words into the name before typer parses."""
+    from selene import registry
+
+    names = {name: name.replace("-", " ", 1) for stage in registry.STAGES for name in stage.subcommand_names()}
+    return {**names, "plan-serve": "plan serve"}
+
+
 class PlainGroup(TyperGroup):
     """The `selene` group: its whole tree made plain once it is built (`plain_command`)."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         plain_command(self)
+        self.spoken = spoken_names()
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> tuple[str | None, Any, list[str]]:
+        # the name a subcontext gets shows in its usage line and errors: `selene quality train`
+        name, cmd, rest = super().resolve_command(ctx, args)
+        return (self.spoken.get(name, name) if name else name), cmd, rest

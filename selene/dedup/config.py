@@ -32,7 +32,7 @@ class DedupConfig(StageConfig):
         description="Sets of bands × rows cut from the same signature in different orders of its values "
         "(`lsh.band_positions`). Each further set is another chance for a near-duplicate pair to share a "
         "band, at no extra hashing: one more pass over the keys, and more candidates to verify (the "
-        "README's dedup section and benchmarks/dedup.py give what it gains). 1: plain LSH, datasketch's and "
+        "dedup stage's page, docs/stages/dedup.md, and benchmarks/dedup.py give what it gains). 1: plain LSH, datasketch's and "
         "datatrove's banding.",
     )
     false_positive_weight: float = Field(

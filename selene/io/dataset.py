@@ -1,4 +1,4 @@
-"""The document dataset on disk (docs/architecture.md; the README's data contracts).
+"""The document dataset on disk (docs/architecture.md, docs/topics/data-contracts.md).
 
 A directory of ``part-NNNNN.parquet`` shards (``id``, ``text``, ``source``, ``meta``), a
 ``removed.parquet`` (``id``, ``source``, ``reason``, ``detail``) and a ``manifest.json`` written

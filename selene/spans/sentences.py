@@ -21,7 +21,7 @@ patterns and its tokenizer exceptions:
 
 A sentence's text ends after its last token; the whitespace after it belongs to the next sentence
 (datatrove's `split_into_parts` and its filter slice the text at the sentences' ends). The remaining
-differences from spaCy are listed in the README's span dedup section.
+differences from spaCy are listed in docs/stages/spans.md.
 """
 
 from __future__ import annotations

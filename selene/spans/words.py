@@ -6,7 +6,7 @@ One regular expression (`_WORDS`: numbers with their separators, a quote and the
 other non-space character on its own) gives the tokens, in C; the full stops that
 spaCy keeps in the word before them ("Mr.", "M.", "y." of "x,y.": `sentences.stop_is_token`) are taken
 off. What still differs is inside chunks of code and paths ("os.path", "--flag", "C++", "and/or"),
-which spaCy keeps whole: the README's span dedup section gives the measured difference. Following
+which spaCy keeps whole: docs/stages/spans.md gives the measured difference. Following
 spaCy's tokenizer chunk by chunk in Python, tried, was 5.5 times slower and still counted two thirds
 as many documents differently.
 """

@@ -54,7 +54,7 @@ class TokenizeConfig(StageConfig):
         default=80_000_000,
         ge=1000,
         description="UTF-8 bytes of the sample, at most: a seeded random subset of the drawn documents "
-        "that fits (sentencepiece's training memory grows with it: the README's tokenization section says "
+        "that fits (sentencepiece's training memory grows with it: docs/stages/tokenize.md says "
         "how much); null: no cap, the first sample_chars in corpus order.",
     )
     max_sentence_length: int = Field(default=16_384, ge=256, description="Longer training lines are cut.")

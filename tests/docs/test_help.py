@@ -58,6 +58,8 @@ def test_no_type_jargon_in_any_help(
         assert "Usage:" in out, path
         found = [j for j in JARGON if j in out]
         assert not found, f"{path} --help shows {found}:\n{out}"
+        # the usage line names the command as typed: `selene quality train`, not its name in the tree
+        assert f"Usage: {path} " in " ".join(out.split()), f"{path} --help: {out[:300]}"
         assert max(map(len, out.splitlines())) <= int(columns), path
 
 
