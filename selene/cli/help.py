@@ -207,7 +207,9 @@ def spoken_names() -> dict[str, str]:
     type (``quality train``): `selene.cli` rewrites the words into the name before typer parses."""
     from selene import registry
 
-    names = {name: name.replace("-", " ", 1) for stage in registry.STAGES for name in stage.subcommand_names()}
+    names = {
+        name: name.replace("-", " ", 1) for stage in registry.STAGES for name in stage.subcommand_names()
+    }
     return {**names, "plan-serve": "plan serve"}
 
 
