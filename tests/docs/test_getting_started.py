@@ -195,7 +195,11 @@ def run(cmd: Command, cwd: Path, env: dict[str, str]) -> tuple[int, list[str]]:
 
 
 def failure(cmd: Command, rc: int, actual: list[str]) -> str:
-    diff = "\n".join(difflib.unified_diff(list(cmd.expected), actual, "page", "printed", lineterm=""))
+    """The command, what it printed and a diff against the page, where a printed line that one of the
+    page's `...` lines matches is shown as that line (only real differences are marked)."""
+    patterns = [e for e in cmd.expected if ELLIPSIS in e and e.strip() != ELLIPSIS]
+    shown = [next((p for p in patterns if line_matches(p, a)), a) for a in actual]
+    diff = "\n".join(difflib.unified_diff(list(cmd.expected), shown, "page", "printed", lineterm=""))
     return (
         f"docs/getting-started.md line {cmd.line} (console block {cmd.block}): exit code {rc}\n"
         f"$ {cmd.text}\n--- what it printed:\n" + "\n".join(actual) + f"\n--- against the page:\n{diff}"
@@ -301,6 +305,9 @@ def test_a_failure_names_the_block_the_command_and_the_difference() -> None:
     text = failure(cmd, 0, ["kept 23"])
     assert "line 40 (console block 2)" in text and "$ selene ingest -o out" in text
     assert "-kept 24" in text and "+kept 23" in text
+    timed = Command(1, 1, "x", ("took ... s", "kept 24"))
+    diff = failure(timed, 0, ["took 0.3 s", "kept 23"]).split("--- against the page:")[1]
+    assert " took ... s" in diff and "0.3" not in diff  # a line `...` matches is no difference
 
 
 def test_a_command_runs_in_the_work_directory_with_stderr_in_order(tmp_path: Path) -> None:
