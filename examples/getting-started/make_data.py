@@ -1,6 +1,6 @@
 """Build the getting-started example's own-data files from the bundled sample corpus.
 
-    python examples/getting-started/make_data.py
+    python examples/getting-started/make_data.py [--out DIR]   # default: next to this file
 
 The documents are real text: the first documents of a few sources of `data/sample/pile/`, read with
 selene's own reader, each between MIN_CHARS and MAX_CHARS characters long so that the files stay small.
@@ -21,10 +21,11 @@ the dataset's fingerprint is a hash of its rows.
 
 from __future__ import annotations
 
+import argparse
 import gzip
 import hashlib
 import json
-from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import datasets
@@ -36,7 +37,7 @@ from selene.ingest.readers import read_records
 from selene.ingest.records import ReadStats
 
 ROOT = Path(__file__).resolve().parents[2]
-OUT = Path(__file__).resolve().parent / "mydata"
+HERE = Path(__file__).resolve().parent
 MIN_CHARS, MAX_CHARS = 600, 2500
 PER_FILE = 30
 TOKENIZER_VOCAB = 1024
@@ -56,11 +57,15 @@ def sample_texts(source: str, n: int = PER_FILE) -> list[str]:
     )
 
 
-def _pile_docs() -> Iterator[tuple[str, str]]:
+@cache
+def _pile_docs() -> tuple[tuple[str, str], ...]:
+    """(source, text) of every document of the sample's Pile shards, in file and line order."""
+    docs = []
     for path in sorted((ROOT / "data" / "sample" / "pile").glob("*.jsonl.zst")):
         for rec in read_records(str(path), 1 << 24, ReadStats()):
             if rec.text is not None and rec.source is not None:
-                yield rec.source, rec.text
+                docs.append((rec.source, rec.text))
+    return tuple(docs)
 
 
 def write_jsonl_gz(path: Path, rows: list[dict[str, str]]) -> None:
@@ -97,20 +102,29 @@ def write_tokenizer(path: Path) -> None:
     tok.save(str(path), pretty=False)
 
 
-def main() -> None:
-    OUT.mkdir(exist_ok=True)
-    write_jsonl_gz(OUT / "reference.jsonl.gz", [{"text": t} for t in sample_texts("PythonReference")])
+def build(out: Path) -> None:
+    """`out/mydata/` and `out/tokenizer.json`."""
+    data = out / "mydata"
+    data.mkdir(parents=True, exist_ok=True)
+    write_jsonl_gz(data / "reference.jsonl.gz", [{"text": t} for t in sample_texts("PythonReference")])
     write_jsonl(
-        OUT / "packages.jsonl",
+        data / "packages.jsonl",
         [{"doc_id": f"pkg-{i:03d}", "content": t} for i, t in enumerate(sample_texts("PyPI"))],
     )
     pq.write_table(
-        pa.table({"text": sample_texts("Docstrings")}), OUT / "docstrings.parquet", compression="zstd"
+        pa.table({"text": sample_texts("Docstrings")}), data / "docstrings.parquet", compression="zstd"
     )
-    write_dataset(OUT / "licenses", sample_texts("Licenses"))
-    write_tokenizer(OUT.parent / "tokenizer.json")
-    total = sum(p.stat().st_size for p in OUT.rglob("*") if p.is_file())
-    print(f"wrote {OUT.relative_to(ROOT)} ({total:,} bytes) and tokenizer.json")
+    write_dataset(data / "licenses", sample_texts("Licenses"))
+    write_tokenizer(out / "tokenizer.json")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--out", type=Path, default=HERE, help="folder of mydata/ and tokenizer.json")
+    out = parser.parse_args().out
+    build(out)
+    total = sum(p.stat().st_size for p in out.rglob("*") if p.is_file() and p.suffix != ".py")
+    print(f"wrote {out / 'mydata'} and {out / 'tokenizer.json'}: {total:,} bytes")
 
 
 if __name__ == "__main__":
