@@ -35,6 +35,13 @@ class TrainedClassifier(Record):
         "them open), its seed and fastText's version: with the examples, what makes its bytes.",
     )
 
+    def auc_said(self, digits: int) -> str:
+        """The held-out AUC as a summary says it, or why there is none (the labels nothing was held out of)."""
+        if self.auc is not None:
+            return f"{self.auc:.{digits}f}"
+        missing = [label for label, n in self.heldout.items() if not n]
+        return f"n/a (no {' or '.join(missing)} document held out)" if missing else "n/a"
+
 
 class ClassifierSummary(Record):
     """One classifier as the run used it."""

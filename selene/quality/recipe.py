@@ -181,7 +181,7 @@ def _train(
     else:
         said = "reused (its recipe and examples are unchanged)"
     summary = _summary(report, directory, fp, recipe)
-    auc = "n/a" if summary.auc is None else f"{summary.auc:.4f}"
+    auc = summary.auc_said(4)
     print(f"quality: classifier {spec.name} {said}: {directory}, held-out AUC {auc}", file=sys.stderr)
     return summary
 

@@ -41,12 +41,11 @@ def _trained(m: QualityManifest) -> list[str]:
         if (t := c.trained) is None:
             continue
         (pos, n_pos), (neg, n_neg) = t.documents.items()
-        auc = "n/a" if t.auc is None else f"{t.auc:.3f}"
         lines.append(
             f"Classifier `{name}` trained here from its recipe: {', '.join(t.positive)} ({n_pos} documents, "
             f"label {pos}) against {', '.join(t.negative)} ({n_neg}, label {neg}); held out "
-            f"{sum(t.heldout.values())}: AUC {auc}, precision {t.precision:.3f} and recall {t.recall:.3f} "
-            f"at {t.threshold:g} (`{t.report}`)."
+            f"{sum(t.heldout.values())}: AUC {t.auc_said(3)}, precision {t.precision:.3f} and recall "
+            f"{t.recall:.3f} at {t.threshold:g} (`{t.report}`)."
         )
     return lines
 
