@@ -161,7 +161,7 @@ STAGES: tuple[Stage, ...] = (
         options=(
             Option(("--classifier",), "classifiers", "NAME=MODEL.bin:LABEL (repeatable).", multiple=True,
                    parse="selene.quality.config:parse_classifiers"),
-            Option(("--rule",), "rule", "threshold | top_fraction | pareto (default threshold)."),
+            Option(("--rule",), "rule", "Which documents are kept: threshold | top_fraction | pareto (default threshold)."),
             Option(("--threshold",), "threshold", "rule threshold: the least score kept (default 0.5).", float),
             Option(("--fraction",), "fraction", "rule top_fraction: the share of judged tokens kept (default 0.1).", float),
             Option(("--alpha",), "alpha", "rule pareto: the Pareto shape (default 9, GPT-3's).", float),
@@ -185,14 +185,14 @@ STAGES: tuple[Stage, ...] = (
             Option(("--threshold",), "threshold", "Jaccard similarity of a duplicate (default 0.8).", float),
             Option(("--num-perm",), "num_perm", "MinHash permutations (default 128).", int),
             Option(("--ngram",), "ngram", "Shingle size (default 5).", int),
-            Option(("--shingle",), "shingle", "word | char (default word)."),
+            Option(("--shingle",), "shingle", "Shingles of words or of characters (default word)."),
             Option(("--bands",), "bands", "LSH bands (with --rows); default: chosen from threshold.", int),
             Option(("--rows",), "rows", "LSH rows per band (with --bands).", int),
             Option(
                 ("--band-sets",), "band_sets",
                 "Band sets cut from the same signature (default 2; 1 = plain LSH, datatrove's banding).", int,
             ),
-            Option(("--verify",), "verify", "signature | exact | none (default signature)."),
+            Option(("--verify",), "verify", "How a candidate pair is confirmed: signature | exact | none (default signature)."),
             Option(
                 ("--verify-margin",), "verify_margin",
                 "Keep pairs whose estimated Jaccard is >= threshold - margin (default 3 standard deviations of the estimate).", float,
@@ -248,7 +248,7 @@ STAGES: tuple[Stage, ...] = (
         view=Ref("selene.substrings.view:view"),
         options=(
             Option(("--min-length",), "min_length", "Length of a repeated substring that is cut, in units (e.g. 50 tokens, 200 bytes).", int),
-            Option(("--unit",), "unit", "bytes | tokens (default bytes)."),
+            Option(("--unit",), "unit", "A window's unit: bytes, or tokens of --tokenizer (default bytes)."),
             Option(("--tokenizer",), "tokenizer", "unit tokens: a sentencepiece .model, a tokenizer.json (or its directory), a .tiktoken file or tiktoken:NAME."),
             Option(("--min-chars",), "min_chars", "A cut document left with fewer characters goes to removed.parquet (default 1).", int),
             Option(("--min-words",), "min_words", "A cut document left with fewer words goes to removed.parquet (default 0).", int),
@@ -311,7 +311,7 @@ STAGES: tuple[Stage, ...] = (
             Option(("--eod-token",), "eod_token", "End-of-document token of a given tokenizer (default: its EOS)."),
             Option(("--vocab-size",), "vocab_size", "Vocabulary of a trained tokenizer (default 32000).", int),
             Option(("--allow-smaller-vocab",), "allow_smaller_vocab", "Accept a smaller vocabulary when the sample supports no more.", bool),
-            Option(("--model-type",), "model_type", "bpe | unigram (default bpe)."),
+            Option(("--model-type",), "model_type", "The sentencepiece model trained (default bpe)."),
         ),
         output_help="Output directory: <prefix>.bin/.idx, tokenizer.model (or tokenizer.json, tokenizer.tiktoken).",
     ),

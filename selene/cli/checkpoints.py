@@ -46,9 +46,9 @@ def generate(
     top_p: Annotated[float, typer.Option("--top-p", min=0.0, max=1.0, help="Nucleus sampling.")] = 1.0,
     seed: Annotated[int | None, typer.Option(help="Seed: the same seed gives the same text.")] = None,
     json_: Annotated[bool, typer.Option("--json", help="With --prompts: print outputs and timings as one JSON object.")] = False,
-    device: Annotated[str, typer.Option("--device", help="auto | cpu | cuda (auto: cuda when there is a GPU).")] = "auto",
+    device: Annotated[str, typer.Option("--device", help="Where it runs (auto: cuda when there is a GPU).")] = "auto",
     dtype: Annotated[
-        str | None, typer.Option("--dtype", help="Weights: fp32 | bf16 (default: bf16 on cuda, fp32 on cpu).")
+        str | None, typer.Option("--dtype", help="The weights' precision (default: bf16 on cuda, fp32 on cpu).")
     ] = None,
 ) -> None:
     """Sample a continuation with a KV cache; with --prompts, batches of --batch prompts and a timing summary."""

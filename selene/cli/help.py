@@ -52,6 +52,12 @@ METAVARS = {
     "--until": "STAGE",
     "--force": "STAGE",  # `selene run --force STAGE`; a flag elsewhere, where no metavar shows
     "--seeds": "N,N,...",
+    # choices the help text does not list (it says what the option is; the metavar, the values)
+    "--shingle": "word|char",
+    "substrings --unit": "bytes|tokens",
+    "--model-type": "bpe|unigram",
+    "--device": "auto|cpu|cuda",
+    "--dtype": "fp32|bf16",
 }
 MAX_CHOICES = 16  # wider, and the metavar column takes the help text's room at 80 columns
 ARGUMENTS = {"config": "FILE", "pipeline": "FILE", "file": "FILE", "stage": "STAGE"}

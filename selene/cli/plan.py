@@ -43,7 +43,7 @@ def plan(
     vocab: Vocab = None,
     swiglu: Swiglu = False,
     gpus: Gpus = None,
-    gpu: Annotated[str, typer.Option("--gpu", help="a100-40g | a100-80g | h100 | h200.")] = "a100-80g",
+    gpu: Annotated[str, typer.Option("--gpu", help="The GPU planned for: a100-40g | a100-80g | h100 | h200.")] = "a100-80g",
     tokens: Annotated[str | None, typer.Option("--tokens", help="Tokens to train, e.g. 300B or 3e11.")] = None,
     seq: Annotated[int | None, typer.Option("--seq", min=1, help="Sequence length.")] = None,
     global_batch: Annotated[
@@ -161,7 +161,7 @@ def plan_serve(
     vocab: Vocab = None,
     swiglu: Swiglu = False,
     gpus: Gpus = None,
-    gpu: Annotated[str, typer.Option("--gpu", help="a100-40g | a100-80g | h100 | h200 | cpu (needs --calibration).")] = "h100",
+    gpu: Annotated[str, typer.Option("--gpu", help="The device planned for: a100-40g | a100-80g | h100 | h200 | cpu (needs --calibration).")] = "h100",
     prompt: Annotated[
         str, typer.Option("--prompt", help="Prompt tokens per sequence, or a file of lengths (JSON list or one per line).")
     ] = "2048",
@@ -177,8 +177,8 @@ def plan_serve(
     batch: Annotated[int | None, typer.Option("--batch", min=1, help="Pin concurrent sequences per replica.")] = None,
     tp: PinTp = None,
     pp: PinPp = None,
-    weights_dtype: Annotated[str, typer.Option("--weights-dtype", help="fp32 | bf16 | fp16 | fp8 | int8.")] = "bf16",
-    kv_dtype: Annotated[str, typer.Option("--kv-dtype", help="fp32 | bf16 | fp16 | fp8 | int8.")] = "bf16",
+    weights_dtype: Annotated[str, typer.Option("--weights-dtype", help="The weights' precision: fp32 | bf16 | fp16 | fp8 | int8.")] = "bf16",
+    kv_dtype: Annotated[str, typer.Option("--kv-dtype", help="The KV cache's precision: fp32 | bf16 | fp16 | fp8 | int8.")] = "bf16",
     ttft_ms: Annotated[float | None, typer.Option("--ttft-ms", min=1e-6, help="Target: time to first token (ms).")] = None,
     itl_ms: Annotated[float | None, typer.Option("--itl-ms", min=1e-6, help="Target: inter-token latency, p50 (ms).")] = None,
     min_tokens_per_s: Annotated[

@@ -29,7 +29,7 @@ def _common() -> list[inspect.Parameter]:
     return [
         opt("config", Annotated[str | None, typer.Option("--config", "-c", help="YAML: this stage's settings, or a pipeline file.")]),
         opt("workers", Annotated[int | None, typer.Option("--workers", "-w", min=1, help="Parallel workers (default: executor.workers, else 1).")]),
-        opt("executor", Annotated[str | None, typer.Option("--executor", help=f"{EXECUTORS} (default: executor.kind, else processes).")]),
+        opt("executor", Annotated[str | None, typer.Option("--executor", help=f"Where the parallel steps run: {EXECUTORS} (default: executor.kind, else processes).")]),
         opt("memory_gb", Annotated[float | None, typer.Option("--memory-gb", min=0.1, help="Memory budget of the stage, all workers together, GiB (default: executor.memory_gb, else 4).")]),
         opt("dask_address", Annotated[str | None, typer.Option("--dask-address", help="tcp://host:8786 of a Dask scheduler (implies --executor dask).")]),
         opt("force", Annotated[bool, typer.Option("--force", help="Redo even if OUT is complete for these inputs.")], False),

@@ -33,7 +33,7 @@ def eval_(
     output: Annotated[str | None, typer.Option("--output", "-o", help="Results directory (default: <checkpoint>/eval).")] = None,
     config: Annotated[str | None, typer.Option("--config", "-c", help="YAML: eval settings or a pipeline file.")] = None,
     device: Annotated[
-        str | None, typer.Option("--device", help="auto | cpu | cuda (default: eval.device, auto: cuda when there is a GPU).")
+        str | None, typer.Option("--device", help="Where it runs (default: eval.device; auto: cuda when there is a GPU).")
     ] = None,
 ) -> None:
     """Evaluate a checkpoint on lm-evaluation-harness tasks (offline), plus held-out perplexity
