@@ -6,6 +6,7 @@ registry's stages in the registry's order."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import typer
@@ -52,10 +53,22 @@ def test_relative_links_resolve_to_files() -> None:
     for link in _links(_text()):
         if re.match(r"^[a-z]+:", link) or link.startswith("#"):
             continue
-        path = (README.parent / link.split("#", 1)[0]).resolve()
-        if not path.is_file():
+        target, _, anchor = link.partition("#")
+        path = (README.parent / target).resolve()
+        if not path.is_file() or (anchor and anchor not in _heading_slugs(path)):
             missing.append(link)
-    assert not missing, f"README.md links to files that do not exist: {missing}"
+    assert not missing, f"README.md links to files or headings that do not exist: {missing}"
+
+
+def _heading_slugs(path: Path) -> set[str]:
+    """The anchors of a markdown file's headings, as GitHub and the site's toc make them (lower case,
+    punctuation dropped, spaces as hyphens)."""
+    slugs = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if m := re.match(r"^#{1,6}\s+(.*?)\s*$", line):
+            text = re.sub(r"[^\w\- ]", "", m.group(1).replace("`", "").lower())
+            slugs.add(text.strip().replace(" ", "-"))
+    return slugs
 
 
 def _resolve(words: list[str]) -> str | None:
@@ -119,3 +132,5 @@ def test_checks_see_a_broken_readme() -> None:
     assert _resolve(["config", "defaults", "STAGE"]) is None
     assert _resolve(["config", "nosuch"]) is not None
     assert _code(text)[-1] == "ingest → dedup"
+    slugs = _heading_slugs(ROOT / "docs" / "topics" / "gpus.md")
+    assert "on-a-gpu-one-nvidia-h200-measured" in slugs and "measured" not in slugs
