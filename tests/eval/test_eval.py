@@ -191,6 +191,7 @@ def test_one_shot_examples_come_from_the_fewshot_split(ckpt: str, tmp_path: Path
         assert any(shot.startswith(t) for t in train) and not shot.startswith(scored)
 
 
+@pytest.mark.slow  # over 6 s: the full suite runs it, `make test-fast` leaves it out
 def test_unknown_task_lists_close_matches(ckpt: str, tmp_path: Path) -> None:
     from selene.eval.harness import evaluate
 

@@ -198,6 +198,7 @@ def test_auc_is_the_rank_statistic() -> None:
     assert auc(np.array([0.5, 0.5]), np.array([0.5])) == 0.5
 
 
+@pytest.mark.slow  # over 6 s: the full suite runs it, `make test-fast` leaves it out
 def test_commands_train_a_classifier_and_apply_it(tmp_path: Path) -> None:
     """`selene quality train` then `selene quality`, as a user runs them (fresh processes)."""
     import os

@@ -63,6 +63,7 @@ def test_unwritable_output_exits_1(tmp_path: Path, corpus: Path, capsys: pytest.
     assert "not writable" in captured.err and "Traceback" not in captured.err + captured.out
 
 
+@pytest.mark.slow  # over 6 s: the full suite runs it, `make test-fast` leaves it out
 def test_ingest_byte_identical_with_or_without_prefect_and_workers(
     tmp_path: Path, corpus: Path, capsys: pytest.CaptureFixture[str], request: pytest.FixtureRequest
 ) -> None:

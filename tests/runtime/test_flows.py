@@ -62,6 +62,7 @@ def test_memory_paths_run_with_processes_requested(specs, mode: str, request: py
     assert result.manifest.stats.documents_in == 10
 
 
+@pytest.mark.slow  # over 6 s: the full suite runs it, `make test-fast` leaves it out
 def test_selene_run_writes_each_stage_under_run_dir(specs, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
     cfg = tmp_path / "p.yaml"
     sources = "\n".join(f"    - {{name: {s.name}, glob: '{s.glob}'}}" for s in specs)

@@ -89,6 +89,7 @@ def last_meta(train: Path) -> dict:  # type: ignore[type-arg]
     return json.loads((train / "checkpoints" / "step-000002" / "meta.json").read_text())
 
 
+@pytest.mark.slow  # over 6 s: the full suite runs it, `make test-fast` leaves it out
 def test_changed_data_moves_the_old_training_aside_and_trains_again(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

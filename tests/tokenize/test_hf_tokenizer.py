@@ -82,6 +82,7 @@ def test_any_worker_count_gives_the_same_bytes(
         assert Path(f"{again.out}/{cfg.prefix}{ext}").read_bytes() == Path(prefix + ext).read_bytes()
 
 
+@pytest.mark.slow  # over 6 s: the full suite runs it, `make test-fast` leaves it out
 def test_train_evaluate_and_export(bpe: tuple[Any, str], tokenized: tuple[str, list[str]], tmp_path: Path) -> None:
     from transformers import AutoTokenizer, LlamaForCausalLM
 

@@ -436,6 +436,7 @@ def test_bad_training_data_is_refused_before_ranks_start(
 # ------------------------------------------------------------------------------ a rank's error
 
 
+@pytest.mark.slow  # over 6 s: the full suite runs it, `make test-fast` leaves it out
 def test_a_rank_error_reaches_the_user_once(run: Path, capfd: pytest.CaptureFixture[str]) -> None:
     """Damage only a rank can see (its RNG state): the launcher reports the rank and the file, once."""
     rng = step(run) / "rng" / "rank-00000.pt"
@@ -453,6 +454,7 @@ def test_a_rank_error_reaches_the_user_once(run: Path, capfd: pytest.CaptureFixt
     assert not list((run / "train").glob(".rank-errors-*"))
 
 
+@pytest.mark.slow  # over 6 s: the full suite runs it, `make test-fast` leaves it out
 def test_two_ranks_with_the_same_error_give_one_message(run: Path, capfd: pytest.CaptureFixture[str]) -> None:
     """Both ranks raise the same ConfigError: one message, its class (exit 2), naming both ranks."""
     cfg = train_config(run)

@@ -212,6 +212,7 @@ def _single_process(args: ModelArgs) -> tuple[float, float]:
     )
 
 
+@pytest.mark.slow  # over 6 s: the full suite runs it, `make test-fast` leaves it out
 def test_layouts_mask_like_one_process() -> None:
     single = {name: _single_process(args) for name, args in MODELS.items()}
     for rank, result in enumerate(run_world(2, _masked_layouts)):

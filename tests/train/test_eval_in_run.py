@@ -156,6 +156,7 @@ def test_fsdp_and_tp_score_as_selene_eval(trained: tuple[Path, str, Path]) -> No
             assert got[key] == pytest.approx(value, rel=1e-6, abs=1e-6), key
 
 
+@pytest.mark.slow  # over 6 s: the full suite runs it, `make test-fast` leaves it out
 def test_unknown_task_is_refused_before_training(
     tmp_path: Path, trained: tuple[Path, str, Path], capsys: pytest.CaptureFixture[str]
 ) -> None:

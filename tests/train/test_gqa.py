@@ -152,6 +152,7 @@ def _tp2_rank(rank: int, world_size: int, x: torch.Tensor) -> dict[str, Any]:
             "trained": trained}  # fmt: skip
 
 
+@pytest.mark.slow  # over 6 s: the full suite runs it, `make test-fast` leaves it out
 @pytest.mark.timeout(600)
 def test_tp2_equals_transformers_llama_and_trains_like_one_process() -> None:
     from selene.eval.export import hf_state_dict

@@ -165,6 +165,7 @@ def _muon_layouts(
     return out
 
 
+@pytest.mark.slow  # over 6 s: the full suite runs it, `make test-fast` leaves it out
 @pytest.mark.timeout(300)
 def test_muon_under_fsdp2_tp_and_pp_is_the_one_process_step(tmp_path: Path) -> None:
     """Given the same gradients, FSDP2 (rows sharded), TP (columns and rows) and PP step every weight

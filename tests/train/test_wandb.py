@@ -108,6 +108,7 @@ def offline_runs(out: Path) -> list[dict[str, Any]]:
     return runs
 
 
+@pytest.mark.slow  # over 6 s: the full suite runs it, `make test-fast` leaves it out
 @pytest.mark.usefixtures("wandb")
 def test_offline_run_has_each_step_and_a_resumed_run_continues_it(tokens: str, tmp_path: Path) -> None:
     out = tmp_path / "myrun" / "train"  # a pipeline's <run_dir>/train: the W&B run is named after myrun
