@@ -109,3 +109,25 @@ def test_the_check_sees_a_drifted_command() -> None:
     assert check(["STAGE", "--help"]) is None and check(["run_decontaminate", "(cut"]) is None
     lines = list(code_lines("```console\n$ selene dedup \\\n    --bands 4\nout\n```\n"))
     assert lines[0] == (2, "selene dedup --bands 4")
+
+
+# A file of the repository a page's code names; a glob, a placeholder (upper case, <...>) is not one.
+# A user's own `data/rp/...` in an example config is neither; the data selene ships is.
+SHIPPED = re.compile(r"^(?:data/(?:tasks|sample|reference)|configs|examples|benchmarks|scripts)/[\w./-]*$")
+
+
+def test_every_shipped_path_a_page_names_exists() -> None:
+    """A task file, config, example or benchmark script a page names is in the repository."""
+    missing, named = [], set()
+    for page in PAGES:
+        for n, code in code_lines(page.read_text(encoding="utf-8")):
+            if code.lstrip().startswith("error:"):
+                continue  # a refusal shown as printed names the missing path on purpose
+            for word in re.split(r"[\s()=:'\"\[\]]+", code):
+                word = word.rstrip(".,;")
+                if SHIPPED.match(word):
+                    named.add(word)
+                    if not (ROOT / word).exists():
+                        missing.append(f"{page.relative_to(ROOT)}:{n}: {word}")
+    assert len(named) > 50, f"only {len(named)} paths found: the page scan is broken"
+    assert not missing, "pages name paths that are not shipped:\n" + "\n".join(missing)
