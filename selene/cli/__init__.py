@@ -26,6 +26,7 @@ import typer
 
 from selene import registry
 from selene.cli.app import app
+from selene.cli.help import spoken_names
 from selene.errors import InternalError, SeleneError, Stopped
 from selene.terminal import err_console
 
@@ -93,10 +94,11 @@ def _main(argv: list[str] | None = None) -> int:
     given = list(args)  # as the user typed it, for the line that says how to resume
     debug = "--debug" in args
     args = [a for a in args if a != "--debug"]  # accepted anywhere, not only before the command
-    if args[:2] == ["plan", "serve"]:  # `selene plan serve`: its own command (`plan` takes a config path)
-        args = ["plan-serve", *args[2:]]
-    if len(args) >= 2 and args[0] in registry.BY_NAME and f"{args[0]}-{args[1]}" in registry.get(args[0]).subcommand_names():
-        args = [f"{args[0]}-{args[1]}", *args[2:]]  # `selene quality train`: a stage's further command
+    # `selene quality train`, `selene plan serve`: commands of their own in the tree (`plan` takes a
+    # config path, a stage command its options)
+    further = {spoken: name for name, spoken in spoken_names().items()}
+    if " ".join(args[:2]) in further:
+        args = [further[" ".join(args[:2])], *args[2:]]
     if debug:
         os.environ["SELENE_DEBUG"] = "1"  # Prefect's console logs keep their tracebacks too
     else:

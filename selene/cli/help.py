@@ -210,7 +210,8 @@ def plain_command(cmd: Any) -> None:
 
 def spoken_names() -> dict[str, str]:
     """A further command's name in the tree (``quality-train``, ``plan-serve``) → the words users
-    type (``quality train``): `selene.cli` rewrites the words into the name before typer parses."""
+    type (``quality train``): `selene.cli` rewrites the words into the name before typer parses,
+    and the name back into the words in usage lines and errors (`PlainGroup`)."""
     from selene import registry
 
     names = {

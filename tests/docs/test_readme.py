@@ -7,12 +7,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
-
-import typer
 
 from selene import registry
-from selene.cli import app
+from tests.docs.pages import check, code_lines, invocations, named_paths
 from tests.pipeline_runs import ROOT
 
 README = ROOT / "README.md"
@@ -27,16 +24,7 @@ def _text() -> str:
 
 def _code(text: str) -> list[str]:
     """The README's code: each line of its fenced blocks and each inline code span."""
-    out: list[str] = []
-    fenced = False
-    for line in text.splitlines():
-        if line.startswith("```"):
-            fenced = not fenced
-        elif fenced:
-            out.append(line)
-        else:
-            out += re.findall(r"`([^`]+)`", line)
-    return out
+    return [code for _, code in code_lines(text)]
 
 
 def _links(text: str) -> list[str]:
@@ -71,26 +59,10 @@ def _heading_slugs(path: Path) -> set[str]:
     return slugs
 
 
-def _resolve(words: list[str]) -> str | None:
-    """Walk `selene WORD WORD ...` down the CLI's groups; the error, or None when it is a command."""
-    # typer may carry its own copy of click: a group is what has sub-commands
-    command: Any = typer.main.get_command(app)
-    for word in words:
-        subs = getattr(command, "commands", None)
-        if word.startswith("-") or subs is None:
-            return None
-        if word not in subs:
-            return f"selene {' '.join(words)}: no command {word!r} (has {sorted(subs)})"
-        command = subs[word]
-    return None
-
-
 def test_selene_commands_exist() -> None:
-    calls = [
-        m.group(1).split() for line in _code(_text()) for m in re.finditer(r"\bselene((?: [\w-]+)+)", line)
-    ]
+    calls = [words for line in _code(_text()) for words in invocations(line)]
     assert calls, "the README shows no selene command"
-    errors = [e for words in calls if (e := _resolve(words)) is not None]
+    errors = [e for words in calls if (e := check(words)) is not None]
     assert not errors, "\n".join(errors)
 
 
@@ -104,12 +76,7 @@ def test_make_targets_exist() -> None:
 
 def test_shipped_paths_exist() -> None:
     """An example the README names (a task file, a config) is in the repository: no `data/piqa`."""
-    named = {
-        word.rstrip(".,;:")
-        for line in _code(_text())
-        for word in re.split(r"[\s(),=]+", line)
-        if SHIPPED.match(word.rstrip(".,;:"))
-    }
+    named = {word for line in _code(_text()) for word in named_paths(line, SHIPPED)}
     assert named, "the README names no file of the repository"
     missing = sorted(p for p in named if not (ROOT / p).exists())
     assert not missing, f"README.md names paths that are not shipped: {missing}"
@@ -128,9 +95,9 @@ def test_checks_see_a_broken_readme() -> None:
     """The helpers above find what they must: a missing link, an unknown command, a drifted diagram."""
     text = "see [x](nowhere.md) and `selene frobnicate -i X`\n```\ningest → dedup\n```\n"
     assert _links(text) == ["nowhere.md"]
-    assert _resolve(["frobnicate", "-i", "X"]) is not None
-    assert _resolve(["config", "defaults", "STAGE"]) is None
-    assert _resolve(["config", "nosuch"]) is not None
+    assert check(["frobnicate", "-i", "X"]) is not None
+    assert check(["config", "defaults", "STAGE"]) is None
+    assert check(["config", "nosuch"]) is not None
     assert _code(text)[-1] == "ingest → dedup"
     slugs = _heading_slugs(ROOT / "docs" / "topics" / "gpus.md")
     assert "on-a-gpu-one-nvidia-h200-measured" in slugs and "measured" not in slugs
