@@ -19,6 +19,8 @@ from typing import Any
 
 import yaml
 
+from selene.docs.markdown import cell, table
+
 RESULTS = Path(__file__).resolve().parent / "results"
 CATALOGUE = "index.yaml"
 FIELDS = ("page", "title", "command", "machine", "date", "summary")
@@ -154,14 +156,16 @@ def index_page(entries: list[Entry]) -> str:
         lines += [
             f"## [{title}]({name}.md)",
             "",
-            "| result | headline | machine | date |",
-            "|---|---|---|---|",
+            table(
+                ["result", "headline", "machine", "date"],
+                (
+                    [f"[{cell(e.title)}]({name}.md#{e.anchor})", cell(e.summary), cell(e.machine), e.date]
+                    for e in entries
+                    if e.page == name
+                ),
+            ),
+            "",
         ]
-        for e in (e for e in entries if e.page == name):
-            lines.append(
-                f"| [{_cell(e.title)}]({name}.md#{e.anchor}) | {_cell(e.summary)} | {_cell(e.machine)} | {e.date} |"
-            )
-        lines.append("")
     return "\n".join(lines)
 
 
@@ -229,8 +233,8 @@ def _markdown(text: str, results: Path) -> str:
 def _json(name: str, data: Any) -> str:
     if _records(data):
         keys = list(dict.fromkeys(k for row in data for k in row))
-        rows = [f"| {' | '.join(_cell(_scalar(row.get(k))) for k in keys)} |" for row in data]
-        return "\n".join([f"`{name}`:", "", f"| {' | '.join(keys)} |", f"|{'---|' * len(keys)}", *rows])
+        rows = ([cell(_scalar(row.get(k))) for k in keys] for row in data)
+        return f"`{name}`:\n\n" + table(keys, rows)
     pretty = _pretty(data).splitlines()
     note = ""
     if len(pretty) > LONG_JSON:
@@ -291,7 +295,3 @@ def _fence(text: str, lang: str) -> str:
     while ticks in text:
         ticks += "`"
     return f"{ticks}{lang}\n{text}\n{ticks}"
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
