@@ -9,8 +9,9 @@ costs one environment lookup.
 first reaches point `name` (the marker file, created atomically, says it happened; later arrivals
 pass): a Dask worker
 lost in the middle of a task, as ``kill -9`` of that worker would. Points: ``ingest:file`` (a file
-being read), ``dedup:band`` (a band task verifying its candidates) and ``spans:find`` (a hash
-partition's duplicates being found).
+being read), ``dedup:band`` (a band task verifying its candidates), ``spans:find`` (a hash
+partition's duplicates being found) and ``substrings:match`` (a fingerprint bucket's cross-part
+repeats being verified).
 
 Points of ``SELENE_FAILPOINT``: ``quality:scored`` (every shard scored, nothing written), ``quality:shards-written``,
 ``dedup:shards-written``, ``spans:shards-written``, ``substrings:shards-written``, ``decontaminate:shards-written``,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from selene.faults import kill_once
 from selene.io import fs
 from selene.substrings.layout import Layout, unmap
 
@@ -49,6 +50,7 @@ def same(layout: Layout, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def cross_bucket(layout: Layout, b: int, bits: int, pos_bits: int) -> int:
     """Bucket `b` of `bits` bits: its cross-part repeats written to `cross_file`; returns their number."""
+    kill_once("substrings:match")
     if layout.parts == 1:  # nothing earlier to repeat
         fs.save_npy(cross_file(layout.root, b), np.empty(0, dtype=np.uint64))
         return 0
