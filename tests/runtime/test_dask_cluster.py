@@ -74,14 +74,37 @@ def cluster(tmp_path: Path) -> Iterator[tuple[str, Path]]:
 def sentences(n: int = 400, seed: int = 3) -> list[tuple[str, str]]:
     """Documents of sentences, a third of them drawn from a small pool: repeated spans and substrings."""
     rng = random.Random(seed)
-    words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho".split()
+    words = [
+        "alpha",
+        "beta",
+        "gamma",
+        "delta",
+        "epsilon",
+        "zeta",
+        "eta",
+        "theta",
+        "iota",
+        "kappa",
+        "lambda",
+        "mu",
+        "nu",
+        "xi",
+        "omicron",
+        "pi",
+        "rho",
+    ]
 
     def sentence() -> str:
         return " ".join(rng.choice(words) for _ in range(rng.randint(4, 12))).capitalize() + "."
 
     pool = [sentence() for _ in range(12)]
     return [
-        (f"d{i}", " ".join(rng.choice(pool) if rng.random() < 0.35 else sentence() for _ in range(rng.randint(3, 9))))
+        (
+            f"d{i}",
+            " ".join(
+                rng.choice(pool) if rng.random() < 0.35 else sentence() for _ in range(rng.randint(3, 9))
+            ),
+        )
         for i in range(n)
     ]
 
@@ -139,7 +162,9 @@ def test_a_worker_killed_mid_stage_changes_nothing(cluster: tuple[str, Path], tm
         selene(tmp_path, "dedup", "-i", docs, "-o", str(tmp_path / how / "dedup"), *flags, **extra)
         for stage in ("spans", "substrings"):
             cfg = str(tmp_path / f"{stage}.yaml")
-            proc = selene(tmp_path, stage, "-i", text, "-o", str(tmp_path / how / stage), "-c", cfg, *flags, **extra)
+            proc = selene(
+                tmp_path, stage, "-i", text, "-o", str(tmp_path / how / stage), "-c", cfg, *flags, **extra
+            )
             tasks[how, stage] = proc.stdout + proc.stderr  # progress lines go to stderr
         outs[how] = {stage: tree_hashes(tmp_path / how / stage) for stage in STAGES}
     # a worker was killed in each stage, and its task done again elsewhere
