@@ -1,7 +1,7 @@
 """`selene substrings` throughput per core, beside pydivsufsort's raw `divsufsort` rate on the same
 bytes, and the peak memory of the stage's processes against its budget.
 
-    python benchmarks/substrings.py --gb 0.5 [--workers 2] [--memory-gb 2] [--dir /tmp/substr-bench]
+    python benchmarks/substrings.py --gb 0.5 [--workers 2] [--memory-gb 2] [--keep first|none] [--dir /tmp/substr-bench]
 
 Corpus: documents of words drawn (Zipf-like) from the vocabulary of real prose (Python's reference
 documentation, `pydoc_data`), so most text is unique, plus planted repeats as a web crawl has them:
@@ -160,13 +160,14 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--memory-gb", type=float, default=2.0)
     ap.add_argument("--min-length", type=int, default=50)
+    ap.add_argument("--keep", choices=("first", "none"), default="first", help="the stage's --keep")
     ap.add_argument("--dir", default="/tmp/substr-bench")
     ap.add_argument(
         "--out", default=None, help="results JSON (default benchmarks/results/substrings-<gb>gb.json)"
     )
     args = ap.parse_args()
     work = Path(args.dir)
-    inp, out = work / f"in-{args.gb}", work / f"out-{args.gb}"
+    inp, out = work / f"in-{args.gb}", work / f"out-{args.gb}-{args.keep}"
     t0 = time.time()
     if not (inp / "manifest.json").exists():
         generate(inp, args.gb)
@@ -187,6 +188,8 @@ def main() -> None:
         str(args.workers),
         "--memory-gb",
         str(args.memory_gb),
+        "--keep",
+        args.keep,
     ]
     env = {**os.environ, "SELENE_PREFECT": "off", "PYTHONPATH": str(ROOT)}
     peak = {"rss": 0, "anon": 0, "disk": 0}
@@ -259,8 +262,10 @@ def main() -> None:
                 str(args.workers),
                 "--memory-gb",
                 str(args.memory_gb),
+                *(["--keep", args.keep] if args.keep != "first" else []),
             ]
         ),
+        "keep": args.keep,
         "cores": os.cpu_count(),
         "corpus_bytes": corpus,
         "generate_s": round(gen_s, 1),

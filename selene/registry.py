@@ -237,7 +237,7 @@ STAGES: tuple[Stage, ...] = (
     ),
     Stage(
         "substrings",
-        "Cut every repeat of a substring of at least --min-length units (bytes or tokens) out of all but its first occurrence (suffix arrays, Lee et al. 2022).",
+        "Cut every repeat of a substring of at least --min-length units (bytes or tokens) out of all but its first occurrence, or all of them with --keep none (suffix arrays, Lee et al. 2022).",
         config=Ref("selene.substrings.config:SubstringsConfig"),
         run=Ref[DatasetRun]("selene.substrings.stage:run_substrings"),
         reads="documents",
@@ -252,6 +252,7 @@ STAGES: tuple[Stage, ...] = (
             Option(("--tokenizer",), "tokenizer", "unit tokens: a sentencepiece .model, a tokenizer.json (or its directory), a .tiktoken file or tiktoken:NAME."),
             Option(("--min-chars",), "min_chars", "A cut document left with fewer characters goes to removed.parquet (default 1).", int),
             Option(("--min-words",), "min_words", "A cut document left with fewer words goes to removed.parquet (default 0).", int),
+            Option(("--keep",), "keep", "Which copy of a repeat stays: first | none (default first; none cuts every copy, as Lee et al.'s tool and datatrove's ExactSubstr do)."),
             Option(
                 ("--against",), "against",
                 "An earlier substrings output (repeatable): its documents come first and are never cut.",

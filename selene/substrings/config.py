@@ -11,7 +11,7 @@ from selene.config.base import StageConfig
 
 class SubstringsConfig(StageConfig):
     """`selene substrings`: cut every repeat of a substring of at least `min_length` units out of all
-    but its first occurrence in the corpus (Lee et al. 2022; RefinedWeb, DCLM)."""
+    but its first occurrence in the corpus, or out of all of them (Lee et al. 2022; RefinedWeb, DCLM)."""
 
     min_length: int | None = Field(
         default=None,
@@ -42,6 +42,12 @@ class SubstringsConfig(StageConfig):
         ge=0,
         description="A cut document left with fewer whitespace-separated words than this goes whole to "
         "removed.parquet (substrings:too_short).",
+    )
+    keep: Literal["first", "none"] = Field(
+        default="first",
+        description="Which copy of a repeated substring stays: first (the first occurrence in corpus order, "
+        "every later one cut) or none (every copy cut, the first too: Lee et al.'s tool and datatrove's "
+        "ExactSubstr, whose byte ranges name every occurrence).",
     )
     against: list[str] = Field(
         default_factory=list,

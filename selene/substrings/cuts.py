@@ -113,7 +113,7 @@ class Ranked(BaseModel):
 
 def top_spans(layout: Layout, b: int, bits: int, decode: Callable[[bytes], str], n: int = 20) -> list[Ranked]:
     """The `n` spans of fingerprint bucket `b` cut most often, with their occurrences (the copies cut
-    and the first one, kept). `decode(units)` gives a span's text."""
+    and, with keep: first, the first one, kept). `decode(units)` gives a span's text."""
     hs, at, ln = [], [], []
     for j in range(layout.parts):
         s = _load_npz(cut_file(layout.root, j, "spans"))
@@ -128,7 +128,8 @@ def top_spans(layout: Layout, b: int, bits: int, decode: Callable[[bytes], str],
     order = np.lexsort((a, h))
     h, a, size = h[order], a[order], size[order]
     first = np.flatnonzero(np.r_[True, h[1:] != h[:-1]])
-    counts = np.diff(np.r_[first, len(h)]) + 1  # the copies cut and the first occurrence, kept
+    # the copies cut, and the first occurrence where it was kept
+    counts = np.diff(np.r_[first, len(h)]) + int(layout.keep_first)
     best = np.lexsort((h[first], -size[first], -counts))[:n]
     out = []
     for i in best.tolist():

@@ -22,7 +22,12 @@ from selene.io import fs
 # longest_previous_factor's LPF array and its working array (4 + 4) = 21; the window hashes after it
 # hold less (text, LPF, repeat flags and 8 per entry, at most one entry per unit: 14). 3 more leave
 # room for the worker's own footprint (~100 MB once imported) at parts of ~100 MB.
+# keep: none adds a bool per unit (whether its window occurs anywhere else), alive through LPF: 22.
 BYTES_PER_UNIT = 24
+# What a task's budget holds besides its part: the worker's own memory once imported (37 MB anonymous)
+# and its share of the command's process (75 MB), measured; 24 bytes per unit alone covered them only
+# at parts of ~100 MB. A budget under twice this (the tests' tiny ones) keeps half for its parts.
+TASK_RESERVE = 96 << 20
 MAX_PART = (1 << 31) - 1  # int32 suffix arrays: libdivsufsort's 32-bit variant
 
 
@@ -48,6 +53,8 @@ class Layout:
     """Bytes per unit (1; a token code's width)."""
     protected: int = 0
     """Shards (the first ones, of earlier outputs) that are read and never cut."""
+    keep_first: bool = True
+    """A repeated window's first occurrence stays (keep: first); False: every copy is cut."""
 
     @property
     def parts(self) -> int:
@@ -135,15 +142,26 @@ def _units(root: str, k: int) -> np.ndarray:
     return np.frombuffer(fs.read_bytes(path), dtype=np.uint8)
 
 
+def _for_parts(task_memory: int) -> int:
+    """The part of a task's budget its part's arrays may take."""
+    return task_memory - min(TASK_RESERVE, task_memory // 2)
+
+
+def task_memory_for(units: int) -> int:
+    """The least task budget whose part can hold `units` bytes of units."""
+    need = units * BYTES_PER_UNIT
+    return need + TASK_RESERVE if need >= TASK_RESERVE else 2 * need
+
+
 def part_capacity(task_memory: int, window: int) -> int:
     """The most units' bytes one part may hold under the task memory budget; a budget that cannot
     hold a part of one window is the user's to raise (`ConfigError`)."""
-    cap = min(task_memory // BYTES_PER_UNIT, MAX_PART)
+    cap = min(_for_parts(task_memory) // BYTES_PER_UNIT, MAX_PART)
     if cap <= window:
-        need = (window + 1) * BYTES_PER_UNIT
         raise ConfigError(
             f"executor.memory_gb: a task's memory ({task_memory:,} bytes) cannot hold the suffix array of one "
-            f"window of {window:,} bytes ({BYTES_PER_UNIT} bytes per unit): give at least {need:,} bytes per worker"
+            f"window of {window:,} bytes ({BYTES_PER_UNIT} bytes per unit and the worker's own): give at least "
+            f"{task_memory_for(window + 1):,} bytes per worker"
         )
     return cap
 
@@ -161,8 +179,8 @@ def plan_parts(root: str, shard_starts: list[int], cap: int) -> list[int]:
         if longest > cap:
             raise ConfigError(
                 f"shard {k}: a document of {longest - 1:,} bytes of units does not fit a part of {cap:,} bytes "
-                f"(the task memory budget / {BYTES_PER_UNIT}); raise executor.memory_gb to give each worker at "
-                f"least {longest * BYTES_PER_UNIT:,} bytes ({longest * BYTES_PER_UNIT / (1 << 30):.3f} GiB)"
+                f"({BYTES_PER_UNIT} bytes of the task memory budget per unit); raise executor.memory_gb to give "
+                f"each worker at least {task_memory_for(longest):,} bytes ({task_memory_for(longest) / (1 << 30):.3f} GiB)"
             )
         while ends[-1] - bounds[-1] > cap:
             i = int(np.searchsorted(ends, bounds[-1] + cap, side="right")) - 1

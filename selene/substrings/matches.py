@@ -6,7 +6,8 @@ same fingerprint form a group; within a part a window's content is there once (t
 are not entries), so an entry's earlier copies can only be entries of its group from earlier parts.
 An entry is compared, byte for byte, with the first entry of its group; if that is another content
 (a fingerprint collision) with the next, and so on while the candidate's part is earlier. An entry
-equal to one of them is a repeat: written as (part << 32 | position), sorted, for `cuts`.
+equal to one of them is a repeat: written as (part << 32 | position), sorted, for `cuts`. With
+`keep: none` the earlier entry it equals is written too (every copy is cut).
 """
 
 from __future__ import annotations
@@ -91,6 +92,8 @@ def cross_bucket(layout: Layout, b: int, bits: int, pos_bits: int) -> int:
         c = cand[pending]
         ok = same(layout, glob[pending], glob[c])
         repeat[pending[ok]] = True
+        if not layout.keep_first:  # the earlier copy is cut too
+            repeat[c[ok]] = True
         failed = pending[~ok]
         nxt = cand[failed] + 1
         cand[failed] = nxt

@@ -108,7 +108,9 @@ def _encode(root: str, k: int, shard: str, cfg: SubstringsConfig) -> Encoded:
 def part_step(layout: Layout, j: int, pos_bits: int) -> PartDone:
     def run() -> PartDone:
         lo, hi = layout.part_range(j)
-        rep, entries, windows = suffix.analyse(layout.read(lo, hi), layout.window, layout.width, pos_bits)
+        rep, entries, windows = suffix.analyse(
+            layout.read(lo, hi), layout.window, layout.width, pos_bits, layout.keep_first
+        )
         fs.save_npy(matches.part_file(layout.root, j, "rep"), rep)
         fs.save_npy(matches.part_file(layout.root, j, "idx"), entries)
         return PartDone(entries=len(entries), windows=windows)
@@ -231,8 +233,9 @@ def run_substrings(
     pos_bits = max(1, max(b - a for a, b in itertools.pairwise(bounds)).bit_length())
     digest = fingerprints.of(bounds, pos_bits)
     layout = Layout(
-        root, fs.join(root, f"layout-{digest}"), tuple(starts), tuple(bounds), window, units.width, len(prior)
-    )
+        root, fs.join(root, f"layout-{digest}"), tuple(starts), tuple(bounds), window, units.width, len(prior),
+        keep_first=cfg.keep == "first",
+    )  # fmt: skip
     parts = mapper("substrings-part", part_step, [(layout, j, pos_bits) for j in range(layout.parts)])
     bits = bucket_bits(sum(p.entries for p in parts), mapper.budget.task_memory)
     crossed = mapper("substrings-match", match_step, [(layout, b, bits, pos_bits) for b in range(1 << bits)])

@@ -3,7 +3,9 @@
 `pydivsufsort` builds the part's suffix array (`divsufsort`), its LCP array (`kasai`) and from them
 the longest previous factor: LPF[p] is the length of the longest prefix of the suffix at p that also
 starts at an earlier position of the part (overlaps allowed). So the window at p (`window` bytes,
-inside one document) repeats an earlier window of the part exactly when LPF[p] >= window.
+inside one document) repeats an earlier window of the part exactly when LPF[p] >= window. With
+`keep: none` the window is cut when its bytes occur anywhere else in the part, earlier or later: when
+its suffix shares `window` bytes with a neighbour in the suffix array.
 
 The other windows are the part's first occurrences. Each gets a 64-bit fingerprint (a polynomial
 hash of its bytes modulo 2**64, then MurmurHash3's finaliser), stored with its position as one
@@ -25,7 +27,10 @@ from selene.substrings.units import SEP
 
 _R = 0x9E3779B97F4A7C15  # odd: invertible modulo 2**64
 _R_INV = pow(_R, -1, 1 << 64)
-CHUNK = 1 << 22  # positions hashed at a time: a few arrays of 8 bytes each per position
+# positions hashed at a time: a few arrays of 8 bytes per position, and two tables of powers, whatever
+# the part's size. At 2**22 they took ~270 MB, which pushed a worker of 18 MB parts to 29 bytes per unit;
+# at 2**19, 16, and hashing is faster (the arrays stay in cache)
+CHUNK = 1 << 19
 
 
 @lru_cache(maxsize=4)
@@ -41,15 +46,26 @@ def _powers(base: int, n: int) -> np.ndarray:
     return _table(base, size)[:n] if n <= size else _table(base, n)
 
 
-def previous_factor(text: np.ndarray) -> np.ndarray:
-    """LPF of `text` (uint8, writable): int32 per position."""
+def previous_factor(text: np.ndarray, shared: int | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+    """LPF of `text` (uint8, writable): int32 per position; with `shared`, also whether the `shared`
+    bytes at each position occur at another position of the text (before or after it)."""
     if len(text) == 0:
-        return np.zeros(0, dtype=np.int32)
+        return np.zeros(0, dtype=np.int32), None if shared is None else np.zeros(0, dtype=bool)
     sa = divsufsort(text)
-    lcp = kasai(text, sa)
+    lcp = kasai(text, sa)  # lcp[i]: the common prefix of the suffixes at sa[i] and sa[i + 1]
+    elsewhere = None
+    if shared is not None:
+        # a prefix occurs elsewhere iff a neighbour in suffix order shares it: the LCP of two suffixes is
+        # the minimum of the adjacent LCPs between them. Computed before LPF, whose working arrays peak
+        # higher than these three bool arrays.
+        near = np.asarray(lcp) >= shared
+        near[1:] |= near[:-1].copy()
+        elsewhere = np.empty(len(text), dtype=bool)
+        elsewhere[sa] = near
+        del near
     lpf = longest_previous_factor(text, sa, lcp)
     del sa, lcp
-    return np.asarray(lpf)
+    return np.asarray(lpf), elsewhere
 
 
 def window_starts(text: np.ndarray, lo: int, hi: int, window: int, width: int) -> np.ndarray:
@@ -83,11 +99,13 @@ def window_hashes(text: np.ndarray, lo: int, pos: np.ndarray, window: int) -> np
     return fmix64(h)
 
 
-def analyse(text: np.ndarray, window: int, width: int, pos_bits: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """(packed bits: a window at p repeats an earlier one of the part; the part's entries, sorted;
-    windows in the part)."""
+def analyse(
+    text: np.ndarray, window: int, width: int, pos_bits: int, keep_first: bool = True
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """(packed bits: a window at p repeats an earlier one of the part, or with `keep_first` False any
+    other one; the part's entries (its first occurrences), sorted; windows in the part)."""
     n = len(text)
-    lpf = previous_factor(text)
+    lpf, elsewhere = previous_factor(text, None if keep_first else window)
     repeats = np.zeros(n, dtype=bool)
     # at most one entry per position: filled in place, no list of chunks to concatenate (which would
     # hold every entry twice at the end)
@@ -97,14 +115,14 @@ def analyse(text: np.ndarray, window: int, width: int, pos_bits: int) -> tuple[n
         hi = min(n, lo + CHUNK)
         ok = window_starts(text, lo, hi, window, width)
         windows += int(ok.sum())
-        rep = ok & (lpf[lo:hi] >= window)
-        repeats[lo:hi] = rep
-        first = np.flatnonzero(ok & ~rep) + lo
+        later = ok & (lpf[lo:hi] >= window)
+        repeats[lo:hi] = later if elsewhere is None else ok & elsewhere[lo:hi]
+        first = np.flatnonzero(ok & ~later) + lo
         h = window_hashes(text, lo, first, window)
         shift = np.uint64(pos_bits)
         entries[count : count + len(first)] = ((h >> shift) << shift) | first.astype(np.uint64)
         count += len(first)
-    del lpf
+    del lpf, elsewhere
     out = entries[:count]
     out.sort()
     return np.packbits(repeats), out, windows

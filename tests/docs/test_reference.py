@@ -165,7 +165,7 @@ def test_a_new_filter_rule_needs_its_meaning() -> None:
 # String literals of a reason's shape that are not removal reasons: step names, URL schemes, CSS.
 NOT_REASONS = {
     "config:", "config:{}", "https:", "tiktoken:", "display:none", "visibility:hidden", "og:type",
-    "dedup:band", "ingest:file", "spans:find", "quality:scored", "tokenize:merged",
+    "dedup:band", "ingest:file", "spans:find", "substrings:match", "quality:scored", "tokenize:merged",
 }  # fmt: skip
 SHAPE = re.compile(r"^[a-z][a-z0-9_]*:[a-z0-9_]*$")
 

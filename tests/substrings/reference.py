@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 
 
-def removed_units(docs: Sequence[Sequence[int]], n: int, start_doc: int = 0) -> list[set[int]]:
+def removed_units(
+    docs: Sequence[Sequence[int]], n: int, start_doc: int = 0, keep_first: bool = True
+) -> list[set[int]]:
     """Per document (units as a sequence of hashable items), the positions inside a repeated window:
-    a window of `n` units whose content occurs at an earlier position of the corpus (documents
-    before `start_doc` only provide earlier content)."""
+    a window of `n` units whose content occurs at an earlier position of the corpus, or with
+    `keep_first` False at any other position (documents before `start_doc` only provide content)."""
+    windows = [[tuple(units[p : p + n]) for p in range(len(units) - n + 1)] for units in docs]
+    copies = Counter(w for ws in windows for w in ws)
     seen: set[tuple[int, ...]] = set()
     out: list[set[int]] = []
-    for d, units in enumerate(docs):
+    for d, ws in enumerate(windows):
         cut: set[int] = set()
-        for p in range(len(units) - n + 1):
-            w = tuple(units[p : p + n])
-            if w in seen:
+        for p, w in enumerate(ws):
+            if w in seen or (not keep_first and copies[w] > 1):
                 cut.update(range(p, p + n))
             seen.add(w)
         if d >= start_doc:
@@ -43,6 +47,6 @@ def apply_tokens(text: str, starts: Sequence[int], cut: set[int]) -> str:
 
 
 def expected(texts: Sequence[str], n: int, to_units: Callable[[str], list[int]], apply: Callable[[str, set[int]], str],
-             start_doc: int = 0) -> list[str]:  # fmt: skip
-    cuts = removed_units([to_units(t) for t in texts], n, start_doc)
+             start_doc: int = 0, keep_first: bool = True) -> list[str]:  # fmt: skip
+    cuts = removed_units([to_units(t) for t in texts], n, start_doc, keep_first)
     return [apply(t, c) for t, c in zip(texts[start_doc:], cuts, strict=True)]

@@ -100,7 +100,7 @@ def test_window_starts_inside_a_document_and_at_a_token_start() -> None:
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-@pytest.mark.parametrize("memory", [9_000, 40_000, 1 << 30])
+@pytest.mark.parametrize("memory", [18_000, 80_000, 1 << 30])
 def test_bytes_are_cut_exactly_as_the_brute_force_reference(tmp_path: Path, seed: int, memory: int) -> None:
     texts = corpus(seed)
     inp = write_dataset(str(tmp_path / "in"), [(f"d{i}", t) for i, t in enumerate(texts)], shard_docs=7)
@@ -109,6 +109,41 @@ def test_bytes_are_cut_exactly_as_the_brute_force_reference(tmp_path: Path, seed
     if memory < 1 << 30:  # many parts, repeats across them
         assert r.info["parts"] > 3 and r.info["cross_part"] > 0 and r.info["buckets"] > 1
     assert r.manifest.stats.chars_removed > 0
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("memory", [18_000, 1 << 30])
+def test_keep_none_cuts_every_copy_exactly_as_the_reference(tmp_path: Path, seed: int, memory: int) -> None:
+    """Lee et al.'s and datatrove's semantics: a repeated window is cut everywhere, its first copy too,
+    including a first copy in an earlier part whose repeat only a later part holds."""
+    texts = corpus(seed)
+    inp = write_dataset(str(tmp_path / "in"), [(f"d{i}", t) for i, t in enumerate(texts)], shard_docs=7)
+    r = run(inp, tmp_path / "out", memory, keep="none")
+    want = expected(texts, 20, lambda t: list(t.encode()), apply_bytes, keep_first=False)
+    assert texts_of(r.out) == want
+    assert want != expected(texts, 20, lambda t: list(t.encode()), apply_bytes)  # the settings differ here
+    if memory < 1 << 30:
+        assert r.info["parts"] > 3 and r.info["cross_part"] > 0
+    first = run(inp, tmp_path / "first", memory)
+    assert r.manifest.stats.chars_removed > first.manifest.stats.chars_removed
+
+
+def test_keep_none_with_tokens_and_against(tmp_path: Path, bpe: tuple[Any, str]) -> None:
+    tok, path = bpe
+    old, new = corpus(6, 30), corpus(7, 30)
+    a = run(write_dataset(str(tmp_path / "a"), [(f"a{i}", t) for i, t in enumerate(old)]), tmp_path / "a-out",
+            min_length=8, unit="tokens", tokenizer=path)  # fmt: skip
+    curated = texts_of(a.out)
+    inp = write_dataset(str(tmp_path / "b"), [(f"b{i}", t) for i, t in enumerate(new)], shard_docs=8)
+    r = run(inp, tmp_path / "b-out", 24_000, min_length=8, unit="tokens", tokenizer=path, keep="none",
+            against=[a.out])  # fmt: skip
+
+    def apply(t: str, cut: set[int]) -> str:
+        return apply_tokens(t, [s for s, _ in tok.encode(t).offsets], cut)
+
+    want = expected([*curated, *new], 8, lambda t: list(tok.encode(t).ids), apply, len(curated), keep_first=False)
+    assert texts_of(r.out) == want
+    assert r.info["parts"] > 3
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +157,7 @@ def bpe(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, str]:
     return tok, path
 
 
-@pytest.mark.parametrize("memory", [12_000, 1 << 30])
+@pytest.mark.parametrize("memory", [24_000, 1 << 30])
 def test_tokens_are_cut_exactly_as_the_brute_force_reference(
     tmp_path: Path, bpe: tuple[Any, str], memory: int
 ) -> None:
@@ -152,7 +187,7 @@ def test_tokens_of_a_sentencepiece_model(tmp_path: Path) -> None:
     model = str(tmp_path / "sp.model")
     sp = spm.SentencePieceProcessor(model_file=model)
     inp = write_dataset(str(tmp_path / "in"), [(f"d{i}", t) for i, t in enumerate(texts)], shard_docs=9)
-    r = run(inp, tmp_path / "out", 12_000, min_length=8, unit="tokens", tokenizer=model)
+    r = run(inp, tmp_path / "out", 24_000, min_length=8, unit="tokens", tokenizer=model)
 
     def apply(t: str, cut: set[int]) -> str:
         raw = t.encode()
@@ -167,16 +202,18 @@ def test_same_bytes_whatever_the_workers_and_the_budget(tmp_path: Path) -> None:
     texts = corpus(5, 80)
     inp = write_dataset(str(tmp_path / "in"), [(f"d{i}", t) for i, t in enumerate(texts)], shard_docs=10)
     serial = run(inp, tmp_path / "serial")
-    pool = LocalMapper("processes", workers=2, memory_gb=20_000 / (1 << 30))
+    pool = LocalMapper("processes", workers=2, memory_gb=40_000 / (1 << 30))
     try:
         parallel = run(inp, tmp_path / "parallel", mapper=pool)
     finally:
         pool.close()
-    tiny = run(inp, tmp_path / "tiny", 9_000)
+    tiny = run(inp, tmp_path / "tiny", 18_000)
     assert serial.info["parts"] == 1 and 1 < parallel.info["parts"] < tiny.info["parts"]
     for r in (parallel, tiny):
         assert r.manifest.model_dump() == serial.manifest.model_dump()  # shards' sha256, stats, repeats: all
         assert (Path(r.out) / "repeats.md").read_bytes() == (Path(serial.out) / "repeats.md").read_bytes()
+    none = [run(inp, tmp_path / f"none-{m}", m, keep="none").manifest.model_dump() for m in (18_000, 1 << 30)]
+    assert none[0] == none[1] and none[0]["stats"] != serial.manifest.model_dump()["stats"]
 
 
 def test_accounting_drops_and_the_repeats_report(tmp_path: Path) -> None:
@@ -207,7 +244,7 @@ def test_against_an_earlier_output(tmp_path: Path) -> None:
     curated = texts_of(a.out)
     inp = write_dataset(str(tmp_path / "b"), [(f"b{i}", t) for i, t in enumerate(new)], shard_docs=8)
     before = (Path(a.out) / "part-00000.parquet").read_bytes()
-    r = run(inp, tmp_path / "b-out", 9_000, against=[a.out])
+    r = run(inp, tmp_path / "b-out", 18_000, against=[a.out])
     want = expected([*curated, *new], 20, lambda t: list(t.encode()), apply_bytes, start_doc=len(curated))
     assert texts_of(r.out) == want
     assert (Path(a.out) / "part-00000.parquet").read_bytes() == before
@@ -226,7 +263,7 @@ def test_bad_input_is_refused_with_nothing_written(tmp_path: Path) -> None:
         run(inp, out, memory=100)
     assert not out.exists()
     with pytest.raises(ConfigError, match=r"a document of .* does not fit a part"):
-        run(inp, out, memory=1_000)
+        run(inp, out, memory=2_000)  # parts of 41 bytes: a window fits, a document does not
     assert not out.exists()
     with pytest.raises(ValueError, match="unit: tokens needs `tokenizer`"):
         SubstringsConfig(min_length=50, unit="tokens")
