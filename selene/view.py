@@ -213,9 +213,9 @@ def edits(stats: EditStats, unit: str, key: str) -> list[Block]:
                   description=f"{unit} cut per source (documents left too short are in removed.parquet)")]  # fmt: skip
 
 
-def repeats(items: Sequence[Repeat], key: str, what: str) -> list[Block]:
+def repeats(items: Sequence[Repeat], key: str, what: str, kept_first: bool = True) -> list[Block]:
     """The most repeated spans with their occurrences: all of them on the dashboard and in the report
-    (under `key`), the first five, shortened, in the terminal."""
+    (under `key`), the first five, shortened, in the terminal. `kept_first` False: every copy was cut."""
     if not items:
         return []
     cols = (Column("occurrences"), Column("chars"), Column("text", right=False, fold=True))
@@ -224,6 +224,6 @@ def repeats(items: Sequence[Repeat], key: str, what: str) -> list[Block]:
     short = [(r.count, r.chars, r.text if len(r.text) <= 80 else r.text[:79] + "…") for r in items[:5]]
     return [
         Table(cols, rows, key=key, title=f"the {len(items)} most repeated {what}", to=PREFECT | REPORT,
-              description=f"The {len(items)} most repeated {what}: every copy after the first was cut"),
+              description=f"The {len(items)} most repeated {what}: every copy{' after the first' if kept_first else ''} was cut"),
         Table(cols, short, title=f"most repeated {what} (all {len(items)} in repeats.md)", to=TERMINAL),
     ]  # fmt: skip

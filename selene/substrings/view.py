@@ -31,5 +31,6 @@ def view(result: StageResult[SubstringsManifest]) -> View:
         *documents(result),
         *said,
         *edits(m.stats, "substrings", key="substrings-edits"),
-        *repeats(m.repeats, key="substrings-repeats", what=f"substrings (>= {cfg.min_length} {cfg.unit})"),
+        *repeats(m.repeats, key="substrings-repeats", what=f"substrings (>= {cfg.min_length} {cfg.unit})",
+                 kept_first=cfg.keep == "first"),
     ))  # fmt: skip

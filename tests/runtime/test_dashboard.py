@@ -61,6 +61,12 @@ def test_commands_and_run_report_to_one_server_and_survive_a_restart(server) -> 
     (data / "docs.jsonl").write_bytes(b"".join([pile_line(PROSE[i], "Prose") for i in range(4)] + [pile_line(PROSE[0], "Prose")]))
     status = selene(env, "server", "status").stdout
     assert api in status and "auth" in status
+    boiler = (
+        "Subscribe to our newsletter for the latest news and offers from our team. "
+        "We use cookies to improve your experience on this site and to count visits. "
+        "All rights reserved by the publisher of these pages and their authors."
+    )
+    (data / "pages.jsonl").write_bytes(b"".join(pile_line(f"{PROSE[i]} {boiler}", "Web") for i in range(4)))
 
     ing = selene(env, "ingest", "-o", str(tmp / "ing"), "--source", f"prose={data}/*.jsonl")
     assert "no Prefect server" not in ing.stderr  # it reported: nothing to say about a dashboard
@@ -68,6 +74,10 @@ def test_commands_and_run_report_to_one_server_and_survive_a_restart(server) -> 
     cfg = tmp / "pipeline.yaml"
     cfg.write_text(f"name: dash\nrun_dir: {tmp / 'run'}\ningest:\n  sources:\n    - {{name: prose, glob: '{data}/*.jsonl'}}\n")
     selene(env, "run", str(cfg), "--until", "dedup")
+    # the cutting stages' tables: what was cut per source, and the most repeated spans with their counts
+    selene(env, "ingest", "-o", str(tmp / "pages"), "--source", f"web={data}/pages.jsonl")
+    selene(env, "spans", "-i", str(tmp / "pages"), "-o", str(tmp / "spans"), "--unit", "sentence", "--min-doc-words", "0")
+    selene(env, "substrings", "-i", str(tmp / "pages"), "-o", str(tmp / "substrings"), "--min-length", "100")
 
     def runs() -> dict[str, list[dict]]:
         by_flow: dict[str, list[dict]] = {}
@@ -79,7 +89,7 @@ def test_commands_and_run_report_to_one_server_and_survive_a_restart(server) -> 
     before = runs()
     # two commands, and the pipeline with its two stages as sub-flows: all completed
     assert len(before["selene-pipeline"]) == 1
-    assert len(before["ingest"]) == 2 and len(before["dedup"]) == 2
+    assert len(before["ingest"]) == 3 and len(before["dedup"]) == 2
     assert all(r["state_type"] == "COMPLETED" for rs in before.values() for r in rs)
     pipeline_id = before["selene-pipeline"][0]["id"]
     subflows = post(f"{api}/flow_runs/filter", {"flow_runs": {"parent_flow_run_id": {"any_": [pipeline_id]}}})
@@ -87,6 +97,12 @@ def test_commands_and_run_report_to_one_server_and_survive_a_restart(server) -> 
     arts = post(f"{api}/artifacts/filter", {})
     keys = {a["key"] for a in arts if a.get("key")}
     assert {"ingest-stats", "ingest-reasons", "dedup-stats", "dedup-s-curve", "pipeline-progress", "run-report"} <= keys
+    for stage in ("spans", "substrings"):
+        assert {f"{stage}-edits", f"{stage}-repeats"} <= keys
+        (top,) = [a for a in arts if a.get("key") == f"{stage}-repeats"]
+        rows = json.loads(top["data"]) if isinstance(top["data"], str) else top["data"]
+        # the boilerplate, once in each of the four pages: cut from three, kept in the first
+        assert any(r["occurrences"] == 4 and "cookies" in r["text"] for r in rows), rows
     by_run: dict[str, set[str]] = {}
     for a in arts:
         by_run.setdefault(a.get("flow_run_id") or "", set()).add(a.get("key") or a["type"])
