@@ -4,25 +4,28 @@ fingerprints the most repeated spans.
 A part's repeated windows are those LPF found inside it and those `matches` found in earlier parts.
 The union of [p, p + window) over them is cut; as every window lies inside one document (and ends at
 most at its SEP), so does every merged range. `cut_part` writes them per document as unit offsets
-(shard, row, start, end), in corpus order, and, per range, a fingerprint of its bytes (xxh64), its
-global position and length: the same span cut in many documents has one fingerprint, counted by
-`top_spans` in a bucket of fingerprints (a span lives in one bucket, so no count is split).
+(shard, row, start, end), in corpus order, and, per range, its *anchor*, its global position and
+length. The anchor is the smallest fingerprint of the range's windows: a cookie notice cut with a
+different neighbouring character or line on each page ("s | Example Docs ...", "module | Example
+Docs ...") is one range of different bytes per page, but its windows are the same, so the ranges share
+their anchor and are counted together by `top_spans`, in a bucket of anchors (a span lives in one
+bucket, so no count is split), shown by the text of the first range cut.
 """
 
 from __future__ import annotations
 
 import io
+import itertools
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
-import xxhash
 from pydantic import BaseModel
 
 from selene.io import fs
 from selene.io.edits import repeat
 from selene.manifest import Repeat
-from selene.substrings import matches
+from selene.substrings import matches, suffix
 from selene.substrings.layout import Layout, unmap
 
 CUT_FIELDS = ("shard", "row", "start", "end")
@@ -68,14 +71,7 @@ def cut_part(layout: Layout, j: int, buckets: int) -> tuple[int, int]:
         cols["end"].append((local_e - off[row]) // layout.width)
     arrays = {n: np.concatenate(c) if c else np.empty(0, dtype=np.int64) for n, c in cols.items()}
     _save_npz(cut_file(layout.root, j), arrays)
-    hashes = np.fromiter(
-        (
-            xxhash.xxh64_intdigest(layout.read(int(b), int(e)).tobytes())
-            for b, e in zip(begin, end, strict=True)
-        ),
-        dtype=np.uint64,
-        count=len(begin),
-    )
+    hashes = anchors(layout.read(lo, hi), begin - lo, end - lo, layout.window)
     unmap()
     order = np.argsort(hashes, kind="stable")
     _save_npz(
@@ -83,6 +79,30 @@ def cut_part(layout: Layout, j: int, buckets: int) -> tuple[int, int]:
         {"hash": hashes[order], "at": begin[order], "len": (end - begin)[order]},
     )
     return len(starts), len(begin)
+
+
+def anchors(text: np.ndarray, begin: np.ndarray, end: np.ndarray, window: int) -> np.ndarray:
+    """Per range [begin, end) of `text` (each at least `window` long, sorted, disjoint), the smallest
+    fingerprint of its windows."""
+    out = np.empty(len(begin), dtype=np.uint64)
+    count = end - begin - window + 1  # windows per range
+    cum = np.cumsum(count)
+    done = 0
+    while done < len(begin):  # ranges in batches of about CHUNK windows
+        before = int(cum[done - 1]) if done else 0
+        stop = max(done + 1, int(np.searchsorted(cum, before + suffix.CHUNK, "right")))
+        n = count[done:stop]
+        first = np.r_[0, np.cumsum(n)[:-1]]
+        pos = np.repeat(begin[done:stop] - first, n) + np.arange(int(n.sum()))
+        h = np.empty(len(pos), dtype=np.uint64)
+        # window_hashes takes positions within one CHUNK of text: the batch cut where it spans more
+        piece = (pos - pos[0]) // suffix.CHUNK
+        cuts = np.r_[0, np.flatnonzero(np.diff(piece)) + 1, len(pos)]
+        for a, b in itertools.pairwise(cuts.tolist()):
+            h[a:b] = suffix.window_hashes(text, int(pos[a]), pos[a:b], window)
+        out[done:stop] = np.minimum.reduceat(h, first)
+        done = stop
+    return out
 
 
 def cuts_of_shard(layout: Layout, k: int) -> dict[int, list[tuple[int, int]]]:

@@ -232,9 +232,9 @@ def test_accounting_drops_and_the_repeats_report(tmp_path: Path) -> None:
     assert st.per_source["books"].edits == {"documents_edited": 1, "chars_in": len(docs[3][1]),
                                             "chars_removed": len(boiler) + 1, "spans_removed": 1}  # fmt: skip
     assert st.chars_removed == 2 * len(boiler) + 1  # c's cut is not counted: it went whole
-    top, second = r.manifest.repeats[:2]
-    assert (top.text, top.count, top.chars) == (boiler, 3, len(boiler))  # cut from b and c, kept in a
-    assert (second.count, second.chars) == (2, len(boiler) + 1)
+    # cut from b, c and (with the space before it) d, kept in a: one repeat, shown as first cut (in b)
+    (top,) = r.manifest.repeats
+    assert (top.text, top.count, top.chars) == (boiler, 4, len(boiler))
     assert boiler in (Path(r.out) / "repeats.md").read_text()
 
 
@@ -305,3 +305,34 @@ def test_a_killed_run_resumes_to_the_same_output(tmp_path: Path) -> None:
         [*args[:6], "-o", str(tmp_path / "o2")], env=env, capture_output=True, text=True, timeout=120
     )
     assert bad.returncode == 2 and "min_length" in bad.stderr and not (tmp_path / "o2").exists()
+
+
+def test_a_cut_range_is_anchored_at_its_smallest_window_fingerprint(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The anchor that groups cut ranges in repeats.md, against window-by-window hashing, with chunks
+    small enough that batches of ranges and the pieces of text inside them are many."""
+    from selene.substrings import cuts, suffix
+
+    rng = np.random.default_rng(1)
+    for _ in range(100):
+        n, w = int(rng.integers(50, 2000)), int(rng.integers(1, 12))
+        text = rng.integers(0, 4, n).astype(np.uint8)
+        begin, end, at = [], [], 0
+        while (at := at + int(rng.integers(0, 40))) + (size := int(rng.integers(w, w + 50))) <= n:
+            begin.append(at)
+            end.append(at + size)
+            at += size
+        monkeypatch.setattr(suffix, "CHUNK", int(rng.integers(1, 200)))
+        got = cuts.anchors(text, np.array(begin, dtype=np.int64), np.array(end, dtype=np.int64), w)
+        want = [
+            min(int(suffix.window_hashes(text, p, np.array([p]), w)[0]) for p in range(b, e - w + 1))
+            for b, e in zip(begin, end, strict=True)
+        ]
+        assert got.tolist() == want
+
+
+def test_one_boilerplate_with_different_neighbours_is_one_repeat(tmp_path: Path) -> None:
+    """A notice cut with a different character before it on each page is one row of repeats.md."""
+    notice = "This site uses cookies to remember your preferences and to count visits to its pages."
+    docs = [(f"d{i}", f"Page {c} heading{c}| {notice} Body text number {i} of the site.") for i, c in enumerate("abcde")]
+    r = run(write_dataset(str(tmp_path / "in"), docs), tmp_path / "out", min_length=40)
+    assert [(x.count, notice in x.text) for x in r.manifest.repeats] == [(5, True)]
