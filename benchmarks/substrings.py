@@ -246,7 +246,7 @@ def main() -> None:
     sa_rate = len(text) / sa_s / 1e6
     stage_rate = corpus / cpu / 1e6  # per core: per CPU second, whatever else the machine runs
     budget = int(args.memory_gb * (1 << 30))
-    said = re.search(r"in (\d+) part\(s\), ([\d,]+) fingerprint bucket.*?([\d,]+) of them found", log, re.S)
+    said = re.search(r"in (\d+) part\(s\), ([\d,]+) fingerprint bucket.*?([\d,]+) of them (?:found|held)", log, re.S)
     numbers = [int(x.replace(",", "")) for x in said.groups()] if said else []
     split = dict(
         zip(("parts", "buckets", "cross_part"), numbers, strict=False)

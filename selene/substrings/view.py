@@ -23,7 +23,8 @@ def view(result: StageResult[SubstringsManifest]) -> View:
             Text(
                 f"suffix arrays: {work.corpus_bytes:,} bytes in {result.info['parts']} part(s), "
                 f"{result.info['buckets']} fingerprint bucket(s); {work.repeated_windows:,} of {work.windows:,} windows "
-                f"repeated, {result.info['cross_part']:,} of them found in an earlier part",
+                f"repeated, {result.info['cross_part']:,} of them "
+                + ("found in an earlier part" if cfg.keep == "first" else "held by another part too"),
                 TERMINAL,
             )
         )
