@@ -5,6 +5,12 @@
     python benchmarks/spans.py --input DATASET ...   (any document dataset instead of the generated pages)
     python benchmarks/spans.py --sample ...          (the bundled sample corpus: code, licences, markup)
 
+datatrove runs in an environment of its own (`--datatrove-python`, default
+/work/venvs/datatrove/bin/python), made with:
+
+    python3 -m venv /work/venvs/datatrove
+    /work/venvs/datatrove/bin/pip install "datatrove[processing]==0.10.1" spacy pyarrow
+
 Input: `benchmarks/spans_corpus.py`'s web-like pages (`--mb` MB of text: prose pages with cookie
 banners, navigation, licence notices, newsletter footers, copied passages and repeated quotations),
 read by `selene ingest` (this repository's) into a document dataset; both sides read its shards.
