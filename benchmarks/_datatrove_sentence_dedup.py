@@ -1,6 +1,6 @@
 """datatrove's sentence dedup as its users run it, and what the comparison needs to read its decisions.
 
-    /work/venvs/datatrove/bin/python benchmarks/_datatrove_sentence_dedup.py run IN WORK [--n-sentences 3]
+    /work/venvs/datatrove/bin/python benchmarks/_datatrove_sentence_dedup.py run IN WORK [--n-sentences 3] [--lines]
     /work/venvs/datatrove/bin/python benchmarks/_datatrove_sentence_dedup.py split IN OUT.parquet
     /work/venvs/datatrove/bin/python benchmarks/_datatrove_sentence_dedup.py measure TEXTS.parquet OUT.parquet
 
@@ -49,7 +49,7 @@ from datatrove.utils.word_tokenizers import load_word_tokenizer
 
 
 def run(args: argparse.Namespace) -> None:
-    config = SentDedupConfig(n_sentences=args.n_sentences)
+    config = SentDedupConfig(n_sentences=args.n_sentences, split_sentences=not args.lines)
     work = args.work.rstrip("/")
 
     def reader() -> ParquetReader:
@@ -108,6 +108,7 @@ def main() -> None:
     r.add_argument("input")
     r.add_argument("work")
     r.add_argument("--n-sentences", type=int, default=3)
+    r.add_argument("--lines", action="store_true", help="split_sentences=False: lines (str.splitlines)")
     s = sub.add_parser("split")
     s.add_argument("input")
     s.add_argument("output")

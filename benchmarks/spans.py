@@ -4,6 +4,8 @@
                                [--out results.md]
     python benchmarks/spans.py --input DATASET ...   (any document dataset instead of the generated pages)
     python benchmarks/spans.py --sample ...          (the bundled sample corpus: code, licences, markup)
+    python benchmarks/spans.py --lines ...           (line mode: datatrove's split_sentences=False
+                                                      against `unit: line`; agreement and speed only)
 
 datatrove runs in an environment of its own (`--datatrove-python`, default
 /work/venvs/datatrove/bin/python), made with:
@@ -214,6 +216,43 @@ def measure(texts: set[str], tmp: Path, python: str) -> dict[str, tuple[int, int
     return {t: known[t] for t in texts}
 
 
+def lines_markdown(
+    args: argparse.Namespace, summary: dict, runs: dict[str, Run], agree: dict, sides: Sides, mb: float, config: dict
+) -> str:
+    """Line mode's report: decisions, texts, and texts once line breaks are compared as breaks (datatrove
+    joins the lines it keeps with "\n"; selene keeps each document's own breaks and its final one)."""
+    kept = [(d, x) for d, x in zip(sides.dt, sides.sel, strict=True) if cmp.DROPPED not in (d.state, x.state)]
+    as_lines = sum(d.text.splitlines() == x.text.splitlines() for d, x in kept)
+    differ = [
+        (i, d.text, x.text) for (i, _), d, x in zip(sides.docs, sides.dt, sides.sel, strict=True)
+        if d.state != x.state or (cmp.DROPPED not in (d.state, x.state) and d.text.splitlines() != x.text.splitlines())
+    ]  # fmt: skip
+    sel, dt = runs["selene"], runs["datatrove"]
+    rows = [
+        "## selene spans --unit line vs datatrove's SentenceDedup (split_sentences=False)\n",
+        f"`python benchmarks/spans.py --lines {'--sample' if args.sample else f'--mb {args.mb:g} --seed {args.seed}'}`; "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {os.cpu_count()} cores, load average "
+        f"{os.getloadavg()[0]:.1f} at the end. Corpus: {len(sides.docs):,} documents, {mb:.1f} MB. selene: {json.dumps(config)}.\n",
+        "| | documents | share |",
+        "|---|---:|---:|",
+        f"| same decision (unchanged, edited or dropped) | {agree['alike']:,} | {agree['alike'] / max(agree['docs'], 1):.2%} |",
+        f"| kept by both, text identical | {agree['identical']:,} of {agree['both_kept']:,} | {agree['identical'] / max(agree['both_kept'], 1):.2%} |",
+        f"| kept by both, the same lines (str.splitlines) | {as_lines:,} of {agree['both_kept']:,} | {as_lines / max(agree['both_kept'], 1):.2%} |",
+        "",
+        "| side | wall s | CPU s | MB / CPU s |",
+        "|---|---:|---:|---:|",
+        f"| selene | {sel.wall:.1f} | {sel.cpu:.1f} | {mb / sel.cpu:.2f} |",
+        f"| datatrove | {dt.wall:.1f} | {dt.cpu:.1f} | {mb / dt.cpu:.2f} |",
+        f"| datatrove / selene | {dt.wall / sel.wall:.1f}x | {dt.cpu / sel.cpu:.1f}x | |",
+        "",
+        f"Documents decided otherwise or with other lines: {len(differ)}.",
+    ]
+    for i, a, b in differ[: args.examples]:
+        shown = ["dropped" if t is None else repr(t[:300]) for t in (a, b)]
+        rows.append(f"\n- `{i}`: datatrove {shown[0]}\n  selene {shown[1]}")
+    return "\n".join(rows) + "\n"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mb", type=float, default=20.0, help="MB of page text to generate")
@@ -239,8 +278,16 @@ def main() -> None:
         help="with --keep-dir: reuse datatrove's output, timing and sentences from an earlier run of the same "
         "corpus there (datatrove's side takes minutes; selene's changes are what is re-measured)",
     )  # fmt: skip
-    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "spans.md")
+    ap.add_argument(
+        "--lines", action="store_true",
+        help="line mode: datatrove's split_sentences=False against selene's unit: line (no replays: they "
+        "explain sentence splits)",
+    )  # fmt: skip
+    ap.add_argument("--out", type=Path, default=None, help="default benchmarks/results/spans[-lines].md")
     args = ap.parse_args()
+    if args.out is None:
+        args.out = ROOT / "benchmarks" / "results" / ("spans-lines.md" if args.lines else "spans.md")
+    config = {**SELENE_CONFIG, "unit": "line" if args.lines else "sentence"}
     args.checkout = args.checkout.resolve()
     tmp = args.keep_dir or Path(tempfile.mkdtemp(prefix="selene-bench-spans-"))
     tmp.mkdir(parents=True, exist_ok=True)
@@ -256,7 +303,7 @@ def main() -> None:
         print(f"corpus: {len(docs)} documents, {mb:.1f} MB in {inp}", flush=True)
 
         cfg = tmp / "spans.yaml"
-        cfg.write_text("".join(f"{k}: {json.dumps(v)}\n" for k, v in SELENE_CONFIG.items()))
+        cfg.write_text("".join(f"{k}: {json.dumps(v)}\n" for k, v in config.items()))
         sel_out, dt_work = tmp / "selene", tmp / "datatrove"
         runs = {}
         shutil.rmtree(sel_out, ignore_errors=True)
@@ -276,7 +323,7 @@ def main() -> None:
             [*cmd, "--workers", "1"], selene_env(args.checkout), tmp / "selene.log", args.checkout
         )
         print(f"selene: {runs['selene']}", flush=True)
-        stamp = {"mb": args.mb, "seed": args.seed, "corpus": summary, "n": N}
+        stamp = {"mb": args.mb, "seed": args.seed, "corpus": summary, "n": N, "lines": args.lines}
         saved = tmp / "datatrove-run.json"
         if args.reuse_datatrove and saved.exists() and json.loads(saved.read_text())["stamp"] == stamp:
             old = json.loads(saved.read_text())
@@ -294,6 +341,7 @@ def main() -> None:
                 str(dt_work),
                 "--n-sentences",
                 str(N),
+                *(["--lines"] if args.lines else []),
             ]
             runs["datatrove"] = timed(dt_cmd, datatrove_env(), tmp / "datatrove.log")
             when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
@@ -311,6 +359,12 @@ def main() -> None:
         )
         agree = agreement(sides)
         print(f"alike: {agree['alike']} of {agree['docs']}", flush=True)
+        if args.lines:
+            md = lines_markdown(args, summary, runs, agree, sides, mb, config)
+            print(md)
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(md)
+            return
 
         # the replays: datatrove's splits and keys; selene's splits under datatrove's keys; selene's own keys
         py = args.datatrove_python
@@ -359,7 +413,7 @@ def main() -> None:
             if len(examples[cls]) < args.examples:
                 examples[cls].append(explain(k, sides, cls, dts, sels, reps, sel_dt, measured, kept_c, N))
         splits = split_differences(docs, dts, sels)
-        md = markdown(args, summary, runs, agree, classes, examples, splits, mb, SELENE_CONFIG)
+        md = markdown(args, summary, runs, agree, classes, examples, splits, mb, config)
         print(md)
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(md)

@@ -44,6 +44,8 @@ DEFAULTS = SpansConfig()
 _WEEKDAYS = re.compile(r"monday|tuesday|wednesday|thursday|friday|saturday|sunday")
 _MONTHS = re.compile(r"january|february|march|april|may|june|july|august|september|october|november|december")
 _PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n\s*")  # a line of only whitespace between two paragraphs
+# where str.splitlines breaks (datatrove's line mode splits with it): \r\n as one break
+_LINE_BREAK = re.compile("\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
 def unit_ends(text: str, unit: str) -> list[int]:
@@ -52,10 +54,11 @@ def unit_ends(text: str, unit: str) -> list[int]:
     if unit == "sentence":
         return sentence_ends(text)
     if unit == "line":
-        # the newline goes with the line after it; a final newline ends no line (str.splitlines)
-        ends = [m.start() for m in re.finditer("\n", text)]
-        if ends and ends[-1] == len(text) - 1:
-            ends.pop()
+        # at str.splitlines' breaks; the break goes with the line after it, a final one ends no line
+        breaks = list(_LINE_BREAK.finditer(text))
+        if breaks and breaks[-1].end() == len(text):
+            breaks.pop()
+        ends = [m.start() for m in breaks]
     elif unit == "paragraph":
         ends = [m.start() for m in _PARAGRAPH_BREAK.finditer(text)]
         if ends and ends[0] == 0:

@@ -8,7 +8,7 @@ import xxhash
 
 from selene.spans.config import SpansConfig
 from selene.spans.sentences import sentence_ends
-from selene.spans.units import cut, normalize, spans, unit_ends, units
+from selene.spans.units import _LINE_BREAK, cut, normalize, spans, unit_ends, units
 from selene.spans.words import count_words
 
 # datatrove 0.10.1's split_into_parts(text, "SENTENCE") (spaCy 3.8 blank("en") + sentencizer) on
@@ -56,6 +56,12 @@ def test_units_put_back_together_are_the_text() -> None:
     ]
     # lines as str.splitlines sees them: the newline goes with the line after it, a final one ends none
     assert units("a\nb\n\nc\n", unit_ends("a\nb\n\nc\n", "line")) == ["a", "\nb", "\n", "\nc\n"]
+    # every break str.splitlines knows, \r\n as one; without their breaks the lines are splitlines'
+    odd = "a\r\nb\rc\x0bd\x0ce\x1cf\x1dg\x1eh\x85i\u2028j\u2029k\r\n\r\nl\r\n"
+    lines = units(odd, unit_ends(odd, "line"))
+    assert "".join(lines) == odd
+    assert [_LINE_BREAK.sub("", u, count=1) if k else u for k, u in enumerate(lines)][:-1] == odd.splitlines()[:-1]
+    assert lines[-1] == "\r\nl\r\n" and len(lines) == len(odd.splitlines())
 
 
 @pytest.mark.parametrize(
