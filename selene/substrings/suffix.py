@@ -28,8 +28,8 @@ from selene.substrings.units import SEP
 _R = 0x9E3779B97F4A7C15  # odd: invertible modulo 2**64
 _R_INV = pow(_R, -1, 1 << 64)
 # positions hashed at a time: a few arrays of 8 bytes per position, and two tables of powers, whatever
-# the part's size. At 2**22 they took ~270 MB, which pushed a worker of 18 MB parts to 29 bytes per unit;
-# at 2**19, 16, and hashing is faster (the arrays stay in cache)
+# the part's size. At 2**22 they took ~245 MB: a task of 18 MB parts held 29.3 bytes per unit, at 2**19
+# 15.8, and hashing is faster (the arrays stay in cache)
 CHUNK = 1 << 19
 
 
